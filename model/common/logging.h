@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <QString>
+#include <memory>
+
+namespace tidemark {
+
+// A named module logger ("core.engine", "core.storage", "core.connectors", "cli", "ui").
+// Loggers share the sinks installed by the application; before that, stderr at warning level.
+std::shared_ptr<spdlog::logger> logger(const char *name);
+
+// Installs the sinks: a rotating log file beside the workspace ("<workspace>.log", 5 x 5 MB)
+// and, when `toStderr`, stderr at warning level. Called by app/ only.
+void installLogSinks(const QString &workspacePath, bool toStderr);
+
+// Forwards qDebug/qWarning/... to the "qt" logger.
+void forwardQtMessages();
+
+inline std::string str(const QString &text)
+{
+    return text.toStdString();
+}
+
+} // namespace tidemark

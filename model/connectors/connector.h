@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/connectors/rowbatch.h"
+#include "model/domain/tablespec.h"
+#include "model/domain/watermark.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tidemark {
+
+// What a column holds, independent of the engine that stores it; used to create target
+// tables with matching types and to detect watermark columns.
+enum class LogicalType {
+    Integer, // any integer width
+    Real,    // floating point
+    Numeric, // exact decimal, carried as text
+    Text,
+    Blob,
+    Boolean,
+    Date,
+    Timestamp,   // without time zone
+    TimestampTz, // with time zone; carried as ISO-8601 UTC text
+    Uuid,
+    Json,
+    Unknown,
+};
+
+struct ColumnInfo {
+    QString name;
+    QString nativeType; // as the engine declares it ("INTEGER", "timestamp with time zone", "")
+    LogicalType logical = LogicalType::Unknown;
+    bool notNull = false;
+    int primaryKeyOrdinal = 0; // 1-based position in the primary key, 0 = not part of it
+};
+
+// A table as connectors see it: `schema` is empty for SQLite.
+struct TableRef {
+    QString schema;
+    QString name;
+    QString display() const { return schema.isEmpty() ? name : schema + QLatin1Char('.') + name; }
+};
+
+struct TableSchema {
+    TableRef table;
+    QList<ColumnInfo> columns;
+    QStringList primaryKey() const; // in key order
+    const ColumnInfo *column(const QString &name) const;
+    QStringList columnNames() const;
+};
+
+// The rows of one iteration: strictly after `lower` (or from `lower` inclusive, with a
+// lookback) and up to `upper` inclusive, in keyset order (watermark, tiebreak).
+struct WindowQuery {
+    TableRef table;
+    QStringList columns; // what to read, in this order
+    QString watermarkColumn;
+    QString tiebreakColumn; // empty = none
+    Watermark lower;        // none = no lower bound
+    bool lowerInclusive = false;
+    QVariant lowerTiebreak; // only with an exclusive lower bound and a tiebreak column
+    Watermark upper;        // none = no upper bound (overwrite without watermark)
+};
+
+// What a source knows about a watermark column at the start of an iteration.
+struct WatermarkProbe {
+    Watermark maximum;    // none when the table has no non-NULL watermark
+    qint64 nullCount = 0; // rows that no window can select
+};
+
+// Streams a window. fetch() appends up to maxRows rows to `batch` (cleared first) and returns
+// false once the window is exhausted and nothing was appended. Throws Error.
+class SourceCursor {
+public:
+    virtual ~SourceCursor() = default;
+    virtual bool fetch(RowBatch &batch, int maxRows) = 0;
+};
+
+// A row the target refused; the writer goes on with the next row.
+struct RowRejection {
+    int row = 0; // index in the batch
+    QString error;
+};
+
+// How rows are written into the target.
+struct WriteSpec {
+    TableRef table;
+    QList<ColumnInfo> columns; // source columns, in batch order
+    WriteMode mode = WriteMode::Append;
+    QStringList keyColumns;    // merge
+    QString watermarkColumn;   // merge rule: never replace newer with older
+    QString tiebreakColumn;
+};
+
+// Writes batches inside the target transaction opened by TargetSession::begin().
+class RowWriter {
+public:
+    virtual ~RowWriter() = default;
+    // Writes every row of `batch`; rows the target refuses are appended to `rejected` and
+    // not written. Throws Error on anything that is not a single row's fault (connection lost).
+    virtual void writeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) = 0;
+    // Flushes what is buffered (e.g. a COPY, a staging-table merge). Called before the state
+    // row is written and the transaction committed. Same rejection contract.
+    virtual void finish(std::vector<RowRejection> &rejected) {}
+};
+
+// The target-side record of what the target holds for one table: written in the same
+// transaction as the rows, so it is the truth after any crash.
+struct TargetState {
+    QString workspaceId;
+    qint64 tableId = 0;
+    Watermark watermark;
+    QVariant tiebreak;
+    qint64 runId = 0;
+};
+
+// One open connection to a database, used as source, target or both. Owned by one thread;
+// never shared. Every method throws Error with a message naming the connection and the table
+// or column at fault (never a password).
+class Connector {
+public:
+    virtual ~Connector() = default;
+
+    virtual QString connectionName() const = 0;
+
+    // "schema.table" / "table" as the CLI spells it, into a TableRef (PostgreSQL defaults to
+    // "public"; SQLite takes the text verbatim).
+    virtual TableRef parseTableName(const QString &text) const = 0;
+    virtual QList<TableRef> listTables() = 0;
+    virtual bool tableExists(const TableRef &table) = 0;
+    virtual TableSchema describeTable(const TableRef &table) = 0; // throws when missing
+
+    // --- source side ---
+    // Timestamp, Integer, or None when the column cannot order a watermark.
+    virtual WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) = 0;
+    // Reads max and NULL count; refuses (throws) a timestamp column whose values mix spellings.
+    virtual WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
+    // A value of the column, to spell user input like the column does (none when empty).
+    virtual Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
+    virtual qint64 countWindow(const WindowQuery &query) = 0;
+    // The cursor reads from a consistent snapshot; it may keep a transaction open until destroyed.
+    virtual std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) = 0;
+    // Every row of `table` ordered by `orderBy` (verify reads both sides with it).
+    virtual std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
+                                                   const QStringList &orderBy) = 0;
+
+    // --- target side: one transaction at a time ---
+    virtual void begin() = 0;
+    virtual void commit() = 0;
+    virtual void rollback() = 0; // no-op when no transaction is open
+    // Creates `table` with columns mapped from the source's, `primaryKey` as its key.
+    virtual void createTable(const TableRef &table, const QList<ColumnInfo> &columns,
+                             const QStringList &primaryKey) = 0;
+    virtual void addColumn(const TableRef &table, const ColumnInfo &column) = 0;
+    virtual std::unique_ptr<RowWriter> openWriter(const WriteSpec &spec) = 0;
+    virtual void deleteAll(const TableRef &table) = 0;
+    // Deletes rows whose watermark is after `position` (backfill --delete-newer).
+    virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn, const Watermark &position) = 0;
+    // Creates tidemark_state when missing. Reads outside or inside a transaction.
+    virtual std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) = 0;
+    virtual void writeState(const TargetState &state) = 0;
+    virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
+};
+
+} // namespace tidemark

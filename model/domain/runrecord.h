@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QDateTime>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace tidemark {
+
+enum class IterationStatus { Queued, Running, Succeeded, NoNewRows, Warning, Failed, Cancelled, Skipped, DryRun };
+
+QString iterationStatusName(IterationStatus status); // "queued", "no_new_rows", "dry_run", ...
+std::optional<IterationStatus> iterationStatusFromName(const QString &name);
+// True for statuses that make `run` exit 1 (failed, cancelled).
+bool isFailure(IterationStatus status);
+bool isFinished(IterationStatus status);
+
+struct LogLine {
+    QDateTime at;
+    QString level; // "info", "warning", "error"
+    QString message;
+};
+
+// One iteration of a run: one table copied (or skipped, or dry-run).
+struct IterationRecord {
+    qint64 id = 0;
+    qint64 runId = 0;
+    qint64 tableId = 0;
+    QString source; // "conn:table"
+    QString target;
+    IterationStatus status = IterationStatus::Queued;
+    QDateTime startedAt; // UTC; invalid while queued
+    QDateTime finishedAt;
+    qint64 durationMs = 0;
+    qint64 rowsRead = 0;
+    qint64 rowsWritten = 0;
+    qint64 rowsSkipped = 0;
+    qint64 rowsNullWatermark = 0; // rows that no window can ever select
+    qint64 windowRows = -1;       // rows in the window when counted (progress), -1 unknown
+    QString watermarkBefore;      // display form, empty = none
+    QString watermarkAfter;
+    QString windowLower;          // display form of the window's bounds
+    QString windowUpper;
+    QString error;                // empty = none
+    QList<LogLine> log;
+};
+
+enum class RunTrigger { Gui, Cli, Schedule };
+QString runTriggerName(RunTrigger trigger);
+
+struct RunRecord {
+    qint64 id = 0;
+    QString trigger; // "gui" | "cli" | "schedule"
+    QString host;
+    qint64 pid = 0;
+    QDateTime startedAt;
+    QDateTime finishedAt;
+    QString status; // "running", or a final status derived by deriveRunStatus
+    int concurrency = 2;
+    bool dryRun = false;
+    QList<IterationRecord> iterations;
+};
+
+// The run's status from its iterations: "failed" if any failed, else "cancelled" if any was
+// cancelled, else "warning" if any warned, else "dry_run" for a dry run, else "succeeded".
+QString deriveRunStatus(const QList<IterationStatus> &statuses, bool dryRun);
+
+// Formats a UTC time as the CLI prints it: "2026-11-30T02:00:00.120Z".
+QString isoUtc(const QDateTime &time);
+
+} // namespace tidemark

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/watermark.h"
+
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+
+namespace tidemark {
+
+enum class WriteMode { Append, Merge, Overwrite };
+
+QString writeModeName(WriteMode mode); // "append" | "merge" | "overwrite"
+std::optional<WriteMode> writeModeFromName(const QString &name);
+
+// One row of the control table: what to copy, where, and how far it has been copied.
+struct TableSpec {
+    qint64 id = 0; // never reused within a workspace
+    QString sourceConnection;
+    QString sourceTable; // verbatim; for PostgreSQL "schema.table" or "table"
+    QString targetConnection;
+    QString targetTable;
+    QString watermarkColumn; // empty only with WriteMode::Overwrite
+    WatermarkType watermarkType = WatermarkType::None;
+    QString tiebreakColumn;  // optional
+    QStringList keyColumns;  // merge keys; empty = the source's primary key (resolved at add)
+    WriteMode mode = WriteMode::Append;
+    QString lookback;        // as given ("2h", "500"); empty = none
+    Watermark initialWatermark;
+    Watermark lastWatermark;
+    QVariant lastTiebreak;   // null when there is no tiebreak position
+    bool active = true;
+    qint64 maxSkipped = 0;
+    bool expectRows = false;
+    bool commitPerBatch = false; // commit each batch with its state row (long loads)
+    int batchSize = 10000;
+    bool addNewColumns = false;  // add source columns that the target lacks instead of failing
+
+    // "conn:table" as the CLI spells it.
+    QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }
+    QString targetDisplay() const { return targetConnection + QLatin1Char(':') + targetTable; }
+};
+
+} // namespace tidemark

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/watermark.h"
+
+#include <QString>
+
+namespace tidemark {
+
+class Workspace;
+
+enum class BackfillTargetAction { Keep, DeleteNewer, Truncate };
+
+struct BackfillRequest {
+    qint64 tableId = 0;
+    QString fromText; // the new watermark, as typed (ISO-8601 or an integer)
+    BackfillTargetAction action = BackfillTargetAction::Keep;
+    bool confirmDuplicates = false; // required for Keep on an append table
+};
+
+struct BackfillResult {
+    Watermark before;
+    Watermark after;
+    qint64 rowsDeleted = 0; // DeleteNewer: rows removed; Truncate: -1 (not counted)
+};
+
+// Resets a table's watermark (DESIGN.md, "Backfill"): takes the table's lease, changes the
+// target and its tidemark_state row in one target transaction, then moves the workspace's
+// watermark (recorded with cause "backfill"). Throws ValidationError for refused requests
+// (keep on append without confirmation, leased table, bad value) and Error otherwise.
+BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request);
+
+} // namespace tidemark

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/runrecord.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+
+namespace tidemark {
+
+struct RunRequest {
+    QList<qint64> tableIds; // empty = every table of the control table (paused ones end skipped)
+    int concurrency = 2;
+    bool dryRun = false;
+    QString trigger = QStringLiteral("gui");
+};
+
+// Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time,
+// each with its own connections. Lives on the thread that created it (the GUI thread); it
+// never touches the database there and never blocks: setup, iterations and bookkeeping run on
+// the pool, and results come back as queued signals carrying value types only. One failing
+// table never stops the others. One run at a time per coordinator.
+class RunCoordinator : public QObject {
+    Q_OBJECT
+public:
+    explicit RunCoordinator(const QString &workspacePath, QObject *parent = nullptr);
+    ~RunCoordinator() override; // cancels and waits for the pool
+
+    bool isRunning() const { return m_running; }
+    qint64 currentRunId() const { return m_runId; }
+
+    // Starts a run; returns false (and emits runFailedToStart) when one is running already.
+    bool start(const RunRequest &request);
+    // Cooperative: running iterations roll back between batches, queued ones end cancelled.
+    void cancel();
+    // Blocks until the pool is idle (tests and the CLI's shutdown only).
+    void waitForDone();
+
+signals:
+    // The run record exists; `iterations` are queued, one per table, in table-id order.
+    void runStarted(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
+    void iterationChanged(const tidemark::IterationRecord &record);
+    void iterationLogged(qint64 runId, qint64 tableId, const tidemark::LogLine &line);
+    void runFinished(const tidemark::RunRecord &run);
+    void runFailedToStart(const QString &error);
+
+private:
+    void onRunPrepared(qint64 runId, const QList<tidemark::IterationRecord> &iterations, const QString &error);
+    void onIterationDone(const tidemark::IterationRecord &record);
+
+    QString m_workspacePath;
+    QThreadPool m_pool;
+    std::shared_ptr<std::atomic_bool> m_cancel;
+    RunRequest m_request;
+    bool m_running = false;
+    qint64 m_runId = 0;
+    int m_pending = 0;
+    QList<IterationRecord> m_results;
+};
+
+} // namespace tidemark

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+#include "model/storage/sqlitedb.h"
+
+#include "model/common/error.h"
+
+#include <sqlite3.h>
+
+namespace tidemark {
+
+SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
+    : m_path(path)
+{
+    int flags = SQLITE_OPEN_NOMUTEX;
+    switch (mode) {
+    case Mode::ReadWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+    case Mode::ReadWriteCreate:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+    case Mode::ReadOnly:
+        flags |= SQLITE_OPEN_READONLY;
+        break;
+    }
+    const QByteArray file = path.toUtf8();
+    const int rc = sqlite3_open_v2(file.constData(), &m_db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        const QString message = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QStringLiteral("out of memory");
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw Error(QStringLiteral("cannot open SQLite file %1: %2").arg(path, message));
+    }
+    sqlite3_busy_timeout(m_db, busyTimeoutMs);
+    sqlite3_extended_result_codes(m_db, 1);
+}
+
+SqliteDb::~SqliteDb()
+{
+    sqlite3_close_v2(m_db);
+}
+
+void SqliteDb::exec(const QString &sql)
+{
+    char *message = nullptr;
+    const QByteArray text = sql.toUtf8();
+    if (sqlite3_exec(m_db, text.constData(), nullptr, nullptr, &message) != SQLITE_OK) {
+        const QString error = QString::fromUtf8(message ? message : sqlite3_errmsg(m_db));
+        sqlite3_free(message);
+        throw Error(QStringLiteral("%1: %2").arg(m_path, error));
+    }
+}
+
+qint64 SqliteDb::lastInsertId() const
+{
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+qint64 SqliteDb::changes() const
+{
+    return sqlite3_changes64(m_db);
+}
+
+QString SqliteDb::lastError() const
+{
+    return QString::fromUtf8(sqlite3_errmsg(m_db));
+}
+
+SqliteStatement::SqliteStatement(const SqliteDb &db, const QString &sql)
+    : m_db(db)
+    , m_sql(sql)
+{
+    const QByteArray text = sql.toUtf8();
+    if (sqlite3_prepare_v3(db.handle(), text.constData(), int(text.size()), SQLITE_PREPARE_PERSISTENT, &m_stmt,
+                           nullptr)
+        != SQLITE_OK)
+        throw Error(QStringLiteral("%1: %2").arg(db.path(), db.lastError()));
+}
+
+SqliteStatement::~SqliteStatement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+SqliteStatement &SqliteStatement::bind(int index, std::nullptr_t)
+{
+    sqlite3_bind_null(m_stmt, index);
+    return *this;
+}
+
+SqliteStatement &SqliteStatement::bind(int index, qint64 value)
+{
+    sqlite3_bind_int64(m_stmt, index, value);
+    return *this;
+}
+
+SqliteStatement &SqliteStatement::bind(int index, double value)
+{
+    sqlite3_bind_double(m_stmt, index, value);
+    return *this;
+}
+
+SqliteStatement &SqliteStatement::bind(int index, const QString &value)
+{
+    if (value.isNull())
+        return bind(index, nullptr);
+    return bindText(index, value.toUtf8().toStdString());
+}
+
+SqliteStatement &SqliteStatement::bindText(int index, std::string_view utf8)
+{
+    sqlite3_bind_text64(m_stmt, index, utf8.data(), utf8.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    return *this;
+}
+
+SqliteStatement &SqliteStatement::bind(int index, const QVariant &value)
+{
+    if (value.isNull())
+        return bind(index, nullptr);
+    switch (value.typeId()) {
+    case QMetaType::Int:
+    case QMetaType::LongLong:
+    case QMetaType::UInt:
+    case QMetaType::Bool:
+        return bind(index, value.toLongLong());
+    case QMetaType::Double:
+    case QMetaType::Float:
+        return bind(index, value.toDouble());
+    case QMetaType::QByteArray: {
+        const QByteArray bytes = value.toByteArray();
+        sqlite3_bind_blob64(m_stmt, index, bytes.constData(), bytes.size(), SQLITE_TRANSIENT);
+        return *this;
+    }
+    default:
+        return bind(index, value.toString());
+    }
+}
+
+bool SqliteStatement::step()
+{
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    const QString message = m_db.lastError();
+    sqlite3_reset(m_stmt);
+    throw Error(QStringLiteral("%1: %2").arg(m_db.path(), message));
+}
+
+void SqliteStatement::run()
+{
+    while (step()) {
+    }
+}
+
+void SqliteStatement::reset()
+{
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+int SqliteStatement::columnCount() const
+{
+    return sqlite3_column_count(m_stmt);
+}
+
+bool SqliteStatement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
+
+qint64 SqliteStatement::columnInt64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+double SqliteStatement::columnDouble(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
+
+QString SqliteStatement::columnText(int column) const
+{
+    const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
+    if (!text)
+        return QString();
+    return QString::fromUtf8(text, sqlite3_column_bytes(m_stmt, column));
+}
+
+QVariant SqliteStatement::columnVariant(int column) const
+{
+    switch (sqlite3_column_type(m_stmt, column)) {
+    case SQLITE_INTEGER:
+        return QVariant(qint64(sqlite3_column_int64(m_stmt, column)));
+    case SQLITE_FLOAT:
+        return QVariant(sqlite3_column_double(m_stmt, column));
+    case SQLITE_TEXT:
+        return QVariant(columnText(column));
+    case SQLITE_BLOB: {
+        const void *data = sqlite3_column_blob(m_stmt, column);
+        return QVariant(QByteArray(static_cast<const char *>(data), sqlite3_column_bytes(m_stmt, column)));
+    }
+    default:
+        return QVariant();
+    }
+}
+
+QString SqliteStatement::columnName(int column) const
+{
+    return QString::fromUtf8(sqlite3_column_name(m_stmt, column));
+}
+
+} // namespace tidemark

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <QVariant>
+#include <cstdint>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace tidemark {
+
+// RAII owner of one sqlite3 connection. Owned by one thread. Errors throw tidemark::Error with
+// the file name and SQLite's message.
+class SqliteDb {
+public:
+    enum class Mode { ReadWrite, ReadWriteCreate, ReadOnly };
+    SqliteDb(const QString &path, Mode mode, int busyTimeoutMs = 10000);
+    ~SqliteDb();
+    SqliteDb(const SqliteDb &) = delete;
+    SqliteDb &operator=(const SqliteDb &) = delete;
+
+    sqlite3 *handle() const { return m_db; }
+    const QString &path() const { return m_path; }
+    // Runs SQL without parameters (DDL, BEGIN/COMMIT, PRAGMA). Never pass values in `sql`.
+    void exec(const QString &sql);
+    qint64 lastInsertId() const;
+    qint64 changes() const;
+    QString lastError() const;
+
+private:
+    sqlite3 *m_db = nullptr;
+    QString m_path;
+};
+
+// RAII prepared statement with 1-based binds. Reset + rebind to reuse it on the hot path.
+class SqliteStatement {
+public:
+    SqliteStatement(const SqliteDb &db, const QString &sql);
+    ~SqliteStatement();
+    SqliteStatement(const SqliteStatement &) = delete;
+    SqliteStatement &operator=(const SqliteStatement &) = delete;
+
+    sqlite3_stmt *handle() const { return m_stmt; }
+
+    SqliteStatement &bind(int index, std::nullptr_t);
+    SqliteStatement &bind(int index, qint64 value);
+    SqliteStatement &bind(int index, int value) { return bind(index, qint64(value)); }
+    SqliteStatement &bind(int index, double value);
+    SqliteStatement &bind(int index, const QString &value); // a null QString binds NULL
+    SqliteStatement &bind(int index, const QVariant &value);   // null/int/double/string/bytearray
+    SqliteStatement &bindText(int index, std::string_view utf8);
+
+    // Steps once: true when a row is available, false when done. Throws on error.
+    bool step();
+    // Steps to completion (for statements that return no rows).
+    void run();
+    void reset(); // also clears bindings
+
+    int columnCount() const;
+    bool isNull(int column) const;
+    qint64 columnInt64(int column) const;
+    double columnDouble(int column) const;
+    QString columnText(int column) const;
+    QVariant columnVariant(int column) const;
+    QString columnName(int column) const;
+
+private:
+    sqlite3_stmt *m_stmt = nullptr;
+    const SqliteDb &m_db;
+    QString m_sql;
+};
+
+} // namespace tidemark
