@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+#include "model/engine/copyiteration.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/connectors/connectorfactory.h"
+#include "model/engine/faultpoint.h"
+#include "model/engine/rowvalues.h"
+#include "model/storage/workspace.h"
+
+#include <QElapsedTimer>
+
+namespace tidemark {
+namespace {
+
+// Ends the iteration early with a final status (skipped, no rows, cancelled) that is not a failure.
+struct EarlyEnd {
+    IterationStatus status;
+    QString reason;
+};
+
+} // namespace
+
+struct CopyIteration::State {
+    Workspace &workspace;
+    TableSpec spec;
+    IterationRecord record;
+    Options options;
+
+    std::unique_ptr<Connector> source;
+    std::unique_ptr<Connector> target;
+    TableRef sourceTable;
+    TableRef targetTable;
+    TableSchema sourceSchema;
+    bool leased = false;
+    QElapsedTimer leaseClock;
+
+    // The position the target holds (after reconcile) and the one reached by this iteration.
+    Watermark position;
+    QVariant positionTiebreak;
+    Watermark written;
+    QVariant writtenTiebreak;
+    WindowQuery window;
+    std::vector<RejectedRow> rejects;
+    qint64 committedWritten = 0;
+    qint64 committedSkipped = 0;
+
+    State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
+        : workspace(ws)
+        , spec(s)
+        , record(std::move(r))
+        , options(o)
+    {
+    }
+
+    QString tableLabel() const { return QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay()); }
+    bool hasWatermark() const { return !spec.watermarkColumn.isEmpty(); }
+    bool cancelled() const { return options.cancel && options.cancel->load(); }
+
+    void log(const QString &level, const QString &message)
+    {
+        const LogLine line{QDateTime::currentDateTimeUtc(), level, message};
+        record.log.append(line);
+        auto engineLog = logger("core.engine");
+        const std::string text = QStringLiteral("run %1, %2: %3").arg(record.runId).arg(tableLabel(), message).toStdString();
+        if (level == QLatin1String("error"))
+            engineLog->error(text);
+        else if (level == QLatin1String("warning"))
+            engineLog->warn(text);
+        else
+            engineLog->info(text);
+        try {
+            if (record.id > 0)
+                workspace.appendLog(record.id, line);
+        } catch (const Error &) {
+            // The history write failing must not fail the copy; the line is still in the log file.
+        }
+        if (options.observer)
+            options.observer->logged(record, line);
+    }
+
+    void publish()
+    {
+        if (options.observer)
+            options.observer->iterationChanged(record);
+    }
+
+    // --- 1. Lease ---
+    void takeLease()
+    {
+        const LeaseAttempt attempt = workspace.acquireLease(spec.id, record.runId, options.leaseTtlSeconds);
+        if (!attempt.acquired) {
+            const Lease &holder = *attempt.holder;
+            throw EarlyEnd{IterationStatus::Skipped,
+                           QStringLiteral("table %1 is leased by run %2 (host %3, pid %4) until %5")
+                               .arg(spec.id)
+                               .arg(holder.runId)
+                               .arg(holder.host)
+                               .arg(holder.pid)
+                               .arg(isoUtc(holder.expiresAt))};
+        }
+        leased = true;
+        leaseClock.start();
+        if (attempt.holder)
+            log(QStringLiteral("warning"), QStringLiteral("took over the lease of run %1 (host %2, pid %3): "
+                                                          "that process is gone or its lease expired")
+                                               .arg(attempt.holder->runId)
+                                               .arg(attempt.holder->host)
+                                               .arg(attempt.holder->pid));
+    }
+
+    void renewLeaseIfDue()
+    {
+        if (leased && leaseClock.elapsed() > options.leaseTtlSeconds * 1000 / 3) {
+            workspace.renewLease(spec.id, record.runId, options.leaseTtlSeconds);
+            leaseClock.restart();
+        }
+    }
+
+    void releaseLease()
+    {
+        if (!leased)
+            return;
+        try {
+            workspace.releaseLease(spec.id, record.runId);
+        } catch (const Error &error) {
+            log(QStringLiteral("warning"), QStringLiteral("could not release the lease: %1").arg(error.message()));
+        }
+        leased = false;
+    }
+
+    void openConnections()
+    {
+        source = openConnector(requireConnection(spec.sourceConnection));
+        target = openConnector(requireConnection(spec.targetConnection));
+        sourceTable = source->parseTableName(spec.sourceTable);
+        targetTable = target->parseTableName(spec.targetTable);
+        sourceSchema = source->describeTable(sourceTable);
+        for (const QString &column : requiredSourceColumns()) {
+            if (!sourceSchema.column(column))
+                throw Error(QStringLiteral("column '%1' does not exist in source table '%2'")
+                                .arg(column, spec.sourceDisplay()));
+        }
+    }
+
+    ConnectionSpec requireConnection(const QString &name)
+    {
+        const auto connection = workspace.connection(name);
+        if (!connection)
+            throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
+        return *connection;
+    }
+
+    QStringList requiredSourceColumns() const
+    {
+        QStringList columns = spec.keyColumns;
+        if (hasWatermark())
+            columns << spec.watermarkColumn;
+        if (!spec.tiebreakColumn.isEmpty())
+            columns << spec.tiebreakColumn;
+        return columns;
+    }
+
+    // --- 2. Reconcile ---
+    void reconcile()
+    {
+        const auto state = target->readState(workspace.workspaceId(), spec.id);
+        position = state ? state->watermark : spec.initialWatermark;
+        positionTiebreak = state ? state->tiebreak : QVariant();
+        if (position == spec.lastWatermark && positionTiebreak == spec.lastTiebreak)
+            return;
+        const QString truth = state ? QStringLiteral("the target's state row (run %1)").arg(state->runId)
+                                    : QStringLiteral("the initial watermark (the target has no state row)");
+        const QString message = QStringLiteral("watermark corrected from %1 to %2 from %3")
+                                    .arg(displayOrNone(spec.lastWatermark), displayOrNone(position), truth);
+        if (options.dryRun) {
+            log(QStringLiteral("warning"), QStringLiteral("dry run: would have %1").arg(message));
+            return;
+        }
+        workspace.setWatermark(spec.id, position, positionTiebreak, QStringLiteral("reconcile"), record.runId);
+        log(QStringLiteral("warning"), message);
+    }
+
+    static QString displayOrNone(const Watermark &watermark)
+    {
+        return watermark.isNull() ? QStringLiteral("none") : watermark.display();
+    }
+
+    // --- 3. Window ---
+    // Returns false when the window is empty for sure (no rows at all past the position).
+    bool fixWindow()
+    {
+        window.table = sourceTable;
+        window.columns = sourceSchema.columnNames();
+        window.watermarkColumn = spec.watermarkColumn;
+        window.tiebreakColumn = spec.tiebreakColumn;
+        record.watermarkBefore = position.display();
+        if (!hasWatermark())
+            return true; // overwrite without watermark: the whole table, every run
+
+        const WatermarkProbe probe = source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType);
+        record.rowsNullWatermark = probe.nullCount;
+        if (probe.nullCount > 0)
+            log(QStringLiteral("warning"),
+                QStringLiteral("%1 rows have a NULL in watermark column '%2': no window can select them")
+                    .arg(probe.nullCount)
+                    .arg(spec.watermarkColumn));
+        window.upper = probe.maximum;
+        if (spec.mode == WriteMode::Overwrite) {
+            window.lower = Watermark();
+        } else {
+            const Lookback lookback = Lookback::parse(spec.lookback, spec.watermarkType);
+            if (!lookback.isEmpty() && !position.isNull()) {
+                window.lower = subtractLookback(position, lookback);
+                window.lowerInclusive = true;
+            } else {
+                window.lower = position;
+                window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : positionTiebreak;
+            }
+        }
+        record.windowLower = window.lower.display();
+        record.windowUpper = window.upper.display();
+        return !window.upper.isNull();
+    }
+
+    qint64 countWindow()
+    {
+        if (hasWatermark())
+            return source->countWindow(window);
+        auto cursor = source->openScan(sourceTable, window.columns, {});
+        RowBatch batch;
+        qint64 rows = 0;
+        while (cursor->fetch(batch, spec.batchSize))
+            rows += batch.rowCount();
+        return rows;
+    }
+
+    // --- 4-8. Read, write, commit, advance, account ---
+    void prepareTarget()
+    {
+        if (!target->tableExists(targetTable)) {
+            const QStringList key = spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
+            target->createTable(targetTable, sourceSchema.columns, key);
+            log(QStringLiteral("info"), QStringLiteral("created target table '%1'").arg(spec.targetDisplay()));
+            return;
+        }
+        const TableSchema targetSchema = target->describeTable(targetTable);
+        for (const ColumnInfo &column : sourceSchema.columns) {
+            if (targetSchema.column(column.name))
+                continue;
+            if (!spec.addNewColumns)
+                throw Error(QStringLiteral("source column '%1' of '%2' does not exist in target table '%3' "
+                                           "(add it to the target, or enable 'add new columns')")
+                                .arg(column.name, spec.sourceDisplay(), spec.targetDisplay()));
+            target->addColumn(targetTable, column);
+            log(QStringLiteral("info"), QStringLiteral("added column '%1' to target table '%2'")
+                                            .arg(column.name, spec.targetDisplay()));
+        }
+    }
+
+    void copy()
+    {
+        target->begin();
+        prepareTarget();
+        if (spec.mode == WriteMode::Overwrite)
+            target->deleteAll(targetTable);
+
+        WriteSpec writeSpec;
+        writeSpec.table = targetTable;
+        writeSpec.columns = sourceSchema.columns;
+        writeSpec.mode = spec.mode;
+        writeSpec.keyColumns = spec.keyColumns;
+        writeSpec.watermarkColumn = spec.watermarkColumn;
+        writeSpec.tiebreakColumn = spec.tiebreakColumn;
+        auto writer = target->openWriter(writeSpec);
+
+        auto cursor = hasWatermark() ? source->openWindow(window) : source->openScan(sourceTable, window.columns, {});
+        const int watermarkIndex = hasWatermark() ? int(window.columns.indexOf(spec.watermarkColumn)) : -1;
+        const int tiebreakIndex =
+            spec.tiebreakColumn.isEmpty() ? -1 : int(window.columns.indexOf(spec.tiebreakColumn));
+
+        RowBatch batch(int(window.columns.size()));
+        std::vector<RowRejection> rejected;
+        Watermark lastRead; // watermark of the last row of the previous batch (tie detection)
+        bool uncommitted = false;
+        while (true) {
+            if (cancelled())
+                throw EarlyEnd{IterationStatus::Cancelled, QStringLiteral("cancelled by the user")};
+            if (!cursor->fetch(batch, spec.batchSize))
+                break;
+            // Per-batch commits: commit what is written before this batch, unless this batch
+            // continues a run of equal watermarks that only a tiebreak could split.
+            if (spec.commitPerBatch && uncommitted && !batch.isEmpty()
+                && (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
+                commitBatch(*writer, rejected);
+                target->begin();
+                writer = target->openWriter(writeSpec);
+            }
+            rejected.clear();
+            writer->writeBatch(batch, rejected);
+            account(batch, rejected, watermarkIndex, tiebreakIndex);
+            if (watermarkIndex >= 0)
+                lastRead = watermarkAt(batch, batch.rowCount() - 1, watermarkIndex);
+            uncommitted = true;
+            faultPoint("after_batch_write");
+            renewLeaseIfDue();
+            publish();
+        }
+        commitBatch(*writer, rejected);
+    }
+
+    static Watermark watermarkAt(const RowBatch &batch, int row, int column)
+    {
+        return watermarkFromCell(batch, batch.cell(row, column));
+    }
+
+    void account(const RowBatch &batch, const std::vector<RowRejection> &rejected, int watermarkIndex,
+                 int tiebreakIndex)
+    {
+        const int rows = batch.rowCount();
+        record.rowsRead += rows;
+        record.rowsSkipped += qint64(rejected.size());
+        record.rowsWritten += rows - qint64(rejected.size());
+        for (const RowRejection &rejection : rejected)
+            rejectRow(batch, rejection);
+
+        // Rows come in keyset order, so the last row not rejected holds the highest position written.
+        if (watermarkIndex < 0)
+            return;
+        std::vector<bool> isRejected(rows, false);
+        for (const RowRejection &rejection : rejected)
+            isRejected[rejection.row] = true;
+        for (int row = rows - 1; row >= 0; --row) {
+            if (isRejected[row])
+                continue;
+            const Watermark candidate = watermarkAt(batch, row, watermarkIndex);
+            if (written.isNull() || candidate.compare(written) >= 0) {
+                written = candidate;
+                writtenTiebreak = tiebreakIndex >= 0 ? cellToVariant(batch, batch.cell(row, tiebreakIndex)) : QVariant();
+            }
+            break;
+        }
+    }
+
+    void rejectRow(const RowBatch &batch, const RowRejection &rejection)
+    {
+        if (record.rowsSkipped > spec.maxSkipped)
+            throw Error(QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
+                                       "first error: %5")
+                            .arg(record.rowsSkipped)
+                            .arg(spec.sourceDisplay(), spec.targetDisplay())
+                            .arg(spec.maxSkipped)
+                            .arg(rejection.error));
+        RejectedRow row;
+        row.runId = record.runId;
+        row.iterationId = record.id;
+        row.tableId = spec.id;
+        row.at = QDateTime::currentDateTimeUtc();
+        row.error = rejection.error;
+        const QStringList keyColumns = spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : spec.keyColumns;
+        row.rowData = rowToJson(batch, rejection.row, window.columns, window.columns);
+        row.rowKey = keyColumns.isEmpty() ? row.rowData : rowToJson(batch, rejection.row, window.columns, keyColumns);
+        rejects.push_back(row);
+    }
+
+    // --- 6. Commit, 7. Advance ---
+    void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected)
+    {
+        rejected.clear();
+        writer.finish(rejected);
+        if (!rejected.empty()) {
+            // Rows refused at flush time: their batch is gone, so they are counted and logged by error only.
+            record.rowsSkipped += qint64(rejected.size());
+            record.rowsWritten -= qint64(rejected.size());
+            if (record.rowsSkipped > spec.maxSkipped)
+                throw Error(QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
+                                           "first error: %5")
+                                .arg(record.rowsSkipped)
+                                .arg(spec.sourceDisplay(), spec.targetDisplay())
+                                .arg(spec.maxSkipped)
+                                .arg(rejected.front().error));
+        }
+        const bool advances = !written.isNull() && (position.isNull() || written.compare(position) > 0
+                                                    || (written == position && writtenTiebreak != positionTiebreak));
+        if (advances || spec.mode == WriteMode::Overwrite)
+            target->writeState({workspace.workspaceId(), spec.id, advances ? written : position,
+                                advances ? writtenTiebreak : positionTiebreak, record.runId});
+        faultPoint("before_target_commit");
+        target->commit();
+        faultPoint("after_target_commit");
+        if (advances) {
+            workspace.setWatermark(spec.id, written, writtenTiebreak, QStringLiteral("run"), record.runId);
+            position = written;
+            positionTiebreak = writtenTiebreak;
+        }
+        for (RejectedRow &row : rejects)
+            workspace.addReject(row);
+        rejects.clear();
+        committedWritten = record.rowsWritten;
+        committedSkipped = record.rowsSkipped;
+        record.watermarkAfter = position.display();
+    }
+
+    IterationStatus finalStatus()
+    {
+        if (record.rowsRead != record.rowsWritten + record.rowsSkipped)
+            throw Error(QStringLiteral("accounting mismatch: %1 rows read, %2 written, %3 skipped")
+                            .arg(record.rowsRead)
+                            .arg(record.rowsWritten)
+                            .arg(record.rowsSkipped));
+        if (record.rowsSkipped > 0) {
+            log(QStringLiteral("warning"),
+                QStringLiteral("%1 rows could not be written and were skipped (see the rejects)").arg(record.rowsSkipped));
+            return IterationStatus::Warning;
+        }
+        if (record.rowsRead == 0) {
+            if (spec.expectRows) {
+                log(QStringLiteral("warning"), QStringLiteral("no new rows, but this table expects rows on every run"));
+                return IterationStatus::Warning;
+            }
+            return record.rowsNullWatermark > 0 ? IterationStatus::Warning : IterationStatus::NoNewRows;
+        }
+        return record.rowsNullWatermark > 0 ? IterationStatus::Warning : IterationStatus::Succeeded;
+    }
+
+    // After a rollback only committed batches count as written or skipped.
+    void keepCommittedCounts()
+    {
+        record.rowsWritten = committedWritten;
+        record.rowsSkipped = committedSkipped;
+    }
+
+    void rollbackQuietly()
+    {
+        if (!target)
+            return;
+        try {
+            target->rollback();
+        } catch (const Error &error) {
+            log(QStringLiteral("warning"), QStringLiteral("rollback failed: %1").arg(error.message()));
+        }
+    }
+
+    void runSteps()
+    {
+        if (!spec.active)
+            throw EarlyEnd{IterationStatus::Skipped, QStringLiteral("table %1 is paused").arg(spec.id)};
+        openConnections();
+        if (!options.dryRun)
+            takeLease();
+        reconcile();
+        const bool anyRows = fixWindow();
+        if (options.dryRun) {
+            record.rowsRead = anyRows ? countWindow() : 0;
+            record.windowRows = record.rowsRead;
+            record.watermarkBefore = record.windowLower;
+            record.watermarkAfter = record.windowUpper;
+            log(QStringLiteral("info"), QStringLiteral("dry run: window (%1, %2] holds %3 rows")
+                                            .arg(record.windowLower.isEmpty() ? QStringLiteral("start") : record.windowLower,
+                                                 record.windowUpper.isEmpty() ? QStringLiteral("end") : record.windowUpper)
+                                            .arg(record.rowsRead));
+            record.status = IterationStatus::DryRun;
+            return;
+        }
+        record.watermarkAfter = record.watermarkBefore;
+        if (!anyRows && spec.mode != WriteMode::Overwrite) {
+            record.windowRows = 0;
+            record.status = finalStatus();
+            return;
+        }
+        record.windowRows = countWindow();
+        publish();
+        log(QStringLiteral("info"), QStringLiteral("copying %1 rows from '%2' to '%3' (%4)")
+                                        .arg(record.windowRows)
+                                        .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)));
+        copy();
+        record.status = finalStatus();
+    }
+};
+
+CopyIteration::CopyIteration(Workspace &workspace, const TableSpec &spec, IterationRecord record, Options options)
+    : d(std::make_unique<State>(workspace, spec, std::move(record), options))
+{
+}
+
+CopyIteration::~CopyIteration() = default;
+
+IterationRecord CopyIteration::run()
+{
+    IterationRecord &record = d->record;
+    QElapsedTimer clock;
+    clock.start();
+    record.status = IterationStatus::Running;
+    record.startedAt = QDateTime::currentDateTimeUtc();
+    record.error.clear();
+    try {
+        d->workspace.updateIteration(record);
+    } catch (const Error &) {
+    }
+    d->publish();
+    try {
+        d->runSteps();
+    } catch (const EarlyEnd &end) {
+        d->rollbackQuietly();
+        d->keepCommittedCounts();
+        record.status = end.status;
+        record.error = end.reason;
+        d->log(QStringLiteral("info"), end.reason);
+    } catch (const Error &error) {
+        d->rollbackQuietly();
+        d->keepCommittedCounts();
+        record.status = IterationStatus::Failed;
+        record.error = QStringLiteral("%1: %2").arg(d->tableLabel(), error.message());
+        d->log(QStringLiteral("error"), error.message());
+    } catch (const std::exception &error) {
+        d->rollbackQuietly();
+        d->keepCommittedCounts();
+        record.status = IterationStatus::Failed;
+        record.error = QStringLiteral("%1: %2").arg(d->tableLabel(), QString::fromUtf8(error.what()));
+        d->log(QStringLiteral("error"), record.error);
+    }
+    d->releaseLease();
+    record.finishedAt = QDateTime::currentDateTimeUtc();
+    record.durationMs = clock.elapsed();
+    try {
+        d->workspace.updateIteration(record);
+    } catch (const Error &error) {
+        logger("core.engine")->error("could not record iteration {}: {}", record.id, str(error.message()));
+    }
+    d->publish();
+    return record;
+}
+
+} // namespace tidemark
