@@ -114,7 +114,7 @@ std::optional<ParsedTimestamp> parseTimestamp(QStringView text)
         } else {
             return std::nullopt; // seconds are required: "HH:MM" alone is ambiguous in sort order
         }
-        if (hour > 23 || minute > 59 || second > 60)
+        if (hour > 23 || minute > 59 || second > 59)
             return std::nullopt;
         seconds += hour * 3600LL + minute * 60LL + second;
         if (pos < text.size() && text[pos] == u'.') {

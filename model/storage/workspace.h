@@ -15,6 +15,8 @@ struct sqlite3;
 
 namespace tidemark {
 
+class SqliteDb;
+
 struct WatermarkChange {
     qint64 id = 0;
     qint64 tableId = 0;
@@ -110,10 +112,10 @@ public:
     void releaseLease(qint64 tableId, qint64 runId);
 
 private:
-    Workspace(sqlite3 *db, const QString &path);
+    Workspace(std::unique_ptr<SqliteDb> db, const QString &path);
     void migrate();
 
-    sqlite3 *m_db = nullptr;
+    std::unique_ptr<SqliteDb> m_db;
     QString m_path;
     QString m_workspaceId;
 };

@@ -1,2 +1,153 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/testsupport.h"
+
+#include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
+#include "model/storage/sqlitedb.h"
+
+#include <QJsonDocument>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
+
+namespace tidemark::test {
+
+QStringList CliResult::errLines() const {
+    QStringList lines;
+    for (const QString &line : err.split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty())
+            lines.append(line);
+    }
+    return lines;
+}
+
+QString CliResult::describe() const {
+    return QStringLiteral("exit %1%2; stdout: %3; stderr: %4")
+        .arg(exitCode)
+        .arg(crashed ? QStringLiteral(" (crashed)") : QString(), out.left(2000), err.left(2000));
+}
+
+CliResult runCli(const QStringList &args, const QString &workingDir, const QString &workspaceEnv,
+                 int timeoutMs) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+    if (!workspaceEnv.isEmpty())
+        env.insert(QStringLiteral("TIDEMARK_WORKSPACE"), workspaceEnv);
+    process.setProcessEnvironment(env);
+    if (!workingDir.isEmpty())
+        process.setWorkingDirectory(workingDir);
+    process.start(cliPath(), args);
+    CliResult result;
+    if (!process.waitForStarted(30000)) {
+        result.crashed = true;
+        result.err = process.errorString();
+        return result;
+    }
+    process.closeWriteChannel();
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished(5000);
+        result.crashed = true;
+    }
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    if (process.exitStatus() == QProcess::CrashExit)
+        result.crashed = true;
+    result.exitCode = result.crashed ? -1 : process.exitCode();
+    return result;
+}
+
+namespace {
+
+QJsonDocument parseJson(const QString &text, bool *ok) {
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &error);
+    if (ok)
+        *ok = error.error == QJsonParseError::NoError;
+    return document;
+}
+
+void bindAll(SqliteStatement &statement, const QVariantList &params) {
+    for (int i = 0; i < params.size(); ++i)
+        statement.bind(i + 1, params[i]);
+}
+
+} // namespace
+
+QJsonObject parseJsonObject(const QString &text, bool *ok) {
+    bool parsed = false;
+    const QJsonDocument document = parseJson(text, &parsed);
+    if (ok)
+        *ok = parsed && document.isObject();
+    return document.object();
+}
+
+QJsonArray parseJsonArray(const QString &text, bool *ok) {
+    bool parsed = false;
+    const QJsonDocument document = parseJson(text, &parsed);
+    if (ok)
+        *ok = parsed && document.isArray();
+    return document.array();
+}
+
+void execSql(const QString &dbPath, const QString &sql) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
+    db.exec(sql);
+}
+
+void execSql(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
+    SqliteStatement statement(db, sql);
+    bindAll(statement, params);
+    statement.run();
+}
+
+QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadOnly);
+    SqliteStatement statement(db, sql);
+    bindAll(statement, params);
+    if (!statement.step())
+        return {};
+    return statement.columnVariant(0);
+}
+
+qint64 countRows(const QString &dbPath, const QString &table) {
+    return queryValue(dbPath, QStringLiteral("SELECT count(*) FROM ") + quoteIdentifier(table)).toLongLong();
+}
+
+bool tableExists(const QString &dbPath, const QString &table) {
+    return queryValue(dbPath,
+                      QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1"),
+                      {table})
+               .toLongLong() > 0;
+}
+
+QString orderTimestamp(int id) {
+    // 2025-01-01T00:00:00Z in microseconds since the epoch.
+    constexpr qint64 base = 1735689600LL * 1000000LL;
+    return canonicalTimestamp(base + qint64(id) * 60LL * 1000000LL);
+}
+
+void makeOrders(const QString &dbPath, int rows, int firstId, const QString &table, bool withPrimaryKey) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
+    db.exec(
+        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (id INTEGER%2, customer TEXT NOT NULL, amount REAL, "
+                       "updated_at TIMESTAMP NOT NULL)")
+            .arg(quoteIdentifier(table), withPrimaryKey ? QStringLiteral(" PRIMARY KEY") : QString()));
+    db.exec(QStringLiteral("BEGIN"));
+    SqliteStatement insert(
+        db, QStringLiteral("INSERT INTO %1 (id, customer, amount, updated_at) VALUES (?1, ?2, ?3, ?4)")
+                .arg(quoteIdentifier(table)));
+    for (int id = firstId; id < firstId + rows; ++id) {
+        insert.reset();
+        insert.bind(1, id)
+            .bind(2, QStringLiteral("customer %1").arg(id))
+            .bind(3, id * 1.5)
+            .bind(4, orderTimestamp(id));
+        insert.run();
+    }
+    db.exec(QStringLiteral("COMMIT"));
+}
+
+} // namespace tidemark::test

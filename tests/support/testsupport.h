@@ -3,15 +3,63 @@
 
 // Helpers shared by several test suites. Additive: add a function, don't change one.
 
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QString>
 #include <QStringList>
+#include <QVariant>
 
 namespace tidemark::test {
 
 // Path of the built tidemark-cli (for end-to-end tests through the CLI contract).
-inline QString cliPath()
-{
+inline QString cliPath() {
     return QStringLiteral(TIDEMARK_CLI_PATH);
 }
+
+// --- the CLI as a process ---
+
+struct CliResult {
+    int exitCode = -1; // -1 when the process crashed or timed out
+    bool crashed = false;
+    QString out;
+    QString err;
+
+    // stderr split into its non-empty lines.
+    QStringList errLines() const;
+    // "exit N; stdout: ...; stderr: ..." for failure messages.
+    QString describe() const;
+};
+
+// Runs tidemark-cli with `args` (TIDEMARK_WORKSPACE removed from the environment unless
+// `workspaceEnv` is given), in `workingDir` when not empty. Waits up to `timeoutMs`.
+CliResult runCli(const QStringList &args, const QString &workingDir = QString(),
+                 const QString &workspaceEnv = QString(), int timeoutMs = 300000);
+
+// Parses text that must be exactly one JSON object / array; `ok` says whether it was.
+QJsonObject parseJsonObject(const QString &text, bool *ok = nullptr);
+QJsonArray parseJsonArray(const QString &text, bool *ok = nullptr);
+
+// --- SQLite fixtures (through SqliteDb; identifiers through quoteIdentifier) ---
+
+// Runs SQL without parameters on a SQLite file, creating it when missing.
+void execSql(const QString &dbPath, const QString &sql);
+// Runs one statement with bound parameters.
+void execSql(const QString &dbPath, const QString &sql, const QVariantList &params);
+qint64 countRows(const QString &dbPath, const QString &table);
+// First column of the first row of a query (null when no row).
+QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantList &params = {});
+bool tableExists(const QString &dbPath, const QString &table);
+
+// The updated_at value makeOrders() gives row `id`: 2025-01-01T00:00:00.000000Z plus id minutes,
+// in the canonical spelling.
+QString orderTimestamp(int id);
+
+// Creates (if missing) `table` as
+//   id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount REAL, updated_at TIMESTAMP NOT NULL
+// and inserts `rows` rows with ids firstId.. (customer "customer <id>", amount id * 1.5,
+// updated_at = orderTimestamp(id)). `withPrimaryKey` false declares id as a plain INTEGER.
+void makeOrders(const QString &dbPath, int rows, int firstId = 1,
+                const QString &table = QStringLiteral("orders"), bool withPrimaryKey = true);
 
 } // namespace tidemark::test

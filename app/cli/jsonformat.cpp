@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "app/cli/jsonformat.h"
+
+#include <QJsonDocument>
+
+namespace tidemark::cli {
+
+namespace {
+
+QJsonValue optionalText(const QString &text) {
+    return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+}
+
+} // namespace
+
+QJsonValue watermarkJson(const QString &display) {
+    if (display.isEmpty())
+        return QJsonValue(QJsonValue::Null);
+    bool isInteger = false;
+    const qint64 value = display.toLongLong(&isInteger);
+    if (isInteger)
+        return QJsonValue(value);
+    return QJsonValue(display);
+}
+
+QJsonValue timeJson(const QDateTime &time) {
+    return time.isValid() ? QJsonValue(isoUtc(time)) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject connectionJson(const ConnectionSpec &spec) {
+    QJsonObject object;
+    object.insert(QStringLiteral("id"), spec.id);
+    object.insert(QStringLiteral("name"), spec.name);
+    object.insert(QStringLiteral("kind"), connectionKindName(spec.kind));
+    object.insert(QStringLiteral("path"), optionalText(spec.path));
+    object.insert(QStringLiteral("conninfo"), optionalText(spec.conninfo));
+    object.insert(QStringLiteral("password_env"), optionalText(spec.passwordEnv));
+    return object;
+}
+
+QJsonObject tableJson(const TableSpec &spec) {
+    QJsonObject object;
+    object.insert(QStringLiteral("id"), spec.id);
+    object.insert(QStringLiteral("source"), spec.sourceDisplay());
+    object.insert(QStringLiteral("target"), spec.targetDisplay());
+    object.insert(QStringLiteral("source_connection"), spec.sourceConnection);
+    object.insert(QStringLiteral("source_table"), spec.sourceTable);
+    object.insert(QStringLiteral("target_connection"), spec.targetConnection);
+    object.insert(QStringLiteral("target_table"), spec.targetTable);
+    object.insert(QStringLiteral("watermark_column"), optionalText(spec.watermarkColumn));
+    object.insert(QStringLiteral("watermark_type"), watermarkTypeName(spec.watermarkType));
+    object.insert(QStringLiteral("tiebreak_column"), optionalText(spec.tiebreakColumn));
+    object.insert(QStringLiteral("key_columns"), QJsonArray::fromStringList(spec.keyColumns));
+    object.insert(QStringLiteral("mode"), writeModeName(spec.mode));
+    object.insert(QStringLiteral("lookback"), optionalText(spec.lookback));
+    object.insert(QStringLiteral("initial_watermark"), watermarkJson(spec.initialWatermark.display()));
+    object.insert(QStringLiteral("last_watermark"), watermarkJson(spec.lastWatermark.display()));
+    object.insert(QStringLiteral("last_tiebreak"), spec.lastTiebreak.isNull()
+                                                       ? QJsonValue(QJsonValue::Null)
+                                                       : QJsonValue::fromVariant(spec.lastTiebreak));
+    object.insert(QStringLiteral("active"), spec.active);
+    object.insert(QStringLiteral("max_skipped"), spec.maxSkipped);
+    object.insert(QStringLiteral("expect_rows"), spec.expectRows);
+    object.insert(QStringLiteral("commit_per_batch"), spec.commitPerBatch);
+    object.insert(QStringLiteral("batch_size"), spec.batchSize);
+    object.insert(QStringLiteral("add_new_columns"), spec.addNewColumns);
+    return object;
+}
+
+QJsonObject iterationJson(const IterationRecord &record) {
+    QJsonObject object;
+    object.insert(QStringLiteral("table_id"), record.tableId);
+    object.insert(QStringLiteral("source"), record.source);
+    object.insert(QStringLiteral("target"), record.target);
+    object.insert(QStringLiteral("status"), iterationStatusName(record.status));
+    object.insert(QStringLiteral("started_at"), timeJson(record.startedAt));
+    object.insert(QStringLiteral("finished_at"), timeJson(record.finishedAt));
+    object.insert(QStringLiteral("duration_ms"), record.durationMs);
+    object.insert(QStringLiteral("rows_read"), record.rowsRead);
+    object.insert(QStringLiteral("rows_written"), record.rowsWritten);
+    object.insert(QStringLiteral("rows_skipped"), record.rowsSkipped);
+    object.insert(QStringLiteral("rows_null_watermark"), record.rowsNullWatermark);
+    object.insert(QStringLiteral("window_rows"),
+                  record.windowRows < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(record.windowRows));
+    object.insert(QStringLiteral("watermark_before"), watermarkJson(record.watermarkBefore));
+    object.insert(QStringLiteral("watermark_after"), watermarkJson(record.watermarkAfter));
+    object.insert(QStringLiteral("window_lower"), watermarkJson(record.windowLower));
+    object.insert(QStringLiteral("window_upper"), watermarkJson(record.windowUpper));
+    object.insert(QStringLiteral("error"), optionalText(record.error));
+    object.insert(QStringLiteral("iteration_id"), record.id);
+    return object;
+}
+
+QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
+    QJsonObject object;
+    object.insert(QStringLiteral("run_id"), run.id);
+    object.insert(QStringLiteral("status"), run.status);
+    if (withRunDetails) {
+        object.insert(QStringLiteral("trigger"), run.trigger);
+        object.insert(QStringLiteral("host"), run.host);
+        object.insert(QStringLiteral("pid"), run.pid);
+        object.insert(QStringLiteral("started_at"), timeJson(run.startedAt));
+        object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
+        object.insert(QStringLiteral("concurrency"), run.concurrency);
+        object.insert(QStringLiteral("dry_run"), run.dryRun);
+    }
+    QJsonArray iterations;
+    for (const IterationRecord &record : run.iterations)
+        iterations.append(iterationJson(record));
+    object.insert(QStringLiteral("iterations"), iterations);
+    return object;
+}
+
+QJsonObject verifyJson(const VerifyResult &result) {
+    QJsonObject object;
+    object.insert(QStringLiteral("table_id"), result.tableId);
+    object.insert(QStringLiteral("source"), result.source);
+    object.insert(QStringLiteral("target"), result.target);
+    object.insert(QStringLiteral("matches"), result.matches);
+    object.insert(QStringLiteral("source_rows"), result.sourceRows);
+    object.insert(QStringLiteral("target_rows"), result.targetRows);
+    object.insert(QStringLiteral("missing_in_target"), result.missingInTarget);
+    object.insert(QStringLiteral("extra_in_target"), result.extraInTarget);
+    object.insert(QStringLiteral("differing"), result.differing);
+    object.insert(QStringLiteral("difference"), optionalText(result.difference));
+    object.insert(QStringLiteral("examples"), QJsonArray::fromStringList(result.examples));
+    object.insert(QStringLiteral("error"), QJsonValue(QJsonValue::Null));
+    return object;
+}
+
+QJsonObject backfillJson(qint64 tableId, const BackfillResult &result) {
+    QJsonObject object;
+    object.insert(QStringLiteral("table_id"), tableId);
+    object.insert(QStringLiteral("watermark_before"), watermarkJson(result.before.display()));
+    object.insert(QStringLiteral("watermark_after"), watermarkJson(result.after.display()));
+    object.insert(QStringLiteral("rows_deleted"),
+                  result.rowsDeleted < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(result.rowsDeleted));
+    return object;
+}
+
+QByteArray toJsonLine(const QJsonObject &object) {
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+QByteArray toJsonLine(const QJsonArray &array) {
+    return QJsonDocument(array).toJson(QJsonDocument::Compact) + '\n';
+}
+
+} // namespace tidemark::cli

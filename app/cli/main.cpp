@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#include "app/cli/commands.h"
+#include "model/common/logging.h"
+
+#include <QCoreApplication>
+
+int main(int argc, char *argv[]) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("tidemark-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));
+    tidemark::forwardQtMessages();
+    return tidemark::cli::Commands().execute(QCoreApplication::arguments());
+}

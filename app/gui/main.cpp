@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#include "model/common/logging.h"
+#include "ui/mainwindow/mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Tidemark"));
+    QApplication::setApplicationName(QStringLiteral("Tidemark"));
+    QApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("io.tidemark.Tidemark"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/tidemark.svg")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Incremental table-copy jobs with watermarks"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
+                                             QStringLiteral("Workspace file to open."), QStringLiteral("FILE"));
+    parser.addOption(workspaceOption);
+    parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("Workspace file to open."),
+                                 QStringLiteral("[FILE]"));
+    parser.process(app);
+
+    QString workspace = parser.value(workspaceOption);
+    if (workspace.isEmpty() && !parser.positionalArguments().isEmpty())
+        workspace = parser.positionalArguments().constFirst();
+    if (workspace.isEmpty())
+        workspace = qEnvironmentVariable("TIDEMARK_WORKSPACE");
+
+    // The log file sits beside the workspace, so it follows the workspace the window opens.
+    tidemark::installLogSinks(QString(), true);
+    tidemark::forwardQtMessages();
+
+    tidemark::MainWindow window;
+    QObject::connect(&window, &tidemark::MainWindow::workspaceOpened,
+                     [](const QString &path) { tidemark::installLogSinks(path, true); });
+    window.show();
+    if (!workspace.isEmpty())
+        window.openWorkspace(workspace);
+    return app.exec();
+}

@@ -1,0 +1,1315 @@
+// SPDX-License-Identifier: MIT
+#include "model/connectors/postgresconnector.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
+#include "model/connectors/conninfo.h"
+
+#include <libpq-fe.h>
+
+#include <QByteArray>
+#include <QRegularExpression>
+#include <QSet>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace tidemark {
+namespace {
+
+// Type OIDs from pg_type.dat; stable across server versions.
+constexpr Oid kBoolOid = 16;
+constexpr Oid kByteaOid = 17;
+constexpr Oid kInt8Oid = 20;
+constexpr Oid kInt2Oid = 21;
+constexpr Oid kInt4Oid = 23;
+constexpr Oid kOidOid = 26;
+constexpr Oid kFloat4Oid = 700;
+constexpr Oid kFloat8Oid = 701;
+constexpr Oid kTimestampOid = 1114;
+constexpr Oid kTimestampTzOid = 1184;
+
+constexpr std::size_t kCopyChunk = 1 << 20;
+const QString kRowIndexColumn = QStringLiteral("__tidemark_row");
+
+struct ResultDeleter {
+    void operator()(PGresult *result) const { PQclear(result); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+// For cleanup statements whose failure changes nothing (the connection may already be gone).
+void runQuietly(PGconn *conn, const char *sql)
+{
+    PQclear(PQexec(conn, sql));
+}
+
+QString utf8(const char *text)
+{
+    return text ? QString::fromUtf8(text) : QString();
+}
+
+// Primary message, detail and (for COPY) the line/column context: enough to find the row.
+QString resultError(PGconn *conn, const PGresult *result)
+{
+    QString message;
+    if (result) {
+        message = utf8(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
+        const QString detail = utf8(PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL));
+        if (!detail.isEmpty())
+            message += QStringLiteral(" (%1)").arg(detail);
+        const QString context = utf8(PQresultErrorField(result, PG_DIAG_CONTEXT));
+        if (!context.isEmpty() && context.startsWith(QLatin1String("COPY ")))
+            message += QStringLiteral(" [%1]").arg(context.section(QLatin1Char('\n'), 0, 0));
+    }
+    if (message.isEmpty())
+        message = utf8(PQerrorMessage(conn)).trimmed();
+    if (message.isEmpty())
+        message = QStringLiteral("unknown error");
+    return message.split(QLatin1Char('\n'), Qt::SkipEmptyParts).join(QStringLiteral("; "));
+}
+
+QString sqlState(const PGresult *result)
+{
+    return result ? utf8(PQresultErrorField(result, PG_DIAG_SQLSTATE)) : QString();
+}
+
+// Data exceptions and constraint violations are one row's fault; anything else (a lost
+// connection, a missing column, an aborted transaction) fails the whole write.
+bool isRowFault(const QString &state)
+{
+    return state.startsWith(QLatin1String("22")) || state.startsWith(QLatin1String("23"));
+}
+
+bool parseInt64(const char *text, int length, std::int64_t &value)
+{
+    const auto [end, ec] = std::from_chars(text, text + length, value);
+    return ec == std::errc() && end == text + length;
+}
+
+bool parseDouble(const char *text, int length, double &value)
+{
+    const auto [end, ec] = std::from_chars(text, text + length, value);
+    if (ec == std::errc() && end == text + length)
+        return true;
+    // "Infinity", "-Infinity", "NaN" as the server spells them.
+    char *stop = nullptr;
+    value = std::strtod(text, &stop);
+    return stop == text + length;
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// The session runs with TimeZone UTC and DateStyle ISO: "2025-07-30 23:05:18.5+00". Tidemark
+// spells timestamps "2025-07-30T23:05:18.500000Z" (UTC, six fraction digits) everywhere.
+// Values the canonical form cannot hold (infinity, BC dates) are passed on as the server spells them.
+bool canonicalFromServer(const char *text, int length, bool withZone, std::string &out)
+{
+    const char *space = static_cast<const char *>(std::memchr(text, ' ', std::size_t(length)));
+    if (!space || space - text < 10)
+        return false;
+    const char *time = space + 1;
+    const char *end = text + length;
+    if (end - time < 8 || time[2] != ':' || time[5] != ':')
+        return false;
+    const char *p = time + 8;
+    const char *fraction = nullptr;
+    int fractionDigits = 0;
+    if (p < end && *p == '.') {
+        fraction = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            ++p;
+        fractionDigits = int(p - fraction);
+        if (fractionDigits > 6)
+            return false;
+    }
+    if (withZone) {
+        if (end - p != 3 || p[0] != '+' || p[1] != '0' || p[2] != '0')
+            return false;
+    } else if (p != end) {
+        return false;
+    }
+    out.assign(text, std::size_t(space - text));
+    out += 'T';
+    out.append(time, 8);
+    out += '.';
+    if (fraction)
+        out.append(fraction, std::size_t(fractionDigits));
+    out.append(std::size_t(6 - fractionDigits), '0');
+    if (withZone)
+        out += 'Z';
+    return true;
+}
+
+enum class ReadKind { Integer, Real, Real4, Boolean, Bytea, TimestampTz, Timestamp, Text };
+
+ReadKind readKind(Oid type)
+{
+    switch (type) {
+    case kInt2Oid:
+    case kInt4Oid:
+    case kInt8Oid:
+    case kOidOid:
+        return ReadKind::Integer;
+    case kFloat4Oid:
+        return ReadKind::Real4;
+    case kFloat8Oid:
+        return ReadKind::Real;
+    case kBoolOid:
+        return ReadKind::Boolean;
+    case kByteaOid:
+        return ReadKind::Bytea;
+    case kTimestampTzOid:
+        return ReadKind::TimestampTz;
+    case kTimestampOid:
+        return ReadKind::Timestamp;
+    default:
+        return ReadKind::Text;
+    }
+}
+
+LogicalType logicalFromTypname(const QString &typname)
+{
+    static const QHash<QString, LogicalType> map = {
+        {QStringLiteral("int2"), LogicalType::Integer},       {QStringLiteral("int4"), LogicalType::Integer},
+        {QStringLiteral("int8"), LogicalType::Integer},       {QStringLiteral("numeric"), LogicalType::Numeric},
+        {QStringLiteral("float4"), LogicalType::Real},        {QStringLiteral("float8"), LogicalType::Real},
+        {QStringLiteral("text"), LogicalType::Text},          {QStringLiteral("varchar"), LogicalType::Text},
+        {QStringLiteral("bpchar"), LogicalType::Text},        {QStringLiteral("name"), LogicalType::Text},
+        {QStringLiteral("citext"), LogicalType::Text},        {QStringLiteral("bytea"), LogicalType::Blob},
+        {QStringLiteral("bool"), LogicalType::Boolean},       {QStringLiteral("date"), LogicalType::Date},
+        {QStringLiteral("timestamp"), LogicalType::Timestamp}, {QStringLiteral("timestamptz"), LogicalType::TimestampTz},
+        {QStringLiteral("uuid"), LogicalType::Uuid},          {QStringLiteral("json"), LogicalType::Json},
+        {QStringLiteral("jsonb"), LogicalType::Json},
+    };
+    return map.value(typname, LogicalType::Unknown);
+}
+
+// COPY text format: backslash escapes for the characters that end a field or a row.
+void appendCopyText(std::string &out, std::string_view text)
+{
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const char *escape = nullptr;
+        switch (c) {
+        case '\\':
+            escape = "\\\\";
+            break;
+        case '\t':
+            escape = "\\t";
+            break;
+        case '\n':
+            escape = "\\n";
+            break;
+        case '\r':
+            escape = "\\r";
+            break;
+        default:
+            continue;
+        }
+        out.append(text.data() + start, i - start);
+        out.append(escape);
+        start = i + 1;
+    }
+    out.append(text.data() + start, text.size() - start);
+}
+
+void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell)
+{
+    static const char hex[] = "0123456789abcdef";
+    switch (cell.type) {
+    case CellType::Null:
+        out.append("\\N");
+        return;
+    case CellType::Integer: {
+        char buffer[24];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, cell.integer);
+        out.append(buffer, result.ptr);
+        return;
+    }
+    case CellType::Real: {
+        if (std::isnan(cell.real)) {
+            out.append("NaN");
+        } else if (std::isinf(cell.real)) {
+            out.append(cell.real > 0 ? "Infinity" : "-Infinity");
+        } else {
+            char buffer[32];
+            const auto result = std::to_chars(buffer, buffer + sizeof buffer, cell.real); // shortest exact
+            out.append(buffer, result.ptr);
+        }
+        return;
+    }
+    case CellType::Text:
+        appendCopyText(out, batch.bytes(cell));
+        return;
+    case CellType::Blob: {
+        // bytea hex input "\x…", with the backslash escaped for COPY.
+        const std::string_view bytes = batch.bytes(cell);
+        out.append("\\\\x");
+        for (const char b : bytes) {
+            const auto u = static_cast<unsigned char>(b);
+            out += hex[u >> 4];
+            out += hex[u & 0xf];
+        }
+        return;
+    }
+    }
+}
+
+void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex)
+{
+    const int columns = batch.columnCount();
+    for (int column = 0; column < columns; ++column) {
+        if (column > 0)
+            out += '\t';
+        appendCopyCell(out, batch, batch.cell(row, column));
+    }
+    if (withIndex) {
+        if (columns > 0)
+            out += '\t';
+        out += std::to_string(row);
+    }
+    out += '\n';
+}
+
+QString tiebreakTypeName(const QVariant &value)
+{
+    switch (value.typeId()) {
+    case QMetaType::LongLong:
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::ULongLong:
+        return QStringLiteral("integer");
+    case QMetaType::Double:
+    case QMetaType::Float:
+        return QStringLiteral("real");
+    case QMetaType::QByteArray:
+        return QStringLiteral("blob");
+    default:
+        return QStringLiteral("text");
+    }
+}
+
+QString tiebreakText(const QVariant &value)
+{
+    if (value.typeId() == QMetaType::QByteArray)
+        return QString::fromLatin1(value.toByteArray().toHex());
+    if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::Float) {
+        char buffer[32];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value.toDouble());
+        return QString::fromLatin1(buffer, int(result.ptr - buffer));
+    }
+    return value.toString();
+}
+
+QVariant tiebreakFromText(const QString &type, const QString &text)
+{
+    if (type == QLatin1String("integer"))
+        return QVariant(text.toLongLong());
+    if (type == QLatin1String("real"))
+        return QVariant(text.toDouble());
+    if (type == QLatin1String("blob"))
+        return QVariant(QByteArray::fromHex(text.toLatin1()));
+    return QVariant(text);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Reading: a NO SCROLL cursor in a REPEATABLE READ READ ONLY transaction, FETCH per batch.
+
+class PostgresCursor : public SourceCursor {
+public:
+    PostgresCursor(PostgresConnector &connector, QString name, QString what)
+        : m_connector(connector), m_name(std::move(name)), m_what(std::move(what))
+    {
+    }
+
+    ~PostgresCursor() override
+    {
+        PGconn *conn = m_connector.m_conn;
+        if (PQstatus(conn) == CONNECTION_OK && PQtransactionStatus(conn) == PQTRANS_INTRANS)
+            runQuietly(conn, ("CLOSE " + quoteIdentifier(m_name)).toUtf8().constData());
+        if (--m_connector.m_openCursors == 0 && m_connector.m_cursorTransaction) {
+            m_connector.m_cursorTransaction = false;
+            if (PQstatus(conn) == CONNECTION_OK)
+                runQuietly(conn, PQtransactionStatus(conn) == PQTRANS_INTRANS ? "COMMIT" : "ROLLBACK");
+        }
+    }
+
+    bool fetch(RowBatch &batch, int maxRows) override
+    {
+        PGconn *conn = m_connector.m_conn;
+        const int columns = m_kinds.empty() ? 0 : int(m_kinds.size());
+        batch.reset(m_columnCount);
+        if (m_done)
+            return false;
+        const QByteArray sql = QStringLiteral("FETCH FORWARD %1 FROM %2")
+                                   .arg(qMax(1, maxRows))
+                                   .arg(quoteIdentifier(m_name))
+                                   .toUtf8();
+        Result result(PQexec(conn, sql.constData()));
+        if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
+            m_connector.fail(m_what, resultError(conn, result.get()));
+        if (m_kinds.empty()) {
+            m_columnCount = PQnfields(result.get());
+            for (int i = 0; i < m_columnCount; ++i)
+                m_kinds.push_back(readKind(PQftype(result.get(), i)));
+            batch.reset(m_columnCount);
+        }
+        Q_UNUSED(columns);
+        const int rows = PQntuples(result.get());
+        if (rows < maxRows)
+            m_done = true;
+        for (int row = 0; row < rows; ++row) {
+            for (int column = 0; column < m_columnCount; ++column)
+                appendValue(batch, result.get(), row, column);
+        }
+        return rows > 0;
+    }
+
+private:
+    void appendValue(RowBatch &batch, const PGresult *result, int row, int column)
+    {
+        if (PQgetisnull(result, row, column)) {
+            batch.appendNull();
+            return;
+        }
+        const char *text = PQgetvalue(result, row, column);
+        const int length = PQgetlength(result, row, column);
+        switch (m_kinds[std::size_t(column)]) {
+        case ReadKind::Integer: {
+            std::int64_t value = 0;
+            if (parseInt64(text, length, value)) {
+                batch.appendInteger(value);
+                return;
+            }
+            break;
+        }
+        case ReadKind::Real: {
+            double value = 0;
+            if (parseDouble(text, length, value)) {
+                batch.appendReal(value);
+                return;
+            }
+            break;
+        }
+        case ReadKind::Real4: {
+            // The float4's exact value, widened: parsing its short spelling as a double would
+            // give a neighbouring double ("1.1" is not the float 1.1).
+            float value = 0;
+            const auto [end, ec] = std::from_chars(text, text + length, value);
+            if (ec == std::errc() && end == text + length) {
+                batch.appendReal(double(value));
+                return;
+            }
+            double wide = 0;
+            if (parseDouble(text, length, wide)) {
+                batch.appendReal(double(float(wide)));
+                return;
+            }
+            break;
+        }
+        case ReadKind::Boolean:
+            batch.appendInteger(text[0] == 't' ? 1 : 0);
+            return;
+        case ReadKind::Bytea: {
+            size_t size = 0;
+            if (length >= 2 && text[0] == '\\' && text[1] == 'x') {
+                m_scratch.resize(std::size_t(length - 2) / 2);
+                for (int i = 2; i + 1 < length; i += 2)
+                    m_scratch[std::size_t(i - 2) / 2] = char((hexValue(text[i]) << 4) | hexValue(text[i + 1]));
+                batch.appendBlob(m_scratch.data(), m_scratch.size());
+                return;
+            }
+            unsigned char *bytes = PQunescapeBytea(reinterpret_cast<const unsigned char *>(text), &size);
+            batch.appendBlob(bytes, size);
+            PQfreemem(bytes);
+            return;
+        }
+        case ReadKind::TimestampTz:
+        case ReadKind::Timestamp:
+            if (canonicalFromServer(text, length, m_kinds[std::size_t(column)] == ReadKind::TimestampTz, m_scratch)) {
+                batch.appendText(m_scratch.data(), m_scratch.size());
+                return;
+            }
+            break;
+        case ReadKind::Text:
+            break;
+        }
+        batch.appendText(text, std::size_t(length));
+    }
+
+    PostgresConnector &m_connector;
+    QString m_name;
+    QString m_what;
+    std::vector<ReadKind> m_kinds;
+    int m_columnCount = 0;
+    bool m_done = false;
+    std::string m_scratch;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writing: COPY FROM STDIN per batch inside a savepoint; a batch the server refuses for one
+// row's sake is redone row by row to find and report exactly the bad rows.
+
+class PostgresWriter : public RowWriter {
+public:
+    PostgresWriter(PostgresConnector &connector, WriteSpec spec) : m_connector(connector), m_spec(std::move(spec))
+    {
+        m_target = quoteQualified(m_spec.table.schema, m_spec.table.name);
+        for (const ColumnInfo &column : m_spec.columns)
+            m_columnNames << column.name;
+        m_merge = m_spec.mode == WriteMode::Merge;
+        if (m_merge && m_spec.keyColumns.isEmpty())
+            throw Error(QStringLiteral("%1: merge into %2 needs key columns")
+                            .arg(m_connector.describe(), m_spec.table.display()));
+        static int counter = 0;
+        m_stage = QStringLiteral("tidemark_stage_%1").arg(++counter);
+        m_what = QStringLiteral("writing %1").arg(m_spec.table.display());
+    }
+
+    void writeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) override
+    {
+        if (batch.rowCount() == 0)
+            return;
+        if (batch.columnCount() != m_columnNames.size())
+            throw Error(QStringLiteral("%1: %2: batch has %3 columns, expected %4")
+                            .arg(m_connector.describe(), m_what)
+                            .arg(batch.columnCount())
+                            .arg(m_columnNames.size()));
+        // Savepoints need a transaction block; without the caller's, each batch is its own.
+        const bool local = !m_connector.inTransaction();
+        if (local)
+            m_connector.begin();
+        try {
+            if (m_merge)
+                mergeBatch(batch, rejected);
+            else
+                copyRows(m_target, quoteIdentifierList(m_columnNames), batch, false, rejected, nullptr);
+            if (local)
+                m_connector.commit();
+        } catch (...) {
+            if (local)
+                m_connector.rollback();
+            throw;
+        }
+    }
+
+private:
+    struct Outcome {
+        bool ok = true;
+        QString state;
+        QString message;
+    };
+
+    Outcome copyIn(const QByteArray &sql, const std::string &data)
+    {
+        PGconn *conn = m_connector.handle();
+        Result start(PQexec(conn, sql.constData()));
+        if (PQresultStatus(start.get()) != PGRES_COPY_IN)
+            return {false, sqlState(start.get()), resultError(conn, start.get())};
+        bool sent = true;
+        for (std::size_t offset = 0; offset < data.size() && sent; offset += kCopyChunk) {
+            const std::size_t size = std::min(kCopyChunk, data.size() - offset);
+            sent = PQputCopyData(conn, data.data() + offset, int(size)) == 1;
+        }
+        if (PQputCopyEnd(conn, sent ? nullptr : "client could not send the data") != 1)
+            m_connector.fail(m_what, resultError(conn, nullptr));
+        Outcome outcome;
+        while (PGresult *raw = PQgetResult(conn)) {
+            Result result(raw);
+            if (PQresultStatus(raw) != PGRES_COMMAND_OK && outcome.ok)
+                outcome = {false, sqlState(raw), resultError(conn, raw)};
+        }
+        if (!outcome.ok && PQstatus(conn) != CONNECTION_OK)
+            m_connector.fail(m_what, outcome.message);
+        return outcome;
+    }
+
+    // Runs a statement that may fail for one row's sake; throws on any other failure.
+    Outcome runRowStatement(const QString &sql, const QStringList &params)
+    {
+        PGconn *conn = m_connector.handle();
+        std::vector<QByteArray> storage;
+        std::vector<const char *> values;
+        for (const QString &param : params) {
+            storage.push_back(param.toUtf8());
+            values.push_back(storage.back().constData());
+        }
+        Result result(PQexecParams(conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(),
+                                   nullptr, nullptr, 0));
+        const ExecStatusType status = PQresultStatus(result.get());
+        if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+            return {};
+        Outcome outcome{false, sqlState(result.get()), resultError(conn, result.get())};
+        if (PQstatus(conn) != CONNECTION_OK || !isRowFault(outcome.state))
+            m_connector.fail(m_what, outcome.message);
+        return outcome;
+    }
+
+    void checkedCopy(const Outcome &outcome)
+    {
+        if (!outcome.ok && !isRowFault(outcome.state))
+            m_connector.fail(m_what, outcome.message);
+    }
+
+    // COPY the batch into `table`; on a row fault, redo it row by row. `accepted` (optional)
+    // gets the rows that made it.
+    void copyRows(const QString &table, const QString &columnList, const RowBatch &batch, bool withIndex,
+                  std::vector<RowRejection> &rejected, std::vector<int> *accepted)
+    {
+        const QByteArray sql = QStringLiteral("COPY %1 (%2) FROM STDIN").arg(table, columnList).toUtf8();
+        const int rows = batch.rowCount();
+        m_buffer.clear();
+        for (int row = 0; row < rows; ++row)
+            appendCopyRow(m_buffer, batch, row, withIndex);
+        m_connector.execute(QStringLiteral("SAVEPOINT tidemark_batch"));
+        Outcome outcome = copyIn(sql, m_buffer);
+        checkedCopy(outcome);
+        if (outcome.ok) {
+            m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
+            if (accepted) {
+                for (int row = 0; row < rows; ++row)
+                    accepted->push_back(row);
+            }
+            return;
+        }
+        m_connector.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_batch"));
+        m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
+        for (int row = 0; row < rows; ++row) {
+            m_buffer.clear();
+            appendCopyRow(m_buffer, batch, row, withIndex);
+            m_connector.execute(QStringLiteral("SAVEPOINT tidemark_row"));
+            outcome = copyIn(sql, m_buffer);
+            checkedCopy(outcome);
+            if (outcome.ok) {
+                m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_row"));
+                if (accepted)
+                    accepted->push_back(row);
+            } else {
+                m_connector.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_row"));
+                m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_row"));
+                rejected.push_back({row, outcome.message});
+            }
+        }
+    }
+
+    void ensureStage()
+    {
+        if (m_stageGeneration == m_connector.transactionGeneration())
+            return;
+        // Typed like the target's columns, so a value the target refuses is refused here, per row.
+        m_connector.execute(QStringLiteral("CREATE TEMP TABLE %1 ON COMMIT DROP AS SELECT %2, 0::bigint AS %3 FROM %4 "
+                                           "WITH NO DATA")
+                                .arg(quoteIdentifier(m_stage), quoteIdentifierList(m_columnNames),
+                                     quoteIdentifier(kRowIndexColumn), m_target));
+        m_stageGeneration = m_connector.transactionGeneration();
+        buildMergeSql();
+    }
+
+    void buildMergeSql()
+    {
+        const QString keys = quoteIdentifierList(m_spec.keyColumns);
+        QStringList order;
+        for (const QString &key : m_spec.keyColumns)
+            order << quoteIdentifier(key);
+        QStringList versionIncoming, versionStored;
+        for (const QString &column : {m_spec.watermarkColumn, m_spec.tiebreakColumn}) {
+            if (column.isEmpty() || !m_columnNames.contains(column))
+                continue;
+            order << quoteIdentifier(column) + QStringLiteral(" DESC");
+            versionIncoming << QStringLiteral("excluded.") + quoteIdentifier(column);
+            versionStored << QStringLiteral("t.") + quoteIdentifier(column);
+        }
+        order << quoteIdentifier(kRowIndexColumn) + QStringLiteral(" DESC");
+        QStringList updates;
+        for (const QString &column : m_columnNames) {
+            if (!m_spec.keyColumns.contains(column))
+                updates << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(column));
+        }
+        QString conflict;
+        if (updates.isEmpty()) {
+            conflict = QStringLiteral("DO NOTHING");
+        } else {
+            conflict = QStringLiteral("DO UPDATE SET ") + updates.join(QStringLiteral(", "));
+            // Never replace a newer stored version with an older one; NULL versions do not block.
+            if (!versionIncoming.isEmpty())
+                conflict += QStringLiteral(" WHERE ((%1) < (%2)) IS NOT TRUE")
+                                .arg(versionIncoming.join(QStringLiteral(", ")), versionStored.join(QStringLiteral(", ")));
+        }
+        const QString columns = quoteIdentifierList(m_columnNames);
+        const QString head = QStringLiteral("INSERT INTO %1 AS t (%2) SELECT DISTINCT ON (%3) %2 FROM %4")
+                                 .arg(m_target, columns, keys, quoteIdentifier(m_stage));
+        const QString tail = QStringLiteral(" ORDER BY %1 ON CONFLICT (%2) %3")
+                                 .arg(order.join(QStringLiteral(", ")), keys, conflict);
+        m_mergeAll = head + tail;
+        m_mergeOne = head + QStringLiteral(" WHERE %1 = $1").arg(quoteIdentifier(kRowIndexColumn)) + tail;
+    }
+
+    void mergeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected)
+    {
+        ensureStage();
+        m_connector.execute(QStringLiteral("TRUNCATE %1").arg(quoteIdentifier(m_stage)));
+        std::vector<int> staged;
+        QStringList stageColumns = m_columnNames;
+        stageColumns << kRowIndexColumn;
+        copyRows(quoteIdentifier(m_stage), quoteIdentifierList(stageColumns), batch, true, rejected, &staged);
+        if (staged.empty())
+            return;
+        m_connector.execute(QStringLiteral("SAVEPOINT tidemark_batch"));
+        Outcome outcome = runRowStatement(m_mergeAll, {});
+        if (outcome.ok) {
+            m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
+            return;
+        }
+        m_connector.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_batch"));
+        m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
+        // Row by row in keyset order gives the same result as DISTINCT ON: later versions win.
+        for (const int row : staged) {
+            m_connector.execute(QStringLiteral("SAVEPOINT tidemark_row"));
+            outcome = runRowStatement(m_mergeOne, {QString::number(row)});
+            if (outcome.ok) {
+                m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_row"));
+            } else {
+                m_connector.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_row"));
+                m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_row"));
+                rejected.push_back({row, outcome.message});
+            }
+        }
+    }
+
+    PostgresConnector &m_connector;
+    WriteSpec m_spec;
+    QString m_target;
+    QStringList m_columnNames;
+    bool m_merge = false;
+    QString m_stage;
+    quint64 m_stageGeneration = ~quint64(0);
+    QString m_mergeAll;
+    QString m_mergeOne;
+    QString m_what;
+    std::string m_buffer;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec)
+{
+    return std::make_unique<PostgresConnector>(spec);
+}
+
+PostgresConnector::PostgresConnector(const ConnectionSpec &spec) : m_spec(spec)
+{
+    if (!spec.passwordEnv.isEmpty()) {
+        m_password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
+        if (m_password.isEmpty())
+            throw Error(QStringLiteral("connection '%1': environment variable %2 (--password-env) is not set")
+                            .arg(spec.name, spec.passwordEnv));
+    }
+    // libpq reads the conninfo itself (expand_dbname), so ~/.pgpass, service files and PG*
+    // variables work as in psql; later keywords override it.
+    const QByteArray conninfo = spec.conninfo.toUtf8();
+    std::vector<const char *> keywords{"connect_timeout", "dbname", "client_encoding", "application_name"};
+    std::vector<const char *> values{"10", conninfo.constData(), "UTF8", "tidemark"};
+    if (!m_password.isEmpty()) {
+        keywords.push_back("password");
+        values.push_back(m_password.constData());
+    }
+    keywords.push_back(nullptr);
+    values.push_back(nullptr);
+    m_conn = PQconnectdbParams(keywords.data(), values.data(), 1);
+    if (!m_conn)
+        throw Error(QStringLiteral("connection '%1': out of memory").arg(spec.name));
+    if (PQstatus(m_conn) != CONNECTION_OK) {
+        const QString message = scrub(utf8(PQerrorMessage(m_conn)).trimmed());
+        const QString where = QStringLiteral("connection '%1' (%2)").arg(spec.name, redactConninfo(spec.conninfo));
+        PQfinish(m_conn);
+        m_conn = nullptr;
+        throw Error(QStringLiteral("%1: %2").arg(where, message.split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                                                              .join(QStringLiteral("; "))));
+    }
+    // Server notices ("table does not exist, skipping") are not the user's business.
+    PQsetNoticeProcessor(
+        m_conn, [](void *, const char *message) { logger("core.connectors")->debug("server notice: {}", message); },
+        nullptr);
+    // The session's zone is whatever the server or the user set; Tidemark's is UTC, so
+    // timestamps come out as UTC text and bounds are read as UTC.
+    Result setup(PQexec(m_conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; "
+                                "SET extra_float_digits = 3; SET bytea_output = 'hex'"));
+    if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK)
+        fail(QStringLiteral("setting up the session"), resultError(m_conn, setup.get()));
+    logger("core.connectors")->debug("connected to {}", str(describe()));
+}
+
+PostgresConnector::~PostgresConnector()
+{
+    if (m_conn)
+        PQfinish(m_conn);
+}
+
+QString PostgresConnector::describe() const
+{
+    if (!m_conn)
+        return QStringLiteral("connection '%1' (%2)").arg(m_spec.name, redactConninfo(m_spec.conninfo));
+    return QStringLiteral("connection '%1' (host=%2 port=%3 dbname=%4)")
+        .arg(m_spec.name, utf8(PQhost(m_conn)), utf8(PQport(m_conn)), utf8(PQdb(m_conn)));
+}
+
+QString PostgresConnector::scrub(QString message) const
+{
+    if (!m_password.isEmpty())
+        message.replace(QString::fromUtf8(m_password), QStringLiteral("***"));
+    return message;
+}
+
+void PostgresConnector::fail(const QString &context, const QString &message) const
+{
+    const QString text = context.isEmpty() ? QStringLiteral("%1: %2").arg(describe(), message)
+                                           : QStringLiteral("%1: %2: %3").arg(describe(), context, message);
+    throw Error(scrub(text));
+}
+
+QString PostgresConnector::connectionName() const
+{
+    return m_spec.name;
+}
+
+TableRef PostgresConnector::parseTableName(const QString &text) const
+{
+    const qsizetype dot = text.indexOf(QLatin1Char('.'));
+    if (dot < 0)
+        return {QStringLiteral("public"), text};
+    return {text.left(dot), text.mid(dot + 1)};
+}
+
+QList<QStringList> PostgresConnector::query(const QString &sql, const QStringList &params)
+{
+    std::vector<QByteArray> storage;
+    std::vector<const char *> values;
+    storage.reserve(std::size_t(params.size()));
+    for (const QString &param : params) {
+        storage.push_back(param.isNull() ? QByteArray() : param.toUtf8());
+        values.push_back(param.isNull() ? nullptr : storage.back().constData());
+    }
+    Result result(PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(), nullptr,
+                               nullptr, 0));
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
+        fail(QString(), resultError(m_conn, result.get()));
+    QList<QStringList> rows;
+    const int count = PQntuples(result.get());
+    const int fields = PQnfields(result.get());
+    rows.reserve(count);
+    for (int row = 0; row < count; ++row) {
+        QStringList values;
+        for (int field = 0; field < fields; ++field)
+            values << (PQgetisnull(result.get(), row, field)
+                           ? QString()
+                           : QString::fromUtf8(PQgetvalue(result.get(), row, field),
+                                               PQgetlength(result.get(), row, field)));
+        rows << values;
+    }
+    return rows;
+}
+
+qint64 PostgresConnector::execute(const QString &sql, const QStringList &params)
+{
+    std::vector<QByteArray> storage;
+    std::vector<const char *> values;
+    storage.reserve(std::size_t(params.size()));
+    for (const QString &param : params) {
+        storage.push_back(param.isNull() ? QByteArray() : param.toUtf8());
+        values.push_back(param.isNull() ? nullptr : storage.back().constData());
+    }
+    Result result(params.isEmpty()
+                      ? PQexec(m_conn, sql.toUtf8().constData())
+                      : PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(),
+                                     nullptr, nullptr, 0));
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
+        fail(QString(), resultError(m_conn, result.get()));
+    return QByteArray(PQcmdTuples(result.get())).toLongLong();
+}
+
+QString PostgresConnector::databaseIdentity()
+{
+    const auto rows = query(QStringLiteral("SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || "
+                                           "(SELECT oid FROM pg_database WHERE datname = current_database())::text"));
+    return rows.value(0).value(0);
+}
+
+QList<TableRef> PostgresConnector::listTables()
+{
+    QList<TableRef> tables;
+    const auto rows = query(QStringLiteral(
+        "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
+        "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' ORDER BY 1, 2"));
+    for (const QStringList &row : rows)
+        tables << TableRef{row.value(0), row.value(1)};
+    return tables;
+}
+
+bool PostgresConnector::tableExists(const TableRef &table)
+{
+    const auto rows = query(QStringLiteral("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid "
+                                           "= c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN "
+                                           "('r', 'p', 'v', 'm', 'f')"),
+                            {table.schema, table.name});
+    return !rows.isEmpty();
+}
+
+TableSchema PostgresConnector::describeTable(const TableRef &table)
+{
+    const auto rows = query(
+        QStringLiteral(
+            "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
+            "coalesce(bt.typname, t.typname), a.attnotnull, "
+            "coalesce((SELECT k.ord FROM pg_catalog.pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) "
+            "          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum), 0) "
+            "FROM pg_catalog.pg_attribute a "
+            "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+            "LEFT JOIN pg_catalog.pg_type bt ON t.typtype = 'd' AND bt.oid = t.typbasetype "
+            "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+            "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"),
+        {table.schema, table.name});
+    if (rows.isEmpty())
+        throw Error(QStringLiteral("%1: table %2 does not exist").arg(describe(), table.display()));
+    TableSchema schema;
+    schema.table = table;
+    for (const QStringList &row : rows) {
+        ColumnInfo column;
+        column.name = row.value(0);
+        column.nativeType = row.value(1);
+        column.logical = logicalFromTypname(row.value(2));
+        column.notNull = row.value(3) == QLatin1String("t");
+        column.primaryKeyOrdinal = row.value(4).toInt();
+        schema.columns << column;
+        m_typeCache.insert(table.schema + QChar(0) + table.name + QChar(0) + column.name, row.value(2));
+    }
+    return schema;
+}
+
+QString PostgresConnector::columnTypeName(const TableRef &table, const QString &column)
+{
+    const QString key = table.schema + QChar(0) + table.name + QChar(0) + column;
+    auto it = m_typeCache.constFind(key);
+    if (it == m_typeCache.constEnd()) {
+        describeTable(table);
+        it = m_typeCache.constFind(key);
+        if (it == m_typeCache.constEnd())
+            throw Error(QStringLiteral("%1: table %2 has no column \"%3\"").arg(describe(), table.display(), column));
+    }
+    return *it;
+}
+
+// The cast a bound watermark gets so the comparison runs on the column's own type.
+QString PostgresConnector::watermarkCast(const TableRef &table, const QString &column)
+{
+    const QString type = columnTypeName(table, column);
+    if (type == QLatin1String("timestamptz"))
+        return QStringLiteral("timestamptz");
+    if (type == QLatin1String("timestamp") || type == QLatin1String("date"))
+        return QStringLiteral("timestamp"); // date compares with timestamp in the server
+    if (type == QLatin1String("int2") || type == QLatin1String("int4") || type == QLatin1String("int8"))
+        return QStringLiteral("int8");
+    throw Error(QStringLiteral("%1: column \"%2\" of %3 (type %4) cannot be a watermark: use a timestamp, "
+                               "timestamptz, date or integer column")
+                    .arg(describe(), column, table.display(), type));
+}
+
+QString PostgresConnector::boundWatermark(const Watermark &value, const QString &cast) const
+{
+    if (value.type() == WatermarkType::Integer) {
+        if (cast != QLatin1String("int8"))
+            throw Error(QStringLiteral("%1: an integer watermark cannot bound a %2 column").arg(describe(), cast));
+        return value.nativeText();
+    }
+    if (cast == QLatin1String("int8"))
+        throw Error(QStringLiteral("%1: a timestamp watermark cannot bound an integer column").arg(describe()));
+    QString text = canonicalTimestamp(value.micros());
+    if (cast == QLatin1String("timestamp"))
+        text.chop(1); // UTC wall time for a column without zone
+    return text;
+}
+
+WatermarkType PostgresConnector::detectWatermarkType(const TableRef &table, const ColumnInfo &column)
+{
+    QString type;
+    try {
+        type = columnTypeName(table, column.name);
+    } catch (const Error &) {
+        return WatermarkType::None;
+    }
+    if (type == QLatin1String("timestamp") || type == QLatin1String("timestamptz") || type == QLatin1String("date"))
+        return WatermarkType::Timestamp;
+    if (type == QLatin1String("int2") || type == QLatin1String("int4") || type == QLatin1String("int8"))
+        return WatermarkType::Integer;
+    return WatermarkType::None;
+}
+
+namespace {
+
+// The select expression that spells a watermark column the way Tidemark keeps it.
+QString watermarkText(const QString &quotedColumn, const QString &typname)
+{
+    if (typname == QLatin1String("timestamptz"))
+        return QStringLiteral("to_char(%1 AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')").arg(quotedColumn);
+    if (typname == QLatin1String("timestamp"))
+        return QStringLiteral("to_char(%1, 'YYYY-MM-DD\"T\"HH24:MI:SS.US')").arg(quotedColumn);
+    if (typname == QLatin1String("date"))
+        return QStringLiteral("to_char(%1, 'YYYY-MM-DD')").arg(quotedColumn);
+    return quotedColumn + QStringLiteral("::int8::text");
+}
+
+Watermark watermarkFromText(const QString &text, WatermarkType type, const QString &what)
+{
+    if (text.isNull())
+        return Watermark();
+    if (type == WatermarkType::Integer) {
+        bool ok = false;
+        const qint64 value = text.toLongLong(&ok);
+        if (!ok)
+            throw Error(QStringLiteral("%1: '%2' is not an integer").arg(what, text));
+        return Watermark::integer(value);
+    }
+    if (auto watermark = Watermark::timestamp(text))
+        return *watermark;
+    throw Error(QStringLiteral("%1: '%2' is not a timestamp Tidemark can keep (infinity or BC dates)").arg(what, text));
+}
+
+} // namespace
+
+WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column, WatermarkType type)
+{
+    const QString typname = columnTypeName(table, column);
+    watermarkCast(table, column); // refuses types that cannot be a watermark
+    const QString quoted = quoteIdentifier(column);
+    const auto rows = query(QStringLiteral("SELECT %1, count(*) FILTER (WHERE %2 IS NULL) FROM %3")
+                                .arg(watermarkText(QStringLiteral("max(%1)").arg(quoted), typname), quoted,
+                                     quoteQualified(table.schema, table.name)));
+    WatermarkProbe probe;
+    const QString what = QStringLiteral("%1: maximum of \"%2\" in %3").arg(describe(), column, table.display());
+    probe.maximum = watermarkFromText(rows.value(0).value(0), type, what);
+    probe.nullCount = rows.value(0).value(1).toLongLong();
+    return probe;
+}
+
+Watermark PostgresConnector::sampleWatermark(const TableRef &table, const QString &column, WatermarkType type)
+{
+    const QString typname = columnTypeName(table, column);
+    const QString quoted = quoteIdentifier(column);
+    const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 IS NOT NULL LIMIT 1")
+                                .arg(watermarkText(quoted, typname), quoteQualified(table.schema, table.name), quoted));
+    if (rows.isEmpty())
+        return Watermark();
+    return watermarkFromText(rows.value(0).value(0), type,
+                             QStringLiteral("%1: a value of \"%2\" in %3").arg(describe(), column, table.display()));
+}
+
+QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &params)
+{
+    const QString cast = watermarkCast(query.table, query.watermarkColumn);
+    const QString wm = quoteIdentifier(query.watermarkColumn);
+    QStringList conditions;
+    conditions << wm + QStringLiteral(" IS NOT NULL");
+    if (!query.lower.isNull()) {
+        params << boundWatermark(query.lower, cast);
+        const QString bound = QStringLiteral("$%1::%2").arg(params.size()).arg(cast);
+        if (query.lowerInclusive) {
+            conditions << QStringLiteral("%1 >= %2").arg(wm, bound);
+        } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() && !query.lowerTiebreak.isNull()) {
+            // The tiebreak parameter takes the column's type from the comparison.
+            params << tiebreakText(query.lowerTiebreak);
+            conditions << QStringLiteral("(%1, %2) > (%3, $%4)")
+                              .arg(wm, quoteIdentifier(query.tiebreakColumn), bound)
+                              .arg(params.size());
+        } else {
+            conditions << QStringLiteral("%1 > %2").arg(wm, bound);
+        }
+    }
+    if (!query.upper.isNull()) {
+        params << boundWatermark(query.upper, cast);
+        conditions << QStringLiteral("%1 <= $%2::%3").arg(wm).arg(params.size()).arg(cast);
+    }
+    return conditions.join(QStringLiteral(" AND "));
+}
+
+qint64 PostgresConnector::countWindow(const WindowQuery &query)
+{
+    if (query.watermarkColumn.isEmpty()) {
+        return this->query(QStringLiteral("SELECT count(*) FROM %1").arg(quoteQualified(query.table.schema, query.table.name)))
+            .value(0)
+            .value(0)
+            .toLongLong();
+    }
+    QStringList params;
+    const QString where = windowWhere(query, params);
+    return this->query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2")
+                           .arg(quoteQualified(query.table.schema, query.table.name), where),
+                       params)
+        .value(0)
+        .value(0)
+        .toLongLong();
+}
+
+std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &select, const QStringList &params,
+                                                            const QString &what)
+{
+    if (!m_inTransaction && !m_cursorTransaction) {
+        execute(QStringLiteral("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+        m_cursorTransaction = true;
+    }
+    const QString name = QStringLiteral("tidemark_cursor_%1").arg(++m_cursorCounter);
+    try {
+        execute(QStringLiteral("DECLARE %1 NO SCROLL CURSOR FOR %2").arg(quoteIdentifier(name), select), params);
+    } catch (const Error &error) {
+        if (m_cursorTransaction && m_openCursors == 0) {
+            m_cursorTransaction = false;
+            runQuietly(m_conn, "ROLLBACK");
+        }
+        throw Error(QStringLiteral("%1 (%2)").arg(error.message(), what));
+    }
+    ++m_openCursors;
+    return std::make_unique<PostgresCursor>(*this, name, what);
+}
+
+std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &query)
+{
+    const QString table = quoteQualified(query.table.schema, query.table.name);
+    QStringList params;
+    QString select = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(query.columns), table);
+    if (!query.watermarkColumn.isEmpty()) {
+        select += QStringLiteral(" WHERE ") + windowWhere(query, params);
+        QStringList order{quoteIdentifier(query.watermarkColumn)};
+        if (!query.tiebreakColumn.isEmpty())
+            order << quoteIdentifier(query.tiebreakColumn);
+        select += QStringLiteral(" ORDER BY ") + order.join(QStringLiteral(", "));
+    }
+    return openCursor(select, params, QStringLiteral("reading window of %1").arg(query.table.display()));
+}
+
+std::unique_ptr<SourceCursor> PostgresConnector::openScan(const TableRef &table, const QStringList &columns,
+                                                          const QStringList &orderBy)
+{
+    QString select = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(columns), quoteQualified(table.schema, table.name));
+    if (!orderBy.isEmpty())
+        select += QStringLiteral(" ORDER BY ") + quoteIdentifierList(orderBy);
+    return openCursor(select, {}, QStringLiteral("scanning %1").arg(table.display()));
+}
+
+void PostgresConnector::begin()
+{
+    if (m_cursorTransaction)
+        throw Error(QStringLiteral("%1: cannot begin a write transaction while a read cursor is open on the same "
+                                   "connection")
+                        .arg(describe()));
+    if (m_inTransaction)
+        throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
+    execute(QStringLiteral("BEGIN"));
+    m_inTransaction = true;
+    ++m_generation;
+}
+
+void PostgresConnector::commit()
+{
+    if (!m_inTransaction)
+        return;
+    m_inTransaction = false;
+    Result result(PQexec(m_conn, "COMMIT"));
+    if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+        fail(QStringLiteral("commit"), resultError(m_conn, result.get()));
+    // An aborted transaction "commits" as a rollback without an error.
+    if (qstrcmp(PQcmdStatus(result.get()), "COMMIT") != 0)
+        fail(QStringLiteral("commit"), QStringLiteral("the transaction was rolled back by the server"));
+}
+
+void PostgresConnector::rollback()
+{
+    if (!m_inTransaction)
+        return;
+    m_inTransaction = false;
+    if (PQstatus(m_conn) == CONNECTION_OK)
+        runQuietly(m_conn, "ROLLBACK");
+}
+
+QString PostgresConnector::mappedType(const ColumnInfo &column)
+{
+    // A PostgreSQL source keeps its declared type where it is unambiguous; "integer" and
+    // "real" are not (a SQLite column may be declared so and hold 64-bit / double values).
+    const QString native = column.nativeType;
+    switch (column.logical) {
+    case LogicalType::Integer:
+        return native == QLatin1String("smallint") || native == QLatin1String("bigint") ? native
+                                                                                          : QStringLiteral("bigint");
+    case LogicalType::Real:
+        return QStringLiteral("double precision");
+    case LogicalType::Numeric: {
+        static const QRegularExpression pgNumeric(QStringLiteral("^numeric(\\(\\d+(,-?\\d+)?\\))?$"));
+        return pgNumeric.match(native).hasMatch() ? native : QStringLiteral("numeric");
+    }
+    case LogicalType::Text: {
+        static const QRegularExpression pgText(QStringLiteral("^(character varying|character)(\\(\\d+\\))?$"));
+        return pgText.match(native).hasMatch() ? native : QStringLiteral("text");
+    }
+    case LogicalType::Blob:
+        return QStringLiteral("bytea");
+    case LogicalType::Boolean:
+        return QStringLiteral("boolean");
+    case LogicalType::Date:
+        return QStringLiteral("date");
+    case LogicalType::Timestamp:
+        return QStringLiteral("timestamp");
+    case LogicalType::TimestampTz:
+        return QStringLiteral("timestamptz");
+    case LogicalType::Uuid:
+        return QStringLiteral("uuid");
+    case LogicalType::Json:
+        return native == QLatin1String("json") ? native : QStringLiteral("jsonb");
+    case LogicalType::Unknown:
+        break;
+    }
+    return QStringLiteral("text");
+}
+
+void PostgresConnector::createTable(const TableRef &table, const QList<ColumnInfo> &columns,
+                                    const QStringList &primaryKey)
+{
+    QStringList definitions;
+    for (const ColumnInfo &column : columns) {
+        QString definition = quoteIdentifier(column.name) + QLatin1Char(' ') + mappedType(column);
+        if (column.notNull || primaryKey.contains(column.name))
+            definition += QStringLiteral(" NOT NULL");
+        definitions << definition;
+    }
+    if (!primaryKey.isEmpty())
+        definitions << QStringLiteral("PRIMARY KEY (%1)").arg(quoteIdentifierList(primaryKey));
+    try {
+        execute(QStringLiteral("CREATE SCHEMA IF NOT EXISTS %1").arg(quoteIdentifier(table.schema)));
+        execute(QStringLiteral("CREATE TABLE %1 (%2)")
+                    .arg(quoteQualified(table.schema, table.name), definitions.join(QStringLiteral(", "))));
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("%1 (creating table %2)").arg(error.message(), table.display()));
+    }
+    m_typeCache.clear();
+}
+
+void PostgresConnector::addColumn(const TableRef &table, const ColumnInfo &column)
+{
+    execute(QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 %3")
+                .arg(quoteQualified(table.schema, table.name), quoteIdentifier(column.name), mappedType(column)));
+    m_typeCache.clear();
+}
+
+std::unique_ptr<RowWriter> PostgresConnector::openWriter(const WriteSpec &spec)
+{
+    return std::make_unique<PostgresWriter>(*this, spec);
+}
+
+void PostgresConnector::deleteAll(const TableRef &table)
+{
+    // DELETE, not TRUNCATE: readers keep seeing the old contents until the commit.
+    execute(QStringLiteral("DELETE FROM %1").arg(quoteQualified(table.schema, table.name)));
+}
+
+qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
+                                          const Watermark &position)
+{
+    const QString cast = watermarkCast(table, watermarkColumn);
+    if (position.isNull())
+        return execute(QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL")
+                           .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn)));
+    return execute(QStringLiteral("DELETE FROM %1 WHERE %2 > $1::%3")
+                       .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn), cast),
+                   {boundWatermark(position, cast)});
+}
+
+void PostgresConnector::ensureStateTable()
+{
+    if (m_stateTableReady)
+        return;
+    const auto exists = query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL"));
+    if (exists.value(0).value(0) != QLatin1String("t")) {
+        // Two iterations may race to create it; the loser's error is harmless.
+        const bool nested = m_inTransaction || m_cursorTransaction;
+        if (nested)
+            execute(QStringLiteral("SAVEPOINT tidemark_state_create"));
+        try {
+            execute(QStringLiteral(
+                "CREATE TABLE IF NOT EXISTS public.tidemark_state (workspace_id text NOT NULL, table_id bigint NOT NULL, "
+                "watermark_type text, watermark text, tiebreak text, tiebreak_type text, run_id bigint, "
+                "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (workspace_id, table_id))"));
+            if (nested)
+                execute(QStringLiteral("RELEASE SAVEPOINT tidemark_state_create"));
+        } catch (const Error &) {
+            if (!nested)
+                throw;
+            execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_state_create"));
+            if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0)
+                != QLatin1String("t"))
+                throw;
+        }
+    }
+    m_stateTableReady = true;
+}
+
+std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId)
+{
+    ensureStateTable();
+    const auto rows = query(QStringLiteral("SELECT watermark_type, watermark, tiebreak, tiebreak_type, run_id FROM "
+                                           "public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
+                            {workspaceId, QString::number(tableId)});
+    if (rows.isEmpty())
+        return std::nullopt;
+    const QStringList &row = rows.first();
+    TargetState state;
+    state.workspaceId = workspaceId;
+    state.tableId = tableId;
+    state.watermark = Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1));
+    if (!row.value(2).isNull())
+        state.tiebreak = tiebreakFromText(row.value(3), row.value(2));
+    state.runId = row.value(4).toLongLong();
+    return state;
+}
+
+void PostgresConnector::writeState(const TargetState &state)
+{
+    ensureStateTable();
+    const bool hasTiebreak = state.tiebreak.isValid() && !state.tiebreak.isNull();
+    execute(QStringLiteral(
+                "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, tiebreak, "
+                "tiebreak_type, run_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) "
+                "ON CONFLICT (workspace_id, table_id) DO UPDATE SET watermark_type = excluded.watermark_type, "
+                "watermark = excluded.watermark, tiebreak = excluded.tiebreak, tiebreak_type = excluded.tiebreak_type, "
+                "run_id = excluded.run_id, updated_at = excluded.updated_at"),
+            {state.workspaceId, QString::number(state.tableId), watermarkTypeName(state.watermark.type()),
+             state.watermark.isNull() ? QString() : state.watermark.nativeText(),
+             hasTiebreak ? tiebreakText(state.tiebreak) : QString(),
+             hasTiebreak ? tiebreakTypeName(state.tiebreak) : QString(), QString::number(state.runId)});
+}
+
+void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId)
+{
+    ensureStateTable();
+    execute(QStringLiteral("DELETE FROM public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
+            {workspaceId, QString::number(tableId)});
+}
+
+} // namespace tidemark

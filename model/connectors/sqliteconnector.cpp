@@ -1,0 +1,1018 @@
+// SPDX-License-Identifier: MIT
+#include "model/connectors/sqliteconnector.h"
+
+#include "model/common/error.h"
+#include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
+#include "model/storage/sqlitedb.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <sqlite3.h>
+
+namespace tidemark {
+namespace {
+
+const QString kStateTable = QStringLiteral("tidemark_state");
+
+QString quoted(const TableRef &table) {
+    return quoteIdentifier(table.name);
+}
+
+// A prepared statement whose errors name the connection and table they concern.
+class Statement {
+public:
+    Statement(sqlite3 *db, const QString &sql, const QString &context)
+        : m_db(db)
+        , m_context(context) {
+        const QByteArray text = sql.toUtf8();
+        if (sqlite3_prepare_v2(db, text.constData(), int(text.size()), &m_stmt, nullptr) != SQLITE_OK)
+            throw Error(m_context + QStringLiteral(": ") + QString::fromUtf8(sqlite3_errmsg(db)));
+    }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement &) = delete;
+    Statement &operator=(const Statement &) = delete;
+
+    sqlite3_stmt *get() const { return m_stmt; }
+    // Hands the statement over (to a cursor or writer that outlives this object).
+    sqlite3_stmt *release() { return std::exchange(m_stmt, nullptr); }
+
+    Statement &bind(int index, qint64 value) {
+        sqlite3_bind_int64(m_stmt, index, value);
+        return *this;
+    }
+    Statement &bind(int index, const QString &value) {
+        if (value.isNull()) {
+            sqlite3_bind_null(m_stmt, index);
+        } else {
+            const QByteArray utf8 = value.toUtf8();
+            sqlite3_bind_text64(m_stmt, index, utf8.constData(), sqlite3_uint64(utf8.size()),
+                                SQLITE_TRANSIENT, SQLITE_UTF8);
+        }
+        return *this;
+    }
+    // Timestamps bind as the exact text the source column spells; integers as int64.
+    Statement &bind(int index, const Watermark &value) {
+        switch (value.type()) {
+        case WatermarkType::Integer:
+            return bind(index, value.toInteger());
+        case WatermarkType::Timestamp:
+            return bind(index, value.nativeText());
+        case WatermarkType::None:
+            break;
+        }
+        sqlite3_bind_null(m_stmt, index);
+        return *this;
+    }
+    Statement &bindVariant(int index, const QVariant &value) {
+        if (value.isNull()) {
+            sqlite3_bind_null(m_stmt, index);
+            return *this;
+        }
+        switch (value.typeId()) {
+        case QMetaType::Int:
+        case QMetaType::UInt:
+        case QMetaType::LongLong:
+        case QMetaType::Bool:
+        case QMetaType::Short:
+        case QMetaType::UShort:
+            return bind(index, value.toLongLong());
+        case QMetaType::ULongLong:
+            return bind(index, qint64(value.toULongLong()));
+        case QMetaType::Double:
+        case QMetaType::Float:
+            sqlite3_bind_double(m_stmt, index, value.toDouble());
+            return *this;
+        case QMetaType::QByteArray: {
+            const QByteArray bytes = value.toByteArray();
+            sqlite3_bind_blob64(m_stmt, index, bytes.constData(), sqlite3_uint64(bytes.size()),
+                                SQLITE_TRANSIENT);
+            return *this;
+        }
+        default:
+            return bind(index, value.toString());
+        }
+    }
+
+    bool step() {
+        const int rc = sqlite3_step(m_stmt);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        const QString message = QString::fromUtf8(sqlite3_errmsg(m_db));
+        sqlite3_reset(m_stmt);
+        throw Error(m_context + QStringLiteral(": ") + message);
+    }
+    void run() {
+        while (step()) {
+        }
+    }
+
+    bool isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
+    int type(int column) const { return sqlite3_column_type(m_stmt, column); }
+    qint64 int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
+    QString text(int column) const {
+        const auto *data = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
+        if (!data)
+            return QString();
+        return QString::fromUtf8(data, sqlite3_column_bytes(m_stmt, column));
+    }
+    QVariant variant(int column) const {
+        switch (sqlite3_column_type(m_stmt, column)) {
+        case SQLITE_INTEGER:
+            return QVariant(qint64(sqlite3_column_int64(m_stmt, column)));
+        case SQLITE_FLOAT:
+            return QVariant(sqlite3_column_double(m_stmt, column));
+        case SQLITE_TEXT:
+            return QVariant(text(column));
+        case SQLITE_BLOB: {
+            const auto *data = static_cast<const char *>(sqlite3_column_blob(m_stmt, column));
+            return QVariant(QByteArray(data, sqlite3_column_bytes(m_stmt, column)));
+        }
+        default:
+            return QVariant();
+        }
+    }
+
+private:
+    sqlite3 *m_db = nullptr;
+    sqlite3_stmt *m_stmt = nullptr;
+    QString m_context;
+};
+
+void execute(sqlite3 *db, const QString &sql, const QString &context) {
+    Statement(db, sql, context).run();
+}
+
+// Streams one SELECT inside a read transaction, so the rows come from one snapshot.
+class SqliteCursor : public SourceCursor {
+public:
+    SqliteCursor(sqlite3 *db, const QString &context)
+        : m_db(db)
+        , m_context(context) {
+        if (sqlite3_get_autocommit(db)) {
+            execute(db, QStringLiteral("BEGIN"), context);
+            m_ownsTransaction = true;
+        }
+    }
+    ~SqliteCursor() override {
+        sqlite3_finalize(m_stmt);
+        if (m_ownsTransaction && !sqlite3_get_autocommit(m_db))
+            sqlite3_exec(m_db, "COMMIT", nullptr, nullptr, nullptr);
+    }
+
+    void start(Statement &statement) {
+        m_stmt = statement.release();
+        m_columnCount = sqlite3_column_count(m_stmt);
+    }
+
+    bool fetch(RowBatch &batch, int maxRows) override {
+        batch.reset(m_columnCount);
+        if (m_done)
+            return false;
+        int rows = 0;
+        while (rows < maxRows) {
+            const int rc = sqlite3_step(m_stmt);
+            if (rc == SQLITE_DONE) {
+                m_done = true;
+                break;
+            }
+            if (rc != SQLITE_ROW) {
+                const QString message = QString::fromUtf8(sqlite3_errmsg(m_db));
+                m_done = true;
+                batch.truncateRows(rows);
+                throw Error(m_context + QStringLiteral(": ") + message);
+            }
+            for (int c = 0; c < m_columnCount; ++c) {
+                switch (sqlite3_column_type(m_stmt, c)) {
+                case SQLITE_INTEGER:
+                    batch.appendInteger(sqlite3_column_int64(m_stmt, c));
+                    break;
+                case SQLITE_FLOAT:
+                    batch.appendReal(sqlite3_column_double(m_stmt, c));
+                    break;
+                case SQLITE_TEXT: {
+                    const auto *data = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, c));
+                    batch.appendText(data ? data : "", std::size_t(sqlite3_column_bytes(m_stmt, c)));
+                    break;
+                }
+                case SQLITE_BLOB: {
+                    const void *data = sqlite3_column_blob(m_stmt, c);
+                    const auto size = std::size_t(sqlite3_column_bytes(m_stmt, c));
+                    batch.appendBlob(size ? data : "", size);
+                    break;
+                }
+                default:
+                    batch.appendNull();
+                    break;
+                }
+            }
+            ++rows;
+        }
+        return rows > 0;
+    }
+
+private:
+    sqlite3 *m_db = nullptr;
+    sqlite3_stmt *m_stmt = nullptr;
+    QString m_context;
+    int m_columnCount = 0;
+    bool m_ownsTransaction = false;
+    bool m_done = false;
+};
+
+// One prepared INSERT (or upsert) reused for every row of every batch.
+class SqliteWriter : public RowWriter {
+public:
+    SqliteWriter(sqlite3 *db, Statement &statement, int columnCount, const QString &context)
+        : m_db(db)
+        , m_stmt(statement.release())
+        , m_columnCount(columnCount)
+        , m_context(context) {}
+    ~SqliteWriter() override { sqlite3_finalize(m_stmt); }
+
+    void writeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) override {
+        if (batch.isEmpty())
+            return;
+        if (batch.columnCount() != m_columnCount)
+            throw Error(
+                QStringLiteral("%1: a batch of %2 columns was given to a writer of %3 columns")
+                    .arg(m_context, QString::number(batch.columnCount()), QString::number(m_columnCount)));
+        const int rows = batch.rowCount();
+        for (int row = 0; row < rows; ++row) {
+            sqlite3_reset(m_stmt);
+            int rc = SQLITE_OK;
+            for (int c = 0; c < m_columnCount && rc == SQLITE_OK; ++c)
+                rc = bindCell(batch, batch.cell(row, c), c + 1);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_step(m_stmt);
+            if (rc == SQLITE_DONE)
+                continue;
+            const QString message =
+                m_context + QStringLiteral(": ") + QString::fromUtf8(sqlite3_errmsg(m_db));
+            sqlite3_reset(m_stmt);
+            switch (rc & 0xff) {
+            case SQLITE_CONSTRAINT:
+            case SQLITE_MISMATCH:
+            case SQLITE_TOOBIG:
+                // SQLite rolled back just this statement; the transaction and earlier rows stand.
+                rejected.push_back(RowRejection{row, message});
+                break;
+            default:
+                throw Error(message);
+            }
+        }
+        sqlite3_reset(m_stmt);
+    }
+
+private:
+    int bindCell(const RowBatch &batch, const Cell &cell, int index) {
+        switch (cell.type) {
+        case CellType::Integer:
+            return sqlite3_bind_int64(m_stmt, index, cell.integer);
+        case CellType::Real:
+            return sqlite3_bind_double(m_stmt, index, cell.real);
+        case CellType::Text: {
+            const std::string_view bytes = batch.bytes(cell);
+            return sqlite3_bind_text64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_STATIC, SQLITE_UTF8);
+        }
+        case CellType::Blob: {
+            const std::string_view bytes = batch.bytes(cell);
+            return sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_STATIC);
+        }
+        case CellType::Null:
+            break;
+        }
+        return sqlite3_bind_null(m_stmt, index);
+    }
+
+    sqlite3 *m_db = nullptr;
+    sqlite3_stmt *m_stmt = nullptr;
+    int m_columnCount = 0;
+    QString m_context;
+};
+
+enum class Affinity { Integer, Text, Blob, Real, Numeric };
+
+// https://www.sqlite.org/datatype3.html#determination_of_column_affinity
+Affinity affinityOf(const QString &declared) {
+    const QString type = declared.toUpper();
+    if (type.contains(QLatin1String("INT")))
+        return Affinity::Integer;
+    if (type.contains(QLatin1String("CHAR")) || type.contains(QLatin1String("CLOB")) ||
+        type.contains(QLatin1String("TEXT")))
+        return Affinity::Text;
+    if (type.contains(QLatin1String("BLOB")) || type.trimmed().isEmpty())
+        return Affinity::Blob;
+    if (type.contains(QLatin1String("REAL")) || type.contains(QLatin1String("FLOA")) ||
+        type.contains(QLatin1String("DOUB")))
+        return Affinity::Real;
+    return Affinity::Numeric;
+}
+
+// Whether a target column declared `declared` stores every value of `logical` unchanged.
+bool keepsValues(Affinity affinity, LogicalType logical) {
+    switch (logical) {
+    case LogicalType::Integer:
+    case LogicalType::Boolean:
+        return affinity == Affinity::Integer || affinity == Affinity::Numeric;
+    case LogicalType::Real:
+        return affinity == Affinity::Real;
+    case LogicalType::Numeric:
+        return affinity == Affinity::Numeric || affinity == Affinity::Text || affinity == Affinity::Blob;
+    case LogicalType::Text:
+    case LogicalType::Uuid:
+    case LogicalType::Json:
+        return affinity == Affinity::Text || affinity == Affinity::Blob;
+    case LogicalType::Date:
+    case LogicalType::Timestamp:
+    case LogicalType::TimestampTz:
+        return affinity == Affinity::Text || affinity == Affinity::Numeric || affinity == Affinity::Blob;
+    case LogicalType::Blob:
+        return affinity == Affinity::Blob;
+    case LogicalType::Unknown:
+        return true;
+    }
+    return false;
+}
+
+// "YYYY-MM-DDTHH:MM:SS.fffZ" → "9999-99-99T99:99:99.999Z": equal shapes mean equal spellings
+// up to the digits of a numeric zone offset.
+QString shapeExpression(const QString &column) {
+    QString expression = quoteIdentifier(column);
+    for (char digit = '0'; digit <= '8'; ++digit)
+        expression = QStringLiteral("replace(") + expression + QStringLiteral(", '") + QLatin1Char(digit) +
+                     QStringLiteral("', '9')");
+    return expression;
+}
+
+} // namespace
+
+SqliteConnector::SqliteConnector(const ConnectionSpec &spec)
+    : m_name(spec.name)
+    , m_path(spec.path) {
+    const bool special = m_path == QLatin1String(":memory:") || m_path.startsWith(QLatin1String("file:"));
+    if (special || QFileInfo::exists(m_path))
+        open(special);
+}
+
+SqliteConnector::~SqliteConnector() = default;
+
+void SqliteConnector::open(bool create) {
+    try {
+        m_db = std::make_unique<SqliteDb>(m_path, create ? SqliteDb::Mode::ReadWriteCreate
+                                                         : SqliteDb::Mode::ReadWrite);
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("connection '%1': %2").arg(m_name, error.message()));
+    }
+    // WAL lets a source cursor on one connection read while another connection writes the same
+    // file. Best effort: a read-only file keeps its journal mode and is still readable.
+    sqlite3_exec(m_db->handle(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+}
+
+sqlite3 *SqliteConnector::handle() {
+    if (!m_db)
+        throw Error(QStringLiteral("connection '%1': SQLite file %2 does not exist").arg(m_name, m_path));
+    return m_db->handle();
+}
+
+sqlite3 *SqliteConnector::writable() {
+    if (!m_db)
+        open(true);
+    return m_db->handle();
+}
+
+QString SqliteConnector::where(const TableRef &table) const {
+    return QStringLiteral("connection '%1', table '%2'").arg(m_name, table.display());
+}
+
+TableRef SqliteConnector::parseTableName(const QString &text) const {
+    return TableRef{QString(), text};
+}
+
+QList<TableRef> SqliteConnector::listTables() {
+    Statement query(handle(),
+                    QStringLiteral("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+                                   "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ?1 ORDER BY name"),
+                    QStringLiteral("connection '%1'").arg(m_name));
+    query.bind(1, kStateTable);
+    QList<TableRef> tables;
+    while (query.step())
+        tables.append(TableRef{QString(), query.text(0)});
+    return tables;
+}
+
+bool SqliteConnector::tableExists(const TableRef &table) {
+    if (!m_db)
+        return false; // a target file that is created on first write
+    // Table names are ASCII case-insensitive in SQLite, like NOCASE.
+    Statement query(handle(),
+                    QStringLiteral("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
+                                   "AND name = ?1 COLLATE NOCASE"),
+                    where(table));
+    query.bind(1, table.name);
+    return query.step();
+}
+
+TableSchema SqliteConnector::describeTable(const TableRef &table) {
+    // hidden = 1 marks a virtual table's hidden columns; 2 and 3 are generated columns.
+    Statement query(handle(),
+                    QStringLiteral("SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) "
+                                   "WHERE hidden <> 1 ORDER BY cid"),
+                    where(table));
+    query.bind(1, table.name);
+    TableSchema schema;
+    schema.table = table;
+    while (query.step()) {
+        ColumnInfo column;
+        column.name = query.text(0);
+        column.nativeType = query.text(1);
+        column.logical = logicalTypeFor(column.nativeType);
+        column.notNull = query.int64(2) != 0;
+        column.primaryKeyOrdinal = int(query.int64(3));
+        schema.columns.append(column);
+    }
+    if (schema.columns.isEmpty())
+        throw Error(
+            QStringLiteral("connection '%1': table '%2' does not exist").arg(m_name, table.display()));
+    return schema;
+}
+
+LogicalType SqliteConnector::logicalTypeFor(const QString &declaredType) {
+    const QString type = declaredType.toUpper();
+    const auto has = [&type](const char *word) {
+        return type.contains(QLatin1String(word));
+    };
+    if (has("INT"))
+        return LogicalType::Integer;
+    if (has("CHAR") || has("CLOB") || has("TEXT"))
+        return LogicalType::Text;
+    if (has("BLOB"))
+        return LogicalType::Blob;
+    if (type.trimmed().isEmpty())
+        return LogicalType::Unknown; // no affinity: the column holds whatever was stored
+    if (has("REAL") || has("FLOA") || has("DOUB"))
+        return LogicalType::Real;
+    if (has("BOOL"))
+        return LogicalType::Boolean;
+    if (has("TIMESTAMPTZ") || has("WITH TIME ZONE"))
+        return LogicalType::TimestampTz;
+    if (has("TIME"))
+        return LogicalType::Timestamp;
+    if (has("DATE"))
+        return LogicalType::Date;
+    if (has("NUMERIC") || has("DECIMAL"))
+        return LogicalType::Numeric;
+    if (has("UUID"))
+        return LogicalType::Uuid;
+    if (has("JSON"))
+        return LogicalType::Json;
+    return LogicalType::Numeric;
+}
+
+QString SqliteConnector::declaredTypeFor(const ColumnInfo &column) {
+    // A declared type becomes SQL text, so only plain type names are kept verbatim; and only when
+    // its affinity stores the values unchanged (PostgreSQL's "numeric" would turn "12.30" into 12.3).
+    static const QRegularExpression plainType(
+        QStringLiteral("^[A-Za-z][A-Za-z0-9_ ]*(\\(\\s*[+-]?\\d+\\s*(,\\s*[+-]?\\d+\\s*)?\\))?$"));
+    const QString native = column.nativeType.trimmed();
+    if (!native.isEmpty() && plainType.match(native).hasMatch() &&
+        keepsValues(affinityOf(native), column.logical))
+        return native;
+    switch (column.logical) {
+    case LogicalType::Integer:
+    case LogicalType::Boolean:
+        return QStringLiteral("INTEGER");
+    case LogicalType::Real:
+        return QStringLiteral("REAL");
+    case LogicalType::Blob:
+        return QStringLiteral("BLOB");
+    case LogicalType::Unknown:
+        return QString();
+    case LogicalType::Numeric:
+    case LogicalType::Text:
+    case LogicalType::Date:
+    case LogicalType::Timestamp:
+    case LogicalType::TimestampTz:
+    case LogicalType::Uuid:
+    case LogicalType::Json:
+        break;
+    }
+    return QStringLiteral("TEXT");
+}
+
+WatermarkType SqliteConnector::detectWatermarkType(const TableRef &table, const ColumnInfo &column) {
+    const TableSchema schema = describeTable(table);
+    const ColumnInfo *info = schema.column(column.name);
+    if (!info) {
+        for (const ColumnInfo &candidate : schema.columns) {
+            if (candidate.name.compare(column.name, Qt::CaseInsensitive) == 0)
+                info = &candidate;
+        }
+    }
+    if (!info)
+        throw Error(QStringLiteral("connection '%1': column '%2' does not exist in table '%3'")
+                        .arg(m_name, column.name, table.display()));
+    const QString declared = info->nativeType.toUpper();
+    if (declared.contains(QLatin1String("DATE")) || declared.contains(QLatin1String("TIME")))
+        return WatermarkType::Timestamp;
+
+    const QString col = quoteIdentifier(info->name);
+    const QString from = quoted(table);
+    Statement types(
+        handle(),
+        QStringLiteral("SELECT typeof(%1), count(*) FROM %2 WHERE %1 IS NOT NULL GROUP BY 1").arg(col, from),
+        where(table));
+    QSet<QString> seen;
+    while (types.step())
+        seen.insert(types.text(0));
+    if (seen.isEmpty())
+        return info->logical == LogicalType::Integer ? WatermarkType::Integer : WatermarkType::None;
+    if (seen == QSet<QString>{QStringLiteral("integer")})
+        return WatermarkType::Integer;
+    if (seen != QSet<QString>{QStringLiteral("text")})
+        return WatermarkType::None;
+
+    // Every value must start like a date; a sample (first rows, smallest, largest) must parse.
+    Statement shape(
+        handle(),
+        QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NOT NULL AND NOT (%1 GLOB ?1)").arg(col, from),
+        where(table));
+    shape.bind(1, QStringLiteral("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"));
+    if (!shape.step() || shape.int64(0) != 0)
+        return WatermarkType::None;
+    Statement sample(handle(),
+                     QStringLiteral("SELECT * FROM (SELECT %1 FROM %2 WHERE %1 IS NOT NULL LIMIT 100) "
+                                    "UNION ALL SELECT min(%1) FROM %2 UNION ALL SELECT max(%1) FROM %2")
+                         .arg(col, from),
+                     where(table));
+    while (sample.step()) {
+        if (!sample.isNull(0) && !parseTimestamp(sample.text(0)))
+            return WatermarkType::None;
+    }
+    return WatermarkType::Timestamp;
+}
+
+WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QString &column,
+                                               WatermarkType type) {
+    const QString col = quoteIdentifier(column);
+    const QString from = quoted(table);
+    const QString what =
+        QStringLiteral("connection '%1': column '%2' of '%3'").arg(m_name, column, table.display());
+    WatermarkProbe probe;
+
+    if (type == WatermarkType::Integer) {
+        Statement query(
+            handle(),
+            QStringLiteral("SELECT typeof(%1), count(*), max(%1) FROM %2 GROUP BY 1").arg(col, from),
+            where(table));
+        while (query.step()) {
+            const QString kind = query.text(0);
+            if (kind == QLatin1String("null"))
+                probe.nullCount = query.int64(1);
+            else if (kind == QLatin1String("integer"))
+                probe.maximum = Watermark::integer(query.int64(2));
+            else
+                throw Error(
+                    QStringLiteral("%1 holds %2 values besides integers and cannot be an integer watermark")
+                        .arg(what, kind));
+        }
+        return probe;
+    }
+    if (type != WatermarkType::Timestamp)
+        throw Error(QStringLiteral("%1 is not a watermark column").arg(what));
+
+    // One pass over the whole column: the text values grouped by their shape. More than one
+    // shape means more than one spelling, and text comparison would order them wrongly.
+    Statement query(
+        handle(),
+        QStringLiteral("SELECT typeof(%1) AS kind, CASE WHEN typeof(%1) = 'text' THEN %3 END AS shape, "
+                       "count(*), min(%1), max(%1) FROM %2 GROUP BY kind, shape")
+            .arg(col, from, shapeExpression(column)),
+        where(table));
+    struct Group {
+        QString min;
+        QString max;
+    };
+    QList<Group> groups;
+    while (query.step()) {
+        const QString kind = query.text(0);
+        if (kind == QLatin1String("null")) {
+            probe.nullCount = query.int64(2);
+        } else if (kind == QLatin1String("text")) {
+            groups.append(Group{query.text(3), query.text(4)});
+        } else {
+            throw Error(QStringLiteral("%1 holds %2 values (e.g. %3), not ISO-8601 text, and cannot be a "
+                                       "timestamp watermark")
+                            .arg(what, kind, query.text(4)));
+        }
+    }
+    if (groups.isEmpty())
+        return probe;
+
+    QList<TimestampSpelling> spellings;
+    for (const Group &group : groups) {
+        for (const QString &value : {group.min, group.max}) {
+            const auto parsed = parseTimestamp(value);
+            if (!parsed)
+                throw Error(
+                    QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp").arg(what, value));
+            if (!spellings.contains(parsed->spelling))
+                spellings.append(parsed->spelling);
+        }
+    }
+    // Same shape, different numeric zone ("+01:00" vs "+02:00"): compare the zone text itself.
+    if (spellings.size() == 1 && !spellings.first().zone.isEmpty() && spellings.first().zone.size() > 1) {
+        const qsizetype zoneLength = spellings.first().zone.size();
+        Statement zones(handle(),
+                        QStringLiteral("SELECT min(substr(%1, ?1)), max(substr(%1, ?1)) FROM %2 "
+                                       "WHERE typeof(%1) = 'text'")
+                            .arg(col, from),
+                        where(table));
+        zones.bind(1, -qint64(zoneLength));
+        if (zones.step() && zones.text(0) != zones.text(1)) {
+            TimestampSpelling other = spellings.first();
+            spellings.first().zone = zones.text(0);
+            other.zone = zones.text(1);
+            spellings.append(other);
+        }
+    }
+    if (spellings.size() > 1)
+        throw Error(QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
+                        .arg(what, spellings[0].describe(), spellings[1].describe()));
+    const auto maximum = Watermark::timestamp(groups.first().max);
+    if (!maximum)
+        throw Error(QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp")
+                        .arg(what, groups.first().max));
+    probe.maximum = *maximum;
+    return probe;
+}
+
+Watermark SqliteConnector::sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) {
+    Statement query(handle(),
+                    QStringLiteral("SELECT max(%1) FROM %2").arg(quoteIdentifier(column), quoted(table)),
+                    where(table));
+    if (!query.step() || query.isNull(0))
+        return Watermark();
+    if (type == WatermarkType::Integer)
+        return query.type(0) == SQLITE_INTEGER ? Watermark::integer(query.int64(0)) : Watermark();
+    if (type == WatermarkType::Timestamp && query.type(0) == SQLITE_TEXT)
+        return Watermark::timestamp(query.text(0)).value_or(Watermark());
+    return Watermark();
+}
+
+bool SqliteConnector::hasRowid(const TableRef &table) {
+    const auto cached = m_rowidTables.constFind(table.name);
+    if (cached != m_rowidTables.constEnd())
+        return *cached;
+    // WITHOUT ROWID tables and views have no rowid: preparing the query is the test.
+    sqlite3_stmt *stmt = nullptr;
+    const QByteArray sql = QStringLiteral("SELECT rowid FROM %1 LIMIT 0").arg(quoted(table)).toUtf8();
+    const bool result =
+        sqlite3_prepare_v2(handle(), sql.constData(), int(sql.size()), &stmt, nullptr) == SQLITE_OK;
+    sqlite3_finalize(stmt);
+    m_rowidTables.insert(table.name, result);
+    return result;
+}
+
+QString SqliteConnector::windowSql(const WindowQuery &query, bool count) {
+    const QString wm = quoteIdentifier(query.watermarkColumn);
+    const QString tb = query.tiebreakColumn.isEmpty() ? QString() : quoteIdentifier(query.tiebreakColumn);
+    QString sql = count ? QStringLiteral("SELECT count(*)")
+                        : QStringLiteral("SELECT ") + quoteIdentifierList(query.columns);
+    sql += QStringLiteral(" FROM ") + quoted(query.table);
+    QStringList conditions;
+    if (!query.watermarkColumn.isEmpty())
+        conditions << wm + QStringLiteral(" IS NOT NULL");
+    if (!query.lower.isNull()) {
+        if (query.lowerInclusive)
+            conditions << wm + QStringLiteral(" >= ?1");
+        else if (!tb.isEmpty() && !query.lowerTiebreak.isNull())
+            conditions << QStringLiteral("(%1 > ?1 OR (%1 = ?1 AND %2 > ?2))").arg(wm, tb);
+        else
+            conditions << wm + QStringLiteral(" > ?1");
+    }
+    if (!query.upper.isNull())
+        conditions << wm + QStringLiteral(" <= ?3");
+    if (!conditions.isEmpty())
+        sql += QStringLiteral(" WHERE ") + conditions.join(QLatin1String(" AND "));
+    if (!count) {
+        QStringList order;
+        if (!query.watermarkColumn.isEmpty())
+            order << wm;
+        if (!tb.isEmpty())
+            order << tb;
+        if (hasRowid(query.table))
+            order << QStringLiteral("rowid");
+        if (!order.isEmpty())
+            sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", "));
+    }
+    return sql;
+}
+
+namespace {
+
+// SQLite compares timestamps as text: a lower bound spelled unlike the column (a position kept
+// from before the column changed spelling) is respelled like the upper bound, read from the column.
+Watermark spelledLike(const Watermark &value, const Watermark &model) {
+    if (value.type() != WatermarkType::Timestamp || model.type() != WatermarkType::Timestamp)
+        return value;
+    const auto parsed = parseTimestamp(value.nativeText());
+    const auto pattern = parseTimestamp(model.nativeText());
+    if (!parsed || !pattern || parsed->spelling == pattern->spelling)
+        return value;
+    const auto text = formatTimestamp(parsed->micros, pattern->spelling, parsed->subMicros);
+    if (!text)
+        return value;
+    return Watermark::timestamp(*text).value_or(value);
+}
+
+void bindWindow(Statement &statement, const WindowQuery &query) {
+    if (!query.lower.isNull()) {
+        statement.bind(1, spelledLike(query.lower, query.upper));
+        if (!query.lowerInclusive && !query.tiebreakColumn.isEmpty() && !query.lowerTiebreak.isNull())
+            statement.bindVariant(2, query.lowerTiebreak);
+    }
+    if (!query.upper.isNull())
+        statement.bind(3, query.upper);
+}
+
+} // namespace
+
+qint64 SqliteConnector::countWindow(const WindowQuery &query) {
+    Statement statement(handle(), windowSql(query, true), where(query.table));
+    bindWindow(statement, query);
+    statement.step();
+    return statement.int64(0);
+}
+
+std::unique_ptr<SourceCursor> SqliteConnector::openWindow(const WindowQuery &query) {
+    if (query.columns.isEmpty())
+        throw Error(QStringLiteral("%1: no columns to read").arg(where(query.table)));
+    sqlite3 *db = handle();
+    const QString sql = windowSql(query, false);
+    auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
+    Statement statement(db, sql, where(query.table));
+    bindWindow(statement, query);
+    cursor->start(statement);
+    return cursor;
+}
+
+std::unique_ptr<SourceCursor> SqliteConnector::openScan(const TableRef &table, const QStringList &columns,
+                                                        const QStringList &orderBy) {
+    if (columns.isEmpty())
+        throw Error(QStringLiteral("%1: no columns to read").arg(where(table)));
+    sqlite3 *db = handle();
+    QString sql = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(columns), quoted(table));
+    if (!orderBy.isEmpty())
+        sql += QStringLiteral(" ORDER BY ") + quoteIdentifierList(orderBy);
+    else if (hasRowid(table))
+        sql += QStringLiteral(" ORDER BY rowid");
+    auto cursor = std::make_unique<SqliteCursor>(db, where(table));
+    Statement statement(db, sql, where(table));
+    cursor->start(statement);
+    return cursor;
+}
+
+void SqliteConnector::begin() {
+    execute(writable(), QStringLiteral("BEGIN IMMEDIATE"), QStringLiteral("connection '%1'").arg(m_name));
+}
+
+void SqliteConnector::commit() {
+    execute(handle(), QStringLiteral("COMMIT"), QStringLiteral("connection '%1'").arg(m_name));
+}
+
+void SqliteConnector::rollback() {
+    if (!m_db || sqlite3_get_autocommit(m_db->handle()))
+        return;
+    execute(m_db->handle(), QStringLiteral("ROLLBACK"), QStringLiteral("connection '%1'").arg(m_name));
+}
+
+void SqliteConnector::createTable(const TableRef &table, const QList<ColumnInfo> &columns,
+                                  const QStringList &primaryKey) {
+    if (columns.isEmpty())
+        throw Error(QStringLiteral("%1: cannot create a table without columns").arg(where(table)));
+    QStringList definitions;
+    for (const ColumnInfo &column : columns) {
+        QString definition = quoteIdentifier(column.name);
+        const QString type = declaredTypeFor(column);
+        if (!type.isEmpty())
+            definition += QLatin1Char(' ') + type;
+        // SQLite lets a key column hold NULL, and NULL keys never conflict: forbid them.
+        if (column.notNull || primaryKey.contains(column.name))
+            definition += QStringLiteral(" NOT NULL");
+        definitions << definition;
+    }
+    if (!primaryKey.isEmpty())
+        definitions << QStringLiteral("PRIMARY KEY (%1)").arg(quoteIdentifierList(primaryKey));
+    execute(writable(),
+            QStringLiteral("CREATE TABLE %1 (%2)").arg(quoted(table), definitions.join(QLatin1String(", "))),
+            where(table));
+    m_rowidTables.remove(table.name);
+}
+
+void SqliteConnector::addColumn(const TableRef &table, const ColumnInfo &column) {
+    QString sql =
+        QStringLiteral("ALTER TABLE %1 ADD COLUMN %2").arg(quoted(table), quoteIdentifier(column.name));
+    const QString type = declaredTypeFor(column);
+    if (!type.isEmpty())
+        sql += QLatin1Char(' ') + type;
+    execute(writable(), sql, where(table));
+}
+
+std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
+    sqlite3 *db = writable();
+    if (spec.columns.isEmpty())
+        throw Error(QStringLiteral("%1: nothing to write, no columns").arg(where(spec.table)));
+    QStringList names;
+    QStringList placeholders;
+    for (const ColumnInfo &column : spec.columns) {
+        names << column.name;
+        placeholders << QStringLiteral("?%1").arg(placeholders.size() + 1);
+    }
+    const QString target = quoted(spec.table);
+    QString sql = QStringLiteral("INSERT INTO %1 (%2) VALUES (%3)")
+                      .arg(target, quoteIdentifierList(names), placeholders.join(QLatin1String(", ")));
+
+    if (spec.mode == WriteMode::Merge) {
+        if (spec.keyColumns.isEmpty())
+            throw Error(QStringLiteral("%1: merge needs key columns").arg(where(spec.table)));
+        // ON CONFLICT needs a primary key or a unique index on exactly the key columns.
+        QSet<QString> keys;
+        for (const QString &key : spec.keyColumns)
+            keys.insert(key.toLower());
+        bool unique = false;
+        {
+            Statement pk(db, QStringLiteral("SELECT name FROM pragma_table_xinfo(?1) WHERE pk > 0"),
+                         where(spec.table));
+            pk.bind(1, spec.table.name);
+            QSet<QString> columns;
+            while (pk.step())
+                columns.insert(pk.text(0).toLower());
+            unique = columns == keys;
+        }
+        if (!unique) {
+            Statement indexes(
+                db,
+                QStringLiteral("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 AND partial = 0"),
+                where(spec.table));
+            indexes.bind(1, spec.table.name);
+            while (!unique && indexes.step()) {
+                Statement info(db, QStringLiteral("SELECT name FROM pragma_index_info(?1)"),
+                               where(spec.table));
+                info.bind(1, indexes.text(0));
+                QSet<QString> columns;
+                bool expression = false;
+                while (info.step()) {
+                    expression = expression || info.isNull(0);
+                    columns.insert(info.text(0).toLower());
+                }
+                unique = !expression && columns == keys;
+            }
+        }
+        if (!unique)
+            throw Error(QStringLiteral("%1: merge needs a primary key or unique index on (%2) in the target")
+                            .arg(where(spec.table), spec.keyColumns.join(QLatin1String(", "))));
+
+        QStringList assignments;
+        for (const QString &name : names) {
+            if (!keys.contains(name.toLower()))
+                assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(name));
+        }
+        sql += QStringLiteral(" ON CONFLICT (%1) DO ").arg(quoteIdentifierList(spec.keyColumns));
+        if (assignments.isEmpty()) {
+            sql += QStringLiteral("NOTHING");
+        } else {
+            sql += QStringLiteral("UPDATE SET ") + assignments.join(QLatin1String(", "));
+            if (!spec.watermarkColumn.isEmpty()) {
+                // An older version never replaces a newer one; an equal position (a rerun, or a
+                // later row of the same window) does.
+                const QString wm = quoteIdentifier(spec.watermarkColumn);
+                const QString stored = target + QLatin1Char('.') + wm;
+                if (spec.tiebreakColumn.isEmpty()) {
+                    sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 >= %1").arg(stored, wm);
+                } else {
+                    const QString tb = quoteIdentifier(spec.tiebreakColumn);
+                    const QString storedTb = target + QLatin1Char('.') + tb;
+                    sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 > %1 OR (excluded.%2 = %1 AND "
+                                          "(%3 IS NULL OR excluded.%4 >= %3))")
+                               .arg(stored, wm, storedTb, tb);
+                }
+            }
+        }
+    }
+    Statement statement(db, sql, where(spec.table));
+    return std::make_unique<SqliteWriter>(db, statement, int(spec.columns.size()), where(spec.table));
+}
+
+void SqliteConnector::deleteAll(const TableRef &table) {
+    execute(writable(), QStringLiteral("DELETE FROM %1").arg(quoted(table)), where(table));
+}
+
+qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
+                                        const Watermark &position) {
+    sqlite3 *db = writable();
+    const QString wm = quoteIdentifier(watermarkColumn);
+    if (position.isNull()) {
+        execute(db, QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL").arg(quoted(table), wm),
+                where(table));
+        return sqlite3_changes64(db);
+    }
+    Watermark bound = position;
+    if (position.type() == WatermarkType::Timestamp) {
+        // Text comparison: spell the position like the target column spells its values.
+        const Watermark sample = sampleWatermark(table, watermarkColumn, WatermarkType::Timestamp);
+        const auto sampleParsed = sample.isNull() ? std::nullopt : parseTimestamp(sample.nativeText());
+        const auto positionParsed = parseTimestamp(position.nativeText());
+        if (sampleParsed && positionParsed && sampleParsed->spelling != positionParsed->spelling) {
+            const auto respelled =
+                formatTimestamp(positionParsed->micros, sampleParsed->spelling, positionParsed->subMicros);
+            if (respelled)
+                bound = Watermark::timestamp(*respelled).value_or(position);
+        }
+    }
+    Statement statement(db, QStringLiteral("DELETE FROM %1 WHERE %2 > ?1").arg(quoted(table), wm),
+                        where(table));
+    statement.bind(1, bound);
+    statement.run();
+    return sqlite3_changes64(db);
+}
+
+bool SqliteConnector::stateTableExists() {
+    if (!m_db)
+        return false;
+    Statement query(m_db->handle(),
+                    QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"),
+                    QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
+    query.bind(1, kStateTable);
+    return query.step();
+}
+
+std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId, qint64 tableId) {
+    if (!stateTableExists())
+        return std::nullopt;
+    const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
+    Statement query(m_db->handle(),
+                    QStringLiteral("SELECT watermark_type, watermark, tiebreak, run_id FROM tidemark_state "
+                                   "WHERE workspace_id = ?1 AND table_id = ?2"),
+                    context);
+    query.bind(1, workspaceId).bind(2, tableId);
+    if (!query.step())
+        return std::nullopt;
+    TargetState state;
+    state.workspaceId = workspaceId;
+    state.tableId = tableId;
+    try {
+        state.watermark = Watermark::fromStored(watermarkTypeFromName(query.text(0)), query.text(1));
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("%1: %2").arg(context, error.message()));
+    }
+    state.tiebreak = query.variant(2);
+    state.runId = query.int64(3);
+    return state;
+}
+
+void SqliteConnector::writeState(const TargetState &state) {
+    sqlite3 *db = writable();
+    const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
+    // No declared type on tiebreak: the value keeps its own type (an integer stays an integer).
+    execute(db,
+            QStringLiteral("CREATE TABLE IF NOT EXISTS tidemark_state (workspace_id TEXT NOT NULL, "
+                           "table_id INTEGER NOT NULL, watermark_type TEXT, watermark TEXT, tiebreak, "
+                           "run_id INTEGER, updated_at TEXT, PRIMARY KEY (workspace_id, table_id))"),
+            context);
+    Statement upsert(
+        db,
+        QStringLiteral("INSERT INTO tidemark_state (workspace_id, table_id, watermark_type, watermark, "
+                       "tiebreak, run_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                       "ON CONFLICT (workspace_id, table_id) DO UPDATE SET "
+                       "watermark_type = excluded.watermark_type, watermark = excluded.watermark, "
+                       "tiebreak = excluded.tiebreak, run_id = excluded.run_id, "
+                       "updated_at = excluded.updated_at"),
+        context);
+    upsert.bind(1, state.workspaceId)
+        .bind(2, state.tableId)
+        .bind(3, watermarkTypeName(state.watermark.type()))
+        .bind(4, state.watermark.isNull() ? QString() : state.watermark.nativeText())
+        .bindVariant(5, state.tiebreak)
+        .bind(6, state.runId)
+        .bind(7, canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000));
+    upsert.run();
+}
+
+void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
+    if (!stateTableExists())
+        return;
+    Statement statement(
+        m_db->handle(),
+        QStringLiteral("DELETE FROM tidemark_state WHERE workspace_id = ?1 AND table_id = ?2"),
+        QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
+    statement.bind(1, workspaceId).bind(2, tableId);
+    statement.run();
+}
+
+} // namespace tidemark

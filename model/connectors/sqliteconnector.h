@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/connectors/connector.h"
+#include "model/domain/connectionspec.h"
+
+#include <QHash>
+#include <memory>
+
+struct sqlite3;
+
+namespace tidemark {
+
+class SqliteDb;
+
+// A Connector over one SQLite file and one sqlite3 connection, owned by one thread.
+// A file that does not exist yet is only created when something is written to it (a target);
+// reading from it as a source fails with an error naming the connection and the path.
+// Cursors and writers borrow the connection: destroy them before the connector.
+class SqliteConnector : public Connector {
+public:
+    explicit SqliteConnector(const ConnectionSpec &spec);
+    ~SqliteConnector() override;
+
+    QString connectionName() const override { return m_name; }
+
+    TableRef parseTableName(const QString &text) const override;
+    QList<TableRef> listTables() override;
+    bool tableExists(const TableRef &table) override;
+    TableSchema describeTable(const TableRef &table) override;
+
+    WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) override;
+    WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
+    Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
+    qint64 countWindow(const WindowQuery &query) override;
+    std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
+    std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
+                                           const QStringList &orderBy) override;
+
+    void begin() override;
+    void commit() override;
+    void rollback() override;
+    void createTable(const TableRef &table, const QList<ColumnInfo> &columns,
+                     const QStringList &primaryKey) override;
+    void addColumn(const TableRef &table, const ColumnInfo &column) override;
+    std::unique_ptr<RowWriter> openWriter(const WriteSpec &spec) override;
+    void deleteAll(const TableRef &table) override;
+    qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
+                           const Watermark &position) override;
+    std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;
+    void writeState(const TargetState &state) override;
+    void clearState(const QString &workspaceId, qint64 tableId) override;
+
+    // SQLite's type affinity rules, refined: what a declared column type holds.
+    static LogicalType logicalTypeFor(const QString &declaredType);
+    // The declared type a target column gets for a source column.
+    static QString declaredTypeFor(const ColumnInfo &column);
+
+private:
+    sqlite3 *handle();   // throws when the file does not exist
+    sqlite3 *writable(); // creates the file when missing
+    void open(bool create);
+    QString where(const TableRef &table) const;
+    bool hasRowid(const TableRef &table);
+    bool stateTableExists();
+    QString windowSql(const WindowQuery &query, bool count);
+
+    QString m_name;
+    QString m_path;
+    std::unique_ptr<SqliteDb> m_db;
+    QHash<QString, bool> m_rowidTables;
+};
+
+} // namespace tidemark

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+#include "model/models/controltablemodel.h"
+
+#include "model/domain/runrecord.h"
+#include "model/models/displayformat.h"
+#include "model/models/itemroles.h"
+
+#include <algorithm>
+
+namespace tidemark {
+
+namespace {
+
+bool sameSpec(const TableSpec &a, const TableSpec &b)
+{
+    return a.id == b.id && a.sourceConnection == b.sourceConnection && a.sourceTable == b.sourceTable
+           && a.targetConnection == b.targetConnection && a.targetTable == b.targetTable
+           && a.watermarkColumn == b.watermarkColumn && a.watermarkType == b.watermarkType
+           && a.tiebreakColumn == b.tiebreakColumn && a.keyColumns == b.keyColumns && a.mode == b.mode
+           && a.lookback == b.lookback && a.initialWatermark == b.initialWatermark
+           && a.lastWatermark == b.lastWatermark && a.lastTiebreak == b.lastTiebreak && a.active == b.active
+           && a.maxSkipped == b.maxSkipped && a.expectRows == b.expectRows && a.commitPerBatch == b.commitPerBatch
+           && a.batchSize == b.batchSize && a.addNewColumns == b.addNewColumns;
+}
+
+QVariant watermarkRaw(const Watermark &watermark)
+{
+    switch (watermark.type()) {
+    case WatermarkType::Integer:
+        return watermark.toInteger();
+    case WatermarkType::Timestamp:
+        return watermark.micros();
+    case WatermarkType::None:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+ControlTableModel::ControlTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+int ControlTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_tables.size());
+}
+
+int ControlTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) const
+{
+    switch (column) {
+    case Id:
+        return QString::number(spec.id);
+    case Active:
+        return spec.active ? tr("active") : tr("paused");
+    case Source:
+        return spec.sourceDisplay();
+    case Target:
+        return spec.targetDisplay();
+    case WatermarkColumn:
+        if (spec.watermarkColumn.isEmpty())
+            return QString();
+        return spec.watermarkType == WatermarkType::None
+                   ? spec.watermarkColumn
+                   : QStringLiteral("%1 (%2)").arg(spec.watermarkColumn, watermarkTypeName(spec.watermarkType));
+    case Tiebreak:
+        return spec.tiebreakColumn;
+    case Keys:
+        return spec.keyColumns.join(QStringLiteral(", "));
+    case Mode:
+        return writeModeName(spec.mode);
+    case Lookback:
+        return spec.lookback;
+    case LastWatermark:
+        return spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display();
+    case LastStatus:
+        return statusLabel(m_lastStatus.value(spec.id));
+    }
+    return {};
+}
+
+QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const
+{
+    switch (column) {
+    case Id:
+        return spec.id;
+    case Active:
+        return spec.active;
+    case Source:
+        return spec.sourceDisplay();
+    case Target:
+        return spec.targetDisplay();
+    case WatermarkColumn:
+        return spec.watermarkColumn;
+    case Tiebreak:
+        return spec.tiebreakColumn;
+    case Keys:
+        return spec.keyColumns;
+    case Mode:
+        return int(spec.mode);
+    case Lookback:
+        return spec.lookback;
+    case LastWatermark:
+        return watermarkRaw(spec.lastWatermark);
+    case LastStatus:
+        return m_lastStatus.value(spec.id);
+    }
+    return {};
+}
+
+QVariant ControlTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const TableSpec &spec = m_tables.at(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        // The active column shows its checkbox only; the word is in the tooltip.
+        return column == Active ? QVariant() : displayValue(spec, column);
+    case Qt::EditRole:
+    case RawRole:
+        return rawValue(spec, column);
+    case Qt::CheckStateRole:
+        if (column == Active)
+            return spec.active ? Qt::Checked : Qt::Unchecked;
+        return {};
+    case Qt::ToolTipRole:
+        if (column == Active)
+            return spec.active ? tr("Active: copied by every run") : tr("Paused: shown, not run");
+        if (column == LastWatermark && !spec.lastWatermark.isNull())
+            return tr("Stored as %1").arg(spec.lastWatermark.nativeText());
+        return displayValue(spec, column);
+    case Qt::TextAlignmentRole:
+        if (column == Id)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case TableIdRole:
+        return spec.id;
+    case StatusRole:
+        if (column == LastStatus) {
+            const auto status = iterationStatusFromName(m_lastStatus.value(spec.id));
+            return status ? int(*status) : -1;
+        }
+        return {};
+    case StatusNameRole:
+        return column == LastStatus ? m_lastStatus.value(spec.id) : QVariant();
+    }
+    return {};
+}
+
+QVariant ControlTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Id:
+        return tr("Id");
+    case Active:
+        return tr("Active");
+    case Source:
+        return tr("Source");
+    case Target:
+        return tr("Target");
+    case WatermarkColumn:
+        return tr("Watermark column");
+    case Tiebreak:
+        return tr("Tiebreak");
+    case Keys:
+        return tr("Keys");
+    case Mode:
+        return tr("Mode");
+    case Lookback:
+        return tr("Lookback");
+    case LastWatermark:
+        return tr("Last watermark");
+    case LastStatus:
+        return tr("Last run");
+    }
+    return {};
+}
+
+Qt::ItemFlags ControlTableModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
+    if (index.column() == Active)
+        f |= Qt::ItemIsUserCheckable;
+    return f;
+}
+
+bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return false;
+    if (index.column() != Active || role != Qt::CheckStateRole)
+        return false;
+    const TableSpec &spec = m_tables.at(index.row());
+    const bool active = value.toInt() == Qt::Checked;
+    if (active == spec.active)
+        return false;
+    emit activeChangeRequested(spec.id, active);
+    return true;
+}
+
+void ControlTableModel::setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses)
+{
+    QList<TableSpec> incoming = tables;
+    std::sort(incoming.begin(), incoming.end(), [](const TableSpec &a, const TableSpec &b) { return a.id < b.id; });
+
+    QHash<qint64, int> incomingIndex;
+    for (int i = 0; i < incoming.size(); ++i)
+        incomingIndex.insert(incoming.at(i).id, i);
+
+    // Removals first (from the bottom, so rows above keep their numbers).
+    for (int row = int(m_tables.size()) - 1; row >= 0; --row) {
+        if (!incomingIndex.contains(m_tables.at(row).id)) {
+            beginRemoveRows({}, row, row);
+            m_tables.removeAt(row);
+            endRemoveRows();
+        }
+    }
+    const QHash<qint64, QString> oldStatus = m_lastStatus;
+    m_lastStatus = lastStatuses;
+    // Both lists are now sorted by id and the current one is a subset of the incoming one.
+    int row = 0;
+    for (const TableSpec &spec : incoming) {
+        if (row < m_tables.size() && m_tables.at(row).id == spec.id) {
+            if (!sameSpec(m_tables.at(row), spec) || oldStatus.value(spec.id) != m_lastStatus.value(spec.id)) {
+                m_tables[row] = spec;
+                emitRowChanged(row);
+            }
+        } else {
+            beginInsertRows({}, row, row);
+            m_tables.insert(row, spec);
+            endInsertRows();
+        }
+        ++row;
+    }
+}
+
+void ControlTableModel::upsertTable(const TableSpec &spec)
+{
+    const int row = rowOfId(spec.id);
+    if (row >= 0) {
+        m_tables[row] = spec;
+        emitRowChanged(row);
+        return;
+    }
+    const auto it = std::lower_bound(m_tables.cbegin(), m_tables.cend(), spec.id,
+                                     [](const TableSpec &t, qint64 id) { return t.id < id; });
+    const int at = int(it - m_tables.cbegin());
+    beginInsertRows({}, at, at);
+    m_tables.insert(at, spec);
+    endInsertRows();
+}
+
+void ControlTableModel::removeTable(qint64 id)
+{
+    const int row = rowOfId(id);
+    if (row < 0)
+        return;
+    beginRemoveRows({}, row, row);
+    m_tables.removeAt(row);
+    endRemoveRows();
+    m_lastStatus.remove(id);
+}
+
+void ControlTableModel::setActive(qint64 id, bool active)
+{
+    const int row = rowOfId(id);
+    if (row < 0 || m_tables.at(row).active == active)
+        return;
+    m_tables[row].active = active;
+    emitRowChanged(row);
+}
+
+void ControlTableModel::setLastStatus(qint64 id, const QString &statusName)
+{
+    const int row = rowOfId(id);
+    if (row < 0 || m_lastStatus.value(id) == statusName)
+        return;
+    m_lastStatus.insert(id, statusName);
+    emit dataChanged(index(row, LastStatus), index(row, LastStatus));
+}
+
+int ControlTableModel::rowOfId(qint64 id) const
+{
+    for (int row = 0; row < m_tables.size(); ++row) {
+        if (m_tables.at(row).id == id)
+            return row;
+    }
+    return -1;
+}
+
+std::optional<TableSpec> ControlTableModel::table(qint64 id) const
+{
+    const int row = rowOfId(id);
+    if (row < 0)
+        return std::nullopt;
+    return m_tables.at(row);
+}
+
+void ControlTableModel::emitRowChanged(int row)
+{
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+} // namespace tidemark

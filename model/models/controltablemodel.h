@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/tablespec.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QList>
+
+namespace tidemark {
+
+// The control table as a table model: one row per TableSpec, in id order. It holds a copy of
+// what the workspace said last (it never reads the database itself; the window reloads it off
+// the GUI thread and hands the result to setTables()). Editing the active checkbox does not
+// change the row: it emits activeChangeRequested() so the change goes through the undo stack.
+// GUI thread only.
+class ControlTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Id,
+        Active,
+        Source,
+        Target,
+        WatermarkColumn,
+        Tiebreak,
+        Keys,
+        Mode,
+        Lookback,
+        LastWatermark,
+        LastStatus,
+        ColumnCount
+    };
+
+    explicit ControlTableModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+
+    // Replaces the content with a fresh read of the workspace, keyed by id: rows that stay
+    // get one dataChanged each when they differ, new ids are inserted, gone ids removed, so
+    // selection and scroll position survive a reload.
+    void setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses = {});
+
+    // Local edits applied at once (the undo commands), before the workspace confirms them.
+    void upsertTable(const TableSpec &spec);
+    void removeTable(qint64 id);
+    void setActive(qint64 id, bool active);
+    void setLastStatus(qint64 id, const QString &statusName);
+
+    int rowOfId(qint64 id) const; // -1 when absent
+    const TableSpec &tableAt(int row) const { return m_tables.at(row); }
+    std::optional<TableSpec> table(qint64 id) const;
+    QList<TableSpec> tables() const { return m_tables; }
+
+signals:
+    // The user ticked or cleared the active checkbox of table `id`.
+    void activeChangeRequested(qint64 id, bool active);
+
+private:
+    void emitRowChanged(int row);
+    QVariant displayValue(const TableSpec &spec, int column) const;
+    QVariant rawValue(const TableSpec &spec, int column) const;
+
+    QList<TableSpec> m_tables;
+    QHash<qint64, QString> m_lastStatus;
+};
+
+} // namespace tidemark

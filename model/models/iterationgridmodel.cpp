@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+#include "model/models/iterationgridmodel.h"
+
+#include "model/models/displayformat.h"
+#include "model/models/itemroles.h"
+
+#include <algorithm>
+
+namespace tidemark {
+
+namespace {
+
+bool sameProgress(const IterationRecord &a, const IterationRecord &b)
+{
+    return a.status == b.status && a.startedAt == b.startedAt && a.finishedAt == b.finishedAt
+           && a.durationMs == b.durationMs && a.rowsRead == b.rowsRead && a.rowsWritten == b.rowsWritten
+           && a.rowsSkipped == b.rowsSkipped && a.rowsNullWatermark == b.rowsNullWatermark
+           && a.windowRows == b.windowRows && a.watermarkBefore == b.watermarkBefore
+           && a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower
+           && a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source && a.target == b.target;
+}
+
+const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,
+                                         IterationStatus::Succeeded, IterationStatus::NoNewRows,
+                                         IterationStatus::DryRun,    IterationStatus::Warning,
+                                         IterationStatus::Failed,    IterationStatus::Cancelled,
+                                         IterationStatus::Skipped};
+
+} // namespace
+
+double iterationProgress(const IterationRecord &record)
+{
+    if (isFinished(record.status) && record.status != IterationStatus::Failed
+        && record.status != IterationStatus::Cancelled)
+        return 1.0;
+    if (record.windowRows > 0)
+        return qBound(0.0, double(record.rowsRead) / double(record.windowRows), 1.0);
+    if (record.windowRows == 0)
+        return isFinished(record.status) ? 1.0 : 0.0;
+    return -1.0;
+}
+
+QString RunSummary::text() const
+{
+    if (total == 0)
+        return QObject::tr("No iterations");
+    QStringList parts;
+    for (IterationStatus status : kSummaryOrder) {
+        if (const int n = count(status))
+            parts << QStringLiteral("%1 %2").arg(n).arg(statusLabel(status).toLower());
+    }
+    return QObject::tr("%n table(s): %1 · %2 rows read, %3 written, %4 skipped", nullptr, total)
+        .arg(parts.join(QStringLiteral(", ")), formatCount(rowsRead), formatCount(rowsWritten),
+             formatCount(rowsSkipped));
+}
+
+IterationGridModel::IterationGridModel(QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_clock([] { return QDateTime::currentDateTimeUtc(); })
+{
+    m_ticker.setInterval(1000);
+    connect(&m_ticker, &QTimer::timeout, this, &IterationGridModel::tick);
+}
+
+int IterationGridModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int IterationGridModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+qint64 IterationGridModel::elapsedMs(const IterationRecord &record) const
+{
+    if (record.status == IterationStatus::Running && record.startedAt.isValid())
+        return qMax<qint64>(0, record.startedAt.msecsTo(m_clock()));
+    return record.durationMs;
+}
+
+QVariant IterationGridModel::displayValue(const IterationRecord &record, int column) const
+{
+    switch (column) {
+    case Source:
+        return record.source;
+    case Target:
+        return record.target;
+    case Status:
+        return statusLabel(record.status);
+    case Started:
+        return formatLocalTime(record.startedAt);
+    case Duration:
+        if (!record.startedAt.isValid() && record.durationMs == 0)
+            return QString();
+        return formatDuration(elapsedMs(record));
+    case RowsRead:
+        return formatCount(record.rowsRead);
+    case RowsWritten:
+        return formatCount(record.rowsWritten);
+    case RowsSkipped:
+        return formatCount(record.rowsSkipped);
+    case Progress:
+        if (record.windowRows >= 0)
+            return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead), formatCount(record.windowRows));
+        return formatCount(record.rowsRead);
+    case WatermarkBefore:
+        return record.watermarkBefore.isEmpty() ? tr("(none)") : record.watermarkBefore;
+    case WatermarkAfter:
+        return record.watermarkAfter;
+    }
+    return {};
+}
+
+QVariant IterationGridModel::rawValue(const IterationRecord &record, int column) const
+{
+    switch (column) {
+    case Source:
+        return record.source;
+    case Target:
+        return record.target;
+    case Status:
+        return int(record.status);
+    case Started:
+        return record.startedAt;
+    case Duration:
+        return elapsedMs(record);
+    case RowsRead:
+        return record.rowsRead;
+    case RowsWritten:
+        return record.rowsWritten;
+    case RowsSkipped:
+        return record.rowsSkipped;
+    case Progress:
+        return iterationProgress(record);
+    case WatermarkBefore:
+        return record.watermarkBefore;
+    case WatermarkAfter:
+        return record.watermarkAfter;
+    }
+    return {};
+}
+
+QVariant IterationGridModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const IterationRecord &record = m_rows.at(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayValue(record, column);
+    case RawRole:
+        return rawValue(record, column);
+    case Qt::ToolTipRole:
+        if (!record.error.isEmpty())
+            return record.error;
+        if (column == Progress && record.windowRows < 0)
+            return tr("Rows read so far (the window's row count is not known yet)");
+        return displayValue(record, column);
+    case Qt::TextAlignmentRole:
+        switch (column) {
+        case RowsRead:
+        case RowsWritten:
+        case RowsSkipped:
+        case Duration:
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        default:
+            return {};
+        }
+    case TableIdRole:
+        return record.tableId;
+    case RunIdRole:
+        return record.runId;
+    case StatusRole:
+        return int(record.status);
+    case StatusNameRole:
+        return iterationStatusName(record.status);
+    case ProgressRole:
+        return iterationProgress(record);
+    case ErrorRole:
+        return record.error;
+    }
+    return {};
+}
+
+QVariant IterationGridModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Source:
+        return tr("Source");
+    case Target:
+        return tr("Target");
+    case Status:
+        return tr("Status");
+    case Started:
+        return tr("Started");
+    case Duration:
+        return tr("Duration");
+    case RowsRead:
+        return tr("Read");
+    case RowsWritten:
+        return tr("Written");
+    case RowsSkipped:
+        return tr("Skipped");
+    case Progress:
+        return tr("Progress");
+    case WatermarkBefore:
+        return tr("Watermark before");
+    case WatermarkAfter:
+        return tr("Watermark after");
+    }
+    return {};
+}
+
+Qt::ItemFlags IterationGridModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
+}
+
+RunSummary IterationGridModel::summary() const
+{
+    RunSummary summary;
+    for (const IterationRecord &record : m_rows) {
+        summary.counts[record.status] += 1;
+        summary.rowsRead += record.rowsRead;
+        summary.rowsWritten += record.rowsWritten;
+        summary.rowsSkipped += record.rowsSkipped;
+    }
+    summary.total = int(m_rows.size());
+    return summary;
+}
+
+void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows, bool live)
+{
+    beginResetModel();
+    m_runId = runId;
+    m_live = live;
+    m_rows = rows;
+    m_rowOfTable.clear();
+    for (int row = 0; row < m_rows.size(); ++row)
+        m_rowOfTable.insert(m_rows.at(row).tableId, row);
+    endResetModel();
+    updateTicking();
+    emit summaryChanged();
+}
+
+void IterationGridModel::beginRun(qint64 runId, const QList<IterationRecord> &iterations)
+{
+    reset(runId, iterations, true);
+}
+
+void IterationGridModel::updateIteration(const IterationRecord &record)
+{
+    if (record.runId != m_runId || !m_live)
+        return; // a late report from a run that is no longer shown
+    const int row = m_rowOfTable.value(record.tableId, -1);
+    if (row < 0)
+        return;
+    IterationRecord &current = m_rows[row];
+    if (sameProgress(current, record))
+        return;
+    const bool statusChanged = current.status != record.status;
+    // Log lines arrive separately (appendLog); a progress report carries none of them.
+    QList<LogLine> log = std::move(current.log);
+    current = record;
+    if (current.log.size() < log.size())
+        current.log = std::move(log);
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    if (statusChanged)
+        updateTicking();
+    emit summaryChanged();
+}
+
+void IterationGridModel::appendLog(qint64 runId, qint64 tableId, const LogLine &line)
+{
+    if (runId != m_runId || !m_live)
+        return;
+    const int row = m_rowOfTable.value(tableId, -1);
+    if (row < 0)
+        return;
+    m_rows[row].log.append(line);
+    emit logAppended(row, line);
+}
+
+void IterationGridModel::finishRun(const RunRecord &run)
+{
+    if (run.id != m_runId || !m_live)
+        return;
+    // The final record is the truth (it has ids, final counts and every log line); keep rows
+    // in place so selection survives.
+    for (const IterationRecord &record : run.iterations) {
+        const int row = m_rowOfTable.value(record.tableId, -1);
+        if (row < 0)
+            continue;
+        IterationRecord merged = record;
+        if (merged.log.size() < m_rows.at(row).log.size())
+            merged.log = m_rows.at(row).log;
+        m_rows[row] = merged;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    m_live = false;
+    updateTicking();
+    emit summaryChanged();
+}
+
+void IterationGridModel::showRun(const RunRecord &run)
+{
+    reset(run.id, run.iterations, false);
+}
+
+void IterationGridModel::clear()
+{
+    reset(0, {}, false);
+}
+
+void IterationGridModel::tick()
+{
+    for (int row = 0; row < m_rows.size(); ++row) {
+        if (m_rows.at(row).status == IterationStatus::Running)
+            emit dataChanged(index(row, Duration), index(row, Duration));
+    }
+}
+
+void IterationGridModel::updateTicking()
+{
+    const bool anyRunning = std::any_of(m_rows.cbegin(), m_rows.cend(), [](const IterationRecord &r) {
+        return r.status == IterationStatus::Running;
+    });
+    if (anyRunning && !m_ticker.isActive())
+        m_ticker.start();
+    else if (!anyRunning)
+        m_ticker.stop();
+}
+
+} // namespace tidemark

@@ -1,0 +1,968 @@
+// SPDX-License-Identifier: MIT
+#include "model/storage/workspace.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/storage/sqlitedb.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSysInfo>
+#include <QUuid>
+
+#include <cerrno>
+#include <limits>
+#include <signal.h>
+#include <sys/types.h>
+
+namespace tidemark {
+namespace {
+
+// "TDMK": marks a SQLite file as a Tidemark workspace, so `open` can refuse any other file
+// before touching it.
+constexpr quint32 kApplicationId = 0x54444D4B;
+constexpr int kBusyTimeoutMs = 10000;
+
+// Bump together with a new entry in kMigrations.
+constexpr int kSchemaVersion = 1;
+
+auto storageLog() {
+    return logger("core.storage");
+}
+
+QString nowText() {
+    return isoUtc(QDateTime::currentDateTimeUtc());
+}
+
+// Invalid times are stored as NULL (a null QString binds NULL).
+QString timeText(const QDateTime &time) {
+    return time.isValid() ? isoUtc(time) : QString();
+}
+
+QDateTime readTime(const SqliteStatement &stmt, int column) {
+    if (stmt.isNull(column))
+        return QDateTime();
+    QDateTime time = QDateTime::fromString(stmt.columnText(column), Qt::ISODateWithMs);
+    return time.isValid() ? time.toUTC() : QDateTime();
+}
+
+QString textOrNull(const QString &text) {
+    return text.isEmpty() ? QString() : text;
+}
+
+QVariant idOrNull(qint64 id) {
+    return id > 0 ? QVariant(id) : QVariant();
+}
+
+// Rolls back unless committed, so a throw anywhere leaves the workspace as it was. IMMEDIATE
+// takes the write lock up front: in WAL mode a deferred read-then-write transaction can fail
+// with SQLITE_BUSY without waiting for the busy timeout.
+class Transaction {
+public:
+    explicit Transaction(SqliteDb &db)
+        : m_db(db) {
+        m_db.exec(QStringLiteral("BEGIN IMMEDIATE"));
+    }
+    ~Transaction() {
+        if (!m_done) {
+            try {
+                m_db.exec(QStringLiteral("ROLLBACK"));
+            } catch (const Error &) {
+                // Rolled back by SQLite already (e.g. after SQLITE_FULL); nothing left to undo.
+            }
+        }
+    }
+    Transaction(const Transaction &) = delete;
+    Transaction &operator=(const Transaction &) = delete;
+    void commit() {
+        m_db.exec(QStringLiteral("COMMIT"));
+        m_done = true;
+    }
+
+private:
+    SqliteDb &m_db;
+    bool m_done = false;
+};
+
+QString pragmaText(SqliteDb &db, const QString &pragma) {
+    SqliteStatement stmt(db, pragma);
+    return stmt.step() ? stmt.columnText(0) : QString();
+}
+
+qint64 pragmaInt(SqliteDb &db, const QString &pragma) {
+    SqliteStatement stmt(db, pragma);
+    return stmt.step() ? stmt.columnInt64(0) : 0;
+}
+
+// WAL lets the GUI read history while a run writes it; on a file system without shared memory
+// SQLite silently keeps the old mode, so the result is checked rather than assumed.
+void configureConnection(SqliteDb &db) {
+    const QString mode = pragmaText(db, QStringLiteral("PRAGMA journal_mode = WAL")).toLower();
+    if (mode != QLatin1String("wal"))
+        throw Error(QStringLiteral("workspace file %1: cannot switch to WAL mode (journal mode is '%2')")
+                        .arg(db.path(), mode));
+    db.exec(QStringLiteral("PRAGMA foreign_keys = ON"));
+    db.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
+}
+
+// Reads the SQLite header straight from the file (magic at 0, application_id big-endian at
+// 68): unlike opening it with SQLite, this cannot create -wal/-shm files or touch the file.
+void checkIsWorkspace(const QString &path) {
+    const QString notWorkspace = QStringLiteral("%1 is not a Tidemark workspace").arg(path);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw ValidationError(
+            QStringLiteral("cannot read workspace file %1: %2").arg(path, file.errorString()));
+    const QByteArray header = file.read(100);
+    file.close();
+    static const QByteArray magic("SQLite format 3\0", 16);
+    if (header.size() < 100 || !header.startsWith(magic))
+        throw ValidationError(notWorkspace);
+    const auto byte = [&](int i) {
+        return quint32(quint8(header[i]));
+    };
+    const quint32 applicationId = byte(68) << 24 | byte(69) << 16 | byte(70) << 8 | byte(71);
+    if (applicationId != kApplicationId)
+        throw ValidationError(notWorkspace);
+}
+
+void removeWorkspaceFiles(const QString &path) {
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+        QFile::remove(path + suffix);
+}
+
+bool processAlive(qint64 pid) {
+    if (pid <= 0 || pid > std::numeric_limits<pid_t>::max())
+        return false;
+    if (::kill(pid_t(pid), 0) == 0)
+        return true;
+    return errno != ESRCH; // EPERM: alive, owned by someone else
+}
+
+QString hostName() {
+    return QSysInfo::machineHostName();
+}
+
+// --- migrations: one function per step, each run in its own transaction ---
+
+void migrateTo1(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE TABLE meta (
+    "key" TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE connections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    path TEXT,
+    conninfo TEXT,
+    password_env TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE tables (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source_connection TEXT NOT NULL,
+    source_table TEXT NOT NULL,
+    target_connection TEXT NOT NULL,
+    target_table TEXT NOT NULL,
+    watermark_column TEXT NOT NULL DEFAULT '',
+    watermark_type TEXT NOT NULL DEFAULT 'none',
+    tiebreak_column TEXT NOT NULL DEFAULT '',
+    key_columns TEXT NOT NULL DEFAULT '[]',
+    mode TEXT NOT NULL DEFAULT 'append',
+    lookback TEXT NOT NULL DEFAULT '',
+    initial_watermark TEXT,
+    last_watermark TEXT,
+    last_tiebreak, -- no declared type: keeps the value's own type (no affinity)
+    active INTEGER NOT NULL DEFAULT 1,
+    max_skipped INTEGER NOT NULL DEFAULT 0,
+    expect_rows INTEGER NOT NULL DEFAULT 0,
+    commit_per_batch INTEGER NOT NULL DEFAULT 0,
+    batch_size INTEGER NOT NULL DEFAULT 10000,
+    add_new_columns INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    "trigger" TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    dry_run INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE iterations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL,
+    table_id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    rows_read INTEGER NOT NULL DEFAULT 0,
+    rows_written INTEGER NOT NULL DEFAULT 0,
+    rows_skipped INTEGER NOT NULL DEFAULT 0,
+    rows_null_watermark INTEGER NOT NULL DEFAULT 0,
+    window_rows INTEGER NOT NULL DEFAULT -1,
+    watermark_before TEXT,
+    watermark_after TEXT,
+    window_lower TEXT,
+    window_upper TEXT,
+    error TEXT
+);
+CREATE TABLE iteration_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    iteration_id INTEGER NOT NULL REFERENCES iterations(id) ON DELETE CASCADE,
+    at TEXT NOT NULL,
+    level TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+CREATE TABLE rejects (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER,
+    iteration_id INTEGER,
+    table_id INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    error TEXT NOT NULL,
+    row_key TEXT,
+    row_data TEXT
+);
+CREATE TABLE leases (
+    table_id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    acquired_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE watermark_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    old_value TEXT,
+    new_value TEXT,
+    old_tiebreak TEXT,
+    new_tiebreak TEXT,
+    cause TEXT NOT NULL,
+    run_id INTEGER
+);
+CREATE INDEX iterations_by_run ON iterations(run_id, id);
+CREATE INDEX iterations_by_table ON iterations(table_id, id);
+CREATE INDEX iteration_logs_by_iteration ON iteration_logs(iteration_id, id);
+CREATE INDEX rejects_by_table ON rejects(table_id, id);
+CREATE INDEX watermark_changes_by_table ON watermark_changes(table_id, id);
+)"));
+}
+
+using MigrationStep = void (*)(SqliteDb &);
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1};
+
+// --- row mapping ---
+
+const QString kConnectionColumns = QStringLiteral("id, name, kind, path, conninfo, password_env");
+
+ConnectionSpec readConnection(const SqliteStatement &stmt) {
+    ConnectionSpec spec;
+    spec.id = stmt.columnInt64(0);
+    spec.name = stmt.columnText(1);
+    spec.kind =
+        stmt.columnText(2) == QLatin1String("postgres") ? ConnectionKind::Postgres : ConnectionKind::Sqlite;
+    spec.path = stmt.columnText(3);
+    spec.conninfo = stmt.columnText(4);
+    spec.passwordEnv = stmt.columnText(5);
+    return spec;
+}
+
+const QString kTableColumns = QStringLiteral(
+    "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
+    "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
+    "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns");
+
+QString keyColumnsJson(const QStringList &columns) {
+    return QString::fromUtf8(
+        QJsonDocument(QJsonArray::fromStringList(columns)).toJson(QJsonDocument::Compact));
+}
+
+QStringList keyColumnsFromJson(const QString &text) {
+    QStringList columns;
+    const QJsonArray array = QJsonDocument::fromJson(text.toUtf8()).array();
+    for (const QJsonValue &value : array)
+        columns.append(value.toString());
+    return columns;
+}
+
+WatermarkType storedWatermarkType(const TableSpec &spec) {
+    if (spec.watermarkType != WatermarkType::None)
+        return spec.watermarkType;
+    if (!spec.lastWatermark.isNull())
+        return spec.lastWatermark.type();
+    return spec.initialWatermark.type();
+}
+
+TableSpec readTable(const SqliteStatement &stmt) {
+    TableSpec spec;
+    spec.id = stmt.columnInt64(0);
+    spec.sourceConnection = stmt.columnText(1);
+    spec.sourceTable = stmt.columnText(2);
+    spec.targetConnection = stmt.columnText(3);
+    spec.targetTable = stmt.columnText(4);
+    spec.watermarkColumn = stmt.columnText(5);
+    spec.watermarkType = watermarkTypeFromName(stmt.columnText(6));
+    spec.tiebreakColumn = stmt.columnText(7);
+    spec.keyColumns = keyColumnsFromJson(stmt.columnText(8));
+    spec.mode = writeModeFromName(stmt.columnText(9)).value_or(WriteMode::Append);
+    spec.lookback = stmt.columnText(10);
+    spec.initialWatermark = Watermark::fromStored(spec.watermarkType, stmt.columnText(11));
+    spec.lastWatermark = Watermark::fromStored(spec.watermarkType, stmt.columnText(12));
+    spec.lastTiebreak = stmt.columnVariant(13);
+    spec.active = stmt.columnInt64(14) != 0;
+    spec.maxSkipped = stmt.columnInt64(15);
+    spec.expectRows = stmt.columnInt64(16) != 0;
+    spec.commitPerBatch = stmt.columnInt64(17) != 0;
+    spec.batchSize = int(stmt.columnInt64(18));
+    spec.addNewColumns = stmt.columnInt64(19) != 0;
+    return spec;
+}
+
+// Binds the configuration fields (everything but id, last watermark and tiebreak) from ?1.
+void bindTableConfig(SqliteStatement &stmt, const TableSpec &spec) {
+    stmt.bind(1, spec.sourceConnection)
+        .bind(2, spec.sourceTable)
+        .bind(3, spec.targetConnection)
+        .bind(4, spec.targetTable)
+        .bind(5, spec.watermarkColumn.isNull() ? QStringLiteral("") : spec.watermarkColumn)
+        .bind(6, watermarkTypeName(storedWatermarkType(spec)))
+        .bind(7, spec.tiebreakColumn.isNull() ? QStringLiteral("") : spec.tiebreakColumn)
+        .bind(8, keyColumnsJson(spec.keyColumns))
+        .bind(9, writeModeName(spec.mode))
+        .bind(10, spec.lookback.isNull() ? QStringLiteral("") : spec.lookback)
+        .bind(11, textOrNull(spec.initialWatermark.nativeText()))
+        .bind(12, spec.active ? 1 : 0)
+        .bind(13, spec.maxSkipped)
+        .bind(14, spec.expectRows ? 1 : 0)
+        .bind(15, spec.commitPerBatch ? 1 : 0)
+        .bind(16, spec.batchSize)
+        .bind(17, spec.addNewColumns ? 1 : 0);
+}
+
+const QString kIterationColumns = QStringLiteral(
+    "id, run_id, table_id, source, target, status, started_at, finished_at, duration_ms, rows_read, "
+    "rows_written, "
+    "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
+    "window_upper, error");
+
+IterationRecord readIteration(const SqliteStatement &stmt) {
+    IterationRecord record;
+    record.id = stmt.columnInt64(0);
+    record.runId = stmt.columnInt64(1);
+    record.tableId = stmt.columnInt64(2);
+    record.source = stmt.columnText(3);
+    record.target = stmt.columnText(4);
+    record.status = iterationStatusFromName(stmt.columnText(5)).value_or(IterationStatus::Failed);
+    record.startedAt = readTime(stmt, 6);
+    record.finishedAt = readTime(stmt, 7);
+    record.durationMs = stmt.columnInt64(8);
+    record.rowsRead = stmt.columnInt64(9);
+    record.rowsWritten = stmt.columnInt64(10);
+    record.rowsSkipped = stmt.columnInt64(11);
+    record.rowsNullWatermark = stmt.columnInt64(12);
+    record.windowRows = stmt.columnInt64(13);
+    record.watermarkBefore = stmt.columnText(14);
+    record.watermarkAfter = stmt.columnText(15);
+    record.windowLower = stmt.columnText(16);
+    record.windowUpper = stmt.columnText(17);
+    record.error = stmt.columnText(18);
+    return record;
+}
+
+// Binds the iteration's fields from run_id on, starting at ?1.
+void bindIteration(SqliteStatement &stmt, const IterationRecord &record) {
+    stmt.bind(1, record.runId)
+        .bind(2, record.tableId)
+        .bind(3, record.source.isNull() ? QStringLiteral("") : record.source)
+        .bind(4, record.target.isNull() ? QStringLiteral("") : record.target)
+        .bind(5, iterationStatusName(record.status))
+        .bind(6, timeText(record.startedAt))
+        .bind(7, timeText(record.finishedAt))
+        .bind(8, record.durationMs)
+        .bind(9, record.rowsRead)
+        .bind(10, record.rowsWritten)
+        .bind(11, record.rowsSkipped)
+        .bind(12, record.rowsNullWatermark)
+        .bind(13, record.windowRows)
+        .bind(14, textOrNull(record.watermarkBefore))
+        .bind(15, textOrNull(record.watermarkAfter))
+        .bind(16, textOrNull(record.windowLower))
+        .bind(17, textOrNull(record.windowUpper))
+        .bind(18, textOrNull(record.error));
+}
+
+QString tiebreakText(const QVariant &value) {
+    return value.isNull() ? QString() : value.toString();
+}
+
+} // namespace
+
+Workspace::Workspace(std::unique_ptr<SqliteDb> db, const QString &path)
+    : m_db(std::move(db))
+    , m_path(path) {}
+
+Workspace::~Workspace() = default;
+
+int Workspace::schemaVersion() {
+    return kSchemaVersion;
+}
+
+std::unique_ptr<Workspace> Workspace::create(const QString &path) {
+    const QString exists = QStringLiteral("workspace file %1 already exists").arg(path);
+    if (QFileInfo::exists(path) || QFileInfo(path).isSymLink())
+        throw ValidationError(exists);
+    {
+        // NewOnly is O_EXCL: a file appearing between the check and here is refused, not reused.
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
+            if (QFileInfo::exists(path))
+                throw ValidationError(exists);
+            throw Error(QStringLiteral("cannot create workspace file %1: %2").arg(path, file.errorString()));
+        }
+    }
+    try {
+        auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, kBusyTimeoutMs);
+        // Before WAL, so the id lands in the main file's header where `open` reads it.
+        db->exec(QStringLiteral("PRAGMA application_id = %1").arg(kApplicationId));
+        configureConnection(*db);
+        std::unique_ptr<Workspace> workspace(new Workspace(std::move(db), path));
+        workspace->migrate();
+        storageLog()->info("created workspace {} ({})", str(path), str(workspace->m_workspaceId));
+        return workspace;
+    } catch (...) {
+        removeWorkspaceFiles(path);
+        throw;
+    }
+}
+
+std::unique_ptr<Workspace> Workspace::open(const QString &path) {
+    if (!QFileInfo::exists(path))
+        throw ValidationError(
+            QStringLiteral("workspace file %1 does not exist (create it with 'tidemark-cli init')")
+                .arg(path));
+    checkIsWorkspace(path);
+    auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, kBusyTimeoutMs);
+    configureConnection(*db);
+    std::unique_ptr<Workspace> workspace(new Workspace(std::move(db), path));
+    workspace->migrate();
+    return workspace;
+}
+
+void Workspace::migrate() {
+    const qint64 found = pragmaInt(*m_db, QStringLiteral("PRAGMA user_version"));
+    if (found > kSchemaVersion)
+        throw ValidationError(
+            QStringLiteral("workspace file %1 has schema version %2, newer than this Tidemark "
+                           "knows (%3); use a newer Tidemark")
+                .arg(m_path)
+                .arg(found)
+                .arg(kSchemaVersion));
+    for (int step = int(found); step < kSchemaVersion; ++step) {
+        Transaction transaction(*m_db);
+        // Another process may have migrated between our read and the write lock.
+        if (pragmaInt(*m_db, QStringLiteral("PRAGMA user_version")) > step)
+            continue;
+        kMigrations[step](*m_db);
+        // PRAGMA takes no bound parameters; the version is a constant of this build.
+        m_db->exec(QStringLiteral("PRAGMA user_version = %1").arg(step + 1));
+        transaction.commit();
+        storageLog()->info("migrated workspace {} to schema version {}", str(m_path), step + 1);
+    }
+
+    SqliteStatement select(*m_db, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'workspace_id')"));
+    if (select.step()) {
+        m_workspaceId = select.columnText(0);
+        return;
+    }
+    select.reset();
+    Transaction transaction(*m_db);
+    SqliteStatement insert(*m_db,
+                           QStringLiteral(R"(INSERT OR IGNORE INTO meta ("key", value) VALUES (?1, ?2))"));
+    insert.bind(1, QStringLiteral("workspace_id"))
+        .bind(2, QUuid::createUuid().toString(QUuid::WithoutBraces))
+        .run();
+    insert.reset();
+    insert.bind(1, QStringLiteral("created_at")).bind(2, nowText()).run();
+    insert.reset();
+    insert.bind(1, QStringLiteral("created_by")).bind(2, QStringLiteral("tidemark " TIDEMARK_VERSION)).run();
+    transaction.commit();
+    if (!select.step())
+        throw Error(QStringLiteral("workspace file %1: cannot record the workspace id").arg(m_path));
+    m_workspaceId = select.columnText(0);
+}
+
+// --- connections ---
+
+QList<ConnectionSpec> Workspace::connections() {
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT %1 FROM connections ORDER BY name").arg(kConnectionColumns));
+    QList<ConnectionSpec> result;
+    while (stmt.step())
+        result.append(readConnection(stmt));
+    return result;
+}
+
+std::optional<ConnectionSpec> Workspace::connection(const QString &name) {
+    SqliteStatement stmt(
+        *m_db, QStringLiteral("SELECT %1 FROM connections WHERE name = ?1").arg(kConnectionColumns));
+    stmt.bind(1, name);
+    if (!stmt.step())
+        return std::nullopt;
+    return readConnection(stmt);
+}
+
+qint64 Workspace::addConnection(const ConnectionSpec &spec) {
+    if (spec.name.isEmpty())
+        throw ValidationError(QStringLiteral("a connection needs a name"));
+    Transaction transaction(*m_db);
+    if (connection(spec.name))
+        throw ValidationError(QStringLiteral("connection '%1' already exists").arg(spec.name));
+    SqliteStatement insert(*m_db,
+                           QStringLiteral("INSERT INTO connections (name, kind, path, conninfo, "
+                                          "password_env, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    insert.bind(1, spec.name)
+        .bind(2, connectionKindName(spec.kind))
+        .bind(3, textOrNull(spec.path))
+        .bind(4, textOrNull(spec.conninfo))
+        .bind(5, textOrNull(spec.passwordEnv))
+        .bind(6, nowText())
+        .run();
+    const qint64 id = m_db->lastInsertId();
+    transaction.commit();
+    return id;
+}
+
+void Workspace::updateConnection(const ConnectionSpec &spec) {
+    Transaction transaction(*m_db);
+    QString oldName = spec.name;
+    qint64 id = spec.id;
+    if (id > 0) {
+        SqliteStatement select(*m_db, QStringLiteral("SELECT name FROM connections WHERE id = ?1"));
+        select.bind(1, id);
+        if (!select.step())
+            throw ValidationError(QStringLiteral("connection id %1 does not exist").arg(id));
+        oldName = select.columnText(0);
+    } else {
+        const auto existing = connection(spec.name);
+        if (!existing)
+            throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(spec.name));
+        id = existing->id;
+    }
+    if (spec.name != oldName && connection(spec.name))
+        throw ValidationError(QStringLiteral("connection '%1' already exists").arg(spec.name));
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE connections SET name = ?1, kind = ?2, path = ?3, "
+                                                 "conninfo = ?4, password_env = ?5 WHERE id = ?6"));
+    update.bind(1, spec.name)
+        .bind(2, connectionKindName(spec.kind))
+        .bind(3, textOrNull(spec.path))
+        .bind(4, textOrNull(spec.conninfo))
+        .bind(5, textOrNull(spec.passwordEnv))
+        .bind(6, id)
+        .run();
+    if (spec.name != oldName) {
+        // Tables refer to connections by name; a rename must not orphan them.
+        for (const QString &column :
+             {QStringLiteral("source_connection"), QStringLiteral("target_connection")}) {
+            SqliteStatement rename(*m_db,
+                                   QStringLiteral("UPDATE tables SET %1 = ?1 WHERE %1 = ?2").arg(column));
+            rename.bind(1, spec.name).bind(2, oldName).run();
+        }
+    }
+    transaction.commit();
+}
+
+void Workspace::removeConnection(const QString &name) {
+    Transaction transaction(*m_db);
+    if (!connection(name))
+        throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
+    SqliteStatement users(*m_db, QStringLiteral("SELECT id FROM tables WHERE source_connection = ?1 OR "
+                                                "target_connection = ?1 ORDER BY id"));
+    users.bind(1, name);
+    QStringList ids;
+    while (users.step())
+        ids.append(QString::number(users.columnInt64(0)));
+    if (!ids.isEmpty())
+        throw ValidationError(QStringLiteral("connection '%1' is used by table %2; remove those tables first")
+                                  .arg(name, ids.join(QStringLiteral(", "))));
+    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM connections WHERE name = ?1"));
+    remove.bind(1, name).run();
+    transaction.commit();
+}
+
+// --- control table ---
+
+QList<TableSpec> Workspace::tables() {
+    SqliteStatement stmt(*m_db, QStringLiteral("SELECT %1 FROM tables ORDER BY id").arg(kTableColumns));
+    QList<TableSpec> result;
+    while (stmt.step())
+        result.append(readTable(stmt));
+    return result;
+}
+
+std::optional<TableSpec> Workspace::table(qint64 id) {
+    SqliteStatement stmt(*m_db, QStringLiteral("SELECT %1 FROM tables WHERE id = ?1").arg(kTableColumns));
+    stmt.bind(1, id);
+    if (!stmt.step())
+        return std::nullopt;
+    return readTable(stmt);
+}
+
+qint64 Workspace::addTable(const TableSpec &spec) {
+    Transaction transaction(*m_db);
+    SqliteStatement insert(
+        *m_db, QStringLiteral(
+                   "INSERT INTO tables (source_connection, source_table, target_connection, target_table, "
+                   "watermark_column, watermark_type, tiebreak_column, key_columns, mode, lookback, "
+                   "initial_watermark, active, max_skipped, expect_rows, commit_per_batch, batch_size, "
+                   "add_new_columns, last_watermark, last_tiebreak, created_at) VALUES (?1, ?2, ?3, ?4, "
+                   "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"));
+    bindTableConfig(insert, spec);
+    insert.bind(18, textOrNull(spec.lastWatermark.nativeText()))
+        .bind(19, spec.lastTiebreak)
+        .bind(20, nowText());
+    insert.run();
+    const qint64 id = m_db->lastInsertId();
+    transaction.commit();
+    return id;
+}
+
+void Workspace::updateTable(const TableSpec &spec) {
+    Transaction transaction(*m_db);
+    SqliteStatement update(
+        *m_db,
+        QStringLiteral("UPDATE tables SET source_connection = ?1, source_table = ?2, target_connection = ?3, "
+                       "target_table = ?4, watermark_column = ?5, watermark_type = ?6, tiebreak_column = ?7, "
+                       "key_columns = ?8, mode = ?9, lookback = ?10, initial_watermark = ?11, active = ?12, "
+                       "max_skipped = ?13, expect_rows = ?14, commit_per_batch = ?15, batch_size = ?16, "
+                       "add_new_columns = ?17 WHERE id = ?18"));
+    bindTableConfig(update, spec);
+    update.bind(18, spec.id).run();
+    if (m_db->changes() == 0)
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(spec.id));
+    transaction.commit();
+}
+
+void Workspace::removeTable(qint64 id) {
+    Transaction transaction(*m_db);
+    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM tables WHERE id = ?1"));
+    remove.bind(1, id).run();
+    if (m_db->changes() == 0)
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
+    SqliteStatement lease(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"));
+    lease.bind(1, id).run();
+    transaction.commit();
+}
+
+void Workspace::setActive(qint64 id, bool active) {
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE tables SET active = ?1 WHERE id = ?2"));
+    update.bind(1, active ? 1 : 0).bind(2, id).run();
+    if (m_db->changes() == 0)
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
+}
+
+void Workspace::setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
+                             const QString &cause, qint64 runId) {
+    Transaction transaction(*m_db);
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT watermark_type, last_watermark, last_tiebreak FROM tables "
+                                          "WHERE id = ?1"));
+    select.bind(1, tableId);
+    if (!select.step())
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
+    WatermarkType type = watermarkTypeFromName(select.columnText(0));
+    const Watermark old = Watermark::fromStored(type, select.columnText(1));
+    const QVariant oldTiebreak = select.columnVariant(2);
+    select.reset();
+    if (!watermark.isNull()) {
+        if (type != WatermarkType::None && type != watermark.type())
+            throw Error(QStringLiteral("workspace file %1: table %2 has a %3 watermark, not a %4 one")
+                            .arg(m_path)
+                            .arg(tableId)
+                            .arg(watermarkTypeName(type), watermarkTypeName(watermark.type())));
+        type = watermark.type();
+    }
+    SqliteStatement update(*m_db,
+                           QStringLiteral("UPDATE tables SET watermark_type = ?1, last_watermark = ?2, "
+                                          "last_tiebreak = ?3 WHERE id = ?4"));
+    update.bind(1, watermarkTypeName(type))
+        .bind(2, textOrNull(watermark.nativeText()))
+        .bind(3, tiebreak)
+        .bind(4, tableId)
+        .run();
+    SqliteStatement log(*m_db,
+                        QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
+                                       "old_tiebreak, new_tiebreak, cause, run_id) VALUES (?1, ?2, ?3, ?4, "
+                                       "?5, ?6, ?7, ?8)"));
+    log.bind(1, tableId)
+        .bind(2, nowText())
+        .bind(3, textOrNull(old.display()))
+        .bind(4, textOrNull(watermark.display()))
+        .bind(5, tiebreakText(oldTiebreak))
+        .bind(6, tiebreakText(tiebreak))
+        .bind(7, cause)
+        .bind(8, idOrNull(runId))
+        .run();
+    transaction.commit();
+}
+
+QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT id, table_id, at, old_value, new_value, cause, run_id FROM "
+                                        "watermark_changes WHERE table_id = ?1 ORDER BY id"));
+    stmt.bind(1, tableId);
+    QList<WatermarkChange> result;
+    while (stmt.step()) {
+        WatermarkChange change;
+        change.id = stmt.columnInt64(0);
+        change.tableId = stmt.columnInt64(1);
+        change.at = readTime(stmt, 2);
+        change.oldValue = stmt.columnText(3);
+        change.newValue = stmt.columnText(4);
+        change.cause = stmt.columnText(5);
+        change.runId = stmt.columnInt64(6);
+        result.append(change);
+    }
+    return result;
+}
+
+QString Workspace::lastIterationStatus(qint64 tableId) {
+    SqliteStatement stmt(*m_db, QStringLiteral("SELECT status FROM iterations WHERE table_id = ?1 "
+                                               "ORDER BY id DESC LIMIT 1"));
+    stmt.bind(1, tableId);
+    return stmt.step() ? stmt.columnText(0) : QString();
+}
+
+// --- runs and iterations ---
+
+qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun) {
+    SqliteStatement insert(*m_db,
+                           QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
+                                          R"(concurrency, dry_run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))"));
+    insert.bind(1, trigger)
+        .bind(2, hostName())
+        .bind(3, QCoreApplication::applicationPid())
+        .bind(4, nowText())
+        .bind(5, QStringLiteral("running"))
+        .bind(6, concurrency)
+        .bind(7, dryRun ? 1 : 0)
+        .run();
+    return m_db->lastInsertId();
+}
+
+void Workspace::finishRun(qint64 runId, const QString &status) {
+    SqliteStatement update(*m_db,
+                           QStringLiteral("UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3"));
+    update.bind(1, nowText()).bind(2, status).bind(3, runId).run();
+    if (m_db->changes() == 0)
+        throw Error(QStringLiteral("workspace file %1: run %2 does not exist").arg(m_path).arg(runId));
+}
+
+qint64 Workspace::addIteration(const IterationRecord &record) {
+    Transaction transaction(*m_db);
+    SqliteStatement insert(
+        *m_db, QStringLiteral(
+                   "INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
+                   "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
+                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                   "?18)"));
+    bindIteration(insert, record);
+    insert.run();
+    const qint64 id = m_db->lastInsertId();
+    for (const LogLine &line : record.log)
+        appendLog(id, line);
+    transaction.commit();
+    return id;
+}
+
+void Workspace::updateIteration(const IterationRecord &record) {
+    SqliteStatement update(
+        *m_db, QStringLiteral(
+                   "UPDATE iterations SET run_id = ?1, table_id = ?2, source = ?3, target = ?4, "
+                   "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
+                   "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
+                   "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
+                   "window_upper = ?17, error = ?18 WHERE id = ?19"));
+    bindIteration(update, record);
+    update.bind(19, record.id).run();
+    if (m_db->changes() == 0)
+        throw Error(
+            QStringLiteral("workspace file %1: iteration %2 does not exist").arg(m_path).arg(record.id));
+}
+
+void Workspace::appendLog(qint64 iterationId, const LogLine &line) {
+    SqliteStatement insert(*m_db,
+                           QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
+                                          "VALUES (?1, ?2, ?3, ?4)"));
+    insert.bind(1, iterationId)
+        .bind(2, line.at.isValid() ? isoUtc(line.at) : nowText())
+        .bind(3, line.level.isEmpty() ? QStringLiteral("info") : line.level)
+        .bind(4, line.message.isNull() ? QStringLiteral("") : line.message)
+        .run();
+}
+
+void Workspace::addReject(const RejectedRow &row) {
+    SqliteStatement insert(*m_db,
+                           QStringLiteral("INSERT INTO rejects (run_id, iteration_id, table_id, at, error, "
+                                          "row_key, row_data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    insert.bind(1, idOrNull(row.runId))
+        .bind(2, idOrNull(row.iterationId))
+        .bind(3, row.tableId)
+        .bind(4, row.at.isValid() ? isoUtc(row.at) : nowText())
+        .bind(5, row.error.isNull() ? QStringLiteral("") : row.error)
+        .bind(6, row.rowKey)
+        .bind(7, row.rowData)
+        .run();
+}
+
+QList<RejectedRow> Workspace::rejects(qint64 tableId) {
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT id, run_id, iteration_id, table_id, at, error, row_key, "
+                                        "row_data FROM rejects WHERE table_id = ?1 ORDER BY id"));
+    stmt.bind(1, tableId);
+    QList<RejectedRow> result;
+    while (stmt.step()) {
+        RejectedRow row;
+        row.id = stmt.columnInt64(0);
+        row.runId = stmt.columnInt64(1);
+        row.iterationId = stmt.columnInt64(2);
+        row.tableId = stmt.columnInt64(3);
+        row.at = readTime(stmt, 4);
+        row.error = stmt.columnText(5);
+        row.rowKey = stmt.columnText(6);
+        row.rowData = stmt.columnText(7);
+        result.append(row);
+    }
+    return result;
+}
+
+QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
+    // One read transaction, so a run being written meanwhile is seen whole or not at all.
+    m_db->exec(QStringLiteral("BEGIN"));
+    try {
+        SqliteStatement selectRuns(
+            *m_db, QStringLiteral(
+                       R"(SELECT id, "trigger", host, pid, started_at, finished_at, status, concurrency, )"
+                       R"(dry_run FROM runs WHERE (?1 <= 0 OR id = ?1) ORDER BY id DESC LIMIT ?2)"));
+        selectRuns.bind(1, runId).bind(2, limit > 0 ? qint64(limit) : qint64(-1));
+        SqliteStatement selectIterations(
+            *m_db,
+            QStringLiteral("SELECT %1 FROM iterations WHERE run_id = ?1 ORDER BY id").arg(kIterationColumns));
+        SqliteStatement selectLog(*m_db, QStringLiteral("SELECT at, level, message FROM iteration_logs "
+                                                        "WHERE iteration_id = ?1 ORDER BY id"));
+        QList<RunRecord> result;
+        while (selectRuns.step()) {
+            RunRecord run;
+            run.id = selectRuns.columnInt64(0);
+            run.trigger = selectRuns.columnText(1);
+            run.host = selectRuns.columnText(2);
+            run.pid = selectRuns.columnInt64(3);
+            run.startedAt = readTime(selectRuns, 4);
+            run.finishedAt = readTime(selectRuns, 5);
+            run.status = selectRuns.columnText(6);
+            run.concurrency = int(selectRuns.columnInt64(7));
+            run.dryRun = selectRuns.columnInt64(8) != 0;
+            selectIterations.reset();
+            selectIterations.bind(1, run.id);
+            while (selectIterations.step()) {
+                IterationRecord iteration = readIteration(selectIterations);
+                selectLog.reset();
+                selectLog.bind(1, iteration.id);
+                while (selectLog.step())
+                    iteration.log.append(
+                        LogLine{readTime(selectLog, 0), selectLog.columnText(1), selectLog.columnText(2)});
+                run.iterations.append(iteration);
+            }
+            result.append(run);
+        }
+        m_db->exec(QStringLiteral("COMMIT"));
+        return result;
+    } catch (...) {
+        try {
+            m_db->exec(QStringLiteral("ROLLBACK"));
+        } catch (const Error &) {
+        }
+        throw;
+    }
+}
+
+// --- leases ---
+
+LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+    const QString host = hostName();
+    const qint64 pid = QCoreApplication::applicationPid();
+    Transaction transaction(*m_db);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    LeaseAttempt attempt;
+    SqliteStatement select(*m_db, QStringLiteral("SELECT run_id, host, pid, expires_at FROM leases "
+                                                 "WHERE table_id = ?1"));
+    select.bind(1, tableId);
+    if (select.step()) {
+        Lease current{tableId, select.columnInt64(0), select.columnText(1), select.columnInt64(2),
+                      readTime(select, 3)};
+        select.reset();
+        const bool sameHost = current.host == host;
+        const bool expired = !current.expiresAt.isValid() || current.expiresAt <= now;
+        // A pid only means something on its own host; elsewhere the expiry is all we can trust.
+        const bool dead = sameHost && !processAlive(current.pid);
+        const bool ownRun = sameHost && current.pid == pid && current.runId == runId;
+        if (!expired && !dead && !ownRun) {
+            attempt.holder = current;
+            return attempt; // the transaction rolls back: nothing was written
+        }
+        if (!ownRun) {
+            attempt.holder = current;
+            storageLog()->warn("table {}: taking over the lease of run {} (host {}, pid {}, {})", tableId,
+                               current.runId, str(current.host), current.pid,
+                               expired ? "expired" : "process gone");
+        }
+    }
+    SqliteStatement upsert(*m_db,
+                           QStringLiteral("INSERT OR REPLACE INTO leases (table_id, run_id, host, pid, "
+                                          "acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    upsert.bind(1, tableId)
+        .bind(2, runId)
+        .bind(3, host)
+        .bind(4, pid)
+        .bind(5, isoUtc(now))
+        .bind(6, isoUtc(now.addSecs(ttlSeconds)))
+        .run();
+    transaction.commit();
+    attempt.acquired = true;
+    return attempt;
+}
+
+void Workspace::renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE leases SET expires_at = ?1 WHERE table_id = ?2 AND "
+                                                 "run_id = ?3"));
+    update.bind(1, isoUtc(QDateTime::currentDateTimeUtc().addSecs(ttlSeconds)))
+        .bind(2, tableId)
+        .bind(3, runId)
+        .run();
+    if (m_db->changes() == 0)
+        throw Error(QStringLiteral("workspace file %1: the lease of table %2 is no longer held by run %3")
+                        .arg(m_path)
+                        .arg(tableId)
+                        .arg(runId));
+}
+
+void Workspace::releaseLease(qint64 tableId, qint64 runId) {
+    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2"));
+    remove.bind(1, tableId).bind(2, runId).run();
+}
+
+} // namespace tidemark

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian 12 packages Tidemark needs to build, test and run, but only those that are
+# missing, so a second call is instant and makes no network access.
+#
+#   scripts/deps.sh [EXTRA_PACKAGE...]      # or: source scripts/deps.sh; tidemark_deps [EXTRA...]
+#
+# Extra packages (e.g. `time` for the benchmark, `imagemagick` for screenshots) are checked the
+# same way. libqt6svg6 is the runtime plugin that lets QIcon load the SVG icons in resources/.
+
+TIDEMARK_PACKAGES=(
+    cmake ninja-build g++ qt6-base-dev qt6-base-dev-tools qt6-charts-dev libgl-dev
+    libspdlog-dev libsqlite3-dev libpq-dev sqlite3 postgresql postgresql-client
+    libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file
+)
+
+tidemark_deps() {
+    local missing=() pkg status
+    for pkg in "${TIDEMARK_PACKAGES[@]}" "$@"; do
+        status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+        if [[ "$status" != "install ok installed" ]]; then
+            missing+=("$pkg")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        return 0
+    fi
+
+    local sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "deps: missing packages (${missing[*]}) and not root, no sudo: install them by hand" >&2
+            return 1
+        fi
+    fi
+    echo "deps: installing ${missing[*]}" >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || return 1
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || return 1
+}
+
+# Executed rather than sourced: install now and exit with the result.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    set -euo pipefail
+    tidemark_deps "$@"
+fi

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// Builds the Debian package with CPack, unpacks it and checks that what a user would install is
+// complete and runs: binaries, desktop entry, icon, metainfo, library dependencies.
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct ProcessResult {
+    bool started = false;
+    int exitCode = -1;
+    QString output; // stdout and stderr merged, for failure messages
+};
+
+ProcessResult runProcess(const QString &program, const QStringList &args, const QString &workDir = {},
+                         int timeoutMs = 300000) {
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    if (!workDir.isEmpty())
+        process.setWorkingDirectory(workDir);
+    process.start(program, args);
+    ProcessResult result;
+    result.started = process.waitForStarted();
+    if (!result.started)
+        return result;
+    if (!process.waitForFinished(timeoutMs))
+        process.kill();
+    process.waitForFinished();
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.output = QString::fromUtf8(process.readAll());
+    return result;
+}
+
+// The tests run from somewhere below the build directory; CPackConfig.cmake marks its top.
+QString findBuildDir() {
+    QDir dir(QCoreApplication::applicationDirPath());
+    do {
+        if (dir.exists(QStringLiteral("CPackConfig.cmake")))
+            return dir.absolutePath();
+    } while (dir.cdUp());
+    return {};
+}
+
+QString cpackVariable(const QString &buildDir, const QString &name) {
+    QFile file(buildDir + QStringLiteral("/CPackConfig.cmake"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QRegularExpression re(QStringLiteral("^set\\(%1 \"([^\"]*)\"\\)").arg(name),
+                                QRegularExpression::MultilineOption);
+    const auto match = re.match(QString::fromUtf8(file.readAll()));
+    return match.hasMatch() ? match.captured(1) : QString();
+}
+
+} // namespace
+
+class TstPackage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void containsTheFiles();
+    void declaresItsDependencies();
+    void unpackedCliRuns();
+    void desktopEntryValidates();
+    void metainfoValidates();
+
+private:
+    QString m_buildDir;
+    QString m_deb;
+    QString m_root;
+    bool m_guiBuilt = false;
+    QTemporaryDir m_temp;
+};
+
+void TstPackage::initTestCase() {
+    const QString cpack = QStandardPaths::findExecutable(QStringLiteral("cpack"));
+    const QString dpkgDeb = QStandardPaths::findExecutable(QStringLiteral("dpkg-deb"));
+    if (cpack.isEmpty() || dpkgDeb.isEmpty())
+        QSKIP("cpack or dpkg-deb is not installed (packages cmake, dpkg)");
+
+    m_buildDir = findBuildDir();
+    QVERIFY2(!m_buildDir.isEmpty(), "no CPackConfig.cmake above the test executable");
+    QVERIFY(m_temp.isValid());
+    m_guiBuilt = QFileInfo::exists(m_buildDir + QStringLiteral("/app/tidemark"));
+
+    // -B keeps the package and CPack's staging area out of the build directory.
+    const QString outDir = m_temp.filePath(QStringLiteral("out"));
+    const auto packed = runProcess(
+        cpack, {QStringLiteral("-G"), QStringLiteral("DEB"), QStringLiteral("-B"), outDir}, m_buildDir);
+    QVERIFY2(packed.started && packed.exitCode == 0,
+             qPrintable(QStringLiteral("cpack failed:\n") + packed.output));
+
+    const QStringList debs = QDir(outDir).entryList({QStringLiteral("*.deb")}, QDir::Files);
+    QVERIFY2(
+        debs.size() == 1,
+        qPrintable(
+            QStringLiteral("expected one .deb in %1, found: %2").arg(outDir, debs.join(QLatin1Char(' ')))));
+    m_deb = outDir + QLatin1Char('/') + debs.first();
+
+    m_root = m_temp.filePath(QStringLiteral("root"));
+    const auto unpacked = runProcess(dpkgDeb, {QStringLiteral("-x"), m_deb, m_root});
+    QVERIFY2(unpacked.exitCode == 0, qPrintable(QStringLiteral("dpkg-deb -x failed:\n") + unpacked.output));
+}
+
+void TstPackage::containsTheFiles() {
+    QStringList expected{QStringLiteral("usr/bin/tidemark-cli")};
+    if (m_guiBuilt) {
+        expected << QStringLiteral("usr/bin/tidemark")
+                 << QStringLiteral("usr/share/applications/tidemark.desktop")
+                 << QStringLiteral("usr/share/icons/hicolor/scalable/apps/tidemark.svg")
+                 << QStringLiteral("usr/share/metainfo/io.tidemark.Tidemark.metainfo.xml");
+    }
+    for (const QString &relative : expected) {
+        const QFileInfo info(m_root + QLatin1Char('/') + relative);
+        QVERIFY2(info.isFile() && info.size() > 0,
+                 qPrintable(QStringLiteral("missing in package: ") + relative));
+    }
+    QVERIFY(QFileInfo(m_root + QStringLiteral("/usr/bin/tidemark-cli")).isExecutable());
+    // Static libraries, headers and test executables are build products, not something to ship.
+    QVERIFY2(!QFileInfo::exists(m_root + QStringLiteral("/usr/include")), "headers leaked into the package");
+    QVERIFY2(!QFileInfo::exists(m_root + QStringLiteral("/usr/lib")), "libraries leaked into the package");
+}
+
+void TstPackage::declaresItsDependencies() {
+    const auto fields =
+        runProcess(QStringLiteral("dpkg-deb"), {QStringLiteral("-f"), m_deb, QStringLiteral("Package"),
+                                                QStringLiteral("Version"), QStringLiteral("Depends")});
+    QCOMPARE(fields.exitCode, 0);
+    QVERIFY2(fields.output.contains(QStringLiteral("Package: tidemark\n")), qPrintable(fields.output));
+    QVERIFY2(fields.output.contains(QStringLiteral("Version: ") +
+                                    cpackVariable(m_buildDir, "CPACK_PACKAGE_VERSION")),
+             qPrintable(fields.output));
+
+    QStringList libraries{QStringLiteral("libqt6core6"), QStringLiteral("libsqlite3-0"),
+                          QStringLiteral("libpq5")};
+    if (m_guiBuilt)
+        libraries << QStringLiteral("libqt6widgets6") << QStringLiteral("libqt6charts6")
+                  << QStringLiteral("libqt6svg6");
+    for (const QString &library : libraries) {
+        const QRegularExpression re(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(library)));
+        QVERIFY2(fields.output.contains(re),
+                 qPrintable(QStringLiteral("Depends lacks %1:\n%2").arg(library, fields.output)));
+    }
+}
+
+void TstPackage::unpackedCliRuns() {
+    const QString version = cpackVariable(m_buildDir, "CPACK_PACKAGE_VERSION");
+    QVERIFY(!version.isEmpty());
+    const auto result =
+        runProcess(m_root + QStringLiteral("/usr/bin/tidemark-cli"), {QStringLiteral("--version")});
+    QVERIFY2(result.started, "the unpacked tidemark-cli did not start");
+    QVERIFY2(result.exitCode == 0, qPrintable(result.output));
+    QVERIFY2(
+        result.output.contains(version),
+        qPrintable(
+            QStringLiteral("--version printed '%1', expected %2").arg(result.output.trimmed(), version)));
+}
+
+void TstPackage::desktopEntryValidates() {
+    if (!m_guiBuilt)
+        QSKIP("the GUI is not built, so the package carries no desktop entry");
+    const QString validator = QStandardPaths::findExecutable(QStringLiteral("desktop-file-validate"));
+    if (validator.isEmpty())
+        QSKIP("desktop-file-validate is not installed (package desktop-file-utils)");
+    const auto result =
+        runProcess(validator, {m_root + QStringLiteral("/usr/share/applications/tidemark.desktop")});
+    QVERIFY2(result.exitCode == 0 && result.output.trimmed().isEmpty(), qPrintable(result.output));
+}
+
+void TstPackage::metainfoValidates() {
+    if (!m_guiBuilt)
+        QSKIP("the GUI is not built, so the package carries no metainfo");
+    const QString validator = QStandardPaths::findExecutable(QStringLiteral("appstreamcli"));
+    if (validator.isEmpty())
+        QSKIP("appstreamcli is not installed (package appstream)");
+    const auto result = runProcess(
+        validator, {QStringLiteral("validate"), QStringLiteral("--no-net"),
+                    m_root + QStringLiteral("/usr/share/metainfo/io.tidemark.Tidemark.metainfo.xml")});
+    QVERIFY2(result.exitCode == 0, qPrintable(result.output));
+}
+
+QTEST_GUILESS_MAIN(TstPackage)
+#include "tst_package.moc"

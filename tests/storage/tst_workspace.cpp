@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+#include "model/common/error.h"
+#include "model/storage/sqlitedb.h"
+#include "model/storage/workspace.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QSysInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <limits>
+
+using namespace tidemark;
+
+namespace {
+
+QByteArray fileBytes(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QByteArray();
+    return file.readAll();
+}
+
+qint64 pragmaInt(const QString &path, const QString &pragma) {
+    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+    SqliteStatement stmt(db, pragma);
+    return stmt.step() ? stmt.columnInt64(0) : -1;
+}
+
+// A spec with every field set away from its default, so a lost column shows.
+TableSpec sampleTable() {
+    TableSpec spec;
+    spec.sourceConnection = QStringLiteral("src");
+    spec.sourceTable = QStringLiteral("Order \"Lines\"; x");
+    spec.targetConnection = QStringLiteral("dst");
+    spec.targetTable = QStringLiteral("order_lines");
+    spec.watermarkColumn = QStringLiteral("updated_at");
+    spec.watermarkType = WatermarkType::Timestamp;
+    spec.tiebreakColumn = QStringLiteral("id");
+    spec.keyColumns = {QStringLiteral("id"), QStringLiteral("line no")};
+    spec.mode = WriteMode::Merge;
+    spec.lookback = QStringLiteral("2h");
+    spec.initialWatermark = *Watermark::timestamp(QStringLiteral("2025-01-01 00:00:00.000"));
+    spec.active = false;
+    spec.maxSkipped = 17;
+    spec.expectRows = true;
+    spec.commitPerBatch = true;
+    spec.batchSize = 250;
+    spec.addNewColumns = true;
+    return spec;
+}
+
+void compareConfig(const TableSpec &actual, const TableSpec &expected) {
+    QCOMPARE(actual.sourceConnection, expected.sourceConnection);
+    QCOMPARE(actual.sourceTable, expected.sourceTable);
+    QCOMPARE(actual.targetConnection, expected.targetConnection);
+    QCOMPARE(actual.targetTable, expected.targetTable);
+    QCOMPARE(actual.watermarkColumn, expected.watermarkColumn);
+    QCOMPARE(actual.watermarkType, expected.watermarkType);
+    QCOMPARE(actual.tiebreakColumn, expected.tiebreakColumn);
+    QCOMPARE(actual.keyColumns, expected.keyColumns);
+    QCOMPARE(actual.mode, expected.mode);
+    QCOMPARE(actual.lookback, expected.lookback);
+    QCOMPARE(actual.initialWatermark.nativeText(), expected.initialWatermark.nativeText());
+    QCOMPARE(actual.active, expected.active);
+    QCOMPARE(actual.maxSkipped, expected.maxSkipped);
+    QCOMPARE(actual.expectRows, expected.expectRows);
+    QCOMPARE(actual.commitPerBatch, expected.commitPerBatch);
+    QCOMPARE(actual.batchSize, expected.batchSize);
+    QCOMPARE(actual.addNewColumns, expected.addNewColumns);
+}
+
+} // namespace
+
+class tst_Workspace : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void createAndReopen();
+    void createRefusesExistingFile();
+    void openRefusesMissingFile();
+    void openRefusesForeignFile_data();
+    void openRefusesForeignFile();
+    void openRefusesNewerSchema();
+    void connections();
+    void tables();
+    void idsNeverReused();
+    void setWatermarkLogsChange();
+    void runsRoundTrip();
+    void rejects();
+    void leases();
+    void deadHolderTakenOver();
+
+private:
+    QString newPath(const QString &name) { return m_dir->filePath(name); }
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+void tst_Workspace::init() {
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+void tst_Workspace::createAndReopen() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    QString id;
+    {
+        auto workspace = Workspace::create(path);
+        QCOMPARE(workspace->path(), path);
+        id = workspace->workspaceId();
+        QVERIFY(!id.isEmpty());
+        QVERIFY(workspace->tables().isEmpty());
+    }
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
+    auto reopened = Workspace::open(path);
+    QCOMPARE(reopened->workspaceId(), id);
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+        SqliteStatement stmt(db, QStringLiteral("PRAGMA journal_mode"));
+        QVERIFY(stmt.step());
+        QCOMPARE(stmt.columnText(0), QStringLiteral("wal"));
+    }
+    // A second workspace has its own id.
+    QVERIFY(Workspace::create(newPath(QStringLiteral("other.tidemark")))->workspaceId() != id);
+}
+
+void tst_Workspace::createRefusesExistingFile() {
+    const QString path = newPath(QStringLiteral("notes.txt"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("keep me\n");
+    }
+    try {
+        Workspace::create(path);
+        QFAIL("create overwrote a file");
+    } catch (const ValidationError &error) {
+        QCOMPARE(error.message(), QStringLiteral("workspace file %1 already exists").arg(path));
+    }
+    QCOMPARE(fileBytes(path), QByteArray("keep me\n"));
+
+    const QString workspacePath = newPath(QStringLiteral("w.tidemark"));
+    Workspace::create(workspacePath);
+    QVERIFY_THROWS_EXCEPTION(ValidationError, Workspace::create(workspacePath));
+}
+
+void tst_Workspace::openRefusesMissingFile() {
+    const QString path = newPath(QStringLiteral("missing.tidemark"));
+    try {
+        Workspace::open(path);
+        QFAIL("opened a missing file");
+    } catch (const ValidationError &error) {
+        QCOMPARE(error.message(),
+                 QStringLiteral("workspace file %1 does not exist (create it with 'tidemark-cli init')")
+                     .arg(path));
+    }
+    QVERIFY(!QFileInfo::exists(path));
+}
+
+void tst_Workspace::openRefusesForeignFile_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("text file") << "text";
+    QTest::newRow("empty file") << "empty";
+    QTest::newRow("plain SQLite database") << "sqlite";
+    QTest::newRow("plain SQLite database in WAL mode") << "sqlite-wal";
+    QTest::newRow("SQLite header only") << "header";
+}
+
+void tst_Workspace::openRefusesForeignFile() {
+    QFETCH(QString, kind);
+    const QString path = newPath(QStringLiteral("foreign.db"));
+    if (kind == QLatin1String("text") || kind == QLatin1String("empty") || kind == QLatin1String("header")) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        if (kind == QLatin1String("text"))
+            file.write("id,name\n1,alice\n");
+        else if (kind == QLatin1String("header"))
+            file.write(QByteArray("SQLite format 3\0", 16) + QByteArray(200, 'x'));
+    } else {
+        SqliteDb db(path, SqliteDb::Mode::ReadWriteCreate);
+        if (kind == QLatin1String("sqlite-wal"))
+            db.exec(QStringLiteral("PRAGMA journal_mode = WAL"));
+        db.exec(QStringLiteral("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)"));
+    }
+    QVERIFY(!QFileInfo::exists(path + QStringLiteral("-wal")));
+    const QByteArray before = fileBytes(path);
+    const QDateTime modified = QFileInfo(path).lastModified();
+    const QStringList filesBefore = QDir(m_dir->path()).entryList(QDir::Files);
+
+    try {
+        Workspace::open(path);
+        QFAIL("opened a foreign file");
+    } catch (const ValidationError &error) {
+        QCOMPARE(error.message(), QStringLiteral("%1 is not a Tidemark workspace").arg(path));
+    }
+    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(QFileInfo(path).lastModified(), modified);
+    QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files), filesBefore); // no -wal/-shm created
+}
+
+void tst_Workspace::openRefusesNewerSchema() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    Workspace::create(path);
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+        db.exec(QStringLiteral("PRAGMA user_version = 999"));
+    }
+    try {
+        Workspace::open(path);
+        QFAIL("opened a newer schema");
+    } catch (const ValidationError &error) {
+        QVERIFY2(error.message().contains(path), qPrintable(error.message()));
+        QVERIFY2(error.message().contains(QStringLiteral("999")), qPrintable(error.message()));
+    }
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(999));
+}
+
+void tst_Workspace::connections() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    ConnectionSpec lite;
+    lite.name = QStringLiteral("src");
+    lite.kind = ConnectionKind::Sqlite;
+    lite.path = QStringLiteral("/data/src's file.db");
+    ConnectionSpec pg;
+    pg.name = QStringLiteral("dst");
+    pg.kind = ConnectionKind::Postgres;
+    pg.conninfo = QStringLiteral("host=localhost dbname=dw user=etl");
+    pg.passwordEnv = QStringLiteral("DW_PASSWORD");
+
+    const qint64 liteId = workspace->addConnection(lite);
+    const qint64 pgId = workspace->addConnection(pg);
+    QVERIFY(liteId > 0 && pgId > liteId);
+
+    try {
+        workspace->addConnection(lite);
+        QFAIL("duplicate accepted");
+    } catch (const ValidationError &error) {
+        QCOMPARE(error.message(), QStringLiteral("connection 'src' already exists"));
+    }
+
+    const auto all = workspace->connections();
+    QCOMPARE(all.size(), 2);
+    const auto readPg = workspace->connection(QStringLiteral("dst"));
+    QVERIFY(readPg);
+    QCOMPARE(readPg->id, pgId);
+    QCOMPARE(readPg->kind, ConnectionKind::Postgres);
+    QCOMPARE(readPg->conninfo, pg.conninfo);
+    QCOMPARE(readPg->passwordEnv, pg.passwordEnv);
+    QCOMPARE(workspace->connection(QStringLiteral("src"))->path, lite.path);
+    QVERIFY(!workspace->connection(QStringLiteral("nope")));
+
+    // A table using a connection pins it; a rename follows into the table.
+    TableSpec spec = sampleTable();
+    spec.targetConnection = QStringLiteral("dst");
+    const qint64 tableId = workspace->addTable(spec);
+    try {
+        workspace->removeConnection(QStringLiteral("src"));
+        QFAIL("removed a connection in use");
+    } catch (const ValidationError &error) {
+        QVERIFY2(error.message().contains(QString::number(tableId)), qPrintable(error.message()));
+        QVERIFY2(error.message().contains(QStringLiteral("'src'")), qPrintable(error.message()));
+    }
+    ConnectionSpec renamed = *workspace->connection(QStringLiteral("src"));
+    renamed.name = QStringLiteral("source");
+    renamed.path = QStringLiteral("/data/other.db");
+    workspace->updateConnection(renamed);
+    QCOMPARE(workspace->connection(QStringLiteral("source"))->path, QStringLiteral("/data/other.db"));
+    QVERIFY(!workspace->connection(QStringLiteral("src")));
+    QCOMPARE(workspace->table(tableId)->sourceConnection, QStringLiteral("source"));
+    renamed.name = QStringLiteral("dst");
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->updateConnection(renamed));
+
+    workspace->removeTable(tableId);
+    workspace->removeConnection(QStringLiteral("source"));
+    QCOMPARE(workspace->connections().size(), 1);
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeConnection(QStringLiteral("source")));
+}
+
+void tst_Workspace::tables() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    qint64 id = 0;
+    const TableSpec spec = sampleTable();
+    {
+        auto workspace = Workspace::create(path);
+        id = workspace->addTable(spec);
+        QVERIFY(id > 0);
+    }
+    auto workspace = Workspace::open(path);
+    auto read = workspace->table(id);
+    QVERIFY(read);
+    QCOMPARE(read->id, id);
+    compareConfig(*read, spec);
+    QVERIFY(read->lastWatermark.isNull());
+    QVERIFY(read->lastTiebreak.isNull());
+
+    TableSpec changed = *read;
+    changed.mode = WriteMode::Append;
+    changed.lookback.clear();
+    changed.keyColumns.clear();
+    changed.tiebreakColumn.clear();
+    changed.active = true;
+    changed.batchSize = 5000;
+    changed.initialWatermark = Watermark();
+    // updateTable leaves the last watermark alone.
+    changed.lastWatermark = *Watermark::timestamp(QStringLiteral("2030-01-01 00:00:00.000"));
+    workspace->updateTable(changed);
+    read = workspace->table(id);
+    compareConfig(*read, changed);
+    QVERIFY(read->lastWatermark.isNull());
+
+    workspace->setActive(id, false);
+    QCOMPARE(workspace->table(id)->active, false);
+
+    TableSpec integerSpec;
+    integerSpec.sourceConnection = QStringLiteral("src");
+    integerSpec.sourceTable = QStringLiteral("events");
+    integerSpec.targetConnection = QStringLiteral("dst");
+    integerSpec.targetTable = QStringLiteral("events");
+    integerSpec.watermarkColumn = QStringLiteral("seq");
+    integerSpec.watermarkType = WatermarkType::Integer;
+    integerSpec.initialWatermark = Watermark::integer(std::numeric_limits<qint64>::min());
+    const qint64 second = workspace->addTable(integerSpec);
+    const auto all = workspace->tables();
+    QCOMPARE(all.size(), 2);
+    QCOMPARE(all[0].id, id);
+    QCOMPARE(all[1].id, second);
+    QCOMPARE(all[1].initialWatermark.toInteger(), std::numeric_limits<qint64>::min());
+
+    workspace->removeTable(id);
+    QVERIFY(!workspace->table(id));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeTable(id));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->setActive(id, true));
+    changed.id = id;
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->updateTable(changed));
+}
+
+void tst_Workspace::idsNeverReused() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    qint64 last = 0;
+    {
+        auto workspace = Workspace::create(path);
+        workspace->addTable(sampleTable());
+        last = workspace->addTable(sampleTable());
+        workspace->removeTable(last); // the highest id: a plain rowid table would hand it out again
+    }
+    auto workspace = Workspace::open(path);
+    const qint64 next = workspace->addTable(sampleTable());
+    QVERIFY2(next > last, qPrintable(QStringLiteral("%1 after %2").arg(next).arg(last)));
+}
+
+void tst_Workspace::setWatermarkLogsChange() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    const qint64 id = workspace->addTable(sampleTable());
+    const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 2, false);
+
+    const Watermark first = *Watermark::timestamp(QStringLiteral("2025-07-30 23:05:18.123456"));
+    workspace->setWatermark(id, first, QVariant(qint64(42)), QStringLiteral("run"), runId);
+    auto read = workspace->table(id);
+    QCOMPARE(read->lastWatermark.nativeText(), first.nativeText()); // spelling kept
+    QCOMPARE(read->lastTiebreak, QVariant(qint64(42)));
+
+    const Watermark second = *Watermark::timestamp(QStringLiteral("2025-01-01 00:00:00.000000"));
+    workspace->setWatermark(id, second, QVariant(QStringLiteral("007")), QStringLiteral("backfill"), 0);
+    read = workspace->table(id);
+    QCOMPARE(read->lastWatermark.nativeText(), second.nativeText());
+    QCOMPARE(read->lastTiebreak, QVariant(QStringLiteral("007"))); // text stays text
+
+    const auto changes = workspace->watermarkChanges(id);
+    QCOMPARE(changes.size(), 2);
+    QCOMPARE(changes[0].tableId, id);
+    QCOMPARE(changes[0].oldValue, QString());
+    QCOMPARE(changes[0].newValue, QStringLiteral("2025-07-30T23:05:18.123456Z"));
+    QCOMPARE(changes[0].cause, QStringLiteral("run"));
+    QCOMPARE(changes[0].runId, runId);
+    QVERIFY(changes[0].at.isValid());
+    QCOMPARE(changes[0].at.timeSpec(), Qt::UTC);
+    QCOMPARE(changes[1].oldValue, QStringLiteral("2025-07-30T23:05:18.123456Z"));
+    QCOMPARE(changes[1].newValue, QStringLiteral("2025-01-01T00:00:00.000000Z"));
+    QCOMPARE(changes[1].cause, QStringLiteral("backfill"));
+    QCOMPARE(changes[1].runId, qint64(0));
+
+    QVERIFY_THROWS_EXCEPTION(
+        Error, workspace->setWatermark(id, Watermark::integer(5), QVariant(), QStringLiteral("edit"), 0));
+    QCOMPARE(workspace->watermarkChanges(id).size(), 2); // the refused change left no trace
+    QVERIFY_THROWS_EXCEPTION(ValidationError,
+                             workspace->setWatermark(id + 100, first, QVariant(), QStringLiteral("edit"), 0));
+}
+
+void tst_Workspace::runsRoundTrip() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 tableId = workspace->addTable(sampleTable());
+    QCOMPARE(workspace->lastIterationStatus(tableId), QString());
+
+    const qint64 firstRun = workspace->beginRun(QStringLiteral("cli"), 3, false);
+    IterationRecord iteration;
+    iteration.runId = firstRun;
+    iteration.tableId = tableId;
+    iteration.source = QStringLiteral("src:orders");
+    iteration.target = QStringLiteral("dst:orders");
+    iteration.status = IterationStatus::Running;
+    iteration.startedAt = QDateTime(QDate(2026, 11, 30), QTime(2, 0, 0, 120), Qt::UTC);
+    iteration.log.append(LogLine{QDateTime(QDate(2026, 11, 30), QTime(2, 0, 0, 121), Qt::UTC),
+                                 QStringLiteral("info"), QStringLiteral("window opened")});
+    iteration.id = workspace->addIteration(iteration);
+    QVERIFY(iteration.id > 0);
+    QCOMPARE(workspace->lastIterationStatus(tableId), QStringLiteral("running"));
+
+    iteration.status = IterationStatus::Succeeded;
+    iteration.finishedAt = iteration.startedAt.addMSecs(812);
+    iteration.durationMs = 812;
+    iteration.rowsRead = 1200;
+    iteration.rowsWritten = 1199;
+    iteration.rowsSkipped = 1;
+    iteration.rowsNullWatermark = 3;
+    iteration.windowRows = 1200;
+    iteration.watermarkBefore = QStringLiteral("2025-07-30T23:05:18.000Z");
+    iteration.watermarkAfter = QStringLiteral("2025-07-31T01:00:00.000Z");
+    iteration.windowLower = iteration.watermarkBefore;
+    iteration.windowUpper = iteration.watermarkAfter;
+    workspace->updateIteration(iteration);
+    workspace->appendLog(iteration.id,
+                         LogLine{QDateTime(), QStringLiteral("warning"), QStringLiteral("1 row skipped")});
+    workspace->finishRun(firstRun, QStringLiteral("succeeded"));
+
+    const qint64 secondRun = workspace->beginRun(QStringLiteral("gui"), 1, true);
+    IterationRecord failed;
+    failed.runId = secondRun;
+    failed.tableId = tableId;
+    failed.source = iteration.source;
+    failed.target = iteration.target;
+    failed.status = IterationStatus::Failed;
+    failed.error = QStringLiteral("column 'x' of table orders: type mismatch");
+    failed.id = workspace->addIteration(failed);
+    QCOMPARE(workspace->lastIterationStatus(tableId), QStringLiteral("failed"));
+
+    // A fresh connection sees what the first wrote.
+    auto reader = Workspace::open(path);
+    const auto runs = reader->runs();
+    QCOMPARE(runs.size(), 2);
+    QCOMPARE(runs[0].id, secondRun); // newest first
+    QCOMPARE(runs[0].trigger, QStringLiteral("gui"));
+    QCOMPARE(runs[0].dryRun, true);
+    QCOMPARE(runs[0].status, QStringLiteral("running"));
+    QVERIFY(!runs[0].finishedAt.isValid());
+    QCOMPARE(runs[0].iterations.size(), 1);
+    QCOMPARE(runs[0].iterations[0].error, failed.error);
+    QVERIFY(!runs[0].iterations[0].startedAt.isValid());
+    QCOMPARE(runs[0].iterations[0].windowRows, qint64(-1));
+
+    const RunRecord &first = runs[1];
+    QCOMPARE(first.id, firstRun);
+    QCOMPARE(first.status, QStringLiteral("succeeded"));
+    QCOMPARE(first.concurrency, 3);
+    QCOMPARE(first.host, QSysInfo::machineHostName());
+    QCOMPARE(first.pid, QCoreApplication::applicationPid());
+    QVERIFY(first.startedAt.isValid() && first.finishedAt.isValid());
+    QVERIFY(first.finishedAt >= first.startedAt);
+    QCOMPARE(first.iterations.size(), 1);
+    const IterationRecord &read = first.iterations[0];
+    QCOMPARE(read.id, iteration.id);
+    QCOMPARE(read.runId, firstRun);
+    QCOMPARE(read.tableId, tableId);
+    QCOMPARE(read.source, iteration.source);
+    QCOMPARE(read.target, iteration.target);
+    QCOMPARE(read.status, IterationStatus::Succeeded);
+    QCOMPARE(read.startedAt, iteration.startedAt);
+    QCOMPARE(read.finishedAt, iteration.finishedAt);
+    QCOMPARE(read.durationMs, qint64(812));
+    QCOMPARE(read.rowsRead, qint64(1200));
+    QCOMPARE(read.rowsWritten, qint64(1199));
+    QCOMPARE(read.rowsSkipped, qint64(1));
+    QCOMPARE(read.rowsNullWatermark, qint64(3));
+    QCOMPARE(read.windowRows, qint64(1200));
+    QCOMPARE(read.watermarkBefore, iteration.watermarkBefore);
+    QCOMPARE(read.watermarkAfter, iteration.watermarkAfter);
+    QCOMPARE(read.windowLower, iteration.windowLower);
+    QCOMPARE(read.windowUpper, iteration.windowUpper);
+    QCOMPARE(read.error, QString());
+    QCOMPARE(read.log.size(), 2);
+    QCOMPARE(read.log[0].message, QStringLiteral("window opened"));
+    QCOMPARE(read.log[0].at, iteration.log[0].at);
+    QCOMPARE(read.log[1].level, QStringLiteral("warning"));
+    QVERIFY(read.log[1].at.isValid());
+
+    QCOMPARE(reader->runs(1).size(), 1);
+    QCOMPARE(reader->runs(1)[0].id, secondRun);
+    const auto only = reader->runs(0, firstRun);
+    QCOMPARE(only.size(), 1);
+    QCOMPARE(only[0].id, firstRun);
+    QVERIFY(reader->runs(0, secondRun + 10).isEmpty());
+
+    // History outlives the table.
+    workspace->removeTable(tableId);
+    QCOMPARE(reader->runs()[1].iterations[0].source, QStringLiteral("src:orders"));
+}
+
+void tst_Workspace::rejects() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    const qint64 tableId = workspace->addTable(sampleTable());
+    RejectedRow row;
+    row.runId = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    row.tableId = tableId;
+    row.error = QStringLiteral("NOT NULL constraint failed: orders.total");
+    row.rowKey = QStringLiteral(R"({"id":7})");
+    row.rowData = QStringLiteral(R"({"id":7,"total":null})");
+    workspace->addReject(row);
+    const auto rows = workspace->rejects(tableId);
+    QCOMPARE(rows.size(), 1);
+    QCOMPARE(rows[0].runId, row.runId);
+    QCOMPARE(rows[0].error, row.error);
+    QCOMPARE(rows[0].rowKey, row.rowKey);
+    QCOMPARE(rows[0].rowData, row.rowData);
+    QVERIFY(rows[0].at.isValid());
+    QVERIFY(workspace->rejects(tableId + 1).isEmpty());
+}
+
+void tst_Workspace::leases() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 tableId = workspace->addTable(sampleTable());
+    const qint64 runA = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    const qint64 runB = workspace->beginRun(QStringLiteral("gui"), 2, false);
+
+    const LeaseAttempt first = workspace->acquireLease(tableId, runA, 300);
+    QVERIFY(first.acquired);
+    QVERIFY(!first.holder);
+
+    // Another run of this same (live) process: refused, naming the holder.
+    auto other = Workspace::open(path);
+    const LeaseAttempt second = other->acquireLease(tableId, runB, 300);
+    QVERIFY(!second.acquired);
+    QVERIFY(second.holder);
+    QCOMPARE(second.holder->runId, runA);
+    QCOMPARE(second.holder->tableId, tableId);
+    QCOMPARE(second.holder->pid, QCoreApplication::applicationPid());
+    QCOMPARE(second.holder->host, QSysInfo::machineHostName());
+    QVERIFY(second.holder->expiresAt > QDateTime::currentDateTimeUtc());
+
+    QVERIFY_THROWS_EXCEPTION(Error, other->renewLease(tableId, runB, 300));
+    workspace->renewLease(tableId, runA, 600);
+    other->releaseLease(tableId, runB); // not the holder: no effect
+    QVERIFY(!other->acquireLease(tableId, runB, 300).acquired);
+
+    workspace->releaseLease(tableId, runA);
+    const LeaseAttempt afterRelease = other->acquireLease(tableId, runB, 300);
+    QVERIFY(afterRelease.acquired);
+    QVERIFY(!afterRelease.holder);
+
+    // Expired: taken over even though its holder is elsewhere and may be alive.
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+        SqliteStatement stmt(db, QStringLiteral("UPDATE leases SET host = ?1, pid = 1, expires_at = ?2 "
+                                                "WHERE table_id = ?3"));
+        stmt.bind(1, QStringLiteral("elsewhere.invalid"))
+            .bind(2, isoUtc(QDateTime::currentDateTimeUtc().addSecs(-5)))
+            .bind(3, tableId)
+            .run();
+    }
+    const LeaseAttempt expired = workspace->acquireLease(tableId, runA, 300);
+    QVERIFY(expired.acquired);
+    QVERIFY(expired.holder);
+    QCOMPARE(expired.holder->runId, runB);
+    QCOMPARE(expired.holder->host, QStringLiteral("elsewhere.invalid"));
+
+    // On another host a live-looking lease is respected until it expires.
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+        SqliteStatement stmt(db, QStringLiteral("UPDATE leases SET host = ?1, pid = 1 WHERE table_id = ?2"));
+        stmt.bind(1, QStringLiteral("elsewhere.invalid")).bind(2, tableId).run();
+    }
+    QVERIFY(!other->acquireLease(tableId, runB, 300).acquired);
+
+    // Leases are per table.
+    const qint64 otherTable = workspace->addTable(sampleTable());
+    QVERIFY(other->acquireLease(otherTable, runB, 300).acquired);
+}
+
+void tst_Workspace::deadHolderTakenOver() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 tableId = workspace->addTable(sampleTable());
+    const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 2, false);
+
+    QProcess child;
+    child.start(QStringLiteral("true"), {});
+    QVERIFY(child.waitForStarted());
+    const qint64 deadPid = child.processId();
+    QVERIFY(deadPid > 0);
+    QVERIFY(child.waitForFinished());
+
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+        SqliteStatement stmt(db,
+                             QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, "
+                                            "expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        stmt.bind(1, tableId)
+            .bind(2, runId + 1000)
+            .bind(3, QSysInfo::machineHostName())
+            .bind(4, deadPid)
+            .bind(5, isoUtc(now))
+            .bind(6, isoUtc(now.addSecs(3600))) // far from expiry: only the dead pid frees it
+            .run();
+    }
+    const LeaseAttempt attempt = workspace->acquireLease(tableId, runId, 300);
+    QVERIFY(attempt.acquired);
+    QVERIFY(attempt.holder);
+    QCOMPARE(attempt.holder->pid, deadPid);
+    QCOMPARE(attempt.holder->runId, runId + 1000);
+}
+
+QTEST_GUILESS_MAIN(tst_Workspace)
+#include "tst_workspace.moc"

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+#include "model/models/controltablemodel.h"
+#include "model/models/itemroles.h"
+#include "tests/ui/uifixture.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/controltable/commands/addtablecommand.h"
+#include "ui/controltable/commands/edittablecommand.h"
+#include "ui/controltable/commands/removetablecommand.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/controltable/tabledialog.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+TableSpec spec(qint64 id, const QString &table, bool active = true)
+{
+    TableSpec s;
+    s.id = id;
+    s.sourceConnection = QStringLiteral("src");
+    s.sourceTable = table;
+    s.targetConnection = QStringLiteral("dst");
+    s.targetTable = table;
+    s.watermarkColumn = QStringLiteral("updated_at");
+    s.watermarkType = WatermarkType::Timestamp;
+    s.active = active;
+    return s;
+}
+
+void selectData(QComboBox *combo, const QVariant &data)
+{
+    const int index = combo->findData(data);
+    QVERIFY2(index >= 0, qPrintable(data.toString()));
+    combo->setCurrentIndex(index);
+}
+
+void selectColumn(QComboBox *combo, const QString &column)
+{
+    for (int i = 0; i < combo->count(); ++i) {
+        if (combo->itemData(i, Qt::UserRole + 1).toString() == column) {
+            combo->setCurrentIndex(i);
+            return;
+        }
+    }
+    QFAIL(qPrintable(QStringLiteral("no column %1 in %2").arg(column, combo->objectName())));
+}
+
+} // namespace
+
+class TestControlTableModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void contractAndFormatting()
+    {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TableSpec a = spec(1, QStringLiteral("orders"));
+        a.lastWatermark = *Watermark::timestamp(QStringLiteral("2025-07-30T23:05:18.000Z"));
+        TableSpec b = spec(2, QStringLiteral("items"), false);
+        b.watermarkColumn = QStringLiteral("seq");
+        b.watermarkType = WatermarkType::Integer;
+        b.lastWatermark = Watermark::integer(9007199254740993); // beyond a double's precision
+        b.mode = WriteMode::Merge;
+        b.keyColumns = {QStringLiteral("id"), QStringLiteral("line")};
+        model.setTables({b, a}, {{1, QStringLiteral("failed")}});
+
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), int(ControlTableModel::ColumnCount));
+        QCOMPARE(model.tableAt(0).id, 1); // id order whatever the input order
+        const auto at = [&](int row, int column, int role = Qt::DisplayRole) {
+            return model.index(row, column).data(role);
+        };
+        QCOMPARE(at(0, ControlTableModel::Source).toString(), QStringLiteral("src:orders"));
+        QCOMPARE(at(0, ControlTableModel::Active, Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        QCOMPARE(at(1, ControlTableModel::Active, Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+        QCOMPARE(at(1, ControlTableModel::Keys).toString(), QStringLiteral("id, line"));
+        QCOMPARE(at(1, ControlTableModel::Keys, RawRole).toStringList(), (QStringList{"id", "line"}));
+        QCOMPARE(at(1, ControlTableModel::Mode).toString(), QStringLiteral("merge"));
+        QCOMPARE(at(1, ControlTableModel::LastWatermark).toString(), QStringLiteral("9007199254740993"));
+        QCOMPARE(at(1, ControlTableModel::LastWatermark, RawRole).toLongLong(), Q_INT64_C(9007199254740993));
+        QCOMPARE(at(0, ControlTableModel::LastWatermark).toString(), a.lastWatermark.display());
+        QCOMPARE(at(0, ControlTableModel::LastStatus).toString(), QStringLiteral("Failed"));
+        QCOMPARE(at(0, ControlTableModel::LastStatus, StatusNameRole).toString(), QStringLiteral("failed"));
+        QCOMPARE(at(0, ControlTableModel::Id, TableIdRole).toLongLong(), 1);
+
+        // A reload that changes one row, removes one and adds one keeps the unchanged rows in
+        // place and reports one dataChanged for the changed row.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        TableSpec a2 = a;
+        a2.lookback = QStringLiteral("2h");
+        model.setTables({a2, spec(3, QStringLiteral("customers"))}, {{1, QStringLiteral("failed")}});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(model.tableAt(1).id, 3);
+        QCOMPARE(at(0, ControlTableModel::Lookback).toString(), QStringLiteral("2h"));
+    }
+
+    void checkboxRequestsInsteadOfEditing()
+    {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTables({spec(4, QStringLiteral("orders"))});
+        QSignalSpy requested(&model, &ControlTableModel::activeChangeRequested);
+        const QModelIndex active = model.index(0, ControlTableModel::Active);
+        QVERIFY(model.flags(active) & Qt::ItemIsUserCheckable);
+        QVERIFY(model.setData(active, Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.first().at(0).toLongLong(), 4);
+        QCOMPARE(requested.first().at(1).toBool(), false);
+        // The row changes only when the command applies it.
+        QCOMPARE(model.tableAt(0).active, true);
+        QVERIFY(!model.setData(model.index(0, ControlTableModel::Source), QStringLiteral("x"), Qt::EditRole));
+    }
+
+    void undoRedoAgainstTheWorkspace()
+    {
+        UiFixture fixture;
+        QVERIFY(fixture.isValid());
+        makeOrders(fixture.src, 50);
+        makeOrders(fixture.src, 20, 1, QStringLiteral("items"));
+
+        WorkspaceGateway gateway(fixture.wsPath);
+        ControlTablePanel panel;
+        QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        panel.setGateway(&gateway);
+        ControlTableModel *model = panel.model();
+        QUndoStack *stack = panel.undoStack();
+        const auto workspaceTables = [&] {
+            gateway.waitForIdle();
+            return fixture.open()->tables();
+        };
+
+        // Add: the row appears once the workspace has it.
+        const TableSpec orders = fixture.prepared(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        stack->push(new AddTableCommand(panel.commandContext(), orders));
+        QTRY_COMPARE(model->rowCount(), 1);
+        const qint64 ordersId = model->tableAt(0).id;
+        QVERIFY(ordersId > 0);
+        QCOMPARE(model->tableAt(0).watermarkType, WatermarkType::Timestamp);
+        QCOMPARE(workspaceTables().size(), 1);
+
+        // Pause with the checkbox: shown at once, written through, undoable.
+        QVERIFY(model->setData(model->index(0, ControlTableModel::Active), Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(model->tableAt(0).active, false);
+        QCOMPARE(stack->count(), 2);
+        QCOMPARE(workspaceTables().first().active, false);
+        stack->undo();
+        QCOMPARE(model->tableAt(0).active, true);
+        QCOMPARE(workspaceTables().first().active, true);
+        stack->redo();
+        QCOMPARE(workspaceTables().first().active, false);
+
+        // Edit: to merge on the primary key.
+        TableDraft mergeDraft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
+        mergeDraft.spec.lookback = QStringLiteral("1h");
+        TableSpec merged = fixture.prepared(mergeDraft);
+        merged.id = ordersId;
+        stack->push(new EditTableCommand(panel.commandContext(), *fixture.open()->table(ordersId), merged));
+        QCOMPARE(model->tableAt(0).mode, WriteMode::Merge);
+        QCOMPARE(workspaceTables().first().mode, WriteMode::Merge);
+        QCOMPARE(workspaceTables().first().lookback, QStringLiteral("1h"));
+        stack->undo();
+        QCOMPARE(model->tableAt(0).mode, WriteMode::Append);
+        QCOMPARE(workspaceTables().first().mode, WriteMode::Append);
+        QCOMPARE(workspaceTables().first().lookback, QString());
+        stack->redo();
+        QCOMPARE(workspaceTables().first().mode, WriteMode::Merge);
+
+        // Remove a table that has copied up to a watermark; undo brings it back with that
+        // watermark (under a new id) so the next run does not copy everything again.
+        const Watermark position = *Watermark::timestamp(orderTimestamp(30));
+        fixture.open()->setWatermark(ordersId, position, {}, QStringLiteral("run"), 0);
+        panel.reload();
+        QTRY_COMPARE(model->tableAt(0).lastWatermark, position);
+        stack->push(new RemoveTableCommand(panel.commandContext(), model->tableAt(0)));
+        QCOMPARE(model->rowCount(), 0);
+        QCOMPARE(workspaceTables().size(), 0);
+        stack->undo();
+        QTRY_COMPARE(model->rowCount(), 1);
+        const TableSpec restored = workspaceTables().first();
+        QVERIFY(restored.id != ordersId); // ids are never reused
+        QCOMPARE(restored.lastWatermark, position);
+        QCOMPARE(restored.mode, WriteMode::Merge);
+        QCOMPARE(restored.active, false);
+
+        // Walk the whole stack back and forth: the later commands follow the table's new ids.
+        while (stack->canUndo())
+            stack->undo();
+        QTRY_COMPARE(model->rowCount(), 0);
+        QCOMPARE(workspaceTables().size(), 0);
+        while (stack->canRedo())
+            stack->redo();
+        QCOMPARE(workspaceTables().size(), 0); // the last command removed it
+        stack->undo();
+        QTRY_COMPARE(model->rowCount(), 1);
+        const TableSpec again = workspaceTables().first();
+        QCOMPARE(again.mode, WriteMode::Merge);
+        QCOMPARE(again.active, false);
+        QCOMPARE(again.lastWatermark, position);
+        QTRY_COMPARE(model->tableAt(0).id, again.id);
+    }
+
+    void dialogExplainsInvalidCombinations()
+    {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10);
+        makeOrders(fixture.src, 10, 1, QStringLiteral("no_key"), false);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        auto *sourceTable = dialog.findChild<QComboBox *>(QStringLiteral("sourceTable"));
+        auto *mode = dialog.findChild<QComboBox *>(QStringLiteral("mode"));
+        auto *watermark = dialog.findChild<QComboBox *>(QStringLiteral("watermark"));
+        auto *lookback = dialog.findChild<QLineEdit *>(QStringLiteral("lookback"));
+        auto *keys = dialog.findChild<QListWidget *>(QStringLiteral("keys"));
+        auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(sourceTable && mode && watermark && lookback && keys && ok);
+
+        // The source's tables are listed from the live connection.
+        QTRY_VERIFY(sourceTable->findText(QStringLiteral("no_key")) >= 0);
+        QVERIFY(sourceTable->findText(QStringLiteral("orders")) >= 0);
+        sourceTable->setCurrentText(QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QStringLiteral("updated_at"));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n')));
+        QVERIFY(ok->isEnabled());
+
+        // Lookback with append is explained before saving.
+        lookback->setText(QStringLiteral("2h"));
+        QVERIFY(!dialog.problems().isEmpty());
+        QVERIFY(dialog.problems().join(' ').contains(QStringLiteral("lookback"), Qt::CaseInsensitive));
+        QVERIFY(!ok->isEnabled());
+        selectData(mode, int(WriteMode::Merge));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n'))); // orders has a primary key
+
+        // A text column cannot order a watermark.
+        selectColumn(watermark, QStringLiteral("customer"));
+        QVERIFY(dialog.problems().join(' ').contains(QStringLiteral("customer")));
+        QVERIFY(!ok->isEnabled());
+        selectColumn(watermark, QStringLiteral("updated_at"));
+
+        // Merge on a table without a primary key needs key columns.
+        sourceTable->setCurrentText(QStringLiteral("no_key"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        selectColumn(watermark, QStringLiteral("updated_at"));
+        QVERIFY(dialog.problems().join(' ').contains(QStringLiteral("key"), Qt::CaseInsensitive));
+        QVERIFY(!ok->isEnabled());
+        for (int i = 0; i < keys->count(); ++i) {
+            if (keys->item(i)->data(Qt::UserRole + 1).toString() == QStringLiteral("id"))
+                keys->item(i)->setCheckState(Qt::Checked);
+        }
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n')));
+
+        // OK validates against the source and closes with the prepared spec.
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.accept();
+        QTRY_COMPARE(accepted.size(), 1);
+        QCOMPARE(dialog.preparedSpec().sourceTable, QStringLiteral("no_key"));
+        QCOMPARE(dialog.preparedSpec().mode, WriteMode::Merge);
+        QCOMPARE(dialog.preparedSpec().keyColumns, QStringList{QStringLiteral("id")});
+        QCOMPARE(dialog.preparedSpec().watermarkType, WatermarkType::Timestamp);
+    }
+
+    void dialogShowsWhatTheSourceRefuses()
+    {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        auto *initial = dialog.findChild<QLineEdit *>(QStringLiteral("initialWatermark"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        initial->setText(QStringLiteral("not a time"));
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.accept();
+        // prepareTable refuses it off the GUI thread; the dialog stays open and says why.
+        QTRY_VERIFY(!dialog.problems().isEmpty());
+        QCOMPARE(accepted.size(), 0);
+        QVERIFY(!dialog.problems().first().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestControlTableModel)
+#include "tst_controltablemodel.moc"

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+#include "model/engine/runcoordinator.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/itemroles.h"
+#include "tests/ui/uifixture.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+IterationRecord queued(qint64 runId, qint64 tableId, const QString &table)
+{
+    IterationRecord r;
+    r.runId = runId;
+    r.tableId = tableId;
+    r.source = QStringLiteral("src:") + table;
+    r.target = QStringLiteral("dst:") + table;
+    return r;
+}
+
+} // namespace
+
+class TestIterationGridModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void oneDataChangedPerUpdateAndStaleRunsDropped()
+    {
+        IterationGridModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-01-01T10:00:00Z"), Qt::ISODate);
+        QDateTime now = t0.addSecs(5);
+        model.setClock([&now] { return now; });
+        model.beginRun(7, {queued(7, 1, QStringLiteral("orders")), queued(7, 2, QStringLiteral("items"))});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, IterationGridModel::Status).data().toString(), QStringLiteral("Queued"));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        IterationRecord running = queued(7, 2, QStringLiteral("items"));
+        running.status = IterationStatus::Running;
+        running.startedAt = t0;
+        running.rowsRead = 10000;
+        running.windowRows = 40000;
+        model.updateIteration(running);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>(), model.index(1, 0));
+        QCOMPARE(changed.first().at(1).value<QModelIndex>(), model.index(1, IterationGridModel::ColumnCount - 1));
+        QCOMPARE(model.index(1, IterationGridModel::Progress).data(ProgressRole).toDouble(), 0.25);
+        QCOMPARE(model.index(1, IterationGridModel::Progress).data().toString(), QStringLiteral("10,000 / 40,000"));
+        QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(), QStringLiteral("5.0 s"));
+        QCOMPARE(model.index(1, IterationGridModel::Duration).data(RawRole).toLongLong(), 5000);
+
+        // The same report again changes nothing; another run's report is ignored.
+        model.updateIteration(running);
+        IterationRecord stale = running;
+        stale.runId = 6;
+        stale.status = IterationStatus::Failed;
+        model.updateIteration(stale);
+        model.appendLog(6, 2, {now, QStringLiteral("info"), QStringLiteral("old")});
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(model.iterationAt(1).status, IterationStatus::Running);
+        QVERIFY(model.iterationAt(1).log.isEmpty());
+
+        // Log lines are kept with their row and survive progress reports.
+        QSignalSpy logged(&model, &IterationGridModel::logAppended);
+        model.appendLog(7, 2, {now, QStringLiteral("info"), QStringLiteral("window counted")});
+        QCOMPARE(logged.size(), 1);
+        running.rowsRead = 20000;
+        model.updateIteration(running);
+        QCOMPARE(model.iterationAt(1).log.size(), 1);
+
+        const RunSummary summary = model.summary();
+        QCOMPARE(summary.total, 2);
+        QCOMPARE(summary.count(IterationStatus::Running), 1);
+        QCOMPARE(summary.count(IterationStatus::Queued), 1);
+        QVERIFY(summary.text().contains(QStringLiteral("1 running")));
+
+        RunRecord finished;
+        finished.id = 7;
+        IterationRecord done = running;
+        done.status = IterationStatus::Failed;
+        done.error = QStringLiteral("Table items: disk full");
+        done.durationMs = 61000;
+        finished.iterations = {done};
+        model.finishRun(finished);
+        QCOMPARE(model.iterationAt(1).status, IterationStatus::Failed);
+        QCOMPARE(model.iterationAt(1).log.size(), 1);
+        QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(), QStringLiteral("1 min 01 s"));
+        QCOMPARE(model.index(1, 0).data(ErrorRole).toString(), done.error);
+        QVERIFY(!model.isLive());
+    }
+
+    void realRunOfTheCore()
+    {
+        UiFixture fixture;
+        QVERIFY(fixture.isValid());
+        makeOrders(fixture.src, 500);
+        makeOrders(fixture.src, 300, 1, QStringLiteral("items"));
+        makeOrders(fixture.src, 40, 1, QStringLiteral("paused"));
+        makeOrders(fixture.src, 40, 1, QStringLiteral("broken"));
+        const qint64 orders = fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 items = fixture.addTable(
+            UiFixture::draft(QStringLiteral("items"), QStringLiteral("id"), WriteMode::Merge));
+        const qint64 paused = fixture.addTable(UiFixture::draft(QStringLiteral("paused"), QStringLiteral("updated_at")));
+        const qint64 broken = fixture.addTable(UiFixture::draft(QStringLiteral("broken"), QStringLiteral("updated_at")));
+        fixture.open()->setActive(paused, false);
+        // Broken on purpose: the source table disappears after it was added.
+        execSql(fixture.src, QStringLiteral("DROP TABLE broken"));
+
+        IterationGridModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RunCoordinator coordinator(fixture.wsPath);
+        connect(&coordinator, &RunCoordinator::runStarted, &model, &IterationGridModel::beginRun);
+        connect(&coordinator, &RunCoordinator::iterationChanged, &model, &IterationGridModel::updateIteration);
+        connect(&coordinator, &RunCoordinator::iterationLogged, &model, &IterationGridModel::appendLog);
+        connect(&coordinator, &RunCoordinator::runFinished, &model, &IterationGridModel::finishRun);
+        QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+        QSignalSpy failedToStart(&coordinator, &RunCoordinator::runFailedToStart);
+
+        RunRequest request;
+        request.concurrency = 2;
+        QVERIFY(coordinator.start(request));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size() + failedToStart.size(), 1, 120000);
+        QCOMPARE(failedToStart.size(), 0);
+
+        QCOMPARE(model.rowCount(), 4);
+        const auto row = [&](qint64 tableId) { return model.iterationAt(model.rowOfTable(tableId)); };
+        const auto cell = [&](qint64 tableId, int column) {
+            return model.index(model.rowOfTable(tableId), column).data().toString();
+        };
+
+        QCOMPARE(row(orders).status, IterationStatus::Succeeded);
+        QCOMPARE(row(orders).rowsRead, 500);
+        QCOMPARE(row(orders).rowsWritten, 500);
+        QCOMPARE(row(orders).rowsSkipped, 0);
+        QCOMPARE(cell(orders, IterationGridModel::Status), QStringLiteral("Succeeded"));
+        QCOMPARE(cell(orders, IterationGridModel::RowsWritten), QStringLiteral("500"));
+        QCOMPARE(cell(orders, IterationGridModel::WatermarkBefore), QStringLiteral("(none)"));
+        QCOMPARE(cell(orders, IterationGridModel::WatermarkAfter),
+                 Watermark::timestamp(orderTimestamp(500))->display());
+        QCOMPARE(model.index(model.rowOfTable(orders), 0).data(ProgressRole).toDouble(), 1.0);
+
+        QCOMPARE(row(items).status, IterationStatus::Succeeded);
+        QCOMPARE(row(items).rowsWritten, 300);
+        QCOMPARE(cell(items, IterationGridModel::WatermarkAfter), QStringLiteral("300"));
+
+        QCOMPARE(row(paused).status, IterationStatus::Skipped);
+        QCOMPARE(row(paused).rowsRead, 0);
+
+        QCOMPARE(row(broken).status, IterationStatus::Failed);
+        QVERIFY(row(broken).error.contains(QStringLiteral("broken")));
+        QCOMPARE(model.index(model.rowOfTable(broken), 0).data(ErrorRole).toString(), row(broken).error);
+
+        const RunSummary summary = model.summary();
+        QCOMPARE(summary.count(IterationStatus::Succeeded), 2);
+        QCOMPARE(summary.count(IterationStatus::Skipped), 1);
+        QCOMPARE(summary.count(IterationStatus::Failed), 1);
+        QCOMPARE(summary.rowsWritten, 800);
+        QVERIFY(!row(orders).log.isEmpty());
+
+        // The second run starts from the watermarks the first one left.
+        makeOrders(fixture.src, 25, 301, QStringLiteral("items"));
+        QVERIFY(coordinator.start(request));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 120000);
+        QCOMPARE(row(orders).status, IterationStatus::NoNewRows);
+        QCOMPARE(row(orders).rowsRead, 0);
+        QCOMPARE(cell(orders, IterationGridModel::WatermarkBefore),
+                 Watermark::timestamp(orderTimestamp(500))->display());
+        QCOMPARE(row(items).status, IterationStatus::Succeeded);
+        QCOMPARE(row(items).rowsWritten, 25);
+        QCOMPARE(cell(items, IterationGridModel::WatermarkBefore), QStringLiteral("300"));
+        QCOMPARE(cell(items, IterationGridModel::WatermarkAfter), QStringLiteral("325"));
+        QCOMPARE(model.runId(), finished.last().at(0).value<RunRecord>().id);
+    }
+};
+
+QTEST_MAIN(TestIterationGridModel)
+#include "tst_iterationgridmodel.moc"

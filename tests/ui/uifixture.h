@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A workspace with a SQLite source ("src") and target ("dst") in a temporary directory, for
+// the GUI suites: they drive the real core behind the models and panels.
+
+#include "model/common/sqlquote.h"
+#include "model/engine/tablesetup.h"
+#include "model/storage/workspace.h"
+#include "tests/support/testsupport.h"
+
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+
+namespace tidemark::test {
+
+class UiFixture {
+public:
+    UiFixture()
+    {
+        wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        src = m_dir.filePath(QStringLiteral("source.db"));
+        dst = m_dir.filePath(QStringLiteral("target.db"));
+        auto ws = Workspace::create(wsPath);
+        for (const auto &[name, path] : {std::pair{QStringLiteral("src"), src}, std::pair{QStringLiteral("dst"), dst}}) {
+            ConnectionSpec spec;
+            spec.name = name;
+            spec.path = path;
+            ws->addConnection(spec);
+        }
+    }
+
+    bool isValid() const { return m_dir.isValid(); }
+    QString filePath(const QString &name) const { return m_dir.filePath(name); }
+
+    static TableDraft draft(const QString &table, const QString &watermark, WriteMode mode = WriteMode::Append)
+    {
+        TableDraft draft;
+        draft.spec.sourceConnection = QStringLiteral("src");
+        draft.spec.sourceTable = table;
+        draft.spec.targetConnection = QStringLiteral("dst");
+        draft.spec.targetTable = table;
+        draft.spec.watermarkColumn = watermark;
+        draft.spec.mode = mode;
+        return draft;
+    }
+
+    // Validates and adds a table through the core, as the dialog does.
+    qint64 addTable(const TableDraft &draft)
+    {
+        auto ws = Workspace::open(wsPath);
+        return ws->addTable(prepareTable(*ws, draft));
+    }
+
+    TableSpec prepared(const TableDraft &draft)
+    {
+        auto ws = Workspace::open(wsPath);
+        return prepareTable(*ws, draft);
+    }
+
+    std::unique_ptr<Workspace> open() const { return Workspace::open(wsPath); }
+
+    QString wsPath;
+    QString src;
+    QString dst;
+
+private:
+    QTemporaryDir m_dir;
+};
+
+// Keeps the suites' QSettings (recent workspaces, geometry) out of the user's own.
+inline void isolateSettings()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("TidemarkTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tidemark-ui-tests"));
+}
+
+} // namespace tidemark::test

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QIcon>
+#include <QStyledItemDelegate>
+
+namespace tidemark {
+
+// The icon of a status name ("succeeded", "no_new_rows", ...) from the app's resources;
+// a null icon for an empty or unknown name.
+QIcon statusIcon(const QString &statusName);
+
+// Paints a status cell as icon + word, from StatusNameRole (icon) and DisplayRole (word), and
+// tints the background of failed and warning rows so they stand out in any column it paints.
+// Stateless: it reads everything from the index.
+class StatusDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
+};
+
+// The default delegate of grids whose rows carry StatusRole: failed rows get a red tint,
+// warnings an amber one, so they stand out whichever column the eye is on.
+class StatusRowDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
+};
+
+// Applies the failed/warning tint to `option` from the row's StatusRole.
+void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index);
+
+} // namespace tidemark

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#include "ui/common/workspacegateway.h"
+
+#include "model/common/error.h"
+#include "model/storage/workspace.h"
+
+namespace tidemark {
+
+WorkspaceGateway::WorkspaceGateway(const QString &path, QObject *parent)
+    : QObject(parent)
+    , m_path(path)
+{
+    // One thread, kept alive: jobs are serial and the connection stays open between them.
+    m_pool.setMaxThreadCount(1);
+    m_pool.setExpiryTimeout(-1);
+}
+
+WorkspaceGateway::~WorkspaceGateway()
+{
+    m_pool.clear();
+    m_pool.waitForDone();
+    m_workspace.reset();
+}
+
+void WorkspaceGateway::post(std::function<void()> body)
+{
+    m_pool.start(std::move(body));
+}
+
+Workspace &WorkspaceGateway::workspace()
+{
+    if (!m_workspace)
+        m_workspace = Workspace::open(m_path);
+    return *m_workspace;
+}
+
+QString WorkspaceGateway::describeCurrentException() const
+{
+    try {
+        throw;
+    } catch (const Error &e) {
+        return e.message();
+    } catch (const std::exception &e) {
+        return QString::fromUtf8(e.what());
+    } catch (...) {
+        return tr("Unknown error in %1").arg(m_path);
+    }
+}
+
+void WorkspaceGateway::reloadTables()
+{
+    const quint64 generation = ++m_tablesGeneration;
+    struct Snapshot {
+        QList<TableSpec> tables;
+        QHash<qint64, QString> statuses;
+    };
+    submit(
+        this,
+        [](Workspace &ws) {
+            Snapshot snapshot;
+            snapshot.tables = ws.tables();
+            for (const TableSpec &spec : std::as_const(snapshot.tables))
+                snapshot.statuses.insert(spec.id, ws.lastIterationStatus(spec.id));
+            return snapshot;
+        },
+        [this, generation](Snapshot snapshot) {
+            if (generation == m_tablesGeneration)
+                emit tablesLoaded(snapshot.tables, snapshot.statuses);
+        });
+}
+
+void WorkspaceGateway::reloadConnections()
+{
+    const quint64 generation = ++m_connectionsGeneration;
+    submit(
+        this, [](Workspace &ws) { return ws.connections(); },
+        [this, generation](QList<ConnectionSpec> connections) {
+            if (generation == m_connectionsGeneration)
+                emit connectionsLoaded(connections);
+        });
+}
+
+void WorkspaceGateway::reloadHistory(int limit)
+{
+    const quint64 generation = ++m_historyGeneration;
+    submit(
+        this, [limit](Workspace &ws) { return ws.runs(limit); },
+        [this, generation](QList<RunRecord> runs) {
+            if (generation == m_historyGeneration)
+                emit historyLoaded(runs);
+        });
+}
+
+void WorkspaceGateway::waitForIdle()
+{
+    m_pool.waitForDone();
+}
+
+} // namespace tidemark

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#include "ui/controltable/commands/setactivecommand.h"
+
+#include "model/models/controltablemodel.h"
+#include "model/storage/workspace.h"
+
+namespace tidemark {
+
+namespace {
+
+QString describe(const QList<qint64> &ids, bool active)
+{
+    if (ids.size() == 1)
+        return active ? QObject::tr("Resume table %1").arg(ids.first()) : QObject::tr("Pause table %1").arg(ids.first());
+    return active ? QObject::tr("Resume %1 tables").arg(ids.size()) : QObject::tr("Pause %1 tables").arg(ids.size());
+}
+
+} // namespace
+
+SetActiveCommand::SetActiveCommand(const Context &context, const QList<qint64> &tableIds, bool active,
+                                   QUndoCommand *parent)
+    : ControlTableCommand(context, describe(tableIds, active), parent)
+    , m_ids(tableIds)
+    , m_active(active)
+{
+}
+
+void SetActiveCommand::apply(bool active)
+{
+    for (qint64 id : std::as_const(m_ids))
+        m_context.model->setActive(currentId(id), active);
+    persist([ids = m_ids, active, aliases = m_context.aliases](Workspace &ws) {
+        for (qint64 id : ids)
+            ws.setActive(aliases->resolve(id), active);
+    });
+}
+
+void SetActiveCommand::redo()
+{
+    apply(m_active);
+}
+
+void SetActiveCommand::undo()
+{
+    apply(!m_active);
+}
+
+} // namespace tidemark

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/tablespec.h"
+#include "ui/controltable/commands/controltablecommand.h"
+
+#include <QWidget>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+class QUndoStack;
+
+namespace tidemark {
+
+class ControlTableModel;
+class WorkspaceGateway;
+
+// The control table: a filterable, sortable view over ControlTableModel, its add / edit /
+// remove / pause / resume operations (each an undo command on undoStack()), and the checkbox
+// that pauses a table. Reads and writes go through the workspace's gateway.
+class ControlTablePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlTablePanel(QWidget *parent = nullptr);
+
+    // Shows another workspace (nullptr = none): clears the undo history, reloads the tables.
+    void setGateway(WorkspaceGateway *gateway);
+    ControlTableModel *model() const { return m_model; }
+    QUndoStack *undoStack() const { return m_undoStack; }
+    QTableView *view() const { return m_view; }
+    QList<qint64> selectedIds() const;
+    QList<TableSpec> selectedTables() const;
+    // What the panel's undo commands share (the gateway, the model, the id aliases).
+    ControlTableCommand::Context commandContext() const;
+
+public slots:
+    void addTable();
+    void editSelected();
+    void removeSelected();
+    void pauseSelected();
+    void resumeSelected();
+    void focusFilter();
+    void reload();
+
+signals:
+    void selectionChanged();
+    void statusMessage(const QString &message);
+
+private:
+    void setActive(const QList<qint64> &ids, bool active);
+
+    WorkspaceGateway *m_gateway = nullptr;
+    ControlTableModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_view;
+    QLineEdit *m_filter;
+    QUndoStack *m_undoStack;
+    std::shared_ptr<TableIdAliases> m_aliases;
+};
+
+} // namespace tidemark

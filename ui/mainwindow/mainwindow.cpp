@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: MIT
+#include "ui/mainwindow/mainwindow.h"
+
+#include "model/common/error.h"
+#include "model/engine/backfill.h"
+#include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
+#include "model/models/displayformat.h"
+#include "model/storage/workspace.h"
+#include "ui/backfill/backfilldialog.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/connections/connectionsdialog.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/history/historypanel.h"
+#include "ui/run/runnotifier.h"
+#include "ui/run/runpanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QtConcurrent>
+
+namespace tidemark {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char *const kRecentKey = "workspace/recent";
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_notifier(new RunNotifier(this))
+    , m_controlTable(new ControlTablePanel(this))
+    , m_runPanel(new RunPanel(this))
+    , m_history(new HistoryPanel(m_controlTable->model(), this))
+    , m_historyDock(new QDockWidget(tr("Run history"), this))
+    , m_mainSplitter(new QSplitter(Qt::Vertical, this))
+    , m_concurrency(new QSpinBox(this))
+    , m_pathLabel(new QLabel(this))
+    , m_runLabel(new QLabel(this))
+    , m_reloadTimer(new QTimer(this))
+{
+    setWindowTitle(QStringLiteral("Tidemark"));
+    m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
+    m_mainSplitter->addWidget(m_controlTable);
+    m_mainSplitter->addWidget(m_runPanel);
+    m_mainSplitter->setStretchFactor(0, 2);
+    m_mainSplitter->setStretchFactor(1, 3);
+    setCentralWidget(m_mainSplitter);
+
+    m_historyDock->setObjectName(QStringLiteral("historyDock"));
+    m_historyDock->setWidget(m_history);
+    addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
+
+    m_concurrency->setObjectName(QStringLiteral("concurrency"));
+    m_concurrency->setRange(1, 16);
+    m_concurrency->setValue(2);
+    m_concurrency->setToolTip(tr("Tables copied at the same time"));
+    m_concurrency->setPrefix(tr("Concurrency: "));
+
+    m_runLabel->setObjectName(QStringLiteral("runState"));
+    statusBar()->addWidget(m_pathLabel, 1);
+    statusBar()->addPermanentWidget(m_runLabel);
+
+    // Reloading the control table after each finished iteration would re-read it up to
+    // `concurrency` times a second; one read per half second is plenty for the watermarks.
+    m_reloadTimer->setSingleShot(true);
+    m_reloadTimer->setInterval(500);
+    connect(m_reloadTimer, &QTimer::timeout, m_controlTable, &ControlTablePanel::reload);
+
+    createActions();
+    createMenus();
+
+    connect(m_controlTable, &ControlTablePanel::selectionChanged, this, [this] {
+        updateActions();
+        const QList<qint64> ids = m_controlTable->selectedIds();
+        if (ids.size() == 1)
+            m_history->setChartTable(ids.first());
+    });
+    connect(m_controlTable, &ControlTablePanel::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 5000); });
+    connect(m_history, &HistoryPanel::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 8000); });
+    connect(m_history, &HistoryPanel::runSelected, m_runPanel, &RunPanel::showPastRun);
+    connect(m_notifier, &RunNotifier::notified, this, [this](const QString &title, const QString &message) {
+        statusBar()->showMessage(title + QStringLiteral(" — ") + QString(message).replace(QLatin1Char('\n'), QStringLiteral("; ")),
+                                 15000);
+    });
+
+    restoreSettings();
+    updateActions();
+    m_pathLabel->setText(tr("No workspace — File › Open (Ctrl+O) or New (Ctrl+N)"));
+}
+
+MainWindow::~MainWindow()
+{
+    // The coordinator cancels and waits for its iterations; the gateway for its job.
+    delete m_coordinator;
+    m_coordinator = nullptr;
+    m_controlTable->setGateway(nullptr);
+    m_history->setGateway(nullptr);
+    delete m_gateway;
+}
+
+QString MainWindow::workspacePath() const
+{
+    return m_gateway ? m_gateway->path() : QString();
+}
+
+void MainWindow::createActions()
+{
+    const auto make = [this](const QString &name, const QString &text, const QKeySequence &shortcut,
+                             auto slot) {
+        auto *action = new QAction(text, this);
+        action->setObjectName(name);
+        if (!shortcut.isEmpty())
+            action->setShortcut(shortcut);
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action); // shortcuts work even when the toolbar is hidden
+        return action;
+    };
+    m_newAction = make(QStringLiteral("actionNewWorkspace"), tr("&New Workspace…"), QKeySequence::New,
+                       &MainWindow::newWorkspace);
+    m_openAction = make(QStringLiteral("actionOpenWorkspace"), tr("&Open Workspace…"), QKeySequence::Open,
+                        &MainWindow::chooseWorkspace);
+    m_quitAction = make(QStringLiteral("actionQuit"), tr("&Quit"), QKeySequence::Quit, &QWidget::close);
+
+    m_undoAction = m_controlTable->undoStack()->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setObjectName(QStringLiteral("actionUndo"));
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_redoAction = m_controlTable->undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redoAction->setObjectName(QStringLiteral("actionRedo"));
+    m_redoAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    addAction(m_undoAction);
+    addAction(m_redoAction);
+    m_findAction = make(QStringLiteral("actionFind"), tr("&Filter Tables"), QKeySequence::Find,
+                        [this] { m_controlTable->focusFilter(); });
+
+    m_addAction = make(QStringLiteral("actionAddTable"), tr("&Add Table…"), QKeySequence(Qt::Key_Insert),
+                       [this] { m_controlTable->addTable(); });
+    m_addAction->setShortcuts({QKeySequence(Qt::Key_Insert), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N)});
+    m_editAction = make(QStringLiteral("actionEditTable"), tr("&Edit Table…"), QKeySequence(Qt::Key_F2),
+                        [this] { m_controlTable->editSelected(); });
+    m_removeAction = make(QStringLiteral("actionRemoveTable"), tr("&Remove Table"), QKeySequence::Delete,
+                          [this] { m_controlTable->removeSelected(); });
+    // Del must not fire while the user edits text (the filter box): only from the table.
+    m_removeAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_controlTable->view()->addAction(m_removeAction);
+    removeAction(m_removeAction);
+    m_pauseAction = make(QStringLiteral("actionPause"), tr("&Pause"), QKeySequence(Qt::CTRL | Qt::Key_P),
+                         [this] { m_controlTable->pauseSelected(); });
+    m_resumeAction = make(QStringLiteral("actionResume"), tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                          [this] { m_controlTable->resumeSelected(); });
+    m_backfillAction = make(QStringLiteral("actionBackfill"), tr("&Backfill…"), QKeySequence(Qt::CTRL | Qt::Key_B),
+                            &MainWindow::backfillSelected);
+    m_connectionsAction = make(QStringLiteral("actionConnections"), tr("&Connections…"),
+                               QKeySequence(Qt::CTRL | Qt::Key_K), &MainWindow::manageConnections);
+
+    m_runAllAction = make(QStringLiteral("actionRunAll"), tr("Run &All Active"), QKeySequence(Qt::Key_F5),
+                          &MainWindow::runAll);
+    m_runSelectedAction = make(QStringLiteral("actionRunSelected"), tr("Run &Selected"),
+                               QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runSelected);
+    m_dryRunAction = make(QStringLiteral("actionDryRun"), tr("&Dry Run"), QKeySequence(Qt::CTRL | Qt::Key_F5),
+                          &MainWindow::dryRun);
+    m_cancelAction = make(QStringLiteral("actionCancelRun"), tr("&Cancel Run"), QKeySequence(Qt::Key_Escape),
+                          &MainWindow::cancelRun);
+    m_showCurrentRunAction = make(QStringLiteral("actionShowCurrentRun"), tr("Show &Current Run"),
+                                  QKeySequence(Qt::CTRL | Qt::Key_J), [this] { m_runPanel->showLive(); });
+    m_refreshAction = make(QStringLiteral("actionRefresh"), tr("&Refresh"), QKeySequence::Refresh, [this] {
+        m_controlTable->reload();
+        m_history->reload();
+    });
+    m_refreshAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+
+    m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
+    m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
+    m_dryRunAction->setToolTip(tr("Show each window's bounds and row count, write nothing (Ctrl+F5)"));
+    m_cancelAction->setToolTip(tr("Cancel the run: iterations roll back between batches (Esc)"));
+
+    auto *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("mainToolbar"));
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_runAllAction->setIcon(QIcon(QStringLiteral(":/icons/status-running.svg")));
+    m_dryRunAction->setIcon(QIcon(QStringLiteral(":/icons/status-dry_run.svg")));
+    m_cancelAction->setIcon(QIcon(QStringLiteral(":/icons/status-cancelled.svg")));
+    toolbar->addAction(m_runAllAction);
+    toolbar->addAction(m_runSelectedAction);
+    toolbar->addAction(m_dryRunAction);
+    toolbar->addAction(m_cancelAction);
+    toolbar->addWidget(m_concurrency);
+    toolbar->addSeparator();
+    toolbar->addAction(m_addAction);
+    toolbar->addAction(m_editAction);
+    toolbar->addAction(m_removeAction);
+    toolbar->addAction(m_pauseAction);
+    toolbar->addAction(m_resumeAction);
+    toolbar->addAction(m_backfillAction);
+    toolbar->addSeparator();
+    toolbar->addAction(m_undoAction);
+    toolbar->addAction(m_redoAction);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_newAction);
+    file->addAction(m_openAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(m_connectionsAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+    updateRecentMenu();
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undoAction);
+    edit->addAction(m_redoAction);
+    edit->addSeparator();
+    edit->addAction(m_findAction);
+
+    QMenu *tables = menuBar()->addMenu(tr("&Tables"));
+    tables->addAction(m_addAction);
+    tables->addAction(m_editAction);
+    tables->addAction(m_removeAction);
+    tables->addSeparator();
+    tables->addAction(m_pauseAction);
+    tables->addAction(m_resumeAction);
+    tables->addAction(m_backfillAction);
+
+    QMenu *run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAllAction);
+    run->addAction(m_runSelectedAction);
+    run->addAction(m_dryRunAction);
+    run->addAction(m_cancelAction);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_showCurrentRunAction);
+    QAction *historyToggle = m_historyDock->toggleViewAction();
+    historyToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    view->addAction(historyToggle);
+    view->addAction(m_refreshAction);
+}
+
+void MainWindow::updateActions()
+{
+    const bool open = m_gateway != nullptr;
+    const bool running = m_coordinator && m_coordinator->isRunning();
+    const int selected = int(m_controlTable->selectedIds().size());
+    m_addAction->setEnabled(open);
+    m_editAction->setEnabled(open && selected == 1);
+    m_removeAction->setEnabled(open && selected > 0);
+    m_pauseAction->setEnabled(open && selected > 0);
+    m_resumeAction->setEnabled(open && selected > 0);
+    m_backfillAction->setEnabled(open && selected == 1 && !running);
+    m_connectionsAction->setEnabled(open);
+    m_runAllAction->setEnabled(open && !running);
+    m_runSelectedAction->setEnabled(open && !running && selected > 0);
+    m_dryRunAction->setEnabled(open && !running);
+    m_cancelAction->setEnabled(running);
+    m_refreshAction->setEnabled(open);
+}
+
+void MainWindow::chooseWorkspace()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open workspace"), QFileInfo(workspacePath()).path(),
+                                                      tr("Tidemark workspaces (*.tidemark);;All files (*)"));
+    if (!path.isEmpty())
+        openWorkspace(path);
+}
+
+void MainWindow::newWorkspace()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("New workspace"), QFileInfo(workspacePath()).path(),
+                                                tr("Tidemark workspaces (*.tidemark)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".tidemark");
+    auto *watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
+        const QString error = watcher->result();
+        watcher->deleteLater();
+        if (!error.isEmpty())
+            return showError(tr("New workspace"), error);
+        openWorkspace(path);
+    });
+    watcher->setFuture(QtConcurrent::run([path]() -> QString {
+        try {
+            Workspace::create(path);
+            return {};
+        } catch (const Error &e) {
+            return e.message();
+        }
+    }));
+}
+
+void MainWindow::openWorkspace(const QString &path)
+{
+    if (m_coordinator && m_coordinator->isRunning()) {
+        showError(tr("Open workspace"), tr("A run is in progress in %1; cancel it first (Esc).").arg(workspacePath()));
+        return;
+    }
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // Check the file on a worker first, so a bad file leaves the current workspace open.
+    auto *watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, absolute] {
+        const QString error = watcher->result();
+        watcher->deleteLater();
+        if (!error.isEmpty()) {
+            showError(tr("Open workspace"), error);
+            emit workspaceFailed(error);
+            return;
+        }
+        setWorkspace(absolute);
+    });
+    watcher->setFuture(QtConcurrent::run([absolute]() -> QString {
+        try {
+            Workspace::open(absolute);
+            return {};
+        } catch (const Error &e) {
+            return e.message();
+        }
+    }));
+}
+
+void MainWindow::setWorkspace(const QString &path)
+{
+    RunCoordinator *oldCoordinator = m_coordinator;
+    WorkspaceGateway *oldGateway = m_gateway;
+    m_gateway = new WorkspaceGateway(path, this);
+    m_coordinator = new RunCoordinator(path, this);
+    connect(m_gateway, &WorkspaceGateway::errorOccurred, this,
+            [this](const QString &message) { showError(tr("Workspace"), message); });
+    connect(m_coordinator, &RunCoordinator::runStarted, this, &MainWindow::onRunStarted);
+    connect(m_coordinator, &RunCoordinator::iterationChanged, this, &MainWindow::onIterationChanged);
+    connect(m_coordinator, &RunCoordinator::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_coordinator, &RunCoordinator::runFailedToStart, this, [this](const QString &error) {
+        m_runLabel->setText(tr("Run not started"));
+        updateActions();
+        showError(tr("Run"), error);
+    });
+    m_runPanel->setCoordinator(m_coordinator);
+    m_controlTable->setGateway(m_gateway);
+    m_history->setGateway(m_gateway);
+    delete oldCoordinator;
+    delete oldGateway;
+
+    m_pathLabel->setText(QDir::toNativeSeparators(path));
+    m_runLabel->setText(tr("Idle"));
+    setWindowTitle(QStringLiteral("%1 — Tidemark").arg(QFileInfo(path).fileName()));
+    rememberRecent(path);
+    updateActions();
+    emit workspaceOpened(path);
+}
+
+void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun)
+{
+    if (!m_coordinator || m_coordinator->isRunning())
+        return;
+    RunRequest request;
+    request.tableIds = tableIds;
+    request.concurrency = m_concurrency->value();
+    request.dryRun = dryRun;
+    request.trigger = QStringLiteral("gui");
+    if (m_coordinator->start(request)) {
+        m_runLabel->setText(dryRun ? tr("Starting a dry run…") : tr("Starting a run…"));
+        m_runPanel->showLive();
+    }
+    updateActions();
+}
+
+void MainWindow::runAll()
+{
+    startRun({}, false);
+}
+
+void MainWindow::runSelected()
+{
+    const QList<qint64> ids = m_controlTable->selectedIds();
+    if (ids.isEmpty()) {
+        statusBar()->showMessage(tr("Select the tables to run first."), 4000);
+        return;
+    }
+    startRun(ids, false);
+}
+
+void MainWindow::dryRun()
+{
+    startRun({}, true);
+}
+
+void MainWindow::cancelRun()
+{
+    if (m_coordinator && m_coordinator->isRunning()) {
+        m_coordinator->cancel();
+        m_runLabel->setText(tr("Cancelling run %1…").arg(m_coordinator->currentRunId()));
+    }
+}
+
+void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations)
+{
+    m_runLabel->setText(tr("Run %1: %n table(s)", nullptr, int(iterations.size())).arg(runId));
+    updateActions();
+}
+
+void MainWindow::onIterationChanged(const IterationRecord &record)
+{
+    if (isFinished(record.status) && !m_reloadTimer->isActive())
+        m_reloadTimer->start();
+}
+
+void MainWindow::onRunFinished(const RunRecord &run)
+{
+    m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
+    m_notifier->runFinished(run);
+    m_controlTable->reload();
+    m_history->reload();
+    updateActions();
+}
+
+void MainWindow::backfillSelected()
+{
+    const QList<TableSpec> tables = m_controlTable->selectedTables();
+    if (!m_gateway || tables.size() != 1)
+        return;
+    auto *dialog = new BackfillDialog(tables.first(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const BackfillRequest req = dialog->request();
+        m_runLabel->setText(tr("Backfilling table %1…").arg(req.tableId));
+        m_gateway->submit(
+            this, [req](Workspace &ws) { return runBackfill(ws, req); },
+            [this, id = req.tableId](const BackfillResult &result) {
+                QString text = tr("Table %1 backfilled: watermark %2 → %3")
+                                   .arg(id)
+                                   .arg(result.before.isNull() ? tr("(none)") : result.before.display(),
+                                        result.after.isNull() ? tr("(none)") : result.after.display());
+                if (result.rowsDeleted > 0)
+                    text += tr(", %1 target rows deleted").arg(formatCount(result.rowsDeleted));
+                m_runLabel->setText(tr("Idle"));
+                statusBar()->showMessage(text, 10000);
+                m_controlTable->reload();
+            },
+            [this](const QString &error) {
+                m_runLabel->setText(tr("Idle"));
+                showError(tr("Backfill"), error);
+                m_controlTable->reload();
+            });
+    });
+    dialog->open();
+}
+
+void MainWindow::manageConnections()
+{
+    if (!m_gateway)
+        return;
+    auto *dialog = new ConnectionsDialog(m_gateway, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void MainWindow::showError(const QString &title, const QString &message)
+{
+    statusBar()->showMessage(message, 10000);
+    // Offscreen (tests, screenshots) a modal box would wait for a click nobody makes.
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        return;
+    auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::rememberRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QLatin1String(kRecentKey), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
+    for (const QString &path : recent) {
+        QAction *action = m_recentMenu->addAction(QDir::toNativeSeparators(path));
+        connect(action, &QAction::triggered, this, [this, path] { openWorkspace(path); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1280, 860);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
+    m_runPanel->splitter()->restoreState(settings.value(QStringLiteral("window/runSplitter")).toByteArray());
+    m_history->splitter()->restoreState(settings.value(QStringLiteral("window/historySplitter")).toByteArray());
+    m_concurrency->setValue(settings.value(QStringLiteral("run/concurrency"), 2).toInt());
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/mainSplitter"), m_mainSplitter->saveState());
+    settings.setValue(QStringLiteral("window/runSplitter"), m_runPanel->splitter()->saveState());
+    settings.setValue(QStringLiteral("window/historySplitter"), m_history->splitter()->saveState());
+    settings.setValue(QStringLiteral("run/concurrency"), m_concurrency->value());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_coordinator && m_coordinator->isRunning()
+        && QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        const auto answer = QMessageBox::question(
+            this, tr("Run in progress"),
+            tr("Run %1 is still copying. Cancel it and quit? Running iterations roll back; the target and the "
+               "watermarks stay as they were.")
+                .arg(m_coordinator->currentRunId()));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
+    if (m_coordinator)
+        m_coordinator->cancel();
+    saveSettings();
+    event->accept();
+}
+
+} // namespace tidemark

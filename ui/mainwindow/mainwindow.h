@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/runrecord.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QSpinBox;
+class QSplitter;
+
+namespace tidemark {
+
+class ControlTablePanel;
+class HistoryPanel;
+class RunCoordinator;
+class RunNotifier;
+class RunPanel;
+class WorkspaceGateway;
+
+// Composes the panels (control table on top, the run grid with the iteration details below,
+// the history in a dock) and owns the actions, menus, toolbar and shortcuts. It holds no
+// logic of its own: actions call the panels, the gateway or the run coordinator. One
+// workspace at a time; opening another replaces the gateway and the coordinator.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    QString workspacePath() const;
+    RunCoordinator *coordinator() const { return m_coordinator; }
+    WorkspaceGateway *gateway() const { return m_gateway; }
+    ControlTablePanel *controlTable() const { return m_controlTable; }
+    RunPanel *runPanel() const { return m_runPanel; }
+    HistoryPanel *historyPanel() const { return m_history; }
+
+public slots:
+    // Opens an existing workspace (checked off the GUI thread first); errors are shown.
+    void openWorkspace(const QString &path);
+    void newWorkspace();
+    void chooseWorkspace();
+    void runAll();
+    void runSelected();
+    void dryRun();
+    void cancelRun();
+    void backfillSelected();
+    void manageConnections();
+
+signals:
+    void workspaceOpened(const QString &path);
+    void workspaceFailed(const QString &error);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void setWorkspace(const QString &path);
+    void startRun(const QList<qint64> &tableIds, bool dryRun);
+    void updateActions();
+    void updateRecentMenu();
+    void rememberRecent(const QString &path);
+    void restoreSettings();
+    void saveSettings();
+    void showError(const QString &title, const QString &message);
+    void onRunStarted(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
+    void onIterationChanged(const tidemark::IterationRecord &record);
+    void onRunFinished(const tidemark::RunRecord &run);
+
+    WorkspaceGateway *m_gateway = nullptr;
+    RunCoordinator *m_coordinator = nullptr;
+    RunNotifier *m_notifier;
+    ControlTablePanel *m_controlTable;
+    RunPanel *m_runPanel;
+    HistoryPanel *m_history;
+    QDockWidget *m_historyDock;
+    QSplitter *m_mainSplitter;
+    QSpinBox *m_concurrency;
+    QLabel *m_pathLabel;
+    QLabel *m_runLabel;
+    QMenu *m_recentMenu = nullptr;
+    class QTimer *m_reloadTimer;
+
+    QAction *m_newAction = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_undoAction = nullptr;
+    QAction *m_redoAction = nullptr;
+    QAction *m_findAction = nullptr;
+    QAction *m_addAction = nullptr;
+    QAction *m_editAction = nullptr;
+    QAction *m_removeAction = nullptr;
+    QAction *m_pauseAction = nullptr;
+    QAction *m_resumeAction = nullptr;
+    QAction *m_backfillAction = nullptr;
+    QAction *m_connectionsAction = nullptr;
+    QAction *m_runAllAction = nullptr;
+    QAction *m_runSelectedAction = nullptr;
+    QAction *m_dryRunAction = nullptr;
+    QAction *m_cancelAction = nullptr;
+    QAction *m_showCurrentRunAction = nullptr;
+    QAction *m_refreshAction = nullptr;
+};
+
+} // namespace tidemark

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "ui/run/iterationdetails.h"
+
+#include "model/models/displayformat.h"
+
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace tidemark {
+
+namespace {
+
+QString logText(const LogLine &line)
+{
+    return QStringLiteral("%1  %2  %3")
+        .arg(line.at.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz")), line.level.leftJustified(7), line.message);
+}
+
+QString orNone(const QString &text)
+{
+    return text.isEmpty() ? QObject::tr("(none)") : text.toHtmlEscaped();
+}
+
+} // namespace
+
+IterationDetails::IterationDetails(QWidget *parent)
+    : QWidget(parent)
+    , m_title(new QLabel(this))
+    , m_facts(new QLabel(this))
+    , m_error(new QLabel(this))
+    , m_log(new QPlainTextEdit(this))
+{
+    m_title->setWordWrap(true);
+    m_facts->setWordWrap(true);
+    m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setObjectName(QStringLiteral("iterationError"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
+    m_log->setObjectName(QStringLiteral("iterationLog"));
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setFont(QFont(QStringLiteral("monospace")));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 0, 0, 0);
+    layout->addWidget(m_title);
+    layout->addWidget(m_facts);
+    layout->addWidget(m_error);
+    layout->addWidget(new QLabel(tr("Log:"), this));
+    layout->addWidget(m_log, 1);
+    clear();
+}
+
+void IterationDetails::clear()
+{
+    m_title->setText(tr("<i>Select an iteration to see its window, error and log.</i>"));
+    m_facts->clear();
+    m_error->clear();
+    m_error->hide();
+    m_log->clear();
+    m_logLines = 0;
+}
+
+void IterationDetails::showIteration(const IterationRecord &record)
+{
+    m_title->setText(QStringLiteral("<b>%1</b> → <b>%2</b> — %3")
+                         .arg(record.source.toHtmlEscaped(), record.target.toHtmlEscaped(), statusLabel(record.status)));
+    QString facts = tr("Window: after %1, up to %2").arg(orNone(record.windowLower), orNone(record.windowUpper));
+    facts += QStringLiteral("<br>") + tr("Watermark: %1 → %2").arg(orNone(record.watermarkBefore), orNone(record.watermarkAfter));
+    facts += QStringLiteral("<br>")
+             + tr("Rows: %1 read, %2 written, %3 skipped")
+                   .arg(formatCount(record.rowsRead), formatCount(record.rowsWritten), formatCount(record.rowsSkipped));
+    if (record.windowRows >= 0)
+        facts += tr(" of %1 in the window").arg(formatCount(record.windowRows));
+    if (record.rowsNullWatermark > 0)
+        facts += QStringLiteral("<br>")
+                 + tr("<b>%1 rows have no watermark value and can never be copied.</b>")
+                       .arg(formatCount(record.rowsNullWatermark));
+    if (record.startedAt.isValid())
+        facts += QStringLiteral("<br>") + tr("Started %1").arg(formatLocalTime(record.startedAt));
+    if (record.finishedAt.isValid())
+        facts += tr(", finished %1 (%2)").arg(formatLocalTime(record.finishedAt), formatDuration(record.durationMs));
+    m_facts->setText(facts);
+    m_error->setText(record.error);
+    m_error->setVisible(!record.error.isEmpty());
+    // Rewrite the log only when it changed size; appendLog keeps it current meanwhile.
+    if (m_logLines != record.log.size() || record.log.isEmpty()) {
+        QStringList lines;
+        lines.reserve(record.log.size());
+        for (const LogLine &line : record.log)
+            lines << logText(line);
+        m_log->setPlainText(lines.join(QLatin1Char('\n')));
+        m_logLines = int(record.log.size());
+    }
+}
+
+void IterationDetails::appendLog(const LogLine &line)
+{
+    m_log->appendPlainText(logText(line));
+    ++m_logLines;
+}
+
+} // namespace tidemark

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "ui/run/progressdelegate.h"
+
+#include "model/models/itemroles.h"
+#include "ui/common/statusdelegate.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <QStyleOptionProgressBar>
+
+namespace tidemark {
+
+void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    QStyleOptionViewItem background = option;
+    initStyleOption(&background, index);
+    tintByStatus(&background, index);
+    background.text.clear();
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
+
+    const double progress = index.data(ProgressRole).toDouble();
+    QStyleOptionProgressBar bar;
+    bar.rect = option.rect.adjusted(2, 2, -2, -2);
+    bar.state = option.state | QStyle::State_Horizontal;
+    bar.direction = option.direction;
+    bar.fontMetrics = option.fontMetrics;
+    bar.minimum = 0;
+    bar.maximum = 1000; // an unknown size shows an empty bar with the rows read so far
+    bar.progress = progress < 0 ? 0 : int(progress * 1000);
+    bar.text = index.data(Qt::DisplayRole).toString();
+    bar.textVisible = true;
+    bar.textAlignment = Qt::AlignCenter;
+    style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+}
+
+QSize ProgressDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    QSize size = QStyledItemDelegate::sizeHint(option, index);
+    size.setWidth(qMax(size.width() + 16, 140));
+    return size;
+}
+
+} // namespace tidemark

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/runrecord.h"
+
+#include <QObject>
+
+class QSystemTrayIcon;
+
+namespace tidemark {
+
+// Tells the user, outside the window, when a run ended with failures or warnings: a system
+// tray / desktop notification naming the tables. Where there is no tray, notified() still
+// fires and the window shows the message in its status bar.
+class RunNotifier : public QObject {
+    Q_OBJECT
+public:
+    explicit RunNotifier(QObject *parent = nullptr);
+
+    // The title and text for `run`, or an empty title when nothing needs saying.
+    static std::pair<QString, QString> describe(const RunRecord &run);
+
+public slots:
+    void runFinished(const tidemark::RunRecord &run);
+
+signals:
+    void notified(const QString &title, const QString &message);
+
+private:
+    QSystemTrayIcon *m_tray = nullptr;
+};
+
+} // namespace tidemark

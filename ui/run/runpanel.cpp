@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+#include "ui/run/runpanel.h"
+
+#include "model/engine/runcoordinator.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/itemroles.h"
+#include "ui/common/statusdelegate.h"
+#include "ui/run/iterationdetails.h"
+#include "ui/run/progressdelegate.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tidemark {
+
+RunPanel::RunPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_live(new IterationGridModel(this))
+    , m_past(new IterationGridModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTableView(this))
+    , m_details(new IterationDetails(this))
+    , m_splitter(new QSplitter(Qt::Horizontal, this))
+    , m_title(new QLabel(this))
+    , m_summary(new QLabel(this))
+    , m_backToLive(new QPushButton(tr("Show current run"), this))
+{
+    m_proxy->setSortRole(RawRole);
+    m_view->setObjectName(QStringLiteral("iterationGrid"));
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(-1, Qt::AscendingOrder); // run order until the user sorts
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setItemDelegate(new StatusRowDelegate(m_view));
+    m_view->setItemDelegateForColumn(IterationGridModel::Status, new StatusDelegate(m_view));
+    m_view->setItemDelegateForColumn(IterationGridModel::Progress, new ProgressDelegate(m_view));
+    m_view->setColumnWidth(IterationGridModel::Source, 170);
+    m_view->setColumnWidth(IterationGridModel::Target, 170);
+    m_view->setColumnWidth(IterationGridModel::Status, 120);
+    m_view->setColumnWidth(IterationGridModel::Started, 140);
+    m_view->setColumnWidth(IterationGridModel::Progress, 160);
+    m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 200);
+
+    m_summary->setObjectName(QStringLiteral("runSummary"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_backToLive->setObjectName(QStringLiteral("showCurrentRun"));
+    m_backToLive->hide();
+    connect(m_backToLive, &QPushButton::clicked, this, &RunPanel::showLive);
+
+    for (IterationGridModel *model : {m_live, m_past}) {
+        connect(model, &IterationGridModel::summaryChanged, this, [this, model] {
+            if (shownModel() == model)
+                updateSummary();
+        });
+        connect(model, &QAbstractItemModel::dataChanged, this, [this, model](const QModelIndex &topLeft) {
+            // Refresh the details when their row changed (not on every tick of the duration).
+            const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
+            if (shownModel() == model && current.isValid() && current.row() == topLeft.row()
+                && topLeft.column() == 0)
+                updateDetails();
+        });
+        connect(model, &IterationGridModel::logAppended, this, [this, model](int row, const LogLine &line) {
+            const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
+            if (shownModel() == model && current.isValid() && current.row() == row)
+                m_details->appendLog(line);
+        });
+        connect(model, &QAbstractItemModel::modelReset, this, [this, model] {
+            if (shownModel() == model)
+                updateDetails();
+        });
+    }
+
+    auto *gridBox = new QWidget(this);
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_title);
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_backToLive);
+    auto *gridLayout = new QVBoxLayout(gridBox);
+    gridLayout->setContentsMargins(0, 0, 0, 0);
+    gridLayout->addLayout(header);
+    gridLayout->addWidget(m_view);
+    m_splitter->setObjectName(QStringLiteral("runSplitter"));
+    m_splitter->addWidget(gridBox);
+    m_splitter->addWidget(m_details);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_splitter);
+
+    setShown(m_live);
+}
+
+void RunPanel::setCoordinator(RunCoordinator *coordinator)
+{
+    if (m_coordinator)
+        disconnect(m_coordinator, nullptr, m_live, nullptr);
+    m_coordinator = coordinator;
+    m_live->clear();
+    m_past->clear();
+    setShown(m_live);
+    if (!coordinator)
+        return;
+    connect(coordinator, &RunCoordinator::runStarted, m_live, &IterationGridModel::beginRun);
+    connect(coordinator, &RunCoordinator::iterationChanged, m_live, &IterationGridModel::updateIteration);
+    connect(coordinator, &RunCoordinator::iterationLogged, m_live, &IterationGridModel::appendLog);
+    connect(coordinator, &RunCoordinator::runFinished, m_live, &IterationGridModel::finishRun);
+    connect(coordinator, &RunCoordinator::runStarted, this, &RunPanel::showLive);
+}
+
+IterationGridModel *RunPanel::shownModel() const
+{
+    return qobject_cast<IterationGridModel *>(m_proxy->sourceModel());
+}
+
+bool RunPanel::isShowingLive() const
+{
+    return shownModel() == m_live;
+}
+
+void RunPanel::showLive()
+{
+    setShown(m_live);
+}
+
+void RunPanel::showPastRun(const RunRecord &run)
+{
+    if (run.id == m_live->runId() && m_live->runId() != 0) {
+        setShown(m_live);
+        return;
+    }
+    m_past->showRun(run);
+    setShown(m_past);
+}
+
+void RunPanel::clear()
+{
+    m_live->clear();
+    m_past->clear();
+    setShown(m_live);
+}
+
+void RunPanel::setShown(IterationGridModel *model)
+{
+    if (m_proxy->sourceModel() != model) {
+        m_proxy->setSourceModel(model);
+        connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &RunPanel::updateDetails,
+                Qt::UniqueConnection);
+    }
+    m_backToLive->setVisible(model != m_live && m_live->runId() != 0);
+    updateSummary();
+    updateDetails();
+}
+
+void RunPanel::updateSummary()
+{
+    IterationGridModel *model = shownModel();
+    if (!model || model->runId() == 0) {
+        m_title->setText(tr("<b>Run</b>"));
+        m_summary->setText(tr("No run yet — F5 runs every active table."));
+        return;
+    }
+    const bool live = model == m_live;
+    m_title->setText(live && model->isLive() ? tr("<b>Run %1 (running)</b>").arg(model->runId())
+                     : live                  ? tr("<b>Run %1</b>").arg(model->runId())
+                                             : tr("<b>Run %1 (history)</b>").arg(model->runId()));
+    const RunSummary summary = model->summary();
+    m_summary->setText(summary.text());
+    const bool bad = summary.count(IterationStatus::Failed) > 0;
+    m_summary->setStyleSheet(bad ? QStringLiteral("color: #b00020;") : QString());
+}
+
+void RunPanel::updateDetails()
+{
+    IterationGridModel *model = shownModel();
+    const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
+    if (!model || !current.isValid() || current.row() >= model->rowCount()) {
+        m_details->clear();
+        return;
+    }
+    m_details->showIteration(model->iterationAt(current.row()));
+}
+
+} // namespace tidemark

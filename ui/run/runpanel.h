@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/runrecord.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSplitter;
+class QTableView;
+
+namespace tidemark {
+
+class IterationDetails;
+class IterationGridModel;
+class RunCoordinator;
+
+// The iteration grid of the current run (fed live by the coordinator) or of a run picked in the
+// history, with the selected iteration's details beside it and a summary line above.
+// The live run keeps its own model, so looking at history never loses live updates.
+class RunPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunPanel(QWidget *parent = nullptr);
+
+    // Feeds the live grid from `coordinator` (nullptr = none).
+    void setCoordinator(RunCoordinator *coordinator);
+    IterationGridModel *liveModel() const { return m_live; }
+    IterationGridModel *shownModel() const;
+    QTableView *view() const { return m_view; }
+    QSplitter *splitter() const { return m_splitter; }
+    bool isShowingLive() const;
+
+public slots:
+    void showLive();
+    void showPastRun(const tidemark::RunRecord &run);
+    void clear();
+
+private:
+    void setShown(IterationGridModel *model);
+    void updateSummary();
+    void updateDetails();
+
+    IterationGridModel *m_live;
+    IterationGridModel *m_past;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_view;
+    IterationDetails *m_details;
+    QSplitter *m_splitter;
+    QLabel *m_title;
+    QLabel *m_summary;
+    QPushButton *m_backToLive;
+    RunCoordinator *m_coordinator = nullptr;
+};
+
+} // namespace tidemark
