@@ -1,10 +1,32 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/logging.h"
+#include "model/engine/runcoordinator.h"
+#include "ui/common/resources.h"
 #include "ui/mainwindow/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QTimer>
+
+namespace {
+
+// scripts/screenshots.sh names the state the window should show (TIDEMARK_SCREENSHOT_STATE):
+// "main" as opened, "running" with a run in progress, "history" after a run, its chart shown.
+void prepareScreenshotState(tidemark::MainWindow &window, const QString &state)
+{
+    if (state != QLatin1String("running") && state != QLatin1String("history"))
+        return;
+    QObject::connect(&window, &tidemark::MainWindow::workspaceOpened, &window, [&window, state] {
+        if (state == QLatin1String("history")) {
+            QObject::connect(window.coordinator(), &tidemark::RunCoordinator::runFinished, &window,
+                             [&window] { QTimer::singleShot(700, &window, &tidemark::MainWindow::showHistory); });
+        }
+        QTimer::singleShot(400, &window, &tidemark::MainWindow::runAll);
+    });
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -13,6 +35,7 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("Tidemark"));
     QApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("io.tidemark.Tidemark"));
+    tidemark::ensureResources();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/tidemark.svg")));
 
     QCommandLineParser parser;
@@ -39,6 +62,7 @@ int main(int argc, char *argv[])
     tidemark::MainWindow window;
     QObject::connect(&window, &tidemark::MainWindow::workspaceOpened,
                      [](const QString &path) { tidemark::installLogSinks(path, true); });
+    prepareScreenshotState(window, qEnvironmentVariable("TIDEMARK_SCREENSHOT_STATE"));
     window.show();
     if (!workspace.isEmpty())
         window.openWorkspace(workspace);

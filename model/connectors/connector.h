@@ -120,6 +120,14 @@ struct TargetState {
     qint64 runId = 0;
 };
 
+// What a push-down copied: the whole window, moved inside the database.
+struct PushDownResult {
+    qint64 rowsRead = 0;    // rows in the window
+    qint64 rowsWritten = 0; // rows the target now reflects (every read row: a failure throws)
+    Watermark maximum;      // the window's last (watermark, tiebreak) position
+    QVariant maximumTiebreak;
+};
+
 // One open connection to a database, used as source, target or both. Owned by one thread;
 // never shared. Every method throws Error with a message naming the connection and the table
 // or column at fault (never a password).
@@ -166,6 +174,15 @@ public:
     virtual std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) = 0;
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
+
+    // --- optional: same-database push-down (additive; default: not possible) ---
+    // Copies `window` from `source` into `write.table` as one statement inside this target's
+    // open transaction, when both reach the same database; no row travels through Tidemark.
+    // Returns nullopt when push-down is not possible (the caller streams instead).
+    virtual std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window, const WriteSpec &write)
+    {
+        return std::nullopt;
+    }
 };
 
 } // namespace tidemark

@@ -16,8 +16,7 @@ struct ConninfoOptionsDeleter {
 };
 using ConninfoOptions = std::unique_ptr<PQconninfoOption, ConninfoOptionsDeleter>;
 
-ConninfoOptions parse(const QString &conninfo, QString *error)
-{
+ConninfoOptions parse(const QString &conninfo, QString *error) {
     char *message = nullptr;
     ConninfoOptions options(PQconninfoParse(conninfo.toUtf8().constData(), &message));
     if (message) {
@@ -29,8 +28,7 @@ ConninfoOptions parse(const QString &conninfo, QString *error)
 }
 
 // Quotes a value the way libpq's keyword/value syntax reads it back.
-QString quoteValue(const QString &value)
-{
+QString quoteValue(const QString &value) {
     static const QRegularExpression plain(QStringLiteral("^[^\\s'\\\\]+$"));
     if (plain.match(value).hasMatch())
         return value;
@@ -42,37 +40,38 @@ QString quoteValue(const QString &value)
 
 } // namespace
 
-void checkConninfo(const QString &connectionName, const QString &conninfo)
-{
+void checkConninfo(const QString &connectionName, const QString &conninfo) {
     QString error;
     const ConninfoOptions options = parse(conninfo, &error);
     if (!options)
-        throw ValidationError(QStringLiteral("connection '%1': CONNINFO does not parse: %2").arg(connectionName, error));
+        throw ValidationError(
+            QStringLiteral("connection '%1': CONNINFO does not parse: %2").arg(connectionName, error));
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
         if (qstrcmp(option->keyword, "password") == 0 && option->val) {
-            throw ValidationError(
-                QStringLiteral("connection '%1': a password inside CONNINFO is refused; use --password-env VAR or ~/.pgpass")
-                    .arg(connectionName));
+            throw ValidationError(QStringLiteral("connection '%1': a password inside CONNINFO is refused; "
+                                                 "use --password-env VAR or ~/.pgpass")
+                                      .arg(connectionName));
         }
     }
 }
 
-QString redactConninfo(const QString &conninfo)
-{
+QString redactConninfo(const QString &conninfo) {
     const ConninfoOptions options = parse(conninfo, nullptr);
     if (!options) {
         // Unparseable text is still scrubbed of anything that looks like a secret.
         QString text = conninfo;
         text.replace(QRegularExpression(QStringLiteral("password\\s*=\\s*('([^'\\\\]|\\\\.)*'|\\S*)")),
                      QStringLiteral("password=***"));
-        text.replace(QRegularExpression(QStringLiteral("(://[^:/@\\s]*):[^@\\s]*@")), QStringLiteral("\\1:***@"));
+        text.replace(QRegularExpression(QStringLiteral("(://[^:/@\\s]*):[^@\\s]*@")),
+                     QStringLiteral("\\1:***@"));
         return text;
     }
     QStringList parts;
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
         if (!option->val || qstrcmp(option->keyword, "password") == 0)
             continue;
-        parts << QString::fromUtf8(option->keyword) + QLatin1Char('=') + quoteValue(QString::fromUtf8(option->val));
+        parts << QString::fromUtf8(option->keyword) + QLatin1Char('=') +
+                     quoteValue(QString::fromUtf8(option->val));
     }
     return parts.join(QLatin1Char(' '));
 }

@@ -43,19 +43,16 @@ struct ResultDeleter {
 using Result = std::unique_ptr<PGresult, ResultDeleter>;
 
 // For cleanup statements whose failure changes nothing (the connection may already be gone).
-void runQuietly(PGconn *conn, const char *sql)
-{
+void runQuietly(PGconn *conn, const char *sql) {
     PQclear(PQexec(conn, sql));
 }
 
-QString utf8(const char *text)
-{
+QString utf8(const char *text) {
     return text ? QString::fromUtf8(text) : QString();
 }
 
 // Primary message, detail and (for COPY) the line/column context: enough to find the row.
-QString resultError(PGconn *conn, const PGresult *result)
-{
+QString resultError(PGconn *conn, const PGresult *result) {
     QString message;
     if (result) {
         message = utf8(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
@@ -73,26 +70,22 @@ QString resultError(PGconn *conn, const PGresult *result)
     return message.split(QLatin1Char('\n'), Qt::SkipEmptyParts).join(QStringLiteral("; "));
 }
 
-QString sqlState(const PGresult *result)
-{
+QString sqlState(const PGresult *result) {
     return result ? utf8(PQresultErrorField(result, PG_DIAG_SQLSTATE)) : QString();
 }
 
 // Data exceptions and constraint violations are one row's fault; anything else (a lost
 // connection, a missing column, an aborted transaction) fails the whole write.
-bool isRowFault(const QString &state)
-{
+bool isRowFault(const QString &state) {
     return state.startsWith(QLatin1String("22")) || state.startsWith(QLatin1String("23"));
 }
 
-bool parseInt64(const char *text, int length, std::int64_t &value)
-{
+bool parseInt64(const char *text, int length, std::int64_t &value) {
     const auto [end, ec] = std::from_chars(text, text + length, value);
     return ec == std::errc() && end == text + length;
 }
 
-bool parseDouble(const char *text, int length, double &value)
-{
+bool parseDouble(const char *text, int length, double &value) {
     const auto [end, ec] = std::from_chars(text, text + length, value);
     if (ec == std::errc() && end == text + length)
         return true;
@@ -102,8 +95,7 @@ bool parseDouble(const char *text, int length, double &value)
     return stop == text + length;
 }
 
-int hexValue(char c)
-{
+int hexValue(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -116,8 +108,7 @@ int hexValue(char c)
 // The session runs with TimeZone UTC and DateStyle ISO: "2025-07-30 23:05:18.5+00". Tidemark
 // spells timestamps "2025-07-30T23:05:18.500000Z" (UTC, six fraction digits) everywhere.
 // Values the canonical form cannot hold (infinity, BC dates) are passed on as the server spells them.
-bool canonicalFromServer(const char *text, int length, bool withZone, std::string &out)
-{
+bool canonicalFromServer(const char *text, int length, bool withZone, std::string &out) {
     const char *space = static_cast<const char *>(std::memchr(text, ' ', std::size_t(length)));
     if (!space || space - text < 10)
         return false;
@@ -156,8 +147,7 @@ bool canonicalFromServer(const char *text, int length, bool withZone, std::strin
 
 enum class ReadKind { Integer, Real, Real4, Boolean, Bytea, TimestampTz, Timestamp, Text };
 
-ReadKind readKind(Oid type)
-{
+ReadKind readKind(Oid type) {
     switch (type) {
     case kInt2Oid:
     case kInt4Oid:
@@ -181,26 +171,33 @@ ReadKind readKind(Oid type)
     }
 }
 
-LogicalType logicalFromTypname(const QString &typname)
-{
+LogicalType logicalFromTypname(const QString &typname) {
     static const QHash<QString, LogicalType> map = {
-        {QStringLiteral("int2"), LogicalType::Integer},       {QStringLiteral("int4"), LogicalType::Integer},
-        {QStringLiteral("int8"), LogicalType::Integer},       {QStringLiteral("numeric"), LogicalType::Numeric},
-        {QStringLiteral("float4"), LogicalType::Real},        {QStringLiteral("float8"), LogicalType::Real},
-        {QStringLiteral("text"), LogicalType::Text},          {QStringLiteral("varchar"), LogicalType::Text},
-        {QStringLiteral("bpchar"), LogicalType::Text},        {QStringLiteral("name"), LogicalType::Text},
-        {QStringLiteral("citext"), LogicalType::Text},        {QStringLiteral("bytea"), LogicalType::Blob},
-        {QStringLiteral("bool"), LogicalType::Boolean},       {QStringLiteral("date"), LogicalType::Date},
-        {QStringLiteral("timestamp"), LogicalType::Timestamp}, {QStringLiteral("timestamptz"), LogicalType::TimestampTz},
-        {QStringLiteral("uuid"), LogicalType::Uuid},          {QStringLiteral("json"), LogicalType::Json},
+        {QStringLiteral("int2"), LogicalType::Integer},
+        {QStringLiteral("int4"), LogicalType::Integer},
+        {QStringLiteral("int8"), LogicalType::Integer},
+        {QStringLiteral("numeric"), LogicalType::Numeric},
+        {QStringLiteral("float4"), LogicalType::Real},
+        {QStringLiteral("float8"), LogicalType::Real},
+        {QStringLiteral("text"), LogicalType::Text},
+        {QStringLiteral("varchar"), LogicalType::Text},
+        {QStringLiteral("bpchar"), LogicalType::Text},
+        {QStringLiteral("name"), LogicalType::Text},
+        {QStringLiteral("citext"), LogicalType::Text},
+        {QStringLiteral("bytea"), LogicalType::Blob},
+        {QStringLiteral("bool"), LogicalType::Boolean},
+        {QStringLiteral("date"), LogicalType::Date},
+        {QStringLiteral("timestamp"), LogicalType::Timestamp},
+        {QStringLiteral("timestamptz"), LogicalType::TimestampTz},
+        {QStringLiteral("uuid"), LogicalType::Uuid},
+        {QStringLiteral("json"), LogicalType::Json},
         {QStringLiteral("jsonb"), LogicalType::Json},
     };
     return map.value(typname, LogicalType::Unknown);
 }
 
 // COPY text format: backslash escapes for the characters that end a field or a row.
-void appendCopyText(std::string &out, std::string_view text)
-{
+void appendCopyText(std::string &out, std::string_view text) {
     std::size_t start = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -228,8 +225,7 @@ void appendCopyText(std::string &out, std::string_view text)
     out.append(text.data() + start, text.size() - start);
 }
 
-void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell)
-{
+void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell) {
     static const char hex[] = "0123456789abcdef";
     switch (cell.type) {
     case CellType::Null:
@@ -270,8 +266,7 @@ void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell)
     }
 }
 
-void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex)
-{
+void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex) {
     const int columns = batch.columnCount();
     for (int column = 0; column < columns; ++column) {
         if (column > 0)
@@ -286,8 +281,7 @@ void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIn
     out += '\n';
 }
 
-QString tiebreakTypeName(const QVariant &value)
-{
+QString tiebreakTypeName(const QVariant &value) {
     switch (value.typeId()) {
     case QMetaType::LongLong:
     case QMetaType::Int:
@@ -304,8 +298,7 @@ QString tiebreakTypeName(const QVariant &value)
     }
 }
 
-QString tiebreakText(const QVariant &value)
-{
+QString tiebreakText(const QVariant &value) {
     if (value.typeId() == QMetaType::QByteArray)
         return QString::fromLatin1(value.toByteArray().toHex());
     if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::Float) {
@@ -316,8 +309,7 @@ QString tiebreakText(const QVariant &value)
     return value.toString();
 }
 
-QVariant tiebreakFromText(const QString &type, const QString &text)
-{
+QVariant tiebreakFromText(const QString &type, const QString &text) {
     if (type == QLatin1String("integer"))
         return QVariant(text.toLongLong());
     if (type == QLatin1String("real"))
@@ -329,18 +321,60 @@ QVariant tiebreakFromText(const QString &type, const QString &text)
 
 } // namespace
 
+// The merge rule as one statement: the latest version per key from `from` (highest watermark,
+// then tiebreak, then `lastOrder`), upserted only over an older or equal stored version.
+QString mergeStatement(const QString &target, const QStringList &columns, const WriteSpec &spec,
+                       const QString &from, const QString &where, const QString &lastOrder) {
+    const QString keys = quoteIdentifierList(spec.keyColumns);
+    QStringList order;
+    for (const QString &key : spec.keyColumns)
+        order << quoteIdentifier(key);
+    QStringList versionIncoming, versionStored;
+    for (const QString &column : {spec.watermarkColumn, spec.tiebreakColumn}) {
+        if (column.isEmpty() || !columns.contains(column))
+            continue;
+        order << quoteIdentifier(column) + QStringLiteral(" DESC");
+        versionIncoming << QStringLiteral("excluded.") + quoteIdentifier(column);
+        versionStored << QStringLiteral("t.") + quoteIdentifier(column);
+    }
+    if (!lastOrder.isEmpty())
+        order << lastOrder;
+    QStringList updates;
+    for (const QString &column : columns) {
+        if (!spec.keyColumns.contains(column))
+            updates << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(column));
+    }
+    QString conflict;
+    if (updates.isEmpty()) {
+        conflict = QStringLiteral("DO NOTHING");
+    } else {
+        conflict = QStringLiteral("DO UPDATE SET ") + updates.join(QStringLiteral(", "));
+        // Never replace a newer stored version with an older one; NULL versions do not block.
+        if (!versionIncoming.isEmpty())
+            conflict += QStringLiteral(" WHERE ((%1) < (%2)) IS NOT TRUE")
+                            .arg(versionIncoming.join(QStringLiteral(", ")),
+                                 versionStored.join(QStringLiteral(", ")));
+    }
+    const QString list = quoteIdentifierList(columns);
+    QString sql = QStringLiteral("INSERT INTO %1 AS t (%2) SELECT DISTINCT ON (%3) %2 FROM %4")
+                      .arg(target, list, keys, from);
+    if (!where.isEmpty())
+        sql += QStringLiteral(" WHERE ") + where;
+    return sql + QStringLiteral(" ORDER BY %1 ON CONFLICT (%2) %3")
+                     .arg(order.join(QStringLiteral(", ")), keys, conflict);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading: a NO SCROLL cursor in a REPEATABLE READ READ ONLY transaction, FETCH per batch.
 
 class PostgresCursor : public SourceCursor {
 public:
     PostgresCursor(PostgresConnector &connector, QString name, QString what)
-        : m_connector(connector), m_name(std::move(name)), m_what(std::move(what))
-    {
-    }
+        : m_connector(connector)
+        , m_name(std::move(name))
+        , m_what(std::move(what)) {}
 
-    ~PostgresCursor() override
-    {
+    ~PostgresCursor() override {
         PGconn *conn = m_connector.m_conn;
         if (PQstatus(conn) == CONNECTION_OK && PQtransactionStatus(conn) == PQTRANS_INTRANS)
             runQuietly(conn, ("CLOSE " + quoteIdentifier(m_name)).toUtf8().constData());
@@ -351,8 +385,7 @@ public:
         }
     }
 
-    bool fetch(RowBatch &batch, int maxRows) override
-    {
+    bool fetch(RowBatch &batch, int maxRows) override {
         PGconn *conn = m_connector.m_conn;
         const int columns = m_kinds.empty() ? 0 : int(m_kinds.size());
         batch.reset(m_columnCount);
@@ -383,8 +416,7 @@ public:
     }
 
 private:
-    void appendValue(RowBatch &batch, const PGresult *result, int row, int column)
-    {
+    void appendValue(RowBatch &batch, const PGresult *result, int row, int column) {
         if (PQgetisnull(result, row, column)) {
             batch.appendNull();
             return;
@@ -432,7 +464,8 @@ private:
             if (length >= 2 && text[0] == '\\' && text[1] == 'x') {
                 m_scratch.resize(std::size_t(length - 2) / 2);
                 for (int i = 2; i + 1 < length; i += 2)
-                    m_scratch[std::size_t(i - 2) / 2] = char((hexValue(text[i]) << 4) | hexValue(text[i + 1]));
+                    m_scratch[std::size_t(i - 2) / 2] =
+                        char((hexValue(text[i]) << 4) | hexValue(text[i + 1]));
                 batch.appendBlob(m_scratch.data(), m_scratch.size());
                 return;
             }
@@ -443,7 +476,8 @@ private:
         }
         case ReadKind::TimestampTz:
         case ReadKind::Timestamp:
-            if (canonicalFromServer(text, length, m_kinds[std::size_t(column)] == ReadKind::TimestampTz, m_scratch)) {
+            if (canonicalFromServer(text, length, m_kinds[std::size_t(column)] == ReadKind::TimestampTz,
+                                    m_scratch)) {
                 batch.appendText(m_scratch.data(), m_scratch.size());
                 return;
             }
@@ -469,8 +503,9 @@ private:
 
 class PostgresWriter : public RowWriter {
 public:
-    PostgresWriter(PostgresConnector &connector, WriteSpec spec) : m_connector(connector), m_spec(std::move(spec))
-    {
+    PostgresWriter(PostgresConnector &connector, WriteSpec spec)
+        : m_connector(connector)
+        , m_spec(std::move(spec)) {
         m_target = quoteQualified(m_spec.table.schema, m_spec.table.name);
         for (const ColumnInfo &column : m_spec.columns)
             m_columnNames << column.name;
@@ -483,8 +518,7 @@ public:
         m_what = QStringLiteral("writing %1").arg(m_spec.table.display());
     }
 
-    void writeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) override
-    {
+    void writeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) override {
         if (batch.rowCount() == 0)
             return;
         if (batch.columnCount() != m_columnNames.size())
@@ -517,8 +551,7 @@ private:
         QString message;
     };
 
-    Outcome copyIn(const QByteArray &sql, const std::string &data)
-    {
+    Outcome copyIn(const QByteArray &sql, const std::string &data) {
         PGconn *conn = m_connector.handle();
         Result start(PQexec(conn, sql.constData()));
         if (PQresultStatus(start.get()) != PGRES_COPY_IN)
@@ -542,8 +575,7 @@ private:
     }
 
     // Runs a statement that may fail for one row's sake; throws on any other failure.
-    Outcome runRowStatement(const QString &sql, const QStringList &params)
-    {
+    Outcome runRowStatement(const QString &sql, const QStringList &params) {
         PGconn *conn = m_connector.handle();
         std::vector<QByteArray> storage;
         std::vector<const char *> values;
@@ -562,8 +594,7 @@ private:
         return outcome;
     }
 
-    void checkedCopy(const Outcome &outcome)
-    {
+    void checkedCopy(const Outcome &outcome) {
         if (!outcome.ok && !isRowFault(outcome.state))
             m_connector.fail(m_what, outcome.message);
     }
@@ -571,8 +602,7 @@ private:
     // COPY the batch into `table`; on a row fault, redo it row by row. `accepted` (optional)
     // gets the rows that made it.
     void copyRows(const QString &table, const QString &columnList, const RowBatch &batch, bool withIndex,
-                  std::vector<RowRejection> &rejected, std::vector<int> *accepted)
-    {
+                  std::vector<RowRejection> &rejected, std::vector<int> *accepted) {
         const QByteArray sql = QStringLiteral("COPY %1 (%2) FROM STDIN").arg(table, columnList).toUtf8();
         const int rows = batch.rowCount();
         m_buffer.clear();
@@ -609,60 +639,28 @@ private:
         }
     }
 
-    void ensureStage()
-    {
+    void ensureStage() {
         if (m_stageGeneration == m_connector.transactionGeneration())
             return;
         // Typed like the target's columns, so a value the target refuses is refused here, per row.
-        m_connector.execute(QStringLiteral("CREATE TEMP TABLE %1 ON COMMIT DROP AS SELECT %2, 0::bigint AS %3 FROM %4 "
-                                           "WITH NO DATA")
-                                .arg(quoteIdentifier(m_stage), quoteIdentifierList(m_columnNames),
-                                     quoteIdentifier(kRowIndexColumn), m_target));
+        m_connector.execute(
+            QStringLiteral("CREATE TEMP TABLE %1 ON COMMIT DROP AS SELECT %2, 0::bigint AS %3 FROM %4 "
+                           "WITH NO DATA")
+                .arg(quoteIdentifier(m_stage), quoteIdentifierList(m_columnNames),
+                     quoteIdentifier(kRowIndexColumn), m_target));
         m_stageGeneration = m_connector.transactionGeneration();
         buildMergeSql();
     }
 
-    void buildMergeSql()
-    {
-        const QString keys = quoteIdentifierList(m_spec.keyColumns);
-        QStringList order;
-        for (const QString &key : m_spec.keyColumns)
-            order << quoteIdentifier(key);
-        QStringList versionIncoming, versionStored;
-        for (const QString &column : {m_spec.watermarkColumn, m_spec.tiebreakColumn}) {
-            if (column.isEmpty() || !m_columnNames.contains(column))
-                continue;
-            order << quoteIdentifier(column) + QStringLiteral(" DESC");
-            versionIncoming << QStringLiteral("excluded.") + quoteIdentifier(column);
-            versionStored << QStringLiteral("t.") + quoteIdentifier(column);
-        }
-        order << quoteIdentifier(kRowIndexColumn) + QStringLiteral(" DESC");
-        QStringList updates;
-        for (const QString &column : m_columnNames) {
-            if (!m_spec.keyColumns.contains(column))
-                updates << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(column));
-        }
-        QString conflict;
-        if (updates.isEmpty()) {
-            conflict = QStringLiteral("DO NOTHING");
-        } else {
-            conflict = QStringLiteral("DO UPDATE SET ") + updates.join(QStringLiteral(", "));
-            // Never replace a newer stored version with an older one; NULL versions do not block.
-            if (!versionIncoming.isEmpty())
-                conflict += QStringLiteral(" WHERE ((%1) < (%2)) IS NOT TRUE")
-                                .arg(versionIncoming.join(QStringLiteral(", ")), versionStored.join(QStringLiteral(", ")));
-        }
-        const QString columns = quoteIdentifierList(m_columnNames);
-        const QString head = QStringLiteral("INSERT INTO %1 AS t (%2) SELECT DISTINCT ON (%3) %2 FROM %4")
-                                 .arg(m_target, columns, keys, quoteIdentifier(m_stage));
-        const QString tail = QStringLiteral(" ORDER BY %1 ON CONFLICT (%2) %3")
-                                 .arg(order.join(QStringLiteral(", ")), keys, conflict);
-        m_mergeAll = head + tail;
-        m_mergeOne = head + QStringLiteral(" WHERE %1 = $1").arg(quoteIdentifier(kRowIndexColumn)) + tail;
+    void buildMergeSql() {
+        const QString stage = quoteIdentifier(m_stage);
+        const QString last = quoteIdentifier(kRowIndexColumn) + QStringLiteral(" DESC");
+        m_mergeAll = mergeStatement(m_target, m_columnNames, m_spec, stage, QString(), last);
+        m_mergeOne = mergeStatement(m_target, m_columnNames, m_spec, stage,
+                                    quoteIdentifier(kRowIndexColumn) + QStringLiteral(" = $1"), last);
     }
 
-    void mergeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected)
-    {
+    void mergeBatch(const RowBatch &batch, std::vector<RowRejection> &rejected) {
         ensureStage();
         m_connector.execute(QStringLiteral("TRUNCATE %1").arg(quoteIdentifier(m_stage)));
         std::vector<int> staged;
@@ -708,13 +706,12 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
-std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec)
-{
+std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec) {
     return std::make_unique<PostgresConnector>(spec);
 }
 
-PostgresConnector::PostgresConnector(const ConnectionSpec &spec) : m_spec(spec)
-{
+PostgresConnector::PostgresConnector(const ConnectionSpec &spec)
+    : m_spec(spec) {
     if (!spec.passwordEnv.isEmpty()) {
         m_password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
         if (m_password.isEmpty())
@@ -737,68 +734,64 @@ PostgresConnector::PostgresConnector(const ConnectionSpec &spec) : m_spec(spec)
         throw Error(QStringLiteral("connection '%1': out of memory").arg(spec.name));
     if (PQstatus(m_conn) != CONNECTION_OK) {
         const QString message = scrub(utf8(PQerrorMessage(m_conn)).trimmed());
-        const QString where = QStringLiteral("connection '%1' (%2)").arg(spec.name, redactConninfo(spec.conninfo));
+        const QString where =
+            QStringLiteral("connection '%1' (%2)").arg(spec.name, redactConninfo(spec.conninfo));
         PQfinish(m_conn);
         m_conn = nullptr;
-        throw Error(QStringLiteral("%1: %2").arg(where, message.split(QLatin1Char('\n'), Qt::SkipEmptyParts)
-                                                              .join(QStringLiteral("; "))));
+        throw Error(QStringLiteral("%1: %2").arg(
+            where, message.split(QLatin1Char('\n'), Qt::SkipEmptyParts).join(QStringLiteral("; "))));
     }
     // Server notices ("table does not exist, skipping") are not the user's business.
     PQsetNoticeProcessor(
-        m_conn, [](void *, const char *message) { logger("core.connectors")->debug("server notice: {}", message); },
+        m_conn,
+        [](void *, const char *message) { logger("core.connectors")->debug("server notice: {}", message); },
         nullptr);
     // The session's zone is whatever the server or the user set; Tidemark's is UTC, so
     // timestamps come out as UTC text and bounds are read as UTC.
-    Result setup(PQexec(m_conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; "
-                                "SET extra_float_digits = 3; SET bytea_output = 'hex'"));
+    Result setup(PQexec(m_conn,
+                        "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; "
+                        "SET extra_float_digits = 3; SET bytea_output = 'hex'"));
     if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK)
         fail(QStringLiteral("setting up the session"), resultError(m_conn, setup.get()));
     logger("core.connectors")->debug("connected to {}", str(describe()));
 }
 
-PostgresConnector::~PostgresConnector()
-{
+PostgresConnector::~PostgresConnector() {
     if (m_conn)
         PQfinish(m_conn);
 }
 
-QString PostgresConnector::describe() const
-{
+QString PostgresConnector::describe() const {
     if (!m_conn)
         return QStringLiteral("connection '%1' (%2)").arg(m_spec.name, redactConninfo(m_spec.conninfo));
     return QStringLiteral("connection '%1' (host=%2 port=%3 dbname=%4)")
         .arg(m_spec.name, utf8(PQhost(m_conn)), utf8(PQport(m_conn)), utf8(PQdb(m_conn)));
 }
 
-QString PostgresConnector::scrub(QString message) const
-{
+QString PostgresConnector::scrub(QString message) const {
     if (!m_password.isEmpty())
         message.replace(QString::fromUtf8(m_password), QStringLiteral("***"));
     return message;
 }
 
-void PostgresConnector::fail(const QString &context, const QString &message) const
-{
+void PostgresConnector::fail(const QString &context, const QString &message) const {
     const QString text = context.isEmpty() ? QStringLiteral("%1: %2").arg(describe(), message)
                                            : QStringLiteral("%1: %2: %3").arg(describe(), context, message);
     throw Error(scrub(text));
 }
 
-QString PostgresConnector::connectionName() const
-{
+QString PostgresConnector::connectionName() const {
     return m_spec.name;
 }
 
-TableRef PostgresConnector::parseTableName(const QString &text) const
-{
+TableRef PostgresConnector::parseTableName(const QString &text) const {
     const qsizetype dot = text.indexOf(QLatin1Char('.'));
     if (dot < 0)
         return {QStringLiteral("public"), text};
     return {text.left(dot), text.mid(dot + 1)};
 }
 
-QList<QStringList> PostgresConnector::query(const QString &sql, const QStringList &params)
-{
+QList<QStringList> PostgresConnector::query(const QString &sql, const QStringList &params) {
     std::vector<QByteArray> storage;
     std::vector<const char *> values;
     storage.reserve(std::size_t(params.size()));
@@ -806,8 +799,8 @@ QList<QStringList> PostgresConnector::query(const QString &sql, const QStringLis
         storage.push_back(param.isNull() ? QByteArray() : param.toUtf8());
         values.push_back(param.isNull() ? nullptr : storage.back().constData());
     }
-    Result result(PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(), nullptr,
-                               nullptr, 0));
+    Result result(PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(),
+                               nullptr, nullptr, 0));
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
         fail(QString(), resultError(m_conn, result.get()));
@@ -827,8 +820,7 @@ QList<QStringList> PostgresConnector::query(const QString &sql, const QStringLis
     return rows;
 }
 
-qint64 PostgresConnector::execute(const QString &sql, const QStringList &params)
-{
+qint64 PostgresConnector::execute(const QString &sql, const QStringList &params) {
     std::vector<QByteArray> storage;
     std::vector<const char *> values;
     storage.reserve(std::size_t(params.size()));
@@ -836,59 +828,63 @@ qint64 PostgresConnector::execute(const QString &sql, const QStringList &params)
         storage.push_back(param.isNull() ? QByteArray() : param.toUtf8());
         values.push_back(param.isNull() ? nullptr : storage.back().constData());
     }
-    Result result(params.isEmpty()
-                      ? PQexec(m_conn, sql.toUtf8().constData())
-                      : PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()), nullptr, values.data(),
-                                     nullptr, nullptr, 0));
+    Result result(params.isEmpty() ? PQexec(m_conn, sql.toUtf8().constData())
+                                   : PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()),
+                                                  nullptr, values.data(), nullptr, nullptr, 0));
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
         fail(QString(), resultError(m_conn, result.get()));
     return QByteArray(PQcmdTuples(result.get())).toLongLong();
 }
 
-QString PostgresConnector::databaseIdentity()
-{
-    const auto rows = query(QStringLiteral("SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || "
-                                           "(SELECT oid FROM pg_database WHERE datname = current_database())::text"));
-    return rows.value(0).value(0);
+QString PostgresConnector::databaseIdentity() {
+    // Port, postmaster start time and database name single out a database on this host; they
+    // are readable by any role (pg_control_system() is not).
+    if (m_identity.isEmpty())
+        m_identity = query(QStringLiteral(
+                               "SELECT current_setting('port') || '/' || pg_postmaster_start_time()::text || "
+                               "'/' || current_database()"))
+                         .value(0)
+                         .value(0);
+    return m_identity;
 }
 
-QList<TableRef> PostgresConnector::listTables()
-{
+QList<TableRef> PostgresConnector::listTables() {
     QList<TableRef> tables;
     const auto rows = query(QStringLiteral(
-        "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
+        "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = "
+        "c.relnamespace "
+        "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', "
+        "'information_schema') "
         "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' ORDER BY 1, 2"));
     for (const QStringList &row : rows)
         tables << TableRef{row.value(0), row.value(1)};
     return tables;
 }
 
-bool PostgresConnector::tableExists(const TableRef &table)
-{
-    const auto rows = query(QStringLiteral("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid "
-                                           "= c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN "
-                                           "('r', 'p', 'v', 'm', 'f')"),
-                            {table.schema, table.name});
+bool PostgresConnector::tableExists(const TableRef &table) {
+    const auto rows =
+        query(QStringLiteral("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid "
+                             "= c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN "
+                             "('r', 'p', 'v', 'm', 'f')"),
+              {table.schema, table.name});
     return !rows.isEmpty();
 }
 
-TableSchema PostgresConnector::describeTable(const TableRef &table)
-{
+TableSchema PostgresConnector::describeTable(const TableRef &table) {
     const auto rows = query(
-        QStringLiteral(
-            "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
-            "coalesce(bt.typname, t.typname), a.attnotnull, "
-            "coalesce((SELECT k.ord FROM pg_catalog.pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) "
-            "          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum), 0) "
-            "FROM pg_catalog.pg_attribute a "
-            "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
-            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-            "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
-            "LEFT JOIN pg_catalog.pg_type bt ON t.typtype = 'd' AND bt.oid = t.typbasetype "
-            "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
-            "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"),
+        QStringLiteral("SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
+                       "coalesce(bt.typname, t.typname), a.attnotnull, "
+                       "coalesce((SELECT k.ord FROM pg_catalog.pg_index i, unnest(i.indkey::int2[]) WITH "
+                       "ORDINALITY AS k(attnum, ord) "
+                       "          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum), 0) "
+                       "FROM pg_catalog.pg_attribute a "
+                       "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+                       "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                       "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+                       "LEFT JOIN pg_catalog.pg_type bt ON t.typtype = 'd' AND bt.oid = t.typbasetype "
+                       "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+                       "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"),
         {table.schema, table.name});
     if (rows.isEmpty())
         throw Error(QStringLiteral("%1: table %2 does not exist").arg(describe(), table.display()));
@@ -907,22 +903,21 @@ TableSchema PostgresConnector::describeTable(const TableRef &table)
     return schema;
 }
 
-QString PostgresConnector::columnTypeName(const TableRef &table, const QString &column)
-{
+QString PostgresConnector::columnTypeName(const TableRef &table, const QString &column) {
     const QString key = table.schema + QChar(0) + table.name + QChar(0) + column;
     auto it = m_typeCache.constFind(key);
     if (it == m_typeCache.constEnd()) {
         describeTable(table);
         it = m_typeCache.constFind(key);
         if (it == m_typeCache.constEnd())
-            throw Error(QStringLiteral("%1: table %2 has no column \"%3\"").arg(describe(), table.display(), column));
+            throw Error(
+                QStringLiteral("%1: table %2 has no column \"%3\"").arg(describe(), table.display(), column));
     }
     return *it;
 }
 
 // The cast a bound watermark gets so the comparison runs on the column's own type.
-QString PostgresConnector::watermarkCast(const TableRef &table, const QString &column)
-{
+QString PostgresConnector::watermarkCast(const TableRef &table, const QString &column) {
     const QString type = columnTypeName(table, column);
     if (type == QLatin1String("timestamptz"))
         return QStringLiteral("timestamptz");
@@ -935,30 +930,31 @@ QString PostgresConnector::watermarkCast(const TableRef &table, const QString &c
                     .arg(describe(), column, table.display(), type));
 }
 
-QString PostgresConnector::boundWatermark(const Watermark &value, const QString &cast) const
-{
+QString PostgresConnector::boundWatermark(const Watermark &value, const QString &cast) const {
     if (value.type() == WatermarkType::Integer) {
         if (cast != QLatin1String("int8"))
-            throw Error(QStringLiteral("%1: an integer watermark cannot bound a %2 column").arg(describe(), cast));
+            throw Error(
+                QStringLiteral("%1: an integer watermark cannot bound a %2 column").arg(describe(), cast));
         return value.nativeText();
     }
     if (cast == QLatin1String("int8"))
-        throw Error(QStringLiteral("%1: a timestamp watermark cannot bound an integer column").arg(describe()));
+        throw Error(
+            QStringLiteral("%1: a timestamp watermark cannot bound an integer column").arg(describe()));
     QString text = canonicalTimestamp(value.micros());
     if (cast == QLatin1String("timestamp"))
         text.chop(1); // UTC wall time for a column without zone
     return text;
 }
 
-WatermarkType PostgresConnector::detectWatermarkType(const TableRef &table, const ColumnInfo &column)
-{
+WatermarkType PostgresConnector::detectWatermarkType(const TableRef &table, const ColumnInfo &column) {
     QString type;
     try {
         type = columnTypeName(table, column.name);
     } catch (const Error &) {
         return WatermarkType::None;
     }
-    if (type == QLatin1String("timestamp") || type == QLatin1String("timestamptz") || type == QLatin1String("date"))
+    if (type == QLatin1String("timestamp") || type == QLatin1String("timestamptz") ||
+        type == QLatin1String("date"))
         return WatermarkType::Timestamp;
     if (type == QLatin1String("int2") || type == QLatin1String("int4") || type == QLatin1String("int8"))
         return WatermarkType::Integer;
@@ -968,10 +964,10 @@ WatermarkType PostgresConnector::detectWatermarkType(const TableRef &table, cons
 namespace {
 
 // The select expression that spells a watermark column the way Tidemark keeps it.
-QString watermarkText(const QString &quotedColumn, const QString &typname)
-{
+QString watermarkText(const QString &quotedColumn, const QString &typname) {
     if (typname == QLatin1String("timestamptz"))
-        return QStringLiteral("to_char(%1 AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')").arg(quotedColumn);
+        return QStringLiteral("to_char(%1 AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
+            .arg(quotedColumn);
     if (typname == QLatin1String("timestamp"))
         return QStringLiteral("to_char(%1, 'YYYY-MM-DD\"T\"HH24:MI:SS.US')").arg(quotedColumn);
     if (typname == QLatin1String("date"))
@@ -979,8 +975,7 @@ QString watermarkText(const QString &quotedColumn, const QString &typname)
     return quotedColumn + QStringLiteral("::int8::text");
 }
 
-Watermark watermarkFromText(const QString &text, WatermarkType type, const QString &what)
-{
+Watermark watermarkFromText(const QString &text, WatermarkType type, const QString &what) {
     if (text.isNull())
         return Watermark();
     if (type == WatermarkType::Integer) {
@@ -992,13 +987,14 @@ Watermark watermarkFromText(const QString &text, WatermarkType type, const QStri
     }
     if (auto watermark = Watermark::timestamp(text))
         return *watermark;
-    throw Error(QStringLiteral("%1: '%2' is not a timestamp Tidemark can keep (infinity or BC dates)").arg(what, text));
+    throw Error(QStringLiteral("%1: '%2' is not a timestamp Tidemark can keep (infinity or BC dates)")
+                    .arg(what, text));
 }
 
 } // namespace
 
-WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column, WatermarkType type)
-{
+WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column,
+                                                 WatermarkType type) {
     const QString typname = columnTypeName(table, column);
     watermarkCast(table, column); // refuses types that cannot be a watermark
     const QString quoted = quoteIdentifier(column);
@@ -1006,26 +1002,28 @@ WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QS
                                 .arg(watermarkText(QStringLiteral("max(%1)").arg(quoted), typname), quoted,
                                      quoteQualified(table.schema, table.name)));
     WatermarkProbe probe;
-    const QString what = QStringLiteral("%1: maximum of \"%2\" in %3").arg(describe(), column, table.display());
+    const QString what =
+        QStringLiteral("%1: maximum of \"%2\" in %3").arg(describe(), column, table.display());
     probe.maximum = watermarkFromText(rows.value(0).value(0), type, what);
     probe.nullCount = rows.value(0).value(1).toLongLong();
     return probe;
 }
 
-Watermark PostgresConnector::sampleWatermark(const TableRef &table, const QString &column, WatermarkType type)
-{
+Watermark PostgresConnector::sampleWatermark(const TableRef &table, const QString &column,
+                                             WatermarkType type) {
     const QString typname = columnTypeName(table, column);
     const QString quoted = quoteIdentifier(column);
-    const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 IS NOT NULL LIMIT 1")
-                                .arg(watermarkText(quoted, typname), quoteQualified(table.schema, table.name), quoted));
+    const auto rows =
+        query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 IS NOT NULL LIMIT 1")
+                  .arg(watermarkText(quoted, typname), quoteQualified(table.schema, table.name), quoted));
     if (rows.isEmpty())
         return Watermark();
-    return watermarkFromText(rows.value(0).value(0), type,
-                             QStringLiteral("%1: a value of \"%2\" in %3").arg(describe(), column, table.display()));
+    return watermarkFromText(
+        rows.value(0).value(0), type,
+        QStringLiteral("%1: a value of \"%2\" in %3").arg(describe(), column, table.display()));
 }
 
-QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &params)
-{
+QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &params) {
     const QString cast = watermarkCast(query.table, query.watermarkColumn);
     const QString wm = quoteIdentifier(query.watermarkColumn);
     QStringList conditions;
@@ -1035,7 +1033,8 @@ QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &pa
         const QString bound = QStringLiteral("$%1::%2").arg(params.size()).arg(cast);
         if (query.lowerInclusive) {
             conditions << QStringLiteral("%1 >= %2").arg(wm, bound);
-        } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() && !query.lowerTiebreak.isNull()) {
+        } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() &&
+                   !query.lowerTiebreak.isNull()) {
             // The tiebreak parameter takes the column's type from the comparison.
             params << tiebreakText(query.lowerTiebreak);
             conditions << QStringLiteral("(%1, %2) > (%3, $%4)")
@@ -1052,34 +1051,36 @@ QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &pa
     return conditions.join(QStringLiteral(" AND "));
 }
 
-qint64 PostgresConnector::countWindow(const WindowQuery &query)
-{
+qint64 PostgresConnector::countWindow(const WindowQuery &query) {
     if (query.watermarkColumn.isEmpty()) {
-        return this->query(QStringLiteral("SELECT count(*) FROM %1").arg(quoteQualified(query.table.schema, query.table.name)))
+        return this
+            ->query(QStringLiteral("SELECT count(*) FROM %1")
+                        .arg(quoteQualified(query.table.schema, query.table.name)))
             .value(0)
             .value(0)
             .toLongLong();
     }
     QStringList params;
     const QString where = windowWhere(query, params);
-    return this->query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2")
-                           .arg(quoteQualified(query.table.schema, query.table.name), where),
-                       params)
+    return this
+        ->query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2")
+                    .arg(quoteQualified(query.table.schema, query.table.name), where),
+                params)
         .value(0)
         .value(0)
         .toLongLong();
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &select, const QStringList &params,
-                                                            const QString &what)
-{
+                                                            const QString &what) {
     if (!m_inTransaction && !m_cursorTransaction) {
         execute(QStringLiteral("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
         m_cursorTransaction = true;
     }
     const QString name = QStringLiteral("tidemark_cursor_%1").arg(++m_cursorCounter);
     try {
-        execute(QStringLiteral("DECLARE %1 NO SCROLL CURSOR FOR %2").arg(quoteIdentifier(name), select), params);
+        execute(QStringLiteral("DECLARE %1 NO SCROLL CURSOR FOR %2").arg(quoteIdentifier(name), select),
+                params);
     } catch (const Error &error) {
         if (m_cursorTransaction && m_openCursors == 0) {
             m_cursorTransaction = false;
@@ -1091,8 +1092,7 @@ std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &selec
     return std::make_unique<PostgresCursor>(*this, name, what);
 }
 
-std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &query)
-{
+std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &query) {
     const QString table = quoteQualified(query.table.schema, query.table.name);
     QStringList params;
     QString select = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(query.columns), table);
@@ -1107,20 +1107,20 @@ std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &q
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openScan(const TableRef &table, const QStringList &columns,
-                                                          const QStringList &orderBy)
-{
-    QString select = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(columns), quoteQualified(table.schema, table.name));
+                                                          const QStringList &orderBy) {
+    QString select = QStringLiteral("SELECT %1 FROM %2")
+                         .arg(quoteIdentifierList(columns), quoteQualified(table.schema, table.name));
     if (!orderBy.isEmpty())
         select += QStringLiteral(" ORDER BY ") + quoteIdentifierList(orderBy);
     return openCursor(select, {}, QStringLiteral("scanning %1").arg(table.display()));
 }
 
-void PostgresConnector::begin()
-{
+void PostgresConnector::begin() {
     if (m_cursorTransaction)
-        throw Error(QStringLiteral("%1: cannot begin a write transaction while a read cursor is open on the same "
-                                   "connection")
-                        .arg(describe()));
+        throw Error(
+            QStringLiteral("%1: cannot begin a write transaction while a read cursor is open on the same "
+                           "connection")
+                .arg(describe()));
     if (m_inTransaction)
         throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
     execute(QStringLiteral("BEGIN"));
@@ -1128,8 +1128,7 @@ void PostgresConnector::begin()
     ++m_generation;
 }
 
-void PostgresConnector::commit()
-{
+void PostgresConnector::commit() {
     if (!m_inTransaction)
         return;
     m_inTransaction = false;
@@ -1141,8 +1140,7 @@ void PostgresConnector::commit()
         fail(QStringLiteral("commit"), QStringLiteral("the transaction was rolled back by the server"));
 }
 
-void PostgresConnector::rollback()
-{
+void PostgresConnector::rollback() {
     if (!m_inTransaction)
         return;
     m_inTransaction = false;
@@ -1150,15 +1148,15 @@ void PostgresConnector::rollback()
         runQuietly(m_conn, "ROLLBACK");
 }
 
-QString PostgresConnector::mappedType(const ColumnInfo &column)
-{
+QString PostgresConnector::mappedType(const ColumnInfo &column) {
     // A PostgreSQL source keeps its declared type where it is unambiguous; "integer" and
     // "real" are not (a SQLite column may be declared so and hold 64-bit / double values).
     const QString native = column.nativeType;
     switch (column.logical) {
     case LogicalType::Integer:
-        return native == QLatin1String("smallint") || native == QLatin1String("bigint") ? native
-                                                                                          : QStringLiteral("bigint");
+        return native == QLatin1String("smallint") || native == QLatin1String("bigint")
+                   ? native
+                   : QStringLiteral("bigint");
     case LogicalType::Real:
         return QStringLiteral("double precision");
     case LogicalType::Numeric: {
@@ -1166,7 +1164,8 @@ QString PostgresConnector::mappedType(const ColumnInfo &column)
         return pgNumeric.match(native).hasMatch() ? native : QStringLiteral("numeric");
     }
     case LogicalType::Text: {
-        static const QRegularExpression pgText(QStringLiteral("^(character varying|character)(\\(\\d+\\))?$"));
+        static const QRegularExpression pgText(
+            QStringLiteral("^(character varying|character)(\\(\\d+\\))?$"));
         return pgText.match(native).hasMatch() ? native : QStringLiteral("text");
     }
     case LogicalType::Blob:
@@ -1190,8 +1189,7 @@ QString PostgresConnector::mappedType(const ColumnInfo &column)
 }
 
 void PostgresConnector::createTable(const TableRef &table, const QList<ColumnInfo> &columns,
-                                    const QStringList &primaryKey)
-{
+                                    const QStringList &primaryKey) {
     QStringList definitions;
     for (const ColumnInfo &column : columns) {
         QString definition = quoteIdentifier(column.name) + QLatin1Char(' ') + mappedType(column);
@@ -1211,27 +1209,24 @@ void PostgresConnector::createTable(const TableRef &table, const QList<ColumnInf
     m_typeCache.clear();
 }
 
-void PostgresConnector::addColumn(const TableRef &table, const ColumnInfo &column)
-{
-    execute(QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 %3")
-                .arg(quoteQualified(table.schema, table.name), quoteIdentifier(column.name), mappedType(column)));
+void PostgresConnector::addColumn(const TableRef &table, const ColumnInfo &column) {
+    execute(
+        QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 %3")
+            .arg(quoteQualified(table.schema, table.name), quoteIdentifier(column.name), mappedType(column)));
     m_typeCache.clear();
 }
 
-std::unique_ptr<RowWriter> PostgresConnector::openWriter(const WriteSpec &spec)
-{
+std::unique_ptr<RowWriter> PostgresConnector::openWriter(const WriteSpec &spec) {
     return std::make_unique<PostgresWriter>(*this, spec);
 }
 
-void PostgresConnector::deleteAll(const TableRef &table)
-{
+void PostgresConnector::deleteAll(const TableRef &table) {
     // DELETE, not TRUNCATE: readers keep seeing the old contents until the commit.
     execute(QStringLiteral("DELETE FROM %1").arg(quoteQualified(table.schema, table.name)));
 }
 
 qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
-                                          const Watermark &position)
-{
+                                          const Watermark &position) {
     const QString cast = watermarkCast(table, watermarkColumn);
     if (position.isNull())
         return execute(QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL")
@@ -1241,8 +1236,7 @@ qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &
                    {boundWatermark(position, cast)});
 }
 
-void PostgresConnector::ensureStateTable()
-{
+void PostgresConnector::ensureStateTable() {
     if (m_stateTableReady)
         return;
     const auto exists = query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL"));
@@ -1253,7 +1247,8 @@ void PostgresConnector::ensureStateTable()
             execute(QStringLiteral("SAVEPOINT tidemark_state_create"));
         try {
             execute(QStringLiteral(
-                "CREATE TABLE IF NOT EXISTS public.tidemark_state (workspace_id text NOT NULL, table_id bigint NOT NULL, "
+                "CREATE TABLE IF NOT EXISTS public.tidemark_state (workspace_id text NOT NULL, table_id "
+                "bigint NOT NULL, "
                 "watermark_type text, watermark text, tiebreak text, tiebreak_type text, run_id bigint, "
                 "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (workspace_id, table_id))"));
             if (nested)
@@ -1262,20 +1257,21 @@ void PostgresConnector::ensureStateTable()
             if (!nested)
                 throw;
             execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_state_create"));
-            if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0)
-                != QLatin1String("t"))
+            if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL"))
+                    .value(0)
+                    .value(0) != QLatin1String("t"))
                 throw;
         }
     }
     m_stateTableReady = true;
 }
 
-std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId)
-{
+std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId) {
     ensureStateTable();
-    const auto rows = query(QStringLiteral("SELECT watermark_type, watermark, tiebreak, tiebreak_type, run_id FROM "
-                                           "public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
-                            {workspaceId, QString::number(tableId)});
+    const auto rows =
+        query(QStringLiteral("SELECT watermark_type, watermark, tiebreak, tiebreak_type, run_id FROM "
+                             "public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
+              {workspaceId, QString::number(tableId)});
     if (rows.isEmpty())
         return std::nullopt;
     const QStringList &row = rows.first();
@@ -1289,27 +1285,102 @@ std::optional<TargetState> PostgresConnector::readState(const QString &workspace
     return state;
 }
 
-void PostgresConnector::writeState(const TargetState &state)
-{
+void PostgresConnector::writeState(const TargetState &state) {
     ensureStateTable();
     const bool hasTiebreak = state.tiebreak.isValid() && !state.tiebreak.isNull();
-    execute(QStringLiteral(
-                "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, tiebreak, "
-                "tiebreak_type, run_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) "
-                "ON CONFLICT (workspace_id, table_id) DO UPDATE SET watermark_type = excluded.watermark_type, "
-                "watermark = excluded.watermark, tiebreak = excluded.tiebreak, tiebreak_type = excluded.tiebreak_type, "
-                "run_id = excluded.run_id, updated_at = excluded.updated_at"),
-            {state.workspaceId, QString::number(state.tableId), watermarkTypeName(state.watermark.type()),
-             state.watermark.isNull() ? QString() : state.watermark.nativeText(),
-             hasTiebreak ? tiebreakText(state.tiebreak) : QString(),
-             hasTiebreak ? tiebreakTypeName(state.tiebreak) : QString(), QString::number(state.runId)});
+    execute(
+        QStringLiteral(
+            "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, tiebreak, "
+            "tiebreak_type, run_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) "
+            "ON CONFLICT (workspace_id, table_id) DO UPDATE SET watermark_type = excluded.watermark_type, "
+            "watermark = excluded.watermark, tiebreak = excluded.tiebreak, tiebreak_type = "
+            "excluded.tiebreak_type, "
+            "run_id = excluded.run_id, updated_at = excluded.updated_at"),
+        {state.workspaceId, QString::number(state.tableId), watermarkTypeName(state.watermark.type()),
+         state.watermark.isNull() ? QString() : state.watermark.nativeText(),
+         hasTiebreak ? tiebreakText(state.tiebreak) : QString(),
+         hasTiebreak ? tiebreakTypeName(state.tiebreak) : QString(), QString::number(state.runId)});
 }
 
-void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId)
-{
+void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId) {
     ensureStateTable();
     execute(QStringLiteral("DELETE FROM public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
             {workspaceId, QString::number(tableId)});
+}
+
+std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, const WindowQuery &window,
+                                                          const WriteSpec &write) {
+    auto *pg = dynamic_cast<PostgresConnector *>(&source);
+    if (!pg || !m_inTransaction || window.watermarkColumn.isEmpty())
+        return std::nullopt;
+    QStringList columns;
+    for (const ColumnInfo &column : write.columns)
+        columns << column.name;
+    if (columns != window.columns || pg->databaseIdentity() != databaseIdentity())
+        return std::nullopt;
+    QStringList params;
+    const QString where = windowWhere(window, params);
+    const QString from = quoteQualified(window.table.schema, window.table.name);
+    const QString target = quoteQualified(write.table.schema, write.table.name);
+    const QString context = QStringLiteral("copying %1 into %2 inside the server")
+                                .arg(window.table.display(), write.table.display());
+    PushDownResult result;
+    try {
+        if (write.mode == WriteMode::Merge) {
+            if (write.keyColumns.isEmpty())
+                throw Error(QStringLiteral("%1: merge into %2 needs key columns")
+                                .arg(describe(), write.table.display()));
+            execute(mergeStatement(target, columns, write, from, where, QString()), params);
+            result.rowsRead =
+                query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2").arg(from, where), params)
+                    .value(0)
+                    .value(0)
+                    .toLongLong();
+        } else {
+            const QString list = quoteIdentifierList(columns);
+            result.rowsRead = execute(QStringLiteral("INSERT INTO %1 (%2) SELECT %2 FROM %3 WHERE %4")
+                                          .arg(target, list, from, where),
+                                      params);
+        }
+        result.rowsWritten = result.rowsRead;
+        if (result.rowsRead > 0) {
+            const QString wm = quoteIdentifier(window.watermarkColumn);
+            QString select = watermarkText(wm, columnTypeName(window.table, window.watermarkColumn));
+            QString order = wm + QStringLiteral(" DESC");
+            QString tiebreakType;
+            if (!window.tiebreakColumn.isEmpty()) {
+                const QString tb = quoteIdentifier(window.tiebreakColumn);
+                tiebreakType = columnTypeName(window.table, window.tiebreakColumn);
+                const bool timestamp = tiebreakType == QLatin1String("timestamptz") ||
+                                       tiebreakType == QLatin1String("timestamp") ||
+                                       tiebreakType == QLatin1String("date");
+                select += QStringLiteral(", ") +
+                          (timestamp ? watermarkText(tb, tiebreakType) : tb + QStringLiteral("::text"));
+                order += QStringLiteral(", ") + tb + QStringLiteral(" DESC");
+            }
+            const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4 LIMIT 1")
+                                        .arg(select, from, where, order),
+                                    params);
+            const WatermarkType type = window.upper.isNull() ? window.lower.type() : window.upper.type();
+            result.maximum =
+                watermarkFromText(rows.value(0).value(0),
+                                  type == WatermarkType::None
+                                      ? detectWatermarkType(window.table, ColumnInfo{window.watermarkColumn})
+                                      : type,
+                                  context);
+            if (!window.tiebreakColumn.isEmpty() && !rows.value(0).value(1).isNull()) {
+                const QString text = rows.value(0).value(1);
+                const bool integer = tiebreakType == QLatin1String("int2") ||
+                                     tiebreakType == QLatin1String("int4") ||
+                                     tiebreakType == QLatin1String("int8");
+                result.maximumTiebreak = integer ? QVariant(text.toLongLong()) : QVariant(text);
+            }
+        }
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("%1 (%2)").arg(error.message(), context));
+    }
+    logger("core.connectors")->info("{}: {} rows pushed down", str(context), result.rowsRead);
+    return result;
 }
 
 } // namespace tidemark

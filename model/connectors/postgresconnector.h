@@ -45,14 +45,18 @@ public:
     void begin() override;
     void commit() override;
     void rollback() override;
-    void createTable(const TableRef &table, const QList<ColumnInfo> &columns, const QStringList &primaryKey) override;
+    void createTable(const TableRef &table, const QList<ColumnInfo> &columns,
+                     const QStringList &primaryKey) override;
     void addColumn(const TableRef &table, const ColumnInfo &column) override;
     std::unique_ptr<RowWriter> openWriter(const WriteSpec &spec) override;
     void deleteAll(const TableRef &table) override;
-    qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn, const Watermark &position) override;
+    qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
+                           const Watermark &position) override;
     std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+                                           const WriteSpec &write) override;
 
     // Runs one statement with bound text parameters (a null QString binds NULL) and returns its
     // rows as text (NULL as a null QString). For tests, tools and the push-down.
@@ -82,8 +86,10 @@ private:
     QString watermarkCast(const TableRef &table, const QString &column);
     QString boundWatermark(const Watermark &value, const QString &cast) const;
     void ensureStateTable();
-    std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params, const QString &what);
+    std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
+                                             const QString &what);
     QString windowWhere(const WindowQuery &query, QStringList &params);
+    QString m_identity; // databaseIdentity(), cached
 
     ConnectionSpec m_spec;
     pg_conn *m_conn = nullptr;

@@ -340,16 +340,6 @@ bool keepsValues(Affinity affinity, LogicalType logical) {
     return false;
 }
 
-// "YYYY-MM-DDTHH:MM:SS.fffZ" → "9999-99-99T99:99:99.999Z": equal shapes mean equal spellings
-// up to the digits of a numeric zone offset.
-QString shapeExpression(const QString &column) {
-    QString expression = quoteIdentifier(column);
-    for (char digit = '0'; digit <= '8'; ++digit)
-        expression = QStringLiteral("replace(") + expression + QStringLiteral(", '") + QLatin1Char(digit) +
-                     QStringLiteral("', '9')");
-    return expression;
-}
-
 } // namespace
 
 SqliteConnector::SqliteConnector(const ConnectionSpec &spec)
@@ -372,6 +362,11 @@ void SqliteConnector::open(bool create) {
     // WAL lets a source cursor on one connection read while another connection writes the same
     // file. Best effort: a read-only file keeps its journal mode and is still readable.
     sqlite3_exec(m_db->handle(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    // In WAL, NORMAL can lose the last commit on power loss but never tears one; the target's
+    // state row commits with its rows, so reconcile repairs the workspace either way. A larger
+    // page cache keeps big copy transactions from spilling to the WAL early.
+    sqlite3_exec(m_db->handle(), "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768", nullptr, nullptr,
+                 nullptr);
 }
 
 sqlite3 *SqliteConnector::handle() {
@@ -525,16 +520,16 @@ WatermarkType SqliteConnector::detectWatermarkType(const TableRef &table, const 
     const QString from = quoted(table);
     Statement types(
         handle(),
-        QStringLiteral("SELECT typeof(%1), count(*) FROM %2 WHERE %1 IS NOT NULL GROUP BY 1").arg(col, from),
+        QStringLiteral("SELECT count(%1), sum(typeof(%1) = 'integer'), sum(typeof(%1) = 'text') FROM %2")
+            .arg(col, from),
         where(table));
-    QSet<QString> seen;
-    while (types.step())
-        seen.insert(types.text(0));
-    if (seen.isEmpty())
+    types.step();
+    const qint64 values = types.int64(0);
+    if (values == 0)
         return info->logical == LogicalType::Integer ? WatermarkType::Integer : WatermarkType::None;
-    if (seen == QSet<QString>{QStringLiteral("integer")})
+    if (types.int64(1) == values)
         return WatermarkType::Integer;
-    if (seen != QSet<QString>{QStringLiteral("text")})
+    if (types.int64(2) != values)
         return WatermarkType::None;
 
     // Every value must start like a date; a sample (first rows, smallest, largest) must parse.
@@ -563,91 +558,77 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
     const QString from = quoted(table);
     const QString what =
         QStringLiteral("connection '%1': column '%2' of '%3'").arg(m_name, column, table.display());
-    WatermarkProbe probe;
-
-    if (type == WatermarkType::Integer) {
-        Statement query(
-            handle(),
-            QStringLiteral("SELECT typeof(%1), count(*), max(%1) FROM %2 GROUP BY 1").arg(col, from),
-            where(table));
-        while (query.step()) {
-            const QString kind = query.text(0);
-            if (kind == QLatin1String("null"))
-                probe.nullCount = query.int64(1);
-            else if (kind == QLatin1String("integer"))
-                probe.maximum = Watermark::integer(query.int64(2));
-            else
-                throw Error(
-                    QStringLiteral("%1 holds %2 values besides integers and cannot be an integer watermark")
-                        .arg(what, kind));
-        }
-        return probe;
-    }
-    if (type != WatermarkType::Timestamp)
+    if (type != WatermarkType::Integer && type != WatermarkType::Timestamp)
         throw Error(QStringLiteral("%1 is not a watermark column").arg(what));
 
-    // One pass over the whole column: the text values grouped by their shape. More than one
-    // shape means more than one spelling, and text comparison would order them wrongly.
-    Statement query(
-        handle(),
-        QStringLiteral("SELECT typeof(%1) AS kind, CASE WHEN typeof(%1) = 'text' THEN %3 END AS shape, "
-                       "count(*), min(%1), max(%1) FROM %2 GROUP BY kind, shape")
-            .arg(col, from, shapeExpression(column)),
-        where(table));
-    struct Group {
-        QString min;
-        QString max;
-    };
-    QList<Group> groups;
-    while (query.step()) {
-        const QString kind = query.text(0);
-        if (kind == QLatin1String("null")) {
-            probe.nullCount = query.int64(2);
-        } else if (kind == QLatin1String("text")) {
-            groups.append(Group{query.text(3), query.text(4)});
-        } else {
-            throw Error(QStringLiteral("%1 holds %2 values (e.g. %3), not ISO-8601 text, and cannot be a "
-                                       "timestamp watermark")
-                            .arg(what, kind, query.text(4)));
-        }
-    }
-    if (groups.isEmpty())
+    WatermarkProbe probe;
+    // max() and the NULL count are answered from an index on the column when there is one,
+    // so only the spelling check below has to read every value.
+    Statement nulls(handle(), QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NULL").arg(col, from),
+                    where(table));
+    nulls.step();
+    probe.nullCount = nulls.int64(0);
+    Statement summary(handle(), QStringLiteral("SELECT max(%1) FROM %2").arg(col, from), where(table));
+    summary.step();
+    if (summary.isNull(0))
         return probe;
 
-    QList<TimestampSpelling> spellings;
-    for (const Group &group : groups) {
-        for (const QString &value : {group.min, group.max}) {
-            const auto parsed = parseTimestamp(value);
-            if (!parsed)
-                throw Error(
-                    QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp").arg(what, value));
-            if (!spellings.contains(parsed->spelling))
-                spellings.append(parsed->spelling);
-        }
+    if (type == WatermarkType::Integer) {
+        // SQLite sorts text and blobs after every number, so a non-integer maximum is the only
+        // way a foreign value can hide in the window; a real inside it fails the read.
+        if (summary.type(0) != SQLITE_INTEGER)
+            throw Error(
+                QStringLiteral("%1 holds non-integer values (e.g. '%2') and cannot be an integer watermark")
+                    .arg(what, summary.text(0)));
+        probe.maximum = Watermark::integer(summary.int64(0));
+        return probe;
     }
-    // Same shape, different numeric zone ("+01:00" vs "+02:00"): compare the zone text itself.
-    if (spellings.size() == 1 && !spellings.first().zone.isEmpty() && spellings.first().zone.size() > 1) {
-        const qsizetype zoneLength = spellings.first().zone.size();
-        Statement zones(handle(),
-                        QStringLiteral("SELECT min(substr(%1, ?1)), max(substr(%1, ?1)) FROM %2 "
-                                       "WHERE typeof(%1) = 'text'")
-                            .arg(col, from),
-                        where(table));
-        zones.bind(1, -qint64(zoneLength));
-        if (zones.step() && zones.text(0) != zones.text(1)) {
-            TimestampSpelling other = spellings.first();
-            spellings.first().zone = zones.text(0);
-            other.zone = zones.text(1);
-            spellings.append(other);
+
+    const auto refuseValue = [&what](int sqliteType, const QString &value) {
+        if (sqliteType != SQLITE_TEXT) {
+            const QString kind = sqliteType == SQLITE_INTEGER ? QStringLiteral("integer")
+                                 : sqliteType == SQLITE_FLOAT ? QStringLiteral("real")
+                                                              : QStringLiteral("blob");
+            throw Error(QStringLiteral("%1 holds %2 values (e.g. '%3'), not ISO-8601 text, and cannot be a "
+                                       "timestamp watermark")
+                            .arg(what, kind, value));
         }
-    }
-    if (spellings.size() > 1)
-        throw Error(QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
-                        .arg(what, spellings[0].describe(), spellings[1].describe()));
-    const auto maximum = Watermark::timestamp(groups.first().max);
+        throw Error(QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp").arg(what, value));
+    };
+    // Text sorts after numbers, so a non-text maximum means there is no text at all.
+    const QString maxText = summary.text(0);
+    const auto maximum = summary.type(0) == SQLITE_TEXT ? Watermark::timestamp(maxText) : std::nullopt;
     if (!maximum)
-        throw Error(QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp")
-                        .arg(what, groups.first().max));
+        refuseValue(summary.type(0), maxText);
+    const TimestampSpelling spelling = parseTimestamp(maxText)->spelling;
+
+    // Every value must be spelled like the maximum: same separator, fraction digits and zone.
+    // The GLOB pattern pins each character, so any difference is found in one pass over the column.
+    QString pattern = QStringLiteral("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]");
+    if (!spelling.dateOnly) {
+        pattern += spelling.separator;
+        pattern += QStringLiteral("[0-9][0-9]:[0-9][0-9]:[0-9][0-9]");
+        if (spelling.fractionDigits > 0) {
+            pattern += QLatin1Char('.');
+            for (int i = 0; i < spelling.fractionDigits; ++i)
+                pattern += QStringLiteral("[0-9]");
+        }
+        pattern += spelling.zone; // Z, z or a numeric offset: no GLOB metacharacters
+    }
+    Statement odd(
+        handle(),
+        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 IS NOT NULL AND NOT (%1 GLOB ?1) LIMIT 1")
+            .arg(col, from),
+        where(table));
+    odd.bind(1, pattern);
+    if (odd.step()) {
+        const QString value = odd.text(1);
+        const auto parsed = odd.type(1) == SQLITE_TEXT ? parseTimestamp(value) : std::nullopt;
+        if (!parsed)
+            refuseValue(odd.type(1), value);
+        throw Error(QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
+                        .arg(what, spelling.describe(), parsed->spelling.describe()));
+    }
     probe.maximum = *maximum;
     return probe;
 }

@@ -16,13 +16,12 @@ using namespace tidemark;
 
 namespace {
 
-QString pgPort()
-{
+QString pgPort() {
     return QString::fromLocal8Bit(qgetenv("TIDEMARK_PG_PORT"));
 }
 
-ConnectionSpec pgSpec(const QString &name, const QString &extra = QString(), const QString &dbname = QStringLiteral("tidemark"))
-{
+ConnectionSpec pgSpec(const QString &name, const QString &extra = QString(),
+                      const QString &dbname = QStringLiteral("tidemark")) {
     ConnectionSpec spec;
     spec.name = name;
     spec.kind = ConnectionKind::Postgres;
@@ -32,8 +31,7 @@ ConnectionSpec pgSpec(const QString &name, const QString &extra = QString(), con
     return spec;
 }
 
-ConnectionSpec sqliteSpec(const QString &name, const QString &path)
-{
+ConnectionSpec sqliteSpec(const QString &name, const QString &path) {
     ConnectionSpec spec;
     spec.name = name;
     spec.kind = ConnectionKind::Sqlite;
@@ -41,8 +39,7 @@ ConnectionSpec sqliteSpec(const QString &name, const QString &path)
     return spec;
 }
 
-QVariant cellValue(const RowBatch &batch, int row, int column)
-{
+QVariant cellValue(const RowBatch &batch, int row, int column) {
     const Cell &cell = batch.cell(row, column);
     switch (cell.type) {
     case CellType::Integer:
@@ -63,8 +60,7 @@ QVariant cellValue(const RowBatch &batch, int row, int column)
     return QVariant();
 }
 
-QList<QVariantList> readAll(SourceCursor &cursor, int batchSize = 1000, QList<int> *batchSizes = nullptr)
-{
+QList<QVariantList> readAll(SourceCursor &cursor, int batchSize = 1000, QList<int> *batchSizes = nullptr) {
     QList<QVariantList> rows;
     RowBatch batch;
     while (cursor.fetch(batch, batchSize)) {
@@ -82,8 +78,7 @@ QList<QVariantList> readAll(SourceCursor &cursor, int batchSize = 1000, QList<in
     return rows;
 }
 
-void fillBatch(RowBatch &batch, const QList<QVariantList> &rows, int columns)
-{
+void fillBatch(RowBatch &batch, const QList<QVariantList> &rows, int columns) {
     batch.reset(columns);
     for (const QVariantList &row : rows) {
         for (const QVariant &value : row) {
@@ -104,8 +99,7 @@ void fillBatch(RowBatch &batch, const QList<QVariantList> &rows, int columns)
     }
 }
 
-ColumnInfo column(const QString &name, LogicalType logical, const QString &native = QString(), int pk = 0)
-{
+ColumnInfo column(const QString &name, LogicalType logical, const QString &native = QString(), int pk = 0) {
     ColumnInfo info;
     info.name = name;
     info.logical = logical;
@@ -115,8 +109,7 @@ ColumnInfo column(const QString &name, LogicalType logical, const QString &nativ
 }
 
 // Writes all batches of a cursor into a writer, returning the rejections.
-std::vector<RowRejection> pump(SourceCursor &cursor, RowWriter &writer, int batchSize = 3)
-{
+std::vector<RowRejection> pump(SourceCursor &cursor, RowWriter &writer, int batchSize = 3) {
     std::vector<RowRejection> rejected;
     RowBatch batch;
     while (cursor.fetch(batch, batchSize))
@@ -155,6 +148,7 @@ private slots:
     void roundTripPostgresSqlitePostgres();
     void roundTripSqlitePostgresSqlite();
     void numericExactThroughSqlite();
+    void pushDownInsideOneDatabase();
 
 private:
     std::unique_ptr<PostgresConnector> connect(const QString &extra = QString());
@@ -164,20 +158,17 @@ private:
     QString m_schema;
 };
 
-std::unique_ptr<PostgresConnector> TestPostgresConnector::connect(const QString &extra)
-{
+std::unique_ptr<PostgresConnector> TestPostgresConnector::connect(const QString &extra) {
     return std::make_unique<PostgresConnector>(pgSpec(QStringLiteral("pg"), extra));
 }
 
-void TestPostgresConnector::initTestCase()
-{
+void TestPostgresConnector::initTestCase() {
     if (pgPort().isEmpty())
         QSKIP("TIDEMARK_PG_PORT is not set: run scripts/pgcluster.sh start and export the port it prints "
               "(scripts/test.sh does this)");
 }
 
-void TestPostgresConnector::init()
-{
+void TestPostgresConnector::init() {
     m_admin = connect();
     // A space and a quote in every schema name: quoting is exercised by every test.
     m_schema = QStringLiteral("tst \"%1\"").arg(QString::fromLatin1(QTest::currentTestFunction()));
@@ -186,8 +177,7 @@ void TestPostgresConnector::init()
     m_admin->readState(QStringLiteral("tst-none"), 0); // creates public.tidemark_state
 }
 
-void TestPostgresConnector::cleanup()
-{
+void TestPostgresConnector::cleanup() {
     if (m_admin) {
         m_admin->execute(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
         m_admin->execute(QStringLiteral("DELETE FROM public.tidemark_state WHERE workspace_id LIKE 'tst-%'"));
@@ -195,8 +185,7 @@ void TestPostgresConnector::cleanup()
     m_admin.reset();
 }
 
-void TestPostgresConnector::parseTableName()
-{
+void TestPostgresConnector::parseTableName() {
     auto pg = connect();
     TableRef ref = pg->parseTableName(QStringLiteral("Sales Data.Order \"Lines\""));
     QCOMPARE(ref.schema, QStringLiteral("Sales Data"));
@@ -209,8 +198,7 @@ void TestPostgresConnector::parseTableName()
     QCOMPARE(ref.name, QStringLiteral("b.c"));
 }
 
-void TestPostgresConnector::conninfoRefusesPassword()
-{
+void TestPostgresConnector::conninfoRefusesPassword() {
     const QString expected = QStringLiteral(
         "connection 'prod': a password inside CONNINFO is refused; use --password-env VAR or ~/.pgpass");
     for (const QString &conninfo : {QStringLiteral("host=db dbname=x password=s3cret"),
@@ -225,15 +213,16 @@ void TestPostgresConnector::conninfoRefusesPassword()
         QVERIFY(!redactConninfo(conninfo).contains(QLatin1String("s3cret")));
         QVERIFY(!redactConninfo(conninfo).contains(QLatin1String("with space")));
     }
-    checkConninfo(QStringLiteral("prod"), QStringLiteral("host=db port=5432 dbname=x user=alice sslmode=require"));
+    checkConninfo(QStringLiteral("prod"),
+                  QStringLiteral("host=db port=5432 dbname=x user=alice sslmode=require"));
     checkConninfo(QStringLiteral("prod"), QStringLiteral("postgresql://alice@db/x"));
-    QVERIFY_THROWS_EXCEPTION(ValidationError, checkConninfo(QStringLiteral("prod"), QStringLiteral("host=db 'oops")));
+    QVERIFY_THROWS_EXCEPTION(ValidationError,
+                             checkConninfo(QStringLiteral("prod"), QStringLiteral("host=db 'oops")));
     QCOMPARE(redactConninfo(QStringLiteral("host=db dbname='my db' password=s3cret")),
              QStringLiteral("dbname='my db' host=db"));
 }
 
-void TestPostgresConnector::badPasswordNeverShown()
-{
+void TestPostgresConnector::badPasswordNeverShown() {
     const QByteArray secret = "wrong-Secret-4711";
     qputenv("TIDEMARK_TEST_PG_PASSWORD", secret);
     ConnectionSpec spec = pgSpec(QStringLiteral("pw"), QString(), QStringLiteral("tidemark_pw"));
@@ -245,7 +234,8 @@ void TestPostgresConnector::badPasswordNeverShown()
         QVERIFY2(!error.message().contains(QString::fromLatin1(secret)), qPrintable(error.message()));
         QVERIFY2(error.message().startsWith(QLatin1String("connection 'pw' (")), qPrintable(error.message()));
         QVERIFY2(error.message().contains(QLatin1String("dbname=tidemark_pw")), qPrintable(error.message()));
-        QVERIFY2(error.message().contains(QLatin1String("password authentication failed")), qPrintable(error.message()));
+        QVERIFY2(error.message().contains(QLatin1String("password authentication failed")),
+                 qPrintable(error.message()));
     }
     qunsetenv("TIDEMARK_TEST_PG_PASSWORD");
     spec.passwordEnv = QStringLiteral("TIDEMARK_TEST_PG_PASSWORD");
@@ -253,17 +243,18 @@ void TestPostgresConnector::badPasswordNeverShown()
         PostgresConnector connector(spec);
         QFAIL("connected without the password variable");
     } catch (const Error &error) {
-        QVERIFY2(error.message().contains(QLatin1String("TIDEMARK_TEST_PG_PASSWORD")), qPrintable(error.message()));
+        QVERIFY2(error.message().contains(QLatin1String("TIDEMARK_TEST_PG_PASSWORD")),
+                 qPrintable(error.message()));
     }
 }
 
-void TestPostgresConnector::passwordFromEnvironment()
-{
+void TestPostgresConnector::passwordFromEnvironment() {
     qputenv("TIDEMARK_TEST_PG_PASSWORD", "tidemark");
     ConnectionSpec spec = pgSpec(QStringLiteral("pw"), QString(), QStringLiteral("tidemark_pw"));
     spec.passwordEnv = QStringLiteral("TIDEMARK_TEST_PG_PASSWORD");
     PostgresConnector connector(spec);
-    QCOMPARE(connector.query(QStringLiteral("SELECT current_database()")).value(0).value(0), QStringLiteral("tidemark_pw"));
+    QCOMPARE(connector.query(QStringLiteral("SELECT current_database()")).value(0).value(0),
+             QStringLiteral("tidemark_pw"));
     qunsetenv("TIDEMARK_TEST_PG_PASSWORD");
 
     // ~/.pgpass works because libpq reads it itself.
@@ -274,17 +265,17 @@ void TestPostgresConnector::passwordFromEnvironment()
     file.write(QStringLiteral("127.0.0.1:%1:tidemark_pw:tidemark:tidemark\n").arg(pgPort()).toUtf8());
     file.close();
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    PostgresConnector viaPassfile(pgSpec(QStringLiteral("pw"), QStringLiteral("passfile=") + passfile,
-                                         QStringLiteral("tidemark_pw")));
+    PostgresConnector viaPassfile(
+        pgSpec(QStringLiteral("pw"), QStringLiteral("passfile=") + passfile, QStringLiteral("tidemark_pw")));
     QCOMPARE(viaPassfile.query(QStringLiteral("SELECT 1")).value(0).value(0), QStringLiteral("1"));
 }
 
-void TestPostgresConnector::describeAndDetect()
-{
-    m_admin->execute(QStringLiteral(
-        "CREATE TABLE %1 (region text, id int4, small int2, big int8, amount numeric(38,10), r real, d double "
-        "precision, name varchar(20), payload bytea, flag boolean NOT NULL DEFAULT false, day date, at timestamp, "
-        "attz timestamptz, u uuid, j json, jb jsonb, PRIMARY KEY (region, id))")
+void TestPostgresConnector::describeAndDetect() {
+    m_admin->execute(QStringLiteral("CREATE TABLE %1 (region text, id int4, small int2, big int8, amount "
+                                    "numeric(38,10), r real, d double "
+                                    "precision, name varchar(20), payload bytea, flag boolean NOT NULL "
+                                    "DEFAULT false, day date, at timestamp, "
+                                    "attz timestamptz, u uuid, j json, jb jsonb, PRIMARY KEY (region, id))")
                          .arg(qualified(QStringLiteral("all types"))));
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("all types")};
@@ -293,14 +284,14 @@ void TestPostgresConnector::describeAndDetect()
     const TableSchema schema = pg->describeTable(ref);
     QCOMPARE(schema.primaryKey(), QStringList({QStringLiteral("region"), QStringLiteral("id")}));
     const QList<QPair<QString, LogicalType>> expected = {
-        {QStringLiteral("region"), LogicalType::Text},     {QStringLiteral("id"), LogicalType::Integer},
-        {QStringLiteral("small"), LogicalType::Integer},   {QStringLiteral("big"), LogicalType::Integer},
-        {QStringLiteral("amount"), LogicalType::Numeric},  {QStringLiteral("r"), LogicalType::Real},
-        {QStringLiteral("d"), LogicalType::Real},          {QStringLiteral("name"), LogicalType::Text},
-        {QStringLiteral("payload"), LogicalType::Blob},    {QStringLiteral("flag"), LogicalType::Boolean},
-        {QStringLiteral("day"), LogicalType::Date},        {QStringLiteral("at"), LogicalType::Timestamp},
+        {QStringLiteral("region"), LogicalType::Text},      {QStringLiteral("id"), LogicalType::Integer},
+        {QStringLiteral("small"), LogicalType::Integer},    {QStringLiteral("big"), LogicalType::Integer},
+        {QStringLiteral("amount"), LogicalType::Numeric},   {QStringLiteral("r"), LogicalType::Real},
+        {QStringLiteral("d"), LogicalType::Real},           {QStringLiteral("name"), LogicalType::Text},
+        {QStringLiteral("payload"), LogicalType::Blob},     {QStringLiteral("flag"), LogicalType::Boolean},
+        {QStringLiteral("day"), LogicalType::Date},         {QStringLiteral("at"), LogicalType::Timestamp},
         {QStringLiteral("attz"), LogicalType::TimestampTz}, {QStringLiteral("u"), LogicalType::Uuid},
-        {QStringLiteral("j"), LogicalType::Json},          {QStringLiteral("jb"), LogicalType::Json},
+        {QStringLiteral("j"), LogicalType::Json},           {QStringLiteral("jb"), LogicalType::Json},
     };
     QCOMPARE(schema.columns.size(), expected.size());
     for (int i = 0; i < expected.size(); ++i) {
@@ -323,14 +314,15 @@ void TestPostgresConnector::describeAndDetect()
     QVERIFY(listed);
 }
 
-void TestPostgresConnector::windowTimestampTzInOtherSessionZone()
-{
+void TestPostgresConnector::windowTimestampTzInOtherSessionZone() {
     // Rows written by a session in another zone; read by a session whose user asks for a third.
     m_admin->execute(QStringLiteral("SET TimeZone = 'Asia/Kolkata'"));
-    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, at timestamptz)").arg(qualified("events")));
-    m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (1, '2025-01-01 05:30:00'), (2, '2025-01-01 05:30:00.000001'), "
-                                    "(3, '2025-01-01 10:00:00.123456'), (4, NULL), (5, '2025-07-30 23:05:18+00')")
-                         .arg(qualified("events")));
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, at timestamptz)").arg(qualified("events")));
+    m_admin->execute(
+        QStringLiteral("INSERT INTO %1 VALUES (1, '2025-01-01 05:30:00'), (2, '2025-01-01 05:30:00.000001'), "
+                       "(3, '2025-01-01 10:00:00.123456'), (4, NULL), (5, '2025-07-30 23:05:18+00')")
+            .arg(qualified("events")));
     auto pg = connect(QStringLiteral("options='-c TimeZone=America/New_York'"));
     const TableRef ref{m_schema, QStringLiteral("events")};
     const WatermarkProbe probe = pg->probeWatermark(ref, QStringLiteral("at"), WatermarkType::Timestamp);
@@ -358,12 +350,13 @@ void TestPostgresConnector::windowTimestampTzInOtherSessionZone()
     QCOMPARE(pg->countWindow(query), qint64(1));
 }
 
-void TestPostgresConnector::windowTimestampAndDate()
-{
-    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, at timestamp, day date)").arg(qualified("t")));
-    m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (1, '2025-03-01 10:00:00', '2025-03-01'), "
-                                    "(2, '2025-03-01 10:00:00.5', '2025-03-02'), (3, '2025-03-02 00:00:00', '2025-03-03')")
-                         .arg(qualified("t")));
+void TestPostgresConnector::windowTimestampAndDate() {
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, at timestamp, day date)").arg(qualified("t")));
+    m_admin->execute(
+        QStringLiteral("INSERT INTO %1 VALUES (1, '2025-03-01 10:00:00', '2025-03-01'), "
+                       "(2, '2025-03-01 10:00:00.5', '2025-03-02'), (3, '2025-03-02 00:00:00', '2025-03-03')")
+            .arg(qualified("t")));
     auto pg = connect(QStringLiteral("options='-c TimeZone=Pacific/Auckland'"));
     const TableRef ref{m_schema, QStringLiteral("t")};
     QCOMPARE(pg->probeWatermark(ref, QStringLiteral("at"), WatermarkType::Timestamp).maximum.nativeText(),
@@ -380,7 +373,8 @@ void TestPostgresConnector::windowTimestampAndDate()
     auto rows = readAll(*cursor);
     cursor.reset();
     QCOMPARE(rows.size(), 2);
-    QCOMPARE(rows[0], QVariantList({qint64(2), QStringLiteral("2025-03-01T10:00:00.500000"), QStringLiteral("2025-03-02")}));
+    QCOMPARE(rows[0], QVariantList({qint64(2), QStringLiteral("2025-03-01T10:00:00.500000"),
+                                    QStringLiteral("2025-03-02")}));
     query.watermarkColumn = QStringLiteral("day");
     query.lower = *Watermark::timestamp(QStringLiteral("2025-03-01"));
     query.upper = *Watermark::timestamp(QStringLiteral("2025-03-03"));
@@ -389,13 +383,14 @@ void TestPostgresConnector::windowTimestampAndDate()
     QCOMPARE(pg->countWindow(query), qint64(3));
 }
 
-void TestPostgresConnector::keysetOrderAndTies()
-{
-    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int8 PRIMARY KEY, version int8 NOT NULL)").arg(qualified("k")));
+void TestPostgresConnector::keysetOrderAndTies() {
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int8 PRIMARY KEY, version int8 NOT NULL)").arg(qualified("k")));
     // Inserted out of order; five rows share version 10.
-    m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (7, 10), (3, 10), (9, 20), (1, 5), (5, 10), (2, 10), (8, 10), "
-                                    "(4, 9223372036854775807)")
-                         .arg(qualified("k")));
+    m_admin->execute(
+        QStringLiteral("INSERT INTO %1 VALUES (7, 10), (3, 10), (9, 20), (1, 5), (5, 10), (2, 10), (8, 10), "
+                       "(4, 9223372036854775807)")
+            .arg(qualified("k")));
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("k")};
     QCOMPARE(pg->probeWatermark(ref, QStringLiteral("version"), WatermarkType::Integer).maximum.toInteger(),
@@ -436,10 +431,10 @@ void TestPostgresConnector::keysetOrderAndTies()
     QCOMPARE(pg->countWindow(query), qint64(2));
 }
 
-void TestPostgresConnector::lookbackIsInclusive()
-{
+void TestPostgresConnector::lookbackIsInclusive() {
     m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, v int)").arg(qualified("l")));
-    m_admin->execute(QStringLiteral("INSERT INTO %1 SELECT g, g FROM generate_series(1, 10) g").arg(qualified("l")));
+    m_admin->execute(
+        QStringLiteral("INSERT INTO %1 SELECT g, g FROM generate_series(1, 10) g").arg(qualified("l")));
     auto pg = connect();
     WindowQuery query;
     query.table = {m_schema, QStringLiteral("l")};
@@ -451,10 +446,10 @@ void TestPostgresConnector::lookbackIsInclusive()
     QCOMPARE(pg->countWindow(query), qint64(5));
 }
 
-void TestPostgresConnector::nullWatermarksAreCounted()
-{
+void TestPostgresConnector::nullWatermarksAreCounted() {
     m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, v int)").arg(qualified("n")));
-    m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (1, NULL), (2, 3), (3, NULL)").arg(qualified("n")));
+    m_admin->execute(
+        QStringLiteral("INSERT INTO %1 VALUES (1, NULL), (2, 3), (3, NULL)").arg(qualified("n")));
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("n")};
     const auto probe = pg->probeWatermark(ref, QStringLiteral("v"), WatermarkType::Integer);
@@ -470,8 +465,7 @@ void TestPostgresConnector::nullWatermarksAreCounted()
     QVERIFY(pg->probeWatermark(ref, QStringLiteral("v"), WatermarkType::Integer).maximum.isNull());
 }
 
-void TestPostgresConnector::appendMergeOverwrite()
-{
+void TestPostgresConnector::appendMergeOverwrite() {
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("target")};
     const QList<ColumnInfo> columns = {column(QStringLiteral("id"), LogicalType::Integer, QString(), 1),
@@ -488,13 +482,16 @@ void TestPostgresConnector::appendMergeOverwrite()
     std::vector<RowRejection> rejected;
     pg->begin();
     auto writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, 1, QStringLiteral("a\tb")}, {2, 1, QStringLiteral("line\nbreak\\")}, {3, 1, QVariant()}}, 3);
+    fillBatch(batch,
+              {{1, 1, QStringLiteral("a\tb")}, {2, 1, QStringLiteral("line\nbreak\\")}, {3, 1, QVariant()}},
+              3);
     writer->writeBatch(batch, rejected);
     writer->finish(rejected);
     pg->commit();
     QVERIFY(rejected.empty());
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT id, v, note FROM %1 ORDER BY id").arg(qualified("target"))),
-             QList<QStringList>({{"1", "1", "a\tb"}, {"2", "1", "line\nbreak\\"}, {"3", "1", QString()}}));
+    QCOMPARE(
+        m_admin->query(QStringLiteral("SELECT id, v, note FROM %1 ORDER BY id").arg(qualified("target"))),
+        QList<QStringList>({{"1", "1", "a\tb"}, {"2", "1", "line\nbreak\\"}, {"3", "1", QString()}}));
 
     // Merge: two batches, a key repeated within and across them; the latest version wins.
     spec.mode = WriteMode::Merge;
@@ -502,19 +499,23 @@ void TestPostgresConnector::appendMergeOverwrite()
     spec.watermarkColumn = QStringLiteral("v");
     pg->begin();
     writer = pg->openWriter(spec);
-    fillBatch(batch, {{2, 2, QStringLiteral("two@2")}, {4, 2, QStringLiteral("four@2")}, {2, 3, QStringLiteral("two@3")}}, 3);
+    fillBatch(
+        batch,
+        {{2, 2, QStringLiteral("two@2")}, {4, 2, QStringLiteral("four@2")}, {2, 3, QStringLiteral("two@3")}},
+        3);
     writer->writeBatch(batch, rejected);
     fillBatch(batch, {{4, 4, QStringLiteral("four@4")}, {5, 4, QStringLiteral("five@4")}}, 3);
     writer->writeBatch(batch, rejected);
     writer->finish(rejected);
     pg->commit();
     QVERIFY(rejected.empty());
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT id, v, note FROM %1 ORDER BY id").arg(qualified("target"))),
-             QList<QStringList>({{"1", "1", "a\tb"},
-                                 {"2", "3", "two@3"},
-                                 {"3", "1", QString()},
-                                 {"4", "4", "four@4"},
-                                 {"5", "4", "five@4"}}));
+    QCOMPARE(
+        m_admin->query(QStringLiteral("SELECT id, v, note FROM %1 ORDER BY id").arg(qualified("target"))),
+        QList<QStringList>({{"1", "1", "a\tb"},
+                            {"2", "3", "two@3"},
+                            {"3", "1", QString()},
+                            {"4", "4", "four@4"},
+                            {"5", "4", "five@4"}}));
 
     // A rerun of the same merge window changes nothing.
     pg->begin();
@@ -522,8 +523,9 @@ void TestPostgresConnector::appendMergeOverwrite()
     fillBatch(batch, {{4, 4, QStringLiteral("four@4")}, {5, 4, QStringLiteral("five@4")}}, 3);
     writer->writeBatch(batch, rejected);
     pg->commit();
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT count(*) FROM %1").arg(qualified("target"))).value(0).value(0),
-             QStringLiteral("5"));
+    QCOMPARE(
+        m_admin->query(QStringLiteral("SELECT count(*) FROM %1").arg(qualified("target"))).value(0).value(0),
+        QStringLiteral("5"));
 
     // Overwrite: delete everything and write, in one transaction; readers see old or new only.
     spec.mode = WriteMode::Overwrite;
@@ -532,8 +534,9 @@ void TestPostgresConnector::appendMergeOverwrite()
     writer = pg->openWriter(spec);
     fillBatch(batch, {{9, 9, QStringLiteral("only")}}, 3);
     writer->writeBatch(batch, rejected);
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT count(*) FROM %1").arg(qualified("target"))).value(0).value(0),
-             QStringLiteral("5"));
+    QCOMPARE(
+        m_admin->query(QStringLiteral("SELECT count(*) FROM %1").arg(qualified("target"))).value(0).value(0),
+        QStringLiteral("5"));
     pg->commit();
     QCOMPARE(m_admin->query(QStringLiteral("SELECT id, note FROM %1").arg(qualified("target"))),
              QList<QStringList>({{"9", "only"}}));
@@ -548,8 +551,7 @@ void TestPostgresConnector::appendMergeOverwrite()
     pg->commit();
 }
 
-void TestPostgresConnector::mergeNeverReplacesNewerWithOlder()
-{
+void TestPostgresConnector::mergeNeverReplacesNewerWithOlder() {
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("m")};
     const QList<ColumnInfo> columns = {column(QStringLiteral("id"), LogicalType::Integer, QString(), 1),
@@ -568,16 +570,20 @@ void TestPostgresConnector::mergeNeverReplacesNewerWithOlder()
     std::vector<RowRejection> rejected;
     pg->begin();
     auto writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("new")},
-                      {2, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("same")}}, 4);
+    fillBatch(batch,
+              {{1, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("new")},
+               {2, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("same")}},
+              4);
     writer->writeBatch(batch, rejected);
     pg->commit();
     // Older (earlier watermark; same watermark with lower tiebreak) never replaces; equal does.
     pg->begin();
     writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, QStringLiteral("2025-01-01T23:59:59.999999Z"), 9, QStringLiteral("older")},
-                      {1, QStringLiteral("2025-01-02T00:00:00.000000Z"), 4, QStringLiteral("older tiebreak")},
-                      {2, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("same again")}}, 4);
+    fillBatch(batch,
+              {{1, QStringLiteral("2025-01-01T23:59:59.999999Z"), 9, QStringLiteral("older")},
+               {1, QStringLiteral("2025-01-02T00:00:00.000000Z"), 4, QStringLiteral("older tiebreak")},
+               {2, QStringLiteral("2025-01-02T00:00:00.000000Z"), 5, QStringLiteral("same again")}},
+              4);
     writer->writeBatch(batch, rejected);
     pg->commit();
     QVERIFY(rejected.empty());
@@ -585,8 +591,7 @@ void TestPostgresConnector::mergeNeverReplacesNewerWithOlder()
              QList<QStringList>({{"1", "new"}, {"2", "same again"}}));
 }
 
-void TestPostgresConnector::stateCommitsWithRows()
-{
+void TestPostgresConnector::stateCommitsWithRows() {
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("s")};
     const QList<ColumnInfo> columns = {column(QStringLiteral("id"), LogicalType::Integer, QString(), 1)};
@@ -603,7 +608,8 @@ void TestPostgresConnector::stateCommitsWithRows()
     auto writer = pg->openWriter(spec);
     fillBatch(batch, {{1}, {2}}, 1);
     writer->writeBatch(batch, rejected);
-    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")), QVariant(qint64(2)), 11});
+    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")),
+                    QVariant(qint64(2)), 11});
     QVERIFY(pg->readState(workspace, 7).has_value()); // visible inside the transaction
     pg->rollback();
     QVERIFY(!pg->readState(workspace, 7).has_value());
@@ -613,7 +619,8 @@ void TestPostgresConnector::stateCommitsWithRows()
     pg->begin();
     writer = pg->openWriter(spec);
     writer->writeBatch(batch, rejected);
-    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")), QVariant(qint64(2)), 11});
+    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")),
+                    QVariant(qint64(2)), 11});
     pg->commit();
     const auto state = pg->readState(workspace, 7);
     QVERIFY(state.has_value());
@@ -630,14 +637,14 @@ void TestPostgresConnector::stateCommitsWithRows()
     QVERIFY(!pg->readState(workspace, 7).has_value());
 }
 
-void TestPostgresConnector::hostileNames()
-{
+void TestPostgresConnector::hostileNames() {
     auto pg = connect();
     const TableRef source = pg->parseTableName(m_schema + QStringLiteral(".Order \"Lines\"; DROP TABLE x"));
     QCOMPARE(source.schema, m_schema);
-    const QList<ColumnInfo> columns = {column(QStringLiteral("Id \"key\""), LogicalType::Integer, QString(), 1),
-                                       column(QStringLiteral("at;when"), LogicalType::Integer),
-                                       column(QStringLiteral("Wert ü"), LogicalType::Text)};
+    const QList<ColumnInfo> columns = {
+        column(QStringLiteral("Id \"key\""), LogicalType::Integer, QString(), 1),
+        column(QStringLiteral("at;when"), LogicalType::Integer),
+        column(QStringLiteral("Wert ü"), LogicalType::Text)};
     pg->createTable(source, columns, {QStringLiteral("Id \"key\"")});
     WriteSpec spec;
     spec.table = source;
@@ -649,12 +656,14 @@ void TestPostgresConnector::hostileNames()
     std::vector<RowRejection> rejected;
     pg->begin();
     auto writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, 1, QStringLiteral("x")}, {2, 2, QStringLiteral("y")}, {1, 3, QStringLiteral("z")}}, 3);
+    fillBatch(batch, {{1, 1, QStringLiteral("x")}, {2, 2, QStringLiteral("y")}, {1, 3, QStringLiteral("z")}},
+              3);
     writer->writeBatch(batch, rejected);
     pg->commit();
     QVERIFY(rejected.empty());
     const TableSchema schema = pg->describeTable(source);
-    QCOMPARE(schema.columnNames(), QStringList({QStringLiteral("Id \"key\""), QStringLiteral("at;when"), QStringLiteral("Wert ü")}));
+    QCOMPARE(schema.columnNames(), QStringList({QStringLiteral("Id \"key\""), QStringLiteral("at;when"),
+                                                QStringLiteral("Wert ü")}));
     QCOMPARE(pg->detectWatermarkType(source, columns[1]), WatermarkType::Integer);
     WindowQuery query;
     query.table = source;
@@ -669,10 +678,10 @@ void TestPostgresConnector::hostileNames()
                                                     {qint64(1), qint64(3), QStringLiteral("z")}}));
 }
 
-void TestPostgresConnector::rejectsRowsOneByOne()
-{
-    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, qty int CHECK (qty >= 0), day date)")
-                         .arg(qualified("r")));
+void TestPostgresConnector::rejectsRowsOneByOne() {
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, qty int CHECK (qty >= 0), day date)")
+            .arg(qualified("r")));
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("r")};
     WriteSpec spec;
@@ -682,11 +691,12 @@ void TestPostgresConnector::rejectsRowsOneByOne()
     std::vector<RowRejection> rejected;
     pg->begin();
     auto writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, 1, QStringLiteral("2025-01-01")},
-                      {2, -1, QStringLiteral("2025-01-01")},          // check constraint
-                      {3, 3, QStringLiteral("not a date")},           // bad value
-                      {4, QStringLiteral("12abc"), QVariant()},       // bad integer
-                      {5, 5, QVariant()}},
+    fillBatch(batch,
+              {{1, 1, QStringLiteral("2025-01-01")},
+               {2, -1, QStringLiteral("2025-01-01")},    // check constraint
+               {3, 3, QStringLiteral("not a date")},     // bad value
+               {4, QStringLiteral("12abc"), QVariant()}, // bad integer
+               {5, 5, QVariant()}},
               3);
     writer->writeBatch(batch, rejected);
     pg->commit();
@@ -696,7 +706,8 @@ void TestPostgresConnector::rejectsRowsOneByOne()
     QCOMPARE(rejected[1].row, 2);
     QVERIFY2(rejected[1].error.contains(QLatin1String("date")), qPrintable(rejected[1].error));
     QCOMPARE(rejected[2].row, 3);
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT string_agg(id::text, ',' ORDER BY id) FROM %1").arg(qualified("r"))),
+    QCOMPARE(m_admin->query(
+                 QStringLiteral("SELECT string_agg(id::text, ',' ORDER BY id) FROM %1").arg(qualified("r"))),
              QList<QStringList>({{"1,5"}}));
 
     // Merge: a bad row is found both at staging (bad value) and at the final insert (constraint).
@@ -705,13 +716,17 @@ void TestPostgresConnector::rejectsRowsOneByOne()
     rejected.clear();
     pg->begin();
     writer = pg->openWriter(spec);
-    fillBatch(batch, {{1, 10, QVariant()}, {6, -6, QVariant()}, {7, 7, QStringLiteral("2025-02-30")}, {8, 8, QVariant()}}, 3);
+    fillBatch(
+        batch,
+        {{1, 10, QVariant()}, {6, -6, QVariant()}, {7, 7, QStringLiteral("2025-02-30")}, {8, 8, QVariant()}},
+        3);
     writer->writeBatch(batch, rejected);
     pg->commit();
     QCOMPARE(int(rejected.size()), 2);
     QCOMPARE(rejected[0].row, 2); // staging finds the impossible date first
     QCOMPARE(rejected[1].row, 1);
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT string_agg(id || ':' || qty, ',' ORDER BY id) FROM %1").arg(qualified("r"))),
+    QCOMPARE(m_admin->query(QStringLiteral("SELECT string_agg(id || ':' || qty, ',' ORDER BY id) FROM %1")
+                                .arg(qualified("r"))),
              QList<QStringList>({{"1:10,5:5,8:8"}}));
 
     // Not a row's fault: a missing column fails the whole write.
@@ -724,26 +739,31 @@ void TestPostgresConnector::rejectsRowsOneByOne()
     pg->rollback();
 }
 
-void TestPostgresConnector::roundTripPostgresSqlitePostgres()
-{
-    m_admin->execute(QStringLiteral(
-        "CREATE TABLE %1 (id int PRIMARY KEY, i2 int2, i4 int4, i8 int8, amount numeric(38,10), r real, d double "
-        "precision, t text, vc varchar(20), b bytea, flag boolean, day date, at timestamp, attz timestamptz, u uuid, "
-        "j json, jb jsonb)")
+void TestPostgresConnector::roundTripPostgresSqlitePostgres() {
+    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, i2 int2, i4 int4, i8 int8, amount "
+                                    "numeric(38,10), r real, d double "
+                                    "precision, t text, vc varchar(20), b bytea, flag boolean, day date, at "
+                                    "timestamp, attz timestamptz, u uuid, "
+                                    "j json, jb jsonb)")
                          .arg(qualified("types")));
-    m_admin->execute(QStringLiteral(
-        "INSERT INTO %1 VALUES "
-        "(1, -32768, -2147483648, -9223372036854775808, '-12.5', '-3.4028235e38', "
-        "'-1.7976931348623157e308', E'tab\\there\\nnew line \\\\ back ünïcødé 🌊', 'varchar', '\\x00ff00', false, "
-        "'0001-01-01', '1970-01-01 00:00:00', '1970-01-01 00:00:00+00', '00000000-0000-0000-0000-000000000000', "
-        "'{\"a\": [1, 2]}', '{\"b\": {\"c\": null}}'),"
-        "(2, 32767, 2147483647, 9223372036854775807, '0.1', '1.1', '0.1', "
-        "'', '', '\\x', true, '9999-12-31', '2025-07-30 23:05:18.123456', '2025-07-30 23:05:18.000001+02', "
-        "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '[]', '[1, \"x\"]'),"
-        "(3, 0, 0, 0, '0', '1.5e-45', '5e-324', E'\\\\N', NULL, '\\x5c0a09', NULL, NULL, NULL, NULL, "
-        "NULL, 'null', 'true'),"
-        "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
-                         .arg(qualified("types")));
+    m_admin->execute(
+        QStringLiteral(
+            "INSERT INTO %1 VALUES "
+            "(1, -32768, -2147483648, -9223372036854775808, '-12.5', '-3.4028235e38', "
+            "'-1.7976931348623157e308', E'tab\\there\\nnew line \\\\ back ünïcødé 🌊', 'varchar', "
+            "'\\x00ff00', false, "
+            "'0001-01-01', '1970-01-01 00:00:00', '1970-01-01 00:00:00+00', "
+            "'00000000-0000-0000-0000-000000000000', "
+            "'{\"a\": [1, 2]}', '{\"b\": {\"c\": null}}'),"
+            "(2, 32767, 2147483647, 9223372036854775807, '0.1', '1.1', '0.1', "
+            "'', '', '\\x', true, '9999-12-31', '2025-07-30 23:05:18.123456', '2025-07-30 "
+            "23:05:18.000001+02', "
+            "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '[]', '[1, \"x\"]'),"
+            "(3, 0, 0, 0, '0', '1.5e-45', '5e-324', E'\\\\N', NULL, '\\x5c0a09', NULL, NULL, NULL, NULL, "
+            "NULL, 'null', 'true'),"
+            "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+            "NULL)")
+            .arg(qualified("types")));
     QTemporaryDir dir;
     auto pg = connect();
     SqliteConnector lite(sqliteSpec(QStringLiteral("lite"), dir.filePath(QStringLiteral("mid.db"))));
@@ -766,8 +786,9 @@ void TestPostgresConnector::roundTripPostgresSqlitePostgres()
     }
     // In SQLite: timestamps with zone as ISO UTC text, blobs as blobs, booleans as 0/1.
     {
-        auto cursor = lite.openScan(liteTable, {QStringLiteral("attz"), QStringLiteral("b"), QStringLiteral("flag"),
-                                                QStringLiteral("at"), QStringLiteral("amount")},
+        auto cursor = lite.openScan(liteTable,
+                                    {QStringLiteral("attz"), QStringLiteral("b"), QStringLiteral("flag"),
+                                     QStringLiteral("at"), QStringLiteral("amount")},
                                     {QStringLiteral("id")});
         const auto rows = readAll(*cursor);
         QCOMPARE(rows[1][0], QVariant(QStringLiteral("2025-07-30T21:05:18.000001Z")));
@@ -795,13 +816,15 @@ void TestPostgresConnector::roundTripPostgresSqlitePostgres()
         else
             expressions << quoteIdentifier(info.name) + QStringLiteral("::text");
     }
-    const QString select = QStringLiteral("SELECT %1 FROM %2 ORDER BY id").arg(expressions.join(QStringLiteral(", ")));
+    const QString select =
+        QStringLiteral("SELECT %1 FROM %2 ORDER BY id").arg(expressions.join(QStringLiteral(", ")));
     const auto original = m_admin->query(select.arg(qualified("types")));
     const auto back = m_admin->query(select.arg(qualified("types back")));
     QCOMPARE(back.size(), original.size());
     for (int row = 0; row < original.size(); ++row) {
         for (int col = 0; col < names.size(); ++col)
-            QVERIFY2(original[row][col] == back[row][col] && original[row][col].isNull() == back[row][col].isNull(),
+            QVERIFY2(original[row][col] == back[row][col] &&
+                         original[row][col].isNull() == back[row][col].isNull(),
                      qPrintable(QStringLiteral("row %1 column %2: '%3' became '%4'")
                                     .arg(row)
                                     .arg(names[col], original[row][col], back[row][col])));
@@ -813,8 +836,7 @@ void TestPostgresConnector::roundTripPostgresSqlitePostgres()
     QCOMPARE(backSchema.column(QStringLiteral("b"))->logical, LogicalType::Blob);
 }
 
-void TestPostgresConnector::roundTripSqlitePostgresSqlite()
-{
+void TestPostgresConnector::roundTripSqlitePostgresSqlite() {
     QTemporaryDir dir;
     SqliteConnector lite(sqliteSpec(QStringLiteral("lite"), dir.filePath(QStringLiteral("src.db"))));
     const TableRef source{QString(), QStringLiteral("Sales Data")};
@@ -834,17 +856,19 @@ void TestPostgresConnector::roundTripSqlitePostgresSqlite()
     };
     lite.createTable(source, columns, {QStringLiteral("id")});
     const QList<QVariantList> rows = {
-        {1, std::numeric_limits<qint64>::min(), -1.7976931348623157e308, QStringLiteral("tab\there\nnl\r\\ ünï 🌊"),
-         QByteArray("\x00\x01\x00\\", 4), 0, QStringLiteral("2025-01-01"), QStringLiteral("2025-01-01T10:00:00.000000"),
-         QStringLiteral("2025-01-01T10:00:00.000001Z"), QStringLiteral("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
-         QStringLiteral("{\"a\": [1, 2.5, \"x\"]}")},
-        {2, std::numeric_limits<qint64>::max(), 0.1, QString(""), QByteArray(""), 1, QStringLiteral("9999-12-31"),
-         QStringLiteral("1970-01-01T00:00:00.000000"), QStringLiteral("1970-01-01T00:00:00.000000Z"),
+        {1, std::numeric_limits<qint64>::min(), -1.7976931348623157e308,
+         QStringLiteral("tab\there\nnl\r\\ ünï 🌊"), QByteArray("\x00\x01\x00\\", 4), 0,
+         QStringLiteral("2025-01-01"), QStringLiteral("2025-01-01T10:00:00.000000"),
+         QStringLiteral("2025-01-01T10:00:00.000001Z"),
+         QStringLiteral("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), QStringLiteral("{\"a\": [1, 2.5, \"x\"]}")},
+        {2, std::numeric_limits<qint64>::max(), 0.1, QString(""), QByteArray(""), 1,
+         QStringLiteral("9999-12-31"), QStringLiteral("1970-01-01T00:00:00.000000"),
+         QStringLiteral("1970-01-01T00:00:00.000000Z"),
          QStringLiteral("00000000-0000-0000-0000-000000000000"), QStringLiteral("[]")},
-        {3, 0, 5e-324, QStringLiteral("\\N"), QByteArray("\n\t", 2), QVariant(), QVariant(), QVariant(), QVariant(),
+        {3, 0, 5e-324, QStringLiteral("\\N"), QByteArray("\n\t", 2), QVariant(), QVariant(), QVariant(),
+         QVariant(), QVariant(), QVariant()},
+        {4, QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(),
          QVariant(), QVariant()},
-        {4, QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(), QVariant(),
-         QVariant()},
     };
     RowBatch batch;
     std::vector<RowRejection> rejected;
@@ -877,9 +901,11 @@ void TestPostgresConnector::roundTripSqlitePostgresSqlite()
     QCOMPARE(middleSchema.column(QStringLiteral("i"))->nativeType, QStringLiteral("bigint"));
     QCOMPARE(middleSchema.column(QStringLiteral("r"))->nativeType, QStringLiteral("double precision"));
     QCOMPARE(middleSchema.column(QStringLiteral("b"))->nativeType, QStringLiteral("bytea"));
-    QCOMPARE(middleSchema.column(QStringLiteral("attz"))->nativeType, QStringLiteral("timestamp with time zone"));
+    QCOMPARE(middleSchema.column(QStringLiteral("attz"))->nativeType,
+             QStringLiteral("timestamp with time zone"));
     QCOMPARE(middleSchema.column(QStringLiteral("flag"))->nativeType, QStringLiteral("boolean"));
-    QCOMPARE(m_admin->query(QStringLiteral("SELECT octet_length(b), flag::text FROM %1 WHERE id = 1").arg(qualified("Sales Data"))),
+    QCOMPARE(m_admin->query(QStringLiteral("SELECT octet_length(b), flag::text FROM %1 WHERE id = 1")
+                                .arg(qualified("Sales Data"))),
              QList<QStringList>({{"4", "false"}}));
 
     lite.createTable(back, middleSchema.columns, {QStringLiteral("id")});
@@ -914,9 +940,9 @@ void TestPostgresConnector::roundTripSqlitePostgresSqlite()
 
 // numeric(38,10) values beyond a double's 15 digits must arrive in SQLite as exact text and
 // come back unchanged: no float rounding, ever.
-void TestPostgresConnector::numericExactThroughSqlite()
-{
-    m_admin->execute(QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, amount numeric(38,10))").arg(qualified("n")));
+void TestPostgresConnector::numericExactThroughSqlite() {
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, amount numeric(38,10))").arg(qualified("n")));
     m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (1, '-1234567890123456789012345678.1234567890'), "
                                     "(2, '9999999999999999999999999999.9999999999'), (3, '0.0000000001'), "
                                     "(4, '12.3000000000')")
@@ -944,9 +970,11 @@ void TestPostgresConnector::numericExactThroughSqlite()
         const auto rows = readAll(*cursor);
         // Compared as typed values: QVariant would call the double 1e28 equal to the text.
         QCOMPARE(rows.value(0).value(0).typeId(), int(QMetaType::QString));
-        QCOMPARE(rows.value(0).value(0).toString(), QStringLiteral("-1234567890123456789012345678.1234567890"));
+        QCOMPARE(rows.value(0).value(0).toString(),
+                 QStringLiteral("-1234567890123456789012345678.1234567890"));
         QCOMPARE(rows.value(1).value(0).typeId(), int(QMetaType::QString));
-        QCOMPARE(rows.value(1).value(0).toString(), QStringLiteral("9999999999999999999999999999.9999999999"));
+        QCOMPARE(rows.value(1).value(0).toString(),
+                 QStringLiteral("9999999999999999999999999999.9999999999"));
     }
     const TableSchema liteSchema = lite.describeTable(liteTable);
     pg->createTable(back, liteSchema.columns, {QStringLiteral("id")});
@@ -961,6 +989,79 @@ void TestPostgresConnector::numericExactThroughSqlite()
     pg->commit();
     const QString select = QStringLiteral("SELECT id, amount::text FROM %1 ORDER BY id");
     QCOMPARE(m_admin->query(select.arg(qualified("n back"))), m_admin->query(select.arg(qualified("n"))));
+}
+
+void TestPostgresConnector::pushDownInsideOneDatabase() {
+    m_admin->execute(
+        QStringLiteral("CREATE TABLE %1 (id int PRIMARY KEY, at timestamptz NOT NULL, note text)")
+            .arg(qualified("src")));
+    m_admin->execute(
+        QStringLiteral(
+            "INSERT INTO %1 SELECT g, '2025-01-01 00:00:00+00'::timestamptz + (g / 2) * interval '1 "
+            "second', 'v1' FROM generate_series(1, 100) g")
+            .arg(qualified("src")));
+    auto source = connect();
+    auto target = connect();
+    const TableRef src{m_schema, QStringLiteral("src")};
+    const TableRef dst{m_schema, QStringLiteral("dst")};
+    const TableSchema schema = source->describeTable(src);
+    target->createTable(dst, schema.columns, {QStringLiteral("id")});
+
+    WindowQuery window;
+    window.table = src;
+    window.columns = schema.columnNames();
+    window.watermarkColumn = QStringLiteral("at");
+    window.tiebreakColumn = QStringLiteral("id");
+    window.upper = source->probeWatermark(src, QStringLiteral("at"), WatermarkType::Timestamp).maximum;
+    window.lower = *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:10.000000Z"));
+    window.lowerTiebreak = QVariant(qint64(20));
+    WriteSpec write;
+    write.table = dst;
+    write.columns = schema.columns;
+
+    // Outside a transaction, or from another engine or database: not possible.
+    QVERIFY(!target->pushDown(*source, window, write).has_value());
+    QTemporaryDir dir;
+    SqliteConnector lite(sqliteSpec(QStringLiteral("lite"), dir.filePath(QStringLiteral("x.db"))));
+    target->begin();
+    QVERIFY(!target->pushDown(lite, window, write).has_value());
+    PostgresConnector otherDatabase(pgSpec(QStringLiteral("other"), QString(), QStringLiteral("postgres")));
+    QVERIFY(!target->pushDown(otherDatabase, window, write).has_value());
+
+    auto result = target->pushDown(*source, window, write);
+    QVERIFY(result.has_value());
+    QCOMPARE(result->rowsRead, qint64(80)); // (10 s, id 20) exclusive: ids 21..100
+    QCOMPARE(result->rowsWritten, qint64(80));
+    QCOMPARE(result->maximum.nativeText(), QStringLiteral("2025-01-01T00:00:50.000000Z"));
+    QCOMPARE(result->maximumTiebreak, QVariant(qint64(100)));
+    target->writeState({QStringLiteral("tst-push"), 1, result->maximum, result->maximumTiebreak, 1});
+    target->commit();
+    QCOMPARE(m_admin->query(QStringLiteral("SELECT count(*), min(id) FROM %1").arg(qualified("dst"))),
+             QList<QStringList>({{"80", "21"}}));
+
+    // Merge: updated rows replace, older versions do not.
+    m_admin->execute(QStringLiteral("UPDATE %1 SET note = 'v2', at = at + interval '1 hour' WHERE id > 90")
+                         .arg(qualified("src")));
+    m_admin->execute(
+        QStringLiteral("UPDATE %1 SET note = 'newer' , at = at + interval '2 hours' WHERE id = 95")
+            .arg(qualified("dst")));
+    write.mode = WriteMode::Merge;
+    write.keyColumns = {QStringLiteral("id")};
+    write.watermarkColumn = QStringLiteral("at");
+    write.tiebreakColumn = QStringLiteral("id");
+    window.lower = result->maximum;
+    window.lowerTiebreak = result->maximumTiebreak;
+    window.upper = source->probeWatermark(src, QStringLiteral("at"), WatermarkType::Timestamp).maximum;
+    target->begin();
+    result = target->pushDown(*source, window, write);
+    target->commit();
+    QVERIFY(result.has_value());
+    QCOMPARE(result->rowsRead, qint64(10));
+    QCOMPARE(m_admin->query(
+                 QStringLiteral("SELECT count(*) FILTER (WHERE note = 'v2'), count(*) FILTER (WHERE note = "
+                                "'newer'), count(*) FROM %1")
+                     .arg(qualified("dst"))),
+             QList<QStringList>({{"9", "1", "80"}}));
 }
 
 QTEST_GUILESS_MAIN(TestPostgresConnector)

@@ -12,6 +12,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -175,6 +176,7 @@ private slots:
         // Edit: to merge on the primary key.
         TableDraft mergeDraft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
         mergeDraft.spec.lookback = QStringLiteral("1h");
+        mergeDraft.spec.active = false; // the edit dialog carries the active flag too
         TableSpec merged = fixture.prepared(mergeDraft);
         merged.id = ordersId;
         stack->push(new EditTableCommand(panel.commandContext(), *fixture.open()->table(ordersId), merged));
@@ -236,9 +238,14 @@ private slots:
         auto *keys = dialog.findChild<QListWidget *>(QStringLiteral("keys"));
         auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
         QVERIFY(sourceTable && mode && watermark && lookback && keys && ok);
+        auto *sourceConnection = dialog.findChild<QComboBox *>(QStringLiteral("sourceConnection"));
+        QTRY_COMPARE(sourceConnection->count(), 2);
+        selectData(sourceConnection, QStringLiteral("src"));
+        selectData(dialog.findChild<QComboBox *>(QStringLiteral("targetConnection")), QStringLiteral("dst"));
 
         // The source's tables are listed from the live connection.
-        QTRY_VERIFY(sourceTable->findText(QStringLiteral("no_key")) >= 0);
+        QTRY_VERIFY2(sourceTable->findText(QStringLiteral("no_key")) >= 0,
+                     qPrintable(dialog.findChild<QLabel *>(QStringLiteral("busy"))->text()));
         QVERIFY(sourceTable->findText(QStringLiteral("orders")) >= 0);
         sourceTable->setCurrentText(QStringLiteral("orders"));
         QTRY_VERIFY(dialog.columnsLoaded());
@@ -289,6 +296,10 @@ private slots:
         WorkspaceGateway gateway(fixture.wsPath);
         TableDialog dialog(&gateway, std::nullopt);
         auto *initial = dialog.findChild<QLineEdit *>(QStringLiteral("initialWatermark"));
+        auto *sourceConnection = dialog.findChild<QComboBox *>(QStringLiteral("sourceConnection"));
+        QTRY_COMPARE(sourceConnection->count(), 2);
+        selectData(sourceConnection, QStringLiteral("src"));
+        selectData(dialog.findChild<QComboBox *>(QStringLiteral("targetConnection")), QStringLiteral("dst"));
         QTRY_VERIFY(dialog.columnsLoaded());
         initial->setText(QStringLiteral("not a time"));
         QSignalSpy accepted(&dialog, &QDialog::accepted);

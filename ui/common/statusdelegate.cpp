@@ -3,6 +3,7 @@
 
 #include "model/domain/runrecord.h"
 #include "model/models/itemroles.h"
+#include "ui/common/resources.h"
 
 #include <QFile>
 #include <QHash>
@@ -12,6 +13,7 @@ namespace tidemark {
 QIcon statusIcon(const QString &statusName)
 {
     static QHash<QString, QIcon> cache;
+    ensureResources();
     if (statusName.isEmpty())
         return {};
     auto it = cache.find(statusName);

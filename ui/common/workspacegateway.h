@@ -39,6 +39,9 @@ public:
     // Reads the control table (with each table's last status) and emits tablesLoaded. Replies
     // to an older request than the latest are dropped.
     void reloadTables();
+    // A control-table write was queued: a read that started before it is out of date, so its
+    // reply is dropped (the write's own reload follows).
+    void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
     void reloadHistory(int limit = 200);
     // Blocks until queued jobs are done (tests only).

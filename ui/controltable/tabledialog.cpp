@@ -133,6 +133,7 @@ void TableDialog::buildUi()
     m_problemLabel->setWordWrap(true);
     m_problemLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_busyLabel = new QLabel(this);
+    m_busyLabel->setObjectName(QStringLiteral("busy"));
     m_busyLabel->setWordWrap(true);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &TableDialog::accept);
@@ -242,8 +243,8 @@ void TableDialog::loadColumns()
             if (request != m_columnsRequest)
                 return;
             setBusy({});
+            m_columnsLoaded = true; // before filling: the fill revalidates with the column types
             fillColumns(columns);
-            m_columnsLoaded = true;
             emit columnsReady();
         },
         [this, request](const QString &error) {

@@ -122,6 +122,12 @@ void HistoryPanel::setGateway(WorkspaceGateway *gateway)
     reload();
 }
 
+void HistoryPanel::selectNewest()
+{
+    if (m_filter->rowCount() > 0)
+        m_view->setCurrentIndex(m_filter->index(0, 0)); // emits runSelected
+}
+
 void HistoryPanel::reload()
 {
     if (m_gateway)

@@ -35,6 +35,7 @@ public:
 public slots:
     void reload();
     void exportCsv();
+    void selectNewest();
     // The table the chart shows when the table filter says "all tables".
     void setChartTable(qint64 tableId);
 

@@ -8,6 +8,7 @@
 #include "model/models/displayformat.h"
 #include "model/storage/workspace.h"
 #include "ui/backfill/backfilldialog.h"
+#include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
@@ -57,6 +58,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_runLabel(new QLabel(this))
     , m_reloadTimer(new QTimer(this))
 {
+    ensureResources();
     setWindowTitle(QStringLiteral("Tidemark"));
     m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
     m_mainSplitter->addWidget(m_controlTable);
@@ -417,6 +419,7 @@ void MainWindow::cancelRun()
 void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations)
 {
     m_runLabel->setText(tr("Run %1: %n table(s)", nullptr, int(iterations.size())).arg(runId));
+    m_history->reload(); // the new run appears in the history as running
     updateActions();
 }
 
@@ -465,6 +468,13 @@ void MainWindow::backfillSelected()
             });
     });
     dialog->open();
+}
+
+void MainWindow::showHistory()
+{
+    m_historyDock->show();
+    m_historyDock->raise();
+    m_history->selectNewest();
 }
 
 void MainWindow::manageConnections()

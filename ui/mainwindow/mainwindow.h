@@ -49,6 +49,8 @@ public slots:
     void cancelRun();
     void backfillSelected();
     void manageConnections();
+    // Shows the history dock with the newest run selected (its iterations in the grid).
+    void showHistory();
 
 signals:
     void workspaceOpened(const QString &path);

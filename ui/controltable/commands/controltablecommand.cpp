@@ -15,6 +15,7 @@ ControlTableCommand::ControlTableCommand(const Context &context, const QString &
 void ControlTableCommand::persist(std::function<void(Workspace &)> write)
 {
     WorkspaceGateway *gateway = m_context.gateway;
+    gateway->markTablesStale();
     gateway->submit(
         gateway, std::move(write), [gateway] { gateway->reloadTables(); },
         [gateway](const QString &error) {
