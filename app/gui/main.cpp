@@ -13,14 +13,14 @@ namespace {
 
 // scripts/screenshots.sh names the state the window should show (TIDEMARK_SCREENSHOT_STATE):
 // "main" as opened, "running" with a run in progress, "history" after a run, its chart shown.
-void prepareScreenshotState(tidemark::MainWindow &window, const QString &state)
-{
+void prepareScreenshotState(tidemark::MainWindow &window, const QString &state) {
     if (state != QLatin1String("running") && state != QLatin1String("history"))
         return;
     QObject::connect(&window, &tidemark::MainWindow::workspaceOpened, &window, [&window, state] {
         if (state == QLatin1String("history")) {
-            QObject::connect(window.coordinator(), &tidemark::RunCoordinator::runFinished, &window,
-                             [&window] { QTimer::singleShot(700, &window, &tidemark::MainWindow::showHistory); });
+            QObject::connect(
+                window.coordinator(), &tidemark::RunCoordinator::runFinished, &window,
+                [&window] { QTimer::singleShot(700, &window, &tidemark::MainWindow::showHistory); });
         }
         QTimer::singleShot(400, &window, &tidemark::MainWindow::runAll);
     });
@@ -28,8 +28,7 @@ void prepareScreenshotState(tidemark::MainWindow &window, const QString &state)
 
 } // namespace
 
-int main(int argc, char *argv[])
-{
+int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Tidemark"));
     QApplication::setApplicationName(QStringLiteral("Tidemark"));
@@ -43,7 +42,8 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
-                                             QStringLiteral("Workspace file to open."), QStringLiteral("FILE"));
+                                             QStringLiteral("Workspace file to open."),
+                                             QStringLiteral("FILE"));
     parser.addOption(workspaceOption);
     parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("Workspace file to open."),
                                  QStringLiteral("[FILE]"));

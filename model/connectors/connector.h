@@ -38,6 +38,7 @@ struct ColumnInfo {
     LogicalType logical = LogicalType::Unknown;
     bool notNull = false;
     int primaryKeyOrdinal = 0; // 1-based position in the primary key, 0 = not part of it
+    QString origin;            // the engine nativeType belongs to: "sqlite" | "postgres"
 };
 
 // A table as connectors see it: `schema` is empty for SQLite.
@@ -93,8 +94,8 @@ struct WriteSpec {
     TableRef table;
     QList<ColumnInfo> columns; // source columns, in batch order
     WriteMode mode = WriteMode::Append;
-    QStringList keyColumns;    // merge
-    QString watermarkColumn;   // merge rule: never replace newer with older
+    QStringList keyColumns;  // merge
+    QString watermarkColumn; // merge rule: never replace newer with older
     QString tiebreakColumn;
 };
 
@@ -148,7 +149,11 @@ public:
     // Timestamp, Integer, or None when the column cannot order a watermark.
     virtual WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) = 0;
     // Reads max and NULL count; refuses (throws) a timestamp column whose values mix spellings.
-    virtual WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
+    // With `checkFrom` (the window's lower bound), only values that could compare wrongly against
+    // it are checked: text order and time order of two spellings disagree only within a day
+    // (zone offsets), and anything that sorts lower is a late row the window skips by design.
+    virtual WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
+                                          const Watermark &checkFrom = Watermark()) = 0;
     // A value of the column, to spell user input like the column does (none when empty).
     virtual Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
     virtual qint64 countWindow(const WindowQuery &query) = 0;
@@ -169,18 +174,22 @@ public:
     virtual std::unique_ptr<RowWriter> openWriter(const WriteSpec &spec) = 0;
     virtual void deleteAll(const TableRef &table) = 0;
     // Deletes rows whose watermark is after `position` (backfill --delete-newer).
-    virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn, const Watermark &position) = 0;
+    virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
+                                   const Watermark &position) = 0;
     // Creates tidemark_state when missing. Reads outside or inside a transaction.
     virtual std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) = 0;
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
 
     // --- optional: same-database push-down (additive; default: not possible) ---
+    // Called before begin() when the engine may push the copy down: set-up that cannot run inside
+    // a transaction (SQLite's ATTACH of the source file) happens here.
+    virtual void preparePushDown(Connector &source) {}
     // Copies `window` from `source` into `write.table` as one statement inside this target's
     // open transaction, when both reach the same database; no row travels through Tidemark.
     // Returns nullopt when push-down is not possible (the caller streams instead).
-    virtual std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window, const WriteSpec &write)
-    {
+    virtual std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+                                                   const WriteSpec &write) {
         return std::nullopt;
     }
 };

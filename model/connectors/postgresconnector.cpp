@@ -892,6 +892,7 @@ TableSchema PostgresConnector::describeTable(const TableRef &table) {
     schema.table = table;
     for (const QStringList &row : rows) {
         ColumnInfo column;
+        column.origin = QStringLiteral("postgres");
         column.name = row.value(0);
         column.nativeType = row.value(1);
         column.logical = logicalFromTypname(row.value(2));
@@ -994,7 +995,7 @@ Watermark watermarkFromText(const QString &text, WatermarkType type, const QStri
 } // namespace
 
 WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column,
-                                                 WatermarkType type) {
+                                                 WatermarkType type, const Watermark &) {
     const QString typname = columnTypeName(table, column);
     watermarkCast(table, column); // refuses types that cannot be a watermark
     const QString quoted = quoteIdentifier(column);

@@ -35,7 +35,8 @@ public:
     TableSchema describeTable(const TableRef &table) override;
 
     WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) override;
-    WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
+    WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
+                                  const Watermark &checkFrom = Watermark()) override;
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;

@@ -20,22 +20,22 @@ struct Cell {
         double real;
         std::uint64_t offset; // into the arena, for Text and Blob
     };
-    Cell() : integer(0) {}
+    Cell()
+        : integer(0) {}
 };
 
 // A bounded batch of rows in row-major order, reused from batch to batch so memory stays flat.
 // Text is UTF-8. Not thread-safe; moved between threads only as a whole.
 class RowBatch {
 public:
-    explicit RowBatch(int columnCount = 0) : m_columnCount(columnCount) {}
+    explicit RowBatch(int columnCount = 0)
+        : m_columnCount(columnCount) {}
 
-    void reset(int columnCount)
-    {
+    void reset(int columnCount) {
         m_columnCount = columnCount;
         clear();
     }
-    void clear()
-    {
+    void clear() {
         m_cells.clear();
         m_arena.clear();
     }
@@ -49,14 +49,12 @@ public:
 
     // Appending: call once per column, row after row.
     void appendNull() { m_cells.emplace_back(); }
-    void appendInteger(std::int64_t value)
-    {
+    void appendInteger(std::int64_t value) {
         Cell &c = m_cells.emplace_back();
         c.type = CellType::Integer;
         c.integer = value;
     }
-    void appendReal(double value)
-    {
+    void appendReal(double value) {
         Cell &c = m_cells.emplace_back();
         c.type = CellType::Real;
         c.real = value;
@@ -67,8 +65,7 @@ public:
     void truncateRows(int rows) { m_cells.resize(std::size_t(rows) * m_columnCount); }
 
 private:
-    void appendBytes(CellType type, const void *data, std::size_t size)
-    {
+    void appendBytes(CellType type, const void *data, std::size_t size) {
         Cell &c = m_cells.emplace_back();
         c.type = type;
         c.offset = m_arena.size();

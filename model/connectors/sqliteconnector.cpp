@@ -19,8 +19,10 @@ namespace {
 const QString kStateTable = QStringLiteral("tidemark_state");
 
 QString quoted(const TableRef &table) {
-    return quoteIdentifier(table.name);
+    return quoteQualified(table.schema, table.name);
 }
+
+constexpr auto kAttachedSchema = "tidemark_source";
 
 // A prepared statement whose errors name the connection and table they concern.
 class Statement {
@@ -323,7 +325,8 @@ bool keepsValues(Affinity affinity, LogicalType logical) {
     case LogicalType::Real:
         return affinity == Affinity::Real;
     case LogicalType::Numeric:
-        return affinity == Affinity::Numeric || affinity == Affinity::Text || affinity == Affinity::Blob;
+        // Exact decimals from another engine arrive as text; NUMERIC affinity would round them.
+        return affinity == Affinity::Text || affinity == Affinity::Blob;
     case LogicalType::Text:
     case LogicalType::Uuid:
     case LogicalType::Json:
@@ -359,14 +362,11 @@ void SqliteConnector::open(bool create) {
     } catch (const Error &error) {
         throw Error(QStringLiteral("connection '%1': %2").arg(m_name, error.message()));
     }
-    // WAL lets a source cursor on one connection read while another connection writes the same
-    // file. Best effort: a read-only file keeps its journal mode and is still readable.
-    sqlite3_exec(m_db->handle(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
-    // In WAL, NORMAL can lose the last commit on power loss but never tears one; the target's
-    // state row commits with its rows, so reconcile repairs the workspace either way. A larger
-    // page cache keeps big copy transactions from spilling to the WAL early.
-    sqlite3_exec(m_db->handle(), "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768", nullptr, nullptr,
-                 nullptr);
+    // The file keeps its own journal mode: a user's database is not ours to convert to WAL, and a
+    // rollback journal writes a bulk load once where WAL writes it twice (log, then checkpoint).
+    // The engine reads and writes a file that is both source and target through one connector.
+    // A larger page cache keeps big copy transactions from spilling pages early.
+    sqlite3_exec(m_db->handle(), "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
 }
 
 sqlite3 *SqliteConnector::handle() {
@@ -424,6 +424,7 @@ TableSchema SqliteConnector::describeTable(const TableRef &table) {
     schema.table = table;
     while (query.step()) {
         ColumnInfo column;
+        column.origin = QStringLiteral("sqlite");
         column.name = query.text(0);
         column.nativeType = query.text(1);
         column.logical = logicalTypeFor(column.nativeType);
@@ -476,7 +477,7 @@ QString SqliteConnector::declaredTypeFor(const ColumnInfo &column) {
         QStringLiteral("^[A-Za-z][A-Za-z0-9_ ]*(\\(\\s*[+-]?\\d+\\s*(,\\s*[+-]?\\d+\\s*)?\\))?$"));
     const QString native = column.nativeType.trimmed();
     if (!native.isEmpty() && plainType.match(native).hasMatch() &&
-        keepsValues(affinityOf(native), column.logical))
+        (column.origin == QLatin1String("sqlite") || keepsValues(affinityOf(native), column.logical)))
         return native;
     switch (column.logical) {
     case LogicalType::Integer:
@@ -553,7 +554,7 @@ WatermarkType SqliteConnector::detectWatermarkType(const TableRef &table, const 
 }
 
 WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QString &column,
-                                               WatermarkType type) {
+                                               WatermarkType type, const Watermark &checkFrom) {
     const QString col = quoteIdentifier(column);
     const QString from = quoted(table);
     const QString what =
@@ -615,12 +616,31 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         }
         pattern += spelling.zone; // Z, z or a numeric offset: no GLOB metacharacters
     }
-    Statement odd(
-        handle(),
-        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 IS NOT NULL AND NOT (%1 GLOB ?1) LIMIT 1")
-            .arg(col, from),
-        where(table));
+    // Numbers sort before all text: they can never be in a window, whatever checkFrom is.
+    Statement number(handle(),
+                     QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 < '' LIMIT 1").arg(col, from),
+                     where(table));
+    if (number.step())
+        refuseValue(number.type(0), number.text(1));
+    QString range = QStringLiteral("%1 IS NOT NULL").arg(col);
+    QString rangeStart;
+    if (checkFrom.type() == WatermarkType::Timestamp) {
+        constexpr qint64 kTwoDays = 2LL * 86400 * 1000 * 1000;
+        TimestampSpelling day;
+        day.dateOnly = true;
+        rangeStart =
+            formatTimestamp(checkFrom.micros() - kTwoDays - checkFrom.micros() % (86400LL * 1000 * 1000), day)
+                .value_or(QString());
+        if (!rangeStart.isEmpty())
+            range = QStringLiteral("%1 >= ?2").arg(col);
+    }
+    Statement odd(handle(),
+                  QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT (%1 GLOB ?1) LIMIT 1")
+                      .arg(col, from, range),
+                  where(table));
     odd.bind(1, pattern);
+    if (!rangeStart.isEmpty())
+        odd.bind(2, rangeStart);
     if (odd.step()) {
         const QString value = odd.text(1);
         const auto parsed = odd.type(1) == SQLITE_TEXT ? parseTimestamp(value) : std::nullopt;
@@ -647,7 +667,7 @@ Watermark SqliteConnector::sampleWatermark(const TableRef &table, const QString 
 }
 
 bool SqliteConnector::hasRowid(const TableRef &table) {
-    const auto cached = m_rowidTables.constFind(table.name);
+    const auto cached = m_rowidTables.constFind(table.display());
     if (cached != m_rowidTables.constEnd())
         return *cached;
     // WITHOUT ROWID tables and views have no rowid: preparing the query is the test.
@@ -656,7 +676,7 @@ bool SqliteConnector::hasRowid(const TableRef &table) {
     const bool result =
         sqlite3_prepare_v2(handle(), sql.constData(), int(sql.size()), &stmt, nullptr) == SQLITE_OK;
     sqlite3_finalize(stmt);
-    m_rowidTables.insert(table.name, result);
+    m_rowidTables.insert(table.display(), result);
     return result;
 }
 
@@ -809,85 +829,94 @@ std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
     sqlite3 *db = writable();
     if (spec.columns.isEmpty())
         throw Error(QStringLiteral("%1: nothing to write, no columns").arg(where(spec.table)));
-    QStringList names;
     QStringList placeholders;
-    for (const ColumnInfo &column : spec.columns) {
-        names << column.name;
-        placeholders << QStringLiteral("?%1").arg(placeholders.size() + 1);
-    }
-    const QString target = quoted(spec.table);
-    QString sql = QStringLiteral("INSERT INTO %1 (%2) VALUES (%3)")
-                      .arg(target, quoteIdentifierList(names), placeholders.join(QLatin1String(", ")));
-
-    if (spec.mode == WriteMode::Merge) {
-        if (spec.keyColumns.isEmpty())
-            throw Error(QStringLiteral("%1: merge needs key columns").arg(where(spec.table)));
-        // ON CONFLICT needs a primary key or a unique index on exactly the key columns.
-        QSet<QString> keys;
-        for (const QString &key : spec.keyColumns)
-            keys.insert(key.toLower());
-        bool unique = false;
-        {
-            Statement pk(db, QStringLiteral("SELECT name FROM pragma_table_xinfo(?1) WHERE pk > 0"),
-                         where(spec.table));
-            pk.bind(1, spec.table.name);
-            QSet<QString> columns;
-            while (pk.step())
-                columns.insert(pk.text(0).toLower());
-            unique = columns == keys;
-        }
-        if (!unique) {
-            Statement indexes(
-                db,
-                QStringLiteral("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 AND partial = 0"),
-                where(spec.table));
-            indexes.bind(1, spec.table.name);
-            while (!unique && indexes.step()) {
-                Statement info(db, QStringLiteral("SELECT name FROM pragma_index_info(?1)"),
-                               where(spec.table));
-                info.bind(1, indexes.text(0));
-                QSet<QString> columns;
-                bool expression = false;
-                while (info.step()) {
-                    expression = expression || info.isNull(0);
-                    columns.insert(info.text(0).toLower());
-                }
-                unique = !expression && columns == keys;
-            }
-        }
-        if (!unique)
-            throw Error(QStringLiteral("%1: merge needs a primary key or unique index on (%2) in the target")
-                            .arg(where(spec.table), spec.keyColumns.join(QLatin1String(", "))));
-
-        QStringList assignments;
-        for (const QString &name : names) {
-            if (!keys.contains(name.toLower()))
-                assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(name));
-        }
-        sql += QStringLiteral(" ON CONFLICT (%1) DO ").arg(quoteIdentifierList(spec.keyColumns));
-        if (assignments.isEmpty()) {
-            sql += QStringLiteral("NOTHING");
-        } else {
-            sql += QStringLiteral("UPDATE SET ") + assignments.join(QLatin1String(", "));
-            if (!spec.watermarkColumn.isEmpty()) {
-                // An older version never replaces a newer one; an equal position (a rerun, or a
-                // later row of the same window) does.
-                const QString wm = quoteIdentifier(spec.watermarkColumn);
-                const QString stored = target + QLatin1Char('.') + wm;
-                if (spec.tiebreakColumn.isEmpty()) {
-                    sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 >= %1").arg(stored, wm);
-                } else {
-                    const QString tb = quoteIdentifier(spec.tiebreakColumn);
-                    const QString storedTb = target + QLatin1Char('.') + tb;
-                    sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 > %1 OR (excluded.%2 = %1 AND "
-                                          "(%3 IS NULL OR excluded.%4 >= %3))")
-                               .arg(stored, wm, storedTb, tb);
-                }
-            }
-        }
-    }
+    for (int i = 1; i <= spec.columns.size(); ++i)
+        placeholders << QStringLiteral("?%1").arg(i);
+    const QString sql =
+        insertSql(spec, QStringLiteral("VALUES (%1)").arg(placeholders.join(QLatin1String(", "))));
     Statement statement(db, sql, where(spec.table));
     return std::make_unique<SqliteWriter>(db, statement, int(spec.columns.size()), where(spec.table));
+}
+
+QStringList SqliteConnector::columnNames(const WriteSpec &spec) {
+    QStringList names;
+    for (const ColumnInfo &column : spec.columns)
+        names << column.name;
+    return names;
+}
+
+// "INSERT INTO t (cols) <rows>", plus the merge rule's upsert clause in merge mode.
+QString SqliteConnector::insertSql(const WriteSpec &spec, const QString &rows) {
+    sqlite3 *db = writable();
+    const QStringList names = columnNames(spec);
+    const QString target = quoted(spec.table);
+    QString sql = QStringLiteral("INSERT INTO %1 (%2) %3").arg(target, quoteIdentifierList(names), rows);
+    if (spec.mode != WriteMode::Merge)
+        return sql;
+    if (spec.keyColumns.isEmpty())
+        throw Error(QStringLiteral("%1: merge needs key columns").arg(where(spec.table)));
+    // ON CONFLICT needs a primary key or a unique index on exactly the key columns.
+    QSet<QString> keys;
+    for (const QString &key : spec.keyColumns)
+        keys.insert(key.toLower());
+    bool unique = false;
+    {
+        Statement pk(db, QStringLiteral("SELECT name FROM pragma_table_xinfo(?1) WHERE pk > 0"),
+                     where(spec.table));
+        pk.bind(1, spec.table.name);
+        QSet<QString> columns;
+        while (pk.step())
+            columns.insert(pk.text(0).toLower());
+        unique = columns == keys;
+    }
+    if (!unique) {
+        Statement indexes(
+            db, QStringLiteral("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 AND partial = 0"),
+            where(spec.table));
+        indexes.bind(1, spec.table.name);
+        while (!unique && indexes.step()) {
+            Statement info(db, QStringLiteral("SELECT name FROM pragma_index_info(?1)"), where(spec.table));
+            info.bind(1, indexes.text(0));
+            QSet<QString> columns;
+            bool expression = false;
+            while (info.step()) {
+                expression = expression || info.isNull(0);
+                columns.insert(info.text(0).toLower());
+            }
+            unique = !expression && columns == keys;
+        }
+    }
+    if (!unique)
+        throw Error(QStringLiteral("%1: merge needs a primary key or unique index on (%2) in the target")
+                        .arg(where(spec.table), spec.keyColumns.join(QLatin1String(", "))));
+
+    QStringList assignments;
+    for (const QString &name : names) {
+        if (!keys.contains(name.toLower()))
+            assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(name));
+    }
+    sql += QStringLiteral(" ON CONFLICT (%1) DO ").arg(quoteIdentifierList(spec.keyColumns));
+    if (assignments.isEmpty()) {
+        sql += QStringLiteral("NOTHING");
+    } else {
+        sql += QStringLiteral("UPDATE SET ") + assignments.join(QLatin1String(", "));
+        if (!spec.watermarkColumn.isEmpty()) {
+            // An older version never replaces a newer one; an equal position (a rerun, or a
+            // later row of the same window) does.
+            const QString wm = quoteIdentifier(spec.watermarkColumn);
+            const QString stored = target + QLatin1Char('.') + wm;
+            if (spec.tiebreakColumn.isEmpty()) {
+                sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 >= %1").arg(stored, wm);
+            } else {
+                const QString tb = quoteIdentifier(spec.tiebreakColumn);
+                const QString storedTb = target + QLatin1Char('.') + tb;
+                sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 > %1 OR (excluded.%2 = %1 AND "
+                                      "(%3 IS NULL OR excluded.%4 >= %3))")
+                           .arg(stored, wm, storedTb, tb);
+            }
+        }
+    }
+    return sql;
 }
 
 void SqliteConnector::deleteAll(const TableRef &table) {
@@ -994,6 +1023,86 @@ void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
         QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
     statement.bind(1, workspaceId).bind(2, tableId);
     statement.run();
+}
+
+} // namespace tidemark
+
+namespace tidemark {
+
+QString SqliteConnector::sourceSchema(Connector &source) const {
+    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
+    if (!sqliteSource)
+        return QString();
+    if (sqliteSource == this)
+        return QStringLiteral("main");
+    if (!m_attachedPath.isEmpty() && m_attachedPath == QFileInfo(sqliteSource->m_path).absoluteFilePath())
+        return QString::fromLatin1(kAttachedSchema);
+    return QString();
+}
+
+void SqliteConnector::preparePushDown(Connector &source) {
+    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
+    if (!sqliteSource || sqliteSource == this || !m_attachedPath.isEmpty())
+        return;
+    sqlite3 *db = writable();
+    const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
+    Statement attach(db, QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
+                     QStringLiteral("connection '%1'").arg(m_name));
+    attach.bind(1, path);
+    attach.step();
+    m_attachedPath = path;
+}
+
+std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const WindowQuery &window,
+                                                        const WriteSpec &write) {
+    const QString schema = sourceSchema(source);
+    if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable()))
+        return std::nullopt;
+    WindowQuery attached = window;
+    attached.table.schema = schema;
+    const QString context = where(write.table);
+
+    // All three statements run in the target's transaction, so they see one snapshot of the source.
+    PushDownResult result;
+    if (write.mode == WriteMode::Merge) {
+        // A merge that keeps a newer stored version changes nothing, yet the row is reflected:
+        // only a count tells how many rows the window held.
+        Statement count(writable(), windowSql(attached, true), context);
+        bindWindow(count, attached);
+        count.step();
+        result.rowsRead = count.int64(0);
+    }
+    {
+        Statement insert(writable(), insertSql(write, windowSql(attached, false)), context);
+        bindWindow(insert, attached);
+        insert.step();
+        if (write.mode != WriteMode::Merge)
+            result.rowsRead = sqlite3_changes64(writable()); // every row inserted, or the statement failed
+        result.rowsWritten = result.rowsRead;
+    }
+    if (result.rowsRead > 0) {
+        // The window's count query with the position columns in place of count(*).
+        QString sql = windowSql(attached, true);
+        QStringList columns{quoteIdentifier(window.watermarkColumn)};
+        QStringList order{columns.first() + QStringLiteral(" DESC")};
+        if (!window.tiebreakColumn.isEmpty()) {
+            columns << quoteIdentifier(window.tiebreakColumn);
+            order << columns.last() + QStringLiteral(" DESC");
+        }
+        sql.replace(0, int(qstrlen("SELECT count(*)")),
+                    QStringLiteral("SELECT ") + columns.join(QLatin1String(", ")));
+        sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", ")) + QStringLiteral(" LIMIT 1");
+        Statement maximum(writable(), sql, context);
+        bindWindow(maximum, attached);
+        if (maximum.step()) {
+            result.maximum = maximum.type(0) == SQLITE_INTEGER
+                                 ? Watermark::integer(maximum.int64(0))
+                                 : Watermark::timestamp(maximum.text(0)).value_or(Watermark());
+            if (!window.tiebreakColumn.isEmpty())
+                result.maximumTiebreak = maximum.variant(1);
+        }
+    }
+    return result;
 }
 
 } // namespace tidemark

@@ -30,7 +30,8 @@ public:
     TableSchema describeTable(const TableRef &table) override;
 
     WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) override;
-    WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
+    WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
+                                  const Watermark &checkFrom = Watermark()) override;
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
@@ -50,6 +51,9 @@ public:
     std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    void preparePushDown(Connector &source) override;
+    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+                                           const WriteSpec &write) override;
 
     // SQLite's type affinity rules, refined: what a declared column type holds.
     static LogicalType logicalTypeFor(const QString &declaredType);
@@ -57,6 +61,11 @@ public:
     static QString declaredTypeFor(const ColumnInfo &column);
 
 private:
+    static QStringList columnNames(const WriteSpec &spec);
+    QString insertSql(const WriteSpec &spec, const QString &rows);
+    // The schema under which `source`'s tables are visible on this connection, or empty when
+    // they are not (another engine, or not attached).
+    QString sourceSchema(Connector &source) const;
     sqlite3 *handle();   // throws when the file does not exist
     sqlite3 *writable(); // creates the file when missing
     void open(bool create);
@@ -69,6 +78,7 @@ private:
     QString m_path;
     std::unique_ptr<SqliteDb> m_db;
     QHash<QString, bool> m_rowidTables;
+    QString m_attachedPath; // source file attached as "tidemark_source" for push-down
 };
 
 } // namespace tidemark

@@ -11,8 +11,7 @@ namespace {
 
 constexpr int kLeaseSeconds = 300;
 
-ConnectionSpec requireConnection(Workspace &workspace, const QString &name)
-{
+ConnectionSpec requireConnection(Workspace &workspace, const QString &name) {
     const auto connection = workspace.connection(name);
     if (!connection)
         throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
@@ -22,9 +21,10 @@ ConnectionSpec requireConnection(Workspace &workspace, const QString &name)
 // Releases the table's lease however the backfill ends.
 class LeaseGuard {
 public:
-    LeaseGuard(Workspace &workspace, qint64 tableId) : m_workspace(workspace), m_tableId(tableId) {}
-    ~LeaseGuard()
-    {
+    LeaseGuard(Workspace &workspace, qint64 tableId)
+        : m_workspace(workspace)
+        , m_tableId(tableId) {}
+    ~LeaseGuard() {
         try {
             m_workspace.releaseLease(m_tableId, 0);
         } catch (const Error &) {
@@ -38,8 +38,7 @@ private:
 
 } // namespace
 
-BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
-{
+BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
     const auto spec = workspace.table(request.tableId);
     if (!spec)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(request.tableId));
@@ -47,26 +46,30 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
         throw ValidationError(QStringLiteral("table %1 (%2) has no watermark column to reset")
                                   .arg(spec->id)
                                   .arg(spec->sourceDisplay()));
-    if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append && !request.confirmDuplicates)
-        throw ValidationError(QStringLiteral("table %1 (%2) is an append table: keeping its target rows while moving the "
-                                             "watermark back to %3 copies those rows twice; use --delete-newer or "
-                                             "--truncate, or --yes to accept the duplicates")
-                                  .arg(spec->id)
-                                  .arg(spec->sourceDisplay(), request.fromText));
+    if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append &&
+        !request.confirmDuplicates)
+        throw ValidationError(
+            QStringLiteral("table %1 (%2) is an append table: keeping its target rows while moving the "
+                           "watermark back to %3 copies those rows twice; use --delete-newer or "
+                           "--truncate, or --yes to accept the duplicates")
+                .arg(spec->id)
+                .arg(spec->sourceDisplay(), request.fromText));
 
     auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     const Watermark sample = source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
-    const Watermark from = parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
+    const Watermark from =
+        parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
 
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)
-        throw ValidationError(QStringLiteral("table %1 is being copied by run %2 (host %3, pid %4); backfill it when "
-                                             "that run has ended")
-                                  .arg(spec->id)
-                                  .arg(lease.holder->runId)
-                                  .arg(lease.holder->host)
-                                  .arg(lease.holder->pid));
+        throw ValidationError(
+            QStringLiteral("table %1 is being copied by run %2 (host %3, pid %4); backfill it when "
+                           "that run has ended")
+                .arg(spec->id)
+                .arg(lease.holder->runId)
+                .arg(lease.holder->host)
+                .arg(lease.holder->pid));
     LeaseGuard guard(workspace, spec->id);
 
     auto target = openConnector(requireConnection(workspace, spec->targetConnection));

@@ -9,6 +9,7 @@
 #include "model/storage/workspace.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 namespace tidemark {
 namespace {
@@ -33,8 +34,8 @@ struct CopyIteration::State {
     IterationRecord record;
     Options options;
 
-    std::unique_ptr<Connector> source;
-    std::unique_ptr<Connector> target;
+    std::shared_ptr<Connector> source;
+    std::shared_ptr<Connector> target;
     TableRef sourceTable;
     TableRef targetTable;
     TableSchema sourceSchema;
@@ -55,20 +56,23 @@ struct CopyIteration::State {
         : workspace(ws)
         , spec(s)
         , record(std::move(r))
-        , options(o)
-    {
+        , options(o) {}
+
+    QString tableLabel() const {
+        return QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay());
+    }
+    bool hasWatermark() const { return !spec.watermarkColumn.isEmpty(); }
+    void throwIfCancelled() const {
+        if (options.cancel && options.cancel->load())
+            throw EarlyEnd{IterationStatus::Cancelled, QStringLiteral("cancelled by the user")};
     }
 
-    QString tableLabel() const { return QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay()); }
-    bool hasWatermark() const { return !spec.watermarkColumn.isEmpty(); }
-    bool cancelled() const { return options.cancel && options.cancel->load(); }
-
-    void log(const QString &level, const QString &message)
-    {
+    void log(const QString &level, const QString &message) {
         const LogLine line{QDateTime::currentDateTimeUtc(), level, message};
         record.log.append(line);
         auto engineLog = logger("core.engine");
-        const std::string text = QStringLiteral("run %1, %2: %3").arg(record.runId).arg(tableLabel(), message).toStdString();
+        const std::string text =
+            QStringLiteral("run %1, %2: %3").arg(record.runId).arg(tableLabel(), message).toStdString();
         if (level == QLatin1String("error"))
             engineLog->error(text);
         else if (level == QLatin1String("warning"))
@@ -85,15 +89,13 @@ struct CopyIteration::State {
             options.observer->logged(record, line);
     }
 
-    void publish()
-    {
+    void publish() {
         if (options.observer)
             options.observer->iterationChanged(record);
     }
 
     // --- 1. Lease ---
-    void takeLease()
-    {
+    void takeLease() {
         const LeaseAttempt attempt = workspace.acquireLease(spec.id, record.runId, options.leaseTtlSeconds);
         if (!attempt.acquired) {
             const Lease &holder = *attempt.holder;
@@ -115,30 +117,35 @@ struct CopyIteration::State {
                                                .arg(attempt.holder->pid));
     }
 
-    void renewLeaseIfDue()
-    {
+    void renewLeaseIfDue() {
         if (leased && leaseClock.elapsed() > options.leaseTtlSeconds * 1000 / 3) {
             workspace.renewLease(spec.id, record.runId, options.leaseTtlSeconds);
             leaseClock.restart();
         }
     }
 
-    void releaseLease()
-    {
+    void releaseLease() {
         if (!leased)
             return;
         try {
             workspace.releaseLease(spec.id, record.runId);
         } catch (const Error &error) {
-            log(QStringLiteral("warning"), QStringLiteral("could not release the lease: %1").arg(error.message()));
+            log(QStringLiteral("warning"),
+                QStringLiteral("could not release the lease: %1").arg(error.message()));
         }
         leased = false;
     }
 
-    void openConnections()
-    {
-        source = openConnector(requireConnection(spec.sourceConnection));
-        target = openConnector(requireConnection(spec.targetConnection));
+    void openConnections() {
+        const ConnectionSpec sourceSpec = requireConnection(spec.sourceConnection);
+        const ConnectionSpec targetSpec = requireConnection(spec.targetConnection);
+        source = openConnector(sourceSpec);
+        // One SQLite file on both sides: one connection, so the read snapshot never waits on the
+        // write lock of a second connection to the same file.
+        const bool sameFile =
+            sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
+            QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
+        target = sameFile ? source : std::shared_ptr<Connector>(openConnector(targetSpec));
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
         sourceSchema = source->describeTable(sourceTable);
@@ -149,16 +156,14 @@ struct CopyIteration::State {
         }
     }
 
-    ConnectionSpec requireConnection(const QString &name)
-    {
+    ConnectionSpec requireConnection(const QString &name) {
         const auto connection = workspace.connection(name);
         if (!connection)
             throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
         return *connection;
     }
 
-    QStringList requiredSourceColumns() const
-    {
+    QStringList requiredSourceColumns() const {
         QStringList columns = spec.keyColumns;
         if (hasWatermark())
             columns << spec.watermarkColumn;
@@ -168,8 +173,7 @@ struct CopyIteration::State {
     }
 
     // --- 2. Reconcile ---
-    void reconcile()
-    {
+    void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
         position = state ? state->watermark : spec.initialWatermark;
         positionTiebreak = state ? state->tiebreak : QVariant();
@@ -183,19 +187,18 @@ struct CopyIteration::State {
             log(QStringLiteral("warning"), QStringLiteral("dry run: would have %1").arg(message));
             return;
         }
-        workspace.setWatermark(spec.id, position, positionTiebreak, QStringLiteral("reconcile"), record.runId);
+        workspace.setWatermark(spec.id, position, positionTiebreak, QStringLiteral("reconcile"),
+                               record.runId);
         log(QStringLiteral("warning"), message);
     }
 
-    static QString displayOrNone(const Watermark &watermark)
-    {
+    static QString displayOrNone(const Watermark &watermark) {
         return watermark.isNull() ? QStringLiteral("none") : watermark.display();
     }
 
     // --- 3. Window ---
     // Returns false when the window is empty for sure (no rows at all past the position).
-    bool fixWindow()
-    {
+    bool fixWindow() {
         window.table = sourceTable;
         window.columns = sourceSchema.columnNames();
         window.watermarkColumn = spec.watermarkColumn;
@@ -204,17 +207,7 @@ struct CopyIteration::State {
         if (!hasWatermark())
             return true; // overwrite without watermark: the whole table, every run
 
-        const WatermarkProbe probe = source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType);
-        record.rowsNullWatermark = probe.nullCount;
-        if (probe.nullCount > 0)
-            log(QStringLiteral("warning"),
-                QStringLiteral("%1 rows have a NULL in watermark column '%2': no window can select them")
-                    .arg(probe.nullCount)
-                    .arg(spec.watermarkColumn));
-        window.upper = probe.maximum;
-        if (spec.mode == WriteMode::Overwrite) {
-            window.lower = Watermark();
-        } else {
+        if (spec.mode != WriteMode::Overwrite) {
             const Lookback lookback = Lookback::parse(spec.lookback, spec.watermarkType);
             if (!lookback.isEmpty() && !position.isNull()) {
                 window.lower = subtractLookback(position, lookback);
@@ -224,13 +217,21 @@ struct CopyIteration::State {
                 window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : positionTiebreak;
             }
         }
+        const WatermarkProbe probe =
+            source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType, window.lower);
+        record.rowsNullWatermark = probe.nullCount;
+        if (probe.nullCount > 0)
+            log(QStringLiteral("warning"),
+                QStringLiteral("%1 rows have a NULL in watermark column '%2': no window can select them")
+                    .arg(probe.nullCount)
+                    .arg(spec.watermarkColumn));
+        window.upper = probe.maximum;
         record.windowLower = window.lower.display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
     }
 
-    qint64 countWindow()
-    {
+    qint64 countWindow() {
         if (hasWatermark())
             return source->countWindow(window);
         auto cursor = source->openScan(sourceTable, window.columns, {});
@@ -242,12 +243,13 @@ struct CopyIteration::State {
     }
 
     // --- 4-8. Read, write, commit, advance, account ---
-    void prepareTarget()
-    {
+    void prepareTarget() {
         if (!target->tableExists(targetTable)) {
-            const QStringList key = spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
+            const QStringList key =
+                spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
             target->createTable(targetTable, sourceSchema.columns, key);
-            log(QStringLiteral("info"), QStringLiteral("created target table '%1'").arg(spec.targetDisplay()));
+            log(QStringLiteral("info"),
+                QStringLiteral("created target table '%1'").arg(spec.targetDisplay()));
             return;
         }
         const TableSchema targetSchema = target->describeTable(targetTable);
@@ -264,8 +266,12 @@ struct CopyIteration::State {
         }
     }
 
-    void copy()
-    {
+    // Push-down writes the window in one statement: no per-row skips, no per-batch commits.
+    bool mayPushDown() const { return hasWatermark() && !spec.commitPerBatch && spec.maxSkipped == 0; }
+
+    void copy() {
+        if (mayPushDown())
+            target->preparePushDown(*source);
         target->begin();
         prepareTarget();
         if (spec.mode == WriteMode::Overwrite)
@@ -278,11 +284,14 @@ struct CopyIteration::State {
         writeSpec.keyColumns = spec.keyColumns;
         writeSpec.watermarkColumn = spec.watermarkColumn;
         writeSpec.tiebreakColumn = spec.tiebreakColumn;
-        if (hasWatermark() && !spec.commitPerBatch && pushDown(writeSpec))
+        if (mayPushDown() && pushDown(writeSpec))
             return;
+        record.windowRows = countWindow(); // the progress bar's total
+        publish();
         auto writer = target->openWriter(writeSpec);
 
-        auto cursor = hasWatermark() ? source->openWindow(window) : source->openScan(sourceTable, window.columns, {});
+        auto cursor =
+            hasWatermark() ? source->openWindow(window) : source->openScan(sourceTable, window.columns, {});
         const int watermarkIndex = hasWatermark() ? int(window.columns.indexOf(spec.watermarkColumn)) : -1;
         const int tiebreakIndex =
             spec.tiebreakColumn.isEmpty() ? -1 : int(window.columns.indexOf(spec.tiebreakColumn));
@@ -292,14 +301,13 @@ struct CopyIteration::State {
         Watermark lastRead; // watermark of the last row of the previous batch (tie detection)
         bool uncommitted = false;
         while (true) {
-            if (cancelled())
-                throw EarlyEnd{IterationStatus::Cancelled, QStringLiteral("cancelled by the user")};
+            throwIfCancelled();
             if (!cursor->fetch(batch, spec.batchSize))
                 break;
             // Per-batch commits: commit what is written before this batch, unless this batch
             // continues a run of equal watermarks that only a tiebreak could split.
-            if (spec.commitPerBatch && uncommitted && !batch.isEmpty()
-                && (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
+            if (spec.commitPerBatch && uncommitted && !batch.isEmpty() &&
+                (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
                 commitBatch(*writer, rejected);
                 target->begin();
                 writer = target->openWriter(writeSpec);
@@ -318,32 +326,34 @@ struct CopyIteration::State {
     }
 
     // Same database on both sides: the server copies the window itself, in this transaction.
-    bool pushDown(const WriteSpec &writeSpec)
-    {
+    bool pushDown(const WriteSpec &writeSpec) {
+        throwIfCancelled();
         const auto result = target->pushDown(*source, window, writeSpec);
         if (!result)
             return false;
-        log(QStringLiteral("info"), QStringLiteral("copied inside the database (push-down): no row left the server"));
+        log(QStringLiteral("info"),
+            QStringLiteral("copied inside the database (push-down): no row left the server"));
         record.rowsRead = result->rowsRead;
         record.rowsWritten = result->rowsWritten;
+        record.windowRows = result->rowsRead;
         if (!result->maximum.isNull()) {
             written = result->maximum;
             writtenTiebreak = result->maximumTiebreak;
         }
+        publish();
+        throwIfCancelled(); // the whole window was one batch: a cancel still rolls it back
         NoRowsWriter noRows;
         std::vector<RowRejection> rejected;
         commitBatch(noRows, rejected);
         return true;
     }
 
-    static Watermark watermarkAt(const RowBatch &batch, int row, int column)
-    {
+    static Watermark watermarkAt(const RowBatch &batch, int row, int column) {
         return watermarkFromCell(batch, batch.cell(row, column));
     }
 
     void account(const RowBatch &batch, const std::vector<RowRejection> &rejected, int watermarkIndex,
-                 int tiebreakIndex)
-    {
+                 int tiebreakIndex) {
         const int rows = batch.rowCount();
         record.rowsRead += rows;
         record.rowsSkipped += qint64(rejected.size());
@@ -363,36 +373,38 @@ struct CopyIteration::State {
             const Watermark candidate = watermarkAt(batch, row, watermarkIndex);
             if (written.isNull() || candidate.compare(written) >= 0) {
                 written = candidate;
-                writtenTiebreak = tiebreakIndex >= 0 ? cellToVariant(batch, batch.cell(row, tiebreakIndex)) : QVariant();
+                writtenTiebreak =
+                    tiebreakIndex >= 0 ? cellToVariant(batch, batch.cell(row, tiebreakIndex)) : QVariant();
             }
             break;
         }
     }
 
-    void rejectRow(const RowBatch &batch, const RowRejection &rejection)
-    {
+    void rejectRow(const RowBatch &batch, const RowRejection &rejection) {
         if (record.rowsSkipped > spec.maxSkipped)
-            throw Error(QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
-                                       "first error: %5")
-                            .arg(record.rowsSkipped)
-                            .arg(spec.sourceDisplay(), spec.targetDisplay())
-                            .arg(spec.maxSkipped)
-                            .arg(rejection.error));
+            throw Error(
+                QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
+                               "first error: %5")
+                    .arg(record.rowsSkipped)
+                    .arg(spec.sourceDisplay(), spec.targetDisplay())
+                    .arg(spec.maxSkipped)
+                    .arg(rejection.error));
         RejectedRow row;
         row.runId = record.runId;
         row.iterationId = record.id;
         row.tableId = spec.id;
         row.at = QDateTime::currentDateTimeUtc();
         row.error = rejection.error;
-        const QStringList keyColumns = spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : spec.keyColumns;
+        const QStringList keyColumns =
+            spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : spec.keyColumns;
         row.rowData = rowToJson(batch, rejection.row, window.columns, window.columns);
-        row.rowKey = keyColumns.isEmpty() ? row.rowData : rowToJson(batch, rejection.row, window.columns, keyColumns);
+        row.rowKey =
+            keyColumns.isEmpty() ? row.rowData : rowToJson(batch, rejection.row, window.columns, keyColumns);
         rejects.push_back(row);
     }
 
     // --- 6. Commit, 7. Advance ---
-    void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected)
-    {
+    void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected) {
         rejected.clear();
         writer.finish(rejected);
         if (!rejected.empty()) {
@@ -400,15 +412,17 @@ struct CopyIteration::State {
             record.rowsSkipped += qint64(rejected.size());
             record.rowsWritten -= qint64(rejected.size());
             if (record.rowsSkipped > spec.maxSkipped)
-                throw Error(QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
-                                           "first error: %5")
-                                .arg(record.rowsSkipped)
-                                .arg(spec.sourceDisplay(), spec.targetDisplay())
-                                .arg(spec.maxSkipped)
-                                .arg(rejected.front().error));
+                throw Error(
+                    QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
+                                   "first error: %5")
+                        .arg(record.rowsSkipped)
+                        .arg(spec.sourceDisplay(), spec.targetDisplay())
+                        .arg(spec.maxSkipped)
+                        .arg(rejected.front().error));
         }
-        const bool advances = !written.isNull() && (position.isNull() || written.compare(position) > 0
-                                                    || (written == position && writtenTiebreak != positionTiebreak));
+        const bool advances =
+            !written.isNull() && (position.isNull() || written.compare(position) > 0 ||
+                                  (written == position && writtenTiebreak != positionTiebreak));
         if (advances || spec.mode == WriteMode::Overwrite)
             target->writeState({workspace.workspaceId(), spec.id, advances ? written : position,
                                 advances ? writtenTiebreak : positionTiebreak, record.runId});
@@ -428,8 +442,7 @@ struct CopyIteration::State {
         record.watermarkAfter = position.display();
     }
 
-    IterationStatus finalStatus()
-    {
+    IterationStatus finalStatus() {
         if (record.rowsRead != record.rowsWritten + record.rowsSkipped)
             throw Error(QStringLiteral("accounting mismatch: %1 rows read, %2 written, %3 skipped")
                             .arg(record.rowsRead)
@@ -437,12 +450,14 @@ struct CopyIteration::State {
                             .arg(record.rowsSkipped));
         if (record.rowsSkipped > 0) {
             log(QStringLiteral("warning"),
-                QStringLiteral("%1 rows could not be written and were skipped (see the rejects)").arg(record.rowsSkipped));
+                QStringLiteral("%1 rows could not be written and were skipped (see the rejects)")
+                    .arg(record.rowsSkipped));
             return IterationStatus::Warning;
         }
         if (record.rowsRead == 0) {
             if (spec.expectRows) {
-                log(QStringLiteral("warning"), QStringLiteral("no new rows, but this table expects rows on every run"));
+                log(QStringLiteral("warning"),
+                    QStringLiteral("no new rows, but this table expects rows on every run"));
                 return IterationStatus::Warning;
             }
             return record.rowsNullWatermark > 0 ? IterationStatus::Warning : IterationStatus::NoNewRows;
@@ -451,14 +466,12 @@ struct CopyIteration::State {
     }
 
     // After a rollback only committed batches count as written or skipped.
-    void keepCommittedCounts()
-    {
+    void keepCommittedCounts() {
         record.rowsWritten = committedWritten;
         record.rowsSkipped = committedSkipped;
     }
 
-    void rollbackQuietly()
-    {
+    void rollbackQuietly() {
         if (!target)
             return;
         try {
@@ -468,8 +481,7 @@ struct CopyIteration::State {
         }
     }
 
-    void runSteps()
-    {
+    void runSteps() {
         if (!spec.active)
             throw EarlyEnd{IterationStatus::Skipped, QStringLiteral("table %1 is paused").arg(spec.id)};
         openConnections();
@@ -482,10 +494,11 @@ struct CopyIteration::State {
             record.windowRows = record.rowsRead;
             record.watermarkBefore = record.windowLower;
             record.watermarkAfter = record.windowUpper;
-            log(QStringLiteral("info"), QStringLiteral("dry run: window (%1, %2] holds %3 rows")
-                                            .arg(record.windowLower.isEmpty() ? QStringLiteral("start") : record.windowLower,
-                                                 record.windowUpper.isEmpty() ? QStringLiteral("end") : record.windowUpper)
-                                            .arg(record.rowsRead));
+            log(QStringLiteral("info"),
+                QStringLiteral("dry run: window (%1, %2] holds %3 rows")
+                    .arg(record.windowLower.isEmpty() ? QStringLiteral("start") : record.windowLower,
+                         record.windowUpper.isEmpty() ? QStringLiteral("end") : record.windowUpper)
+                    .arg(record.rowsRead));
             record.status = IterationStatus::DryRun;
             return;
         }
@@ -495,25 +508,21 @@ struct CopyIteration::State {
             record.status = finalStatus();
             return;
         }
-        record.windowRows = countWindow();
-        publish();
-        log(QStringLiteral("info"), QStringLiteral("copying %1 rows from '%2' to '%3' (%4)")
-                                        .arg(record.windowRows)
-                                        .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)));
+        log(QStringLiteral("info"),
+            QStringLiteral("copying from '%1' to '%2' (%3)")
+                .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)));
         copy();
         record.status = finalStatus();
     }
 };
 
-CopyIteration::CopyIteration(Workspace &workspace, const TableSpec &spec, IterationRecord record, Options options)
-    : d(std::make_unique<State>(workspace, spec, std::move(record), options))
-{
-}
+CopyIteration::CopyIteration(Workspace &workspace, const TableSpec &spec, IterationRecord record,
+                             Options options)
+    : d(std::make_unique<State>(workspace, spec, std::move(record), options)) {}
 
 CopyIteration::~CopyIteration() = default;
 
-IterationRecord CopyIteration::run()
-{
+IterationRecord CopyIteration::run() {
     IterationRecord &record = d->record;
     QElapsedTimer clock;
     clock.start();

@@ -8,8 +8,7 @@
 
 namespace tidemark {
 
-void faultPoint(const char *name)
-{
+void faultPoint(const char *name) {
     static const QByteArray armed = qgetenv("TIDEMARK_FAULT_POINT");
     if (!armed.isEmpty() && std::strcmp(armed.constData(), name) == 0)
         std::raise(SIGKILL);

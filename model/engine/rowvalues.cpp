@@ -8,8 +8,7 @@
 
 namespace tidemark {
 
-Watermark watermarkFromCell(const RowBatch &batch, const Cell &cell)
-{
+Watermark watermarkFromCell(const RowBatch &batch, const Cell &cell) {
     switch (cell.type) {
     case CellType::Integer:
         return Watermark::integer(cell.integer);
@@ -23,12 +22,12 @@ Watermark watermarkFromCell(const RowBatch &batch, const Cell &cell)
     case CellType::Null:
         throw Error(QStringLiteral("a NULL watermark reached the window"));
     default:
-        throw Error(QStringLiteral("the watermark column holds a value that is neither an integer nor a timestamp"));
+        throw Error(
+            QStringLiteral("the watermark column holds a value that is neither an integer nor a timestamp"));
     }
 }
 
-QVariant cellToVariant(const RowBatch &batch, const Cell &cell)
-{
+QVariant cellToVariant(const RowBatch &batch, const Cell &cell) {
     switch (cell.type) {
     case CellType::Null:
         return QVariant();
@@ -48,8 +47,8 @@ QVariant cellToVariant(const RowBatch &batch, const Cell &cell)
     return QVariant();
 }
 
-QString rowToJson(const RowBatch &batch, int row, const QStringList &batchColumns, const QStringList &columns)
-{
+QString rowToJson(const RowBatch &batch, int row, const QStringList &batchColumns,
+                  const QStringList &columns) {
     QJsonObject object;
     for (const QString &column : columns) {
         const int index = int(batchColumns.indexOf(column));

@@ -18,6 +18,7 @@ Watermark watermarkFromCell(const RowBatch &batch, const Cell &cell);
 QVariant cellToVariant(const RowBatch &batch, const Cell &cell);
 
 // {"column": value, ...} for the listed columns of one row; blobs as hex.
-QString rowToJson(const RowBatch &batch, int row, const QStringList &batchColumns, const QStringList &columns);
+QString rowToJson(const RowBatch &batch, int row, const QStringList &batchColumns,
+                  const QStringList &columns);
 
 } // namespace tidemark

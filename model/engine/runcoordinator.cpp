@@ -16,10 +16,10 @@ namespace {
 // Forwards an iteration's progress to the coordinator's thread as queued calls carrying copies.
 class ForwardingObserver : public IterationObserver {
 public:
-    explicit ForwardingObserver(RunCoordinator *coordinator) : m_coordinator(coordinator) {}
+    explicit ForwardingObserver(RunCoordinator *coordinator)
+        : m_coordinator(coordinator) {}
 
-    void iterationChanged(const IterationRecord &record) override
-    {
+    void iterationChanged(const IterationRecord &record) override {
         QPointer<RunCoordinator> coordinator = m_coordinator;
         QMetaObject::invokeMethod(
             m_coordinator,
@@ -30,8 +30,7 @@ public:
             Qt::QueuedConnection);
     }
 
-    void logged(const IterationRecord &record, const LogLine &line) override
-    {
+    void logged(const IterationRecord &record, const LogLine &line) override {
         QPointer<RunCoordinator> coordinator = m_coordinator;
         const qint64 runId = record.runId;
         const qint64 tableId = record.tableId;
@@ -48,8 +47,7 @@ private:
     RunCoordinator *m_coordinator;
 };
 
-IterationRecord queuedIteration(qint64 runId, const TableSpec &spec)
-{
+IterationRecord queuedIteration(qint64 runId, const TableSpec &spec) {
     IterationRecord record;
     record.runId = runId;
     record.tableId = spec.id;
@@ -64,22 +62,19 @@ IterationRecord queuedIteration(qint64 runId, const TableSpec &spec)
 
 RunCoordinator::RunCoordinator(const QString &workspacePath, QObject *parent)
     : QObject(parent)
-    , m_workspacePath(workspacePath)
-{
+    , m_workspacePath(workspacePath) {
     qRegisterMetaType<tidemark::IterationRecord>();
     qRegisterMetaType<tidemark::RunRecord>();
     qRegisterMetaType<tidemark::LogLine>();
     qRegisterMetaType<QList<tidemark::IterationRecord>>();
 }
 
-RunCoordinator::~RunCoordinator()
-{
+RunCoordinator::~RunCoordinator() {
     cancel();
     m_pool.waitForDone();
 }
 
-bool RunCoordinator::start(const RunRequest &request)
-{
+bool RunCoordinator::start(const RunRequest &request) {
     if (m_running) {
         emit runFailedToStart(tr("a run is in progress already"));
         return false;
@@ -125,7 +120,8 @@ bool RunCoordinator::start(const RunRequest &request)
         }
         if (self)
             QMetaObject::invokeMethod(
-                self, [self, runId, iterations, error] {
+                self,
+                [self, runId, iterations, error] {
                     if (self)
                         self->onRunPrepared(runId, iterations, error);
                 },
@@ -134,8 +130,8 @@ bool RunCoordinator::start(const RunRequest &request)
     return true;
 }
 
-void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &iterations, const QString &error)
-{
+void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &iterations,
+                                   const QString &error) {
     if (!error.isEmpty()) {
         m_running = false;
         emit runFailedToStart(error);
@@ -180,11 +176,13 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                 const auto *tidemarkError = dynamic_cast<const Error *>(&e);
                 result.status = IterationStatus::Failed;
                 result.error = tidemarkError ? tidemarkError->message() : QString::fromUtf8(e.what());
-                logger("core.engine")->error("run {}, table {}: {}", result.runId, result.tableId, str(result.error));
+                logger("core.engine")
+                    ->error("run {}, table {}: {}", result.runId, result.tableId, str(result.error));
             }
             if (self)
                 QMetaObject::invokeMethod(
-                    self, [self, result] {
+                    self,
+                    [self, result] {
                         if (self)
                             self->onIterationDone(result);
                     },
@@ -193,8 +191,7 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
     }
 }
 
-void RunCoordinator::onIterationDone(const IterationRecord &record)
-{
+void RunCoordinator::onIterationDone(const IterationRecord &record) {
     if (record.id != 0) {
         m_results << record;
         emit iterationChanged(record);
@@ -226,7 +223,8 @@ void RunCoordinator::onIterationDone(const IterationRecord &record)
         }
         if (self)
             QMetaObject::invokeMethod(
-                self, [self, run, status, runId] {
+                self,
+                [self, run, status, runId] {
                     if (!self)
                         return;
                     RunRecord finished = run;
@@ -242,14 +240,12 @@ void RunCoordinator::onIterationDone(const IterationRecord &record)
     });
 }
 
-void RunCoordinator::cancel()
-{
+void RunCoordinator::cancel() {
     if (m_cancel)
         m_cancel->store(true);
 }
 
-void RunCoordinator::waitForDone()
-{
+void RunCoordinator::waitForDone() {
     m_pool.waitForDone();
 }
 

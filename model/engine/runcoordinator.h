@@ -49,7 +49,8 @@ signals:
     void runFailedToStart(const QString &error);
 
 private:
-    void onRunPrepared(qint64 runId, const QList<tidemark::IterationRecord> &iterations, const QString &error);
+    void onRunPrepared(qint64 runId, const QList<tidemark::IterationRecord> &iterations,
+                       const QString &error);
     void onIterationDone(const tidemark::IterationRecord &record);
 
     QString m_workspacePath;

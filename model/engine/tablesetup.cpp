@@ -8,8 +8,7 @@
 namespace tidemark {
 namespace {
 
-ConnectionSpec requireConnection(Workspace &workspace, const QString &name, const QString &role)
-{
+ConnectionSpec requireConnection(Workspace &workspace, const QString &name, const QString &role) {
     if (name.isEmpty())
         throw ValidationError(QStringLiteral("the %1 connection is missing (use CONN:TABLE)").arg(role));
     const auto connection = workspace.connection(name);
@@ -19,9 +18,7 @@ ConnectionSpec requireConnection(Workspace &workspace, const QString &name, cons
 }
 
 // Source-side failures are the user's input at fault here, so they become validation errors.
-template <typename Fn>
-auto asValidation(Fn &&fn)
-{
+template <typename Fn> auto asValidation(Fn &&fn) {
     try {
         return fn();
     } catch (const ValidationError &) {
@@ -31,17 +28,16 @@ auto asValidation(Fn &&fn)
     }
 }
 
-void requireColumn(const TableSchema &schema, const QString &column, const QString &option, const QString &table)
-{
+void requireColumn(const TableSchema &schema, const QString &column, const QString &option,
+                   const QString &table) {
     if (!schema.column(column))
-        throw ValidationError(QStringLiteral("%1: column '%2' does not exist in source table '%3'")
-                                  .arg(option, column, table));
+        throw ValidationError(
+            QStringLiteral("%1: column '%2' does not exist in source table '%3'").arg(option, column, table));
 }
 
 } // namespace
 
-QStringList checkTableRules(const TableSpec &spec)
-{
+QStringList checkTableRules(const TableSpec &spec) {
     QStringList problems;
     if (spec.sourceConnection.isEmpty() || spec.sourceTable.isEmpty())
         problems << QStringLiteral("--source must be CONN:TABLE");
@@ -54,7 +50,8 @@ QStringList checkTableRules(const TableSpec &spec)
     if (spec.watermarkColumn.isEmpty() && !spec.tiebreakColumn.isEmpty())
         problems << QStringLiteral("--tiebreak '%1' needs a --watermark column").arg(spec.tiebreakColumn);
     if (!spec.lookback.isEmpty() && spec.mode != WriteMode::Merge)
-        problems << QStringLiteral("--lookback needs --mode merge: a lookback re-reads rows, which %1 would copy twice")
+        problems << QStringLiteral(
+                        "--lookback needs --mode merge: a lookback re-reads rows, which %1 would copy twice")
                         .arg(writeModeName(spec.mode));
     if (spec.maxSkipped < 0)
         problems << QStringLiteral("--max-skipped must be 0 or more");
@@ -63,13 +60,13 @@ QStringList checkTableRules(const TableSpec &spec)
     return problems;
 }
 
-TableSpec prepareTable(Workspace &workspace, const TableDraft &draft)
-{
+TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
     TableSpec spec = draft.spec;
     const QStringList problems = checkTableRules(spec);
     if (!problems.isEmpty())
         throw ValidationError(problems.first());
-    const ConnectionSpec sourceConnection = requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"));
+    const ConnectionSpec sourceConnection =
+        requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"));
     requireConnection(workspace, spec.targetConnection, QStringLiteral("target"));
 
     auto source = asValidation([&] { return openConnector(sourceConnection); });
@@ -86,11 +83,13 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft)
         const ColumnInfo &column = *schema.column(spec.watermarkColumn);
         spec.watermarkType = asValidation([&] { return source->detectWatermarkType(table, column); });
         if (spec.watermarkType == WatermarkType::None)
-            throw ValidationError(QStringLiteral("--watermark: column '%1' of '%2' cannot order a watermark: it holds "
-                                                 "neither integers nor ISO-8601 timestamps (declared type '%3')")
-                                      .arg(column.name, where, column.nativeType));
+            throw ValidationError(
+                QStringLiteral("--watermark: column '%1' of '%2' cannot order a watermark: it holds "
+                               "neither integers nor ISO-8601 timestamps (declared type '%3')")
+                    .arg(column.name, where, column.nativeType));
         asValidation([&] { return source->probeWatermark(table, column.name, spec.watermarkType); });
-        sample = asValidation([&] { return source->sampleWatermark(table, column.name, spec.watermarkType); });
+        sample =
+            asValidation([&] { return source->sampleWatermark(table, column.name, spec.watermarkType); });
     }
     if (!spec.tiebreakColumn.isEmpty())
         requireColumn(schema, spec.tiebreakColumn, QStringLiteral("--tiebreak"), where);
@@ -120,8 +119,8 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft)
     return spec;
 }
 
-QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection, const QString &table)
-{
+QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
+                                          const QString &table) {
     const ConnectionSpec spec = requireConnection(workspace, connection, QStringLiteral("source"));
     auto source = openConnector(spec);
     const TableRef ref = source->parseTableName(table);

@@ -13,8 +13,8 @@ class Workspace;
 
 // What a user asked for when adding or editing a table; text fields as typed.
 struct TableDraft {
-    TableSpec spec;                // connections, tables, columns, mode, flags, lookback text
-    QString initialWatermarkText;  // empty = none (full load on the first run)
+    TableSpec spec;               // connections, tables, columns, mode, flags, lookback text
+    QString initialWatermarkText; // empty = none (full load on the first run)
 };
 
 // The rules that need no database: lookback needs merge, overwrite may omit the watermark,
@@ -35,6 +35,7 @@ struct SourceColumn {
     ColumnInfo column;
     WatermarkType watermarkType = WatermarkType::None;
 };
-QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection, const QString &table);
+QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
+                                          const QString &table);
 
 } // namespace tidemark

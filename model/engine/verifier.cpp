@@ -17,8 +17,7 @@ namespace {
 constexpr int kBatchRows = 10000;
 constexpr int kExamples = 5;
 
-quint64 hashCell(const RowBatch &batch, const Cell &cell, quint64 seed)
-{
+quint64 hashCell(const RowBatch &batch, const Cell &cell, quint64 seed) {
     const auto type = static_cast<quint64>(cell.type);
     switch (cell.type) {
     case CellType::Null:
@@ -36,8 +35,7 @@ quint64 hashCell(const RowBatch &batch, const Cell &cell, quint64 seed)
     return seed;
 }
 
-quint64 hashColumns(const RowBatch &batch, int row, const std::vector<int> &columns)
-{
+quint64 hashColumns(const RowBatch &batch, int row, const std::vector<int> &columns) {
     quint64 hash = 0x9e3779b97f4a7c15ULL;
     for (int column : columns)
         hash = hashCell(batch, batch.cell(row, column), hash);
@@ -58,10 +56,11 @@ struct Side {
 
 class TableVerifier {
 public:
-    TableVerifier(Workspace &workspace, const TableSpec &spec) : m_workspace(workspace), m_spec(spec) {}
+    TableVerifier(Workspace &workspace, const TableSpec &spec)
+        : m_workspace(workspace)
+        , m_spec(spec) {}
 
-    VerifyResult run()
-    {
+    VerifyResult run() {
         VerifyResult result;
         result.tableId = m_spec.id;
         result.source = m_spec.sourceDisplay();
@@ -107,16 +106,14 @@ public:
     }
 
 private:
-    ConnectionSpec requireConnection(const QString &name)
-    {
+    ConnectionSpec requireConnection(const QString &name) {
         const auto connection = m_workspace.connection(name);
         if (!connection)
             throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
         return *connection;
     }
 
-    bool pastWatermark(const RowBatch &batch, int row, int watermarkIndex, int tiebreakIndex) const
-    {
+    bool pastWatermark(const RowBatch &batch, int row, int watermarkIndex, int tiebreakIndex) const {
         const Cell &cell = batch.cell(row, watermarkIndex);
         if (cell.type == CellType::Null)
             return true; // never selectable, so never copied
@@ -125,15 +122,16 @@ private:
         const int order = watermarkFromCell(batch, cell).compare(m_position);
         if (order != 0 || tiebreakIndex < 0 || m_positionTiebreak.isNull())
             return order > 0;
-        return QVariant::compare(cellToVariant(batch, batch.cell(row, tiebreakIndex)), m_positionTiebreak)
-               == QPartialOrdering::Greater;
+        return QVariant::compare(cellToVariant(batch, batch.cell(row, tiebreakIndex)), m_positionTiebreak) ==
+               QPartialOrdering::Greater;
     }
 
-    Side read(Connector &connector, const TableRef &table, bool isSource, const QSet<quint64> *excludedKeys)
-    {
+    Side read(Connector &connector, const TableRef &table, bool isSource, const QSet<quint64> *excludedKeys) {
         Side side;
         const bool filter = !m_spec.watermarkColumn.isEmpty() && m_spec.mode != WriteMode::Overwrite;
-        const auto indexOf = [&](const QString &column) { return int(m_columns.indexOf(column)); };
+        const auto indexOf = [&](const QString &column) {
+            return int(m_columns.indexOf(column));
+        };
         const int watermarkIndex = filter ? indexOf(m_spec.watermarkColumn) : -1;
         const int tiebreakIndex = m_spec.tiebreakColumn.isEmpty() ? -1 : indexOf(m_spec.tiebreakColumn);
         std::vector<int> keyIndexes, allIndexes;
@@ -163,10 +161,11 @@ private:
 
     // Keyed: a merge-join on the key (equal keys with different row hashes differ). Without a
     // key: a multiset comparison of row hashes.
-    void compare(const Side &source, const Side &target, VerifyResult &result)
-    {
+    void compare(const Side &source, const Side &target, VerifyResult &result) {
         const bool keyed = !m_keys.isEmpty();
-        const auto before = [keyed](const Entry &a, const Entry &b) { return keyed ? a.key < b.key : a.row < b.row; };
+        const auto before = [keyed](const Entry &a, const Entry &b) {
+            return keyed ? a.key < b.key : a.row < b.row;
+        };
         auto s = source.entries.begin();
         auto t = target.entries.begin();
         while (s != source.entries.end() || t != target.entries.end()) {
@@ -187,15 +186,13 @@ private:
         }
     }
 
-    void noteKey(quint64 key)
-    {
+    void noteKey(quint64 key) {
         if (m_exampleKeys.size() < kExamples)
             m_exampleKeys.insert(key);
     }
 
     // A second pass names the first keys at fault, so the report is actionable.
-    void describe(VerifyResult &result, const TableRef &sourceTable, const TableRef &targetTable)
-    {
+    void describe(VerifyResult &result, const TableRef &sourceTable, const TableRef &targetTable) {
         QStringList parts;
         if (result.missingInTarget)
             parts << QStringLiteral("%1 rows missing in the target").arg(result.missingInTarget);
@@ -203,12 +200,13 @@ private:
             parts << QStringLiteral("%1 rows in the target not in the source").arg(result.extraInTarget);
         if (result.differing)
             parts << QStringLiteral("%1 rows differ").arg(result.differing);
-        result.difference = QStringLiteral("table %1 (%2 -> %3): %4 (source %5 rows, target %6 rows, up to watermark %7)")
-                                .arg(m_spec.id)
-                                .arg(result.source, result.target, parts.join(QStringLiteral(", ")))
-                                .arg(result.sourceRows)
-                                .arg(result.targetRows)
-                                .arg(m_position.isNull() ? QStringLiteral("none") : m_position.display());
+        result.difference =
+            QStringLiteral("table %1 (%2 -> %3): %4 (source %5 rows, target %6 rows, up to watermark %7)")
+                .arg(m_spec.id)
+                .arg(result.source, result.target, parts.join(QStringLiteral(", ")))
+                .arg(result.sourceRows)
+                .arg(result.targetRows)
+                .arg(m_position.isNull() ? QStringLiteral("none") : m_position.display());
         if (m_keys.isEmpty())
             return;
         std::vector<int> keyIndexes;
@@ -216,7 +214,8 @@ private:
             keyIndexes.push_back(int(m_columns.indexOf(key)));
         QSet<QString> seen;
         for (Connector *connector : {m_source.get(), m_target.get()}) {
-            auto cursor = connector->openScan(connector == m_source.get() ? sourceTable : targetTable, m_columns, m_keys);
+            auto cursor = connector->openScan(connector == m_source.get() ? sourceTable : targetTable,
+                                              m_columns, m_keys);
             RowBatch batch(int(m_columns.size()));
             while (cursor->fetch(batch, kBatchRows)) {
                 for (int row = 0; row < batch.rowCount(); ++row) {
@@ -245,8 +244,7 @@ private:
 
 } // namespace
 
-VerifyResult verifyTable(Workspace &workspace, qint64 tableId)
-{
+VerifyResult verifyTable(Workspace &workspace, qint64 tableId) {
     const auto spec = workspace.table(tableId);
     if (!spec)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));

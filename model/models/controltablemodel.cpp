@@ -11,20 +11,19 @@ namespace tidemark {
 
 namespace {
 
-bool sameSpec(const TableSpec &a, const TableSpec &b)
-{
-    return a.id == b.id && a.sourceConnection == b.sourceConnection && a.sourceTable == b.sourceTable
-           && a.targetConnection == b.targetConnection && a.targetTable == b.targetTable
-           && a.watermarkColumn == b.watermarkColumn && a.watermarkType == b.watermarkType
-           && a.tiebreakColumn == b.tiebreakColumn && a.keyColumns == b.keyColumns && a.mode == b.mode
-           && a.lookback == b.lookback && a.initialWatermark == b.initialWatermark
-           && a.lastWatermark == b.lastWatermark && a.lastTiebreak == b.lastTiebreak && a.active == b.active
-           && a.maxSkipped == b.maxSkipped && a.expectRows == b.expectRows && a.commitPerBatch == b.commitPerBatch
-           && a.batchSize == b.batchSize && a.addNewColumns == b.addNewColumns;
+bool sameSpec(const TableSpec &a, const TableSpec &b) {
+    return a.id == b.id && a.sourceConnection == b.sourceConnection && a.sourceTable == b.sourceTable &&
+           a.targetConnection == b.targetConnection && a.targetTable == b.targetTable &&
+           a.watermarkColumn == b.watermarkColumn && a.watermarkType == b.watermarkType &&
+           a.tiebreakColumn == b.tiebreakColumn && a.keyColumns == b.keyColumns && a.mode == b.mode &&
+           a.lookback == b.lookback && a.initialWatermark == b.initialWatermark &&
+           a.lastWatermark == b.lastWatermark && a.lastTiebreak == b.lastTiebreak && a.active == b.active &&
+           a.maxSkipped == b.maxSkipped && a.expectRows == b.expectRows &&
+           a.commitPerBatch == b.commitPerBatch && a.batchSize == b.batchSize &&
+           a.addNewColumns == b.addNewColumns;
 }
 
-QVariant watermarkRaw(const Watermark &watermark)
-{
+QVariant watermarkRaw(const Watermark &watermark) {
     switch (watermark.type()) {
     case WatermarkType::Integer:
         return watermark.toInteger();
@@ -39,22 +38,17 @@ QVariant watermarkRaw(const Watermark &watermark)
 } // namespace
 
 ControlTableModel::ControlTableModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-int ControlTableModel::rowCount(const QModelIndex &parent) const
-{
+int ControlTableModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_tables.size());
 }
 
-int ControlTableModel::columnCount(const QModelIndex &parent) const
-{
+int ControlTableModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) const
-{
+QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) const {
     switch (column) {
     case Id:
         return QString::number(spec.id);
@@ -69,7 +63,8 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
             return QString();
         return spec.watermarkType == WatermarkType::None
                    ? spec.watermarkColumn
-                   : QStringLiteral("%1 (%2)").arg(spec.watermarkColumn, watermarkTypeName(spec.watermarkType));
+                   : QStringLiteral("%1 (%2)").arg(spec.watermarkColumn,
+                                                   watermarkTypeName(spec.watermarkType));
     case Tiebreak:
         return spec.tiebreakColumn;
     case Keys:
@@ -86,8 +81,7 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
     return {};
 }
 
-QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const
-{
+QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const {
     switch (column) {
     case Id:
         return spec.id;
@@ -115,8 +109,7 @@ QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const
     return {};
 }
 
-QVariant ControlTableModel::data(const QModelIndex &index, int role) const
-{
+QVariant ControlTableModel::data(const QModelIndex &index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const TableSpec &spec = m_tables.at(index.row());
@@ -156,8 +149,7 @@ QVariant ControlTableModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant ControlTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant ControlTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -187,8 +179,7 @@ QVariant ControlTableModel::headerData(int section, Qt::Orientation orientation,
     return {};
 }
 
-Qt::ItemFlags ControlTableModel::flags(const QModelIndex &index) const
-{
+Qt::ItemFlags ControlTableModel::flags(const QModelIndex &index) const {
     if (!index.isValid())
         return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
@@ -197,8 +188,7 @@ Qt::ItemFlags ControlTableModel::flags(const QModelIndex &index) const
     return f;
 }
 
-bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value, int role)
-{
+bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value, int role) {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return false;
     if (index.column() != Active || role != Qt::CheckStateRole)
@@ -211,10 +201,11 @@ bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value,
     return true;
 }
 
-void ControlTableModel::setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses)
-{
+void ControlTableModel::setTables(const QList<TableSpec> &tables,
+                                  const QHash<qint64, QString> &lastStatuses) {
     QList<TableSpec> incoming = tables;
-    std::sort(incoming.begin(), incoming.end(), [](const TableSpec &a, const TableSpec &b) { return a.id < b.id; });
+    std::sort(incoming.begin(), incoming.end(),
+              [](const TableSpec &a, const TableSpec &b) { return a.id < b.id; });
 
     QHash<qint64, int> incomingIndex;
     for (int i = 0; i < incoming.size(); ++i)
@@ -234,7 +225,8 @@ void ControlTableModel::setTables(const QList<TableSpec> &tables, const QHash<qi
     int row = 0;
     for (const TableSpec &spec : incoming) {
         if (row < m_tables.size() && m_tables.at(row).id == spec.id) {
-            if (!sameSpec(m_tables.at(row), spec) || oldStatus.value(spec.id) != m_lastStatus.value(spec.id)) {
+            if (!sameSpec(m_tables.at(row), spec) ||
+                oldStatus.value(spec.id) != m_lastStatus.value(spec.id)) {
                 m_tables[row] = spec;
                 emitRowChanged(row);
             }
@@ -247,8 +239,7 @@ void ControlTableModel::setTables(const QList<TableSpec> &tables, const QHash<qi
     }
 }
 
-void ControlTableModel::upsertTable(const TableSpec &spec)
-{
+void ControlTableModel::upsertTable(const TableSpec &spec) {
     const int row = rowOfId(spec.id);
     if (row >= 0) {
         m_tables[row] = spec;
@@ -263,8 +254,7 @@ void ControlTableModel::upsertTable(const TableSpec &spec)
     endInsertRows();
 }
 
-void ControlTableModel::removeTable(qint64 id)
-{
+void ControlTableModel::removeTable(qint64 id) {
     const int row = rowOfId(id);
     if (row < 0)
         return;
@@ -274,8 +264,7 @@ void ControlTableModel::removeTable(qint64 id)
     m_lastStatus.remove(id);
 }
 
-void ControlTableModel::setActive(qint64 id, bool active)
-{
+void ControlTableModel::setActive(qint64 id, bool active) {
     const int row = rowOfId(id);
     if (row < 0 || m_tables.at(row).active == active)
         return;
@@ -283,8 +272,7 @@ void ControlTableModel::setActive(qint64 id, bool active)
     emitRowChanged(row);
 }
 
-void ControlTableModel::setLastStatus(qint64 id, const QString &statusName)
-{
+void ControlTableModel::setLastStatus(qint64 id, const QString &statusName) {
     const int row = rowOfId(id);
     if (row < 0 || m_lastStatus.value(id) == statusName)
         return;
@@ -292,8 +280,7 @@ void ControlTableModel::setLastStatus(qint64 id, const QString &statusName)
     emit dataChanged(index(row, LastStatus), index(row, LastStatus));
 }
 
-int ControlTableModel::rowOfId(qint64 id) const
-{
+int ControlTableModel::rowOfId(qint64 id) const {
     for (int row = 0; row < m_tables.size(); ++row) {
         if (m_tables.at(row).id == id)
             return row;
@@ -301,16 +288,14 @@ int ControlTableModel::rowOfId(qint64 id) const
     return -1;
 }
 
-std::optional<TableSpec> ControlTableModel::table(qint64 id) const
-{
+std::optional<TableSpec> ControlTableModel::table(qint64 id) const {
     const int row = rowOfId(id);
     if (row < 0)
         return std::nullopt;
     return m_tables.at(row);
 }
 
-void ControlTableModel::emitRowChanged(int row)
-{
+void ControlTableModel::emitRowChanged(int row) {
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 

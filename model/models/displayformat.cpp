@@ -5,15 +5,13 @@
 
 namespace tidemark {
 
-QString formatCount(qint64 value)
-{
+QString formatCount(qint64 value) {
     // A fixed locale keeps numbers readable and identical across machines (and in CSV exports).
     static const QLocale locale(QLocale::English, QLocale::UnitedStates);
     return locale.toString(value);
 }
 
-QString formatDuration(qint64 ms)
-{
+QString formatDuration(qint64 ms) {
     if (ms < 0)
         ms = 0;
     if (ms < 1000)
@@ -23,18 +21,18 @@ QString formatDuration(qint64 ms)
     const qint64 seconds = ms / 1000;
     if (seconds < 3600)
         return QStringLiteral("%1 min %2 s").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1 h %2 min").arg(seconds / 3600).arg((seconds % 3600) / 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1 h %2 min")
+        .arg(seconds / 3600)
+        .arg((seconds % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
-QString formatLocalTime(const QDateTime &utc)
-{
+QString formatLocalTime(const QDateTime &utc) {
     if (!utc.isValid())
         return {};
     return utc.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
-QString statusLabel(IterationStatus status)
-{
+QString statusLabel(IterationStatus status) {
     switch (status) {
     case IterationStatus::Queued:
         return QStringLiteral("Queued");
@@ -58,8 +56,7 @@ QString statusLabel(IterationStatus status)
     return {};
 }
 
-QString statusLabel(const QString &statusName)
-{
+QString statusLabel(const QString &statusName) {
     if (statusName.isEmpty())
         return {};
     if (const auto status = iterationStatusFromName(statusName))

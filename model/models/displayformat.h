@@ -10,8 +10,8 @@ namespace tidemark {
 
 // Formatting shared by the item models: one place decides how a count, a duration or a time
 // looks, so the grid, the history and the CSV export agree.
-QString formatCount(qint64 value);          // "1,234,567"
-QString formatDuration(qint64 milliseconds); // "850 ms", "12.4 s", "3 min 05 s", "1 h 02 min"
+QString formatCount(qint64 value);             // "1,234,567"
+QString formatDuration(qint64 milliseconds);   // "850 ms", "12.4 s", "3 min 05 s", "1 h 02 min"
 QString formatLocalTime(const QDateTime &utc); // "2026-11-30 03:00:00" in local time, empty when invalid
 // "No new rows" for NoNewRows, "Dry run" for DryRun, ... (sentence case for people).
 QString statusLabel(IterationStatus status);

@@ -10,29 +10,36 @@ namespace tidemark {
 
 namespace {
 
-bool sameProgress(const IterationRecord &a, const IterationRecord &b)
-{
-    return a.status == b.status && a.startedAt == b.startedAt && a.finishedAt == b.finishedAt
-           && a.durationMs == b.durationMs && a.rowsRead == b.rowsRead && a.rowsWritten == b.rowsWritten
-           && a.rowsSkipped == b.rowsSkipped && a.rowsNullWatermark == b.rowsNullWatermark
-           && a.windowRows == b.windowRows && a.watermarkBefore == b.watermarkBefore
-           && a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower
-           && a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source && a.target == b.target;
+bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
+    return a.status == b.status && a.startedAt == b.startedAt && a.finishedAt == b.finishedAt &&
+           a.durationMs == b.durationMs && a.rowsRead == b.rowsRead && a.rowsWritten == b.rowsWritten &&
+           a.rowsSkipped == b.rowsSkipped && a.rowsNullWatermark == b.rowsNullWatermark &&
+           a.windowRows == b.windowRows && a.watermarkBefore == b.watermarkBefore &&
+           a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower &&
+           a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source &&
+           a.target == b.target;
 }
 
-const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,
-                                         IterationStatus::Succeeded, IterationStatus::NoNewRows,
-                                         IterationStatus::DryRun,    IterationStatus::Warning,
-                                         IterationStatus::Failed,    IterationStatus::Cancelled,
-                                         IterationStatus::Skipped};
+const IterationStatus kSummaryOrder[] = {
+    IterationStatus::Running,   IterationStatus::Queued,    IterationStatus::Succeeded,
+    IterationStatus::NoNewRows, IterationStatus::DryRun,    IterationStatus::Warning,
+    IterationStatus::Failed,    IterationStatus::Cancelled, IterationStatus::Skipped};
 
 } // namespace
 
-double iterationProgress(const IterationRecord &record)
-{
-    if (isFinished(record.status) && record.status != IterationStatus::Failed
-        && record.status != IterationStatus::Cancelled)
+double iterationProgress(const IterationRecord &record) {
+    switch (record.status) {
+    case IterationStatus::Succeeded:
+    case IterationStatus::NoNewRows:
+    case IterationStatus::Warning:
+    case IterationStatus::DryRun:
         return 1.0;
+    case IterationStatus::Skipped:
+    case IterationStatus::Queued:
+        return 0.0;
+    default:
+        break;
+    }
     if (record.windowRows > 0)
         return qBound(0.0, double(record.rowsRead) / double(record.windowRows), 1.0);
     if (record.windowRows == 0)
@@ -40,8 +47,7 @@ double iterationProgress(const IterationRecord &record)
     return -1.0;
 }
 
-QString RunSummary::text() const
-{
+QString RunSummary::text() const {
     if (total == 0)
         return QObject::tr("No iterations");
     QStringList parts;
@@ -56,31 +62,26 @@ QString RunSummary::text() const
 
 IterationGridModel::IterationGridModel(QObject *parent)
     : QAbstractTableModel(parent)
-    , m_clock([] { return QDateTime::currentDateTimeUtc(); })
-{
+    , m_clock([] { return QDateTime::currentDateTimeUtc(); }) {
     m_ticker.setInterval(1000);
     connect(&m_ticker, &QTimer::timeout, this, &IterationGridModel::tick);
 }
 
-int IterationGridModel::rowCount(const QModelIndex &parent) const
-{
+int IterationGridModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_rows.size());
 }
 
-int IterationGridModel::columnCount(const QModelIndex &parent) const
-{
+int IterationGridModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-qint64 IterationGridModel::elapsedMs(const IterationRecord &record) const
-{
+qint64 IterationGridModel::elapsedMs(const IterationRecord &record) const {
     if (record.status == IterationStatus::Running && record.startedAt.isValid())
         return qMax<qint64>(0, record.startedAt.msecsTo(m_clock()));
     return record.durationMs;
 }
 
-QVariant IterationGridModel::displayValue(const IterationRecord &record, int column) const
-{
+QVariant IterationGridModel::displayValue(const IterationRecord &record, int column) const {
     switch (column) {
     case Source:
         return record.source;
@@ -101,8 +102,11 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:
+        if (record.status == IterationStatus::Skipped)
+            return QStringLiteral("—");
         if (record.windowRows >= 0)
-            return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead), formatCount(record.windowRows));
+            return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
+                                                 formatCount(record.windowRows));
         return formatCount(record.rowsRead);
     case WatermarkBefore:
         return record.watermarkBefore.isEmpty() ? tr("(none)") : record.watermarkBefore;
@@ -112,8 +116,7 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     return {};
 }
 
-QVariant IterationGridModel::rawValue(const IterationRecord &record, int column) const
-{
+QVariant IterationGridModel::rawValue(const IterationRecord &record, int column) const {
     switch (column) {
     case Source:
         return record.source;
@@ -141,8 +144,7 @@ QVariant IterationGridModel::rawValue(const IterationRecord &record, int column)
     return {};
 }
 
-QVariant IterationGridModel::data(const QModelIndex &index, int role) const
-{
+QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const IterationRecord &record = m_rows.at(index.row());
@@ -184,8 +186,7 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant IterationGridModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant IterationGridModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -215,15 +216,13 @@ QVariant IterationGridModel::headerData(int section, Qt::Orientation orientation
     return {};
 }
 
-Qt::ItemFlags IterationGridModel::flags(const QModelIndex &index) const
-{
+Qt::ItemFlags IterationGridModel::flags(const QModelIndex &index) const {
     if (!index.isValid())
         return Qt::NoItemFlags;
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
 }
 
-RunSummary IterationGridModel::summary() const
-{
+RunSummary IterationGridModel::summary() const {
     RunSummary summary;
     for (const IterationRecord &record : m_rows) {
         summary.counts[record.status] += 1;
@@ -235,8 +234,7 @@ RunSummary IterationGridModel::summary() const
     return summary;
 }
 
-void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows, bool live)
-{
+void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows, bool live) {
     beginResetModel();
     m_runId = runId;
     m_live = live;
@@ -249,13 +247,11 @@ void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows,
     emit summaryChanged();
 }
 
-void IterationGridModel::beginRun(qint64 runId, const QList<IterationRecord> &iterations)
-{
+void IterationGridModel::beginRun(qint64 runId, const QList<IterationRecord> &iterations) {
     reset(runId, iterations, true);
 }
 
-void IterationGridModel::updateIteration(const IterationRecord &record)
-{
+void IterationGridModel::updateIteration(const IterationRecord &record) {
     if (record.runId != m_runId || !m_live)
         return; // a late report from a run that is no longer shown
     const int row = m_rowOfTable.value(record.tableId, -1);
@@ -276,8 +272,7 @@ void IterationGridModel::updateIteration(const IterationRecord &record)
     emit summaryChanged();
 }
 
-void IterationGridModel::appendLog(qint64 runId, qint64 tableId, const LogLine &line)
-{
+void IterationGridModel::appendLog(qint64 runId, qint64 tableId, const LogLine &line) {
     if (runId != m_runId || !m_live)
         return;
     const int row = m_rowOfTable.value(tableId, -1);
@@ -287,8 +282,7 @@ void IterationGridModel::appendLog(qint64 runId, qint64 tableId, const LogLine &
     emit logAppended(row, line);
 }
 
-void IterationGridModel::finishRun(const RunRecord &run)
-{
+void IterationGridModel::finishRun(const RunRecord &run) {
     if (run.id != m_runId || !m_live)
         return;
     // The final record is the truth (it has ids, final counts and every log line); keep rows
@@ -308,26 +302,22 @@ void IterationGridModel::finishRun(const RunRecord &run)
     emit summaryChanged();
 }
 
-void IterationGridModel::showRun(const RunRecord &run)
-{
+void IterationGridModel::showRun(const RunRecord &run) {
     reset(run.id, run.iterations, false);
 }
 
-void IterationGridModel::clear()
-{
+void IterationGridModel::clear() {
     reset(0, {}, false);
 }
 
-void IterationGridModel::tick()
-{
+void IterationGridModel::tick() {
     for (int row = 0; row < m_rows.size(); ++row) {
         if (m_rows.at(row).status == IterationStatus::Running)
             emit dataChanged(index(row, Duration), index(row, Duration));
     }
 }
 
-void IterationGridModel::updateTicking()
-{
+void IterationGridModel::updateTicking() {
     const bool anyRunning = std::any_of(m_rows.cbegin(), m_rows.cend(), [](const IterationRecord &r) {
         return r.status == IterationStatus::Running;
     });

@@ -10,8 +10,7 @@ namespace tidemark {
 
 namespace {
 
-qint64 runDurationMs(const RunRecord &run)
-{
+qint64 runDurationMs(const RunRecord &run) {
     if (run.startedAt.isValid() && run.finishedAt.isValid())
         return run.startedAt.msecsTo(run.finishedAt);
     qint64 total = 0;
@@ -20,27 +19,24 @@ qint64 runDurationMs(const RunRecord &run)
     return total;
 }
 
-template <typename Field> qint64 sum(const RunRecord &run, Field field)
-{
+template <typename Field> qint64 sum(const RunRecord &run, Field field) {
     qint64 total = 0;
     for (const IterationRecord &it : run.iterations)
         total += it.*field;
     return total;
 }
 
-QString problems(const RunRecord &run)
-{
+QString problems(const RunRecord &run) {
     QStringList parts;
     for (const IterationRecord &it : run.iterations) {
-        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Warning
-            || it.status == IterationStatus::Cancelled)
+        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Warning ||
+            it.status == IterationStatus::Cancelled)
             parts << QStringLiteral("%1 (%2)").arg(it.source, statusLabel(it.status).toLower());
     }
     return parts.join(QStringLiteral(", "));
 }
 
-bool newerFirst(const RunRecord &a, const RunRecord &b)
-{
+bool newerFirst(const RunRecord &a, const RunRecord &b) {
     if (a.startedAt != b.startedAt)
         return a.startedAt > b.startedAt;
     return a.id > b.id;
@@ -49,22 +45,17 @@ bool newerFirst(const RunRecord &a, const RunRecord &b)
 } // namespace
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-int RunHistoryModel::rowCount(const QModelIndex &parent) const
-{
+int RunHistoryModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_runs.size());
 }
 
-int RunHistoryModel::columnCount(const QModelIndex &parent) const
-{
+int RunHistoryModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant RunHistoryModel::displayValue(const RunRecord &run, int column) const
-{
+QVariant RunHistoryModel::displayValue(const RunRecord &run, int column) const {
     switch (column) {
     case Id:
         return QString::number(run.id);
@@ -90,8 +81,7 @@ QVariant RunHistoryModel::displayValue(const RunRecord &run, int column) const
     return {};
 }
 
-QVariant RunHistoryModel::rawValue(const RunRecord &run, int column) const
-{
+QVariant RunHistoryModel::rawValue(const RunRecord &run, int column) const {
     switch (column) {
     case Id:
         return run.id;
@@ -117,8 +107,7 @@ QVariant RunHistoryModel::rawValue(const RunRecord &run, int column) const
     return {};
 }
 
-QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
-{
+QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const RunRecord &run = m_runs.at(index.row());
@@ -152,8 +141,7 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -181,23 +169,20 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
     return {};
 }
 
-Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const
-{
+Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const {
     if (!index.isValid())
         return Qt::NoItemFlags;
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
 }
 
-void RunHistoryModel::setRuns(const QList<RunRecord> &runs)
-{
+void RunHistoryModel::setRuns(const QList<RunRecord> &runs) {
     beginResetModel();
     m_runs = runs;
     std::stable_sort(m_runs.begin(), m_runs.end(), newerFirst);
     endResetModel();
 }
 
-int RunHistoryModel::rowOfRun(qint64 runId) const
-{
+int RunHistoryModel::rowOfRun(qint64 runId) const {
     for (int row = 0; row < m_runs.size(); ++row) {
         if (m_runs.at(row).id == runId)
             return row;
@@ -206,50 +191,47 @@ int RunHistoryModel::rowOfRun(qint64 runId) const
 }
 
 RunHistoryFilterModel::RunHistoryFilterModel(QObject *parent)
-    : QSortFilterProxyModel(parent)
-{
+    : QSortFilterProxyModel(parent) {
     setSortRole(RawRole);
 }
 
-void RunHistoryFilterModel::setTableFilter(qint64 tableId)
-{
+void RunHistoryFilterModel::setTableFilter(qint64 tableId) {
     if (m_tableId == tableId)
         return;
     m_tableId = tableId;
     invalidateFilter();
 }
 
-void RunHistoryFilterModel::setStatusFilter(const QString &statusName)
-{
+void RunHistoryFilterModel::setStatusFilter(const QString &statusName) {
     if (m_status == statusName)
         return;
     m_status = statusName;
     invalidateFilter();
 }
 
-bool RunHistoryFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
-{
+bool RunHistoryFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const {
     const auto *history = qobject_cast<const RunHistoryModel *>(sourceModel());
     if (!history || sourceParent.isValid())
         return true;
     const RunRecord &run = history->runAt(sourceRow);
     if (m_tableId == 0)
-        return m_status.isEmpty() || run.status == m_status
-               || std::any_of(run.iterations.cbegin(), run.iterations.cend(),
-                              [&](const IterationRecord &it) { return iterationStatusName(it.status) == m_status; });
+        return m_status.isEmpty() || run.status == m_status ||
+               std::any_of(run.iterations.cbegin(), run.iterations.cend(), [&](const IterationRecord &it) {
+                   return iterationStatusName(it.status) == m_status;
+               });
     return std::any_of(run.iterations.cbegin(), run.iterations.cend(), [&](const IterationRecord &it) {
         return it.tableId == m_tableId && (m_status.isEmpty() || iterationStatusName(it.status) == m_status);
     });
 }
 
-QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId)
-{
+QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId) {
     QList<TableTrendPoint> points;
     for (const RunRecord &run : runs) {
         if (run.dryRun)
             continue; // a dry run writes nothing; it would read as a sudden drop to zero
         for (const IterationRecord &it : run.iterations) {
-            if (it.tableId != tableId || it.status == IterationStatus::Queued || it.status == IterationStatus::Running)
+            if (it.tableId != tableId || it.status == IterationStatus::Queued ||
+                it.status == IterationStatus::Running)
                 continue;
             TableTrendPoint point;
             point.runId = run.id;
@@ -268,10 +250,9 @@ QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId)
 
 namespace {
 
-QString csvField(const QString &text)
-{
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n'))
-        && !text.contains(QLatin1Char('\r')))
+QString csvField(const QString &text) {
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
+        !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
         return text;
     QString quoted = text;
     quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
@@ -279,8 +260,7 @@ QString csvField(const QString &text)
 }
 
 // Numbers and times go out raw (machine-readable), everything else as shown.
-QString csvValue(const QModelIndex &index)
-{
+QString csvValue(const QModelIndex &index) {
     const QVariant raw = index.data(RawRole);
     switch (raw.typeId()) {
     case QMetaType::Int:
@@ -296,8 +276,7 @@ QString csvValue(const QModelIndex &index)
 
 } // namespace
 
-QString modelToCsv(const QAbstractItemModel &model)
-{
+QString modelToCsv(const QAbstractItemModel &model) {
     QString csv;
     QStringList fields;
     for (int column = 0; column < model.columnCount(); ++column)

@@ -57,7 +57,7 @@ class RunHistoryFilterModel : public QSortFilterProxyModel {
 public:
     explicit RunHistoryFilterModel(QObject *parent = nullptr);
 
-    void setTableFilter(qint64 tableId); // 0 = any table
+    void setTableFilter(qint64 tableId);             // 0 = any table
     void setStatusFilter(const QString &statusName); // empty = any status
     qint64 tableFilter() const { return m_tableId; }
     QString statusFilter() const { return m_status; }

@@ -16,8 +16,7 @@ using namespace tidemark::test;
 
 namespace {
 
-TableSpec tableSpec(WriteMode mode, WatermarkType type)
-{
+TableSpec tableSpec(WriteMode mode, WatermarkType type) {
     TableSpec spec;
     spec.id = 3;
     spec.sourceConnection = QStringLiteral("src");
@@ -42,8 +41,7 @@ class TestBackfillDialog : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
-    void keepOnAppendNeedsConfirmation()
-    {
+    void keepOnAppendNeedsConfirmation() {
         BackfillDialog dialog(tableSpec(WriteMode::Append, WatermarkType::Timestamp));
         auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
         auto *keep = dialog.findChild<QRadioButton *>(QStringLiteral("keep"));
@@ -82,8 +80,7 @@ private slots:
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
     }
 
-    void keepOnMergeIsSafe()
-    {
+    void keepOnMergeIsSafe() {
         BackfillDialog dialog(tableSpec(WriteMode::Merge, WatermarkType::Timestamp));
         QCOMPARE(dialog.request().action, BackfillTargetAction::Keep);
         QVERIFY(!dialog.needsDuplicateConfirmation());
@@ -92,8 +89,7 @@ private slots:
         QCOMPARE(dialog.request().confirmDuplicates, false);
     }
 
-    void valuesAsTheCoreTakesThem()
-    {
+    void valuesAsTheCoreTakesThem() {
         BackfillDialog timestamps(tableSpec(WriteMode::Merge, WatermarkType::Timestamp));
         QCOMPARE(timestamps.request().fromText, QStringLiteral("2025-07-30T23:05:18.000Z"));
         timestamps.setValueText(QStringLiteral("2025-01-02T03:04:05.678Z"));
@@ -108,13 +104,13 @@ private slots:
         QVERIFY(!integers.canAccept());
     }
 
-    void theCoreAgreesWithTheDialog()
-    {
+    void theCoreAgreesWithTheDialog() {
         // The request the dialog builds without confirmation is one the core refuses too, and
         // the confirmed one goes through.
         UiFixture fixture;
         makeOrders(fixture.src, 10);
-        const qint64 id = fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         TableSpec spec = *fixture.open()->table(id);
         BackfillDialog dialog(spec);
         dialog.setAction(BackfillTargetAction::Keep);
@@ -129,7 +125,8 @@ private slots:
         QVERIFY(refused);
         dialog.setConfirmDuplicates(true);
         const BackfillResult result = runBackfill(*ws, dialog.request());
-        QCOMPARE(result.after.micros(), Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00Z"))->micros());
+        QCOMPARE(result.after.micros(),
+                 Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00Z"))->micros());
     }
 };
 

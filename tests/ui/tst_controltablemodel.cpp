@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "tests/ui/uifixture.h"
@@ -26,8 +27,7 @@ using namespace tidemark::test;
 
 namespace {
 
-TableSpec spec(qint64 id, const QString &table, bool active = true)
-{
+TableSpec spec(qint64 id, const QString &table, bool active = true) {
     TableSpec s;
     s.id = id;
     s.sourceConnection = QStringLiteral("src");
@@ -40,15 +40,13 @@ TableSpec spec(qint64 id, const QString &table, bool active = true)
     return s;
 }
 
-void selectData(QComboBox *combo, const QVariant &data)
-{
+void selectData(QComboBox *combo, const QVariant &data) {
     const int index = combo->findData(data);
     QVERIFY2(index >= 0, qPrintable(data.toString()));
     combo->setCurrentIndex(index);
 }
 
-void selectColumn(QComboBox *combo, const QString &column)
-{
+void selectColumn(QComboBox *combo, const QString &column) {
     for (int i = 0; i < combo->count(); ++i) {
         if (combo->itemData(i, Qt::UserRole + 1).toString() == column) {
             combo->setCurrentIndex(i);
@@ -66,8 +64,7 @@ class TestControlTableModel : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
-    void contractAndFormatting()
-    {
+    void contractAndFormatting() {
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TableSpec a = spec(1, QStringLiteral("orders"));
@@ -118,8 +115,7 @@ private slots:
         QCOMPARE(at(0, ControlTableModel::Lookback).toString(), QStringLiteral("2h"));
     }
 
-    void checkboxRequestsInsteadOfEditing()
-    {
+    void checkboxRequestsInsteadOfEditing() {
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setTables({spec(4, QStringLiteral("orders"))});
@@ -135,8 +131,7 @@ private slots:
         QVERIFY(!model.setData(model.index(0, ControlTableModel::Source), QStringLiteral("x"), Qt::EditRole));
     }
 
-    void undoRedoAgainstTheWorkspace()
-    {
+    void undoRedoAgainstTheWorkspace() {
         UiFixture fixture;
         QVERIFY(fixture.isValid());
         makeOrders(fixture.src, 50);
@@ -144,7 +139,8 @@ private slots:
 
         WorkspaceGateway gateway(fixture.wsPath);
         ControlTablePanel panel;
-        QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(panel.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.setGateway(&gateway);
         ControlTableModel *model = panel.model();
         QUndoStack *stack = panel.undoStack();
@@ -154,7 +150,8 @@ private slots:
         };
 
         // Add: the row appears once the workspace has it.
-        const TableSpec orders = fixture.prepared(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const TableSpec orders =
+            fixture.prepared(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         stack->push(new AddTableCommand(panel.commandContext(), orders));
         QTRY_COMPARE(model->rowCount(), 1);
         const qint64 ordersId = model->tableAt(0).id;
@@ -163,7 +160,8 @@ private slots:
         QCOMPARE(workspaceTables().size(), 1);
 
         // Pause with the checkbox: shown at once, written through, undoable.
-        QVERIFY(model->setData(model->index(0, ControlTableModel::Active), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(
+            model->setData(model->index(0, ControlTableModel::Active), Qt::Unchecked, Qt::CheckStateRole));
         QCOMPARE(model->tableAt(0).active, false);
         QCOMPARE(stack->count(), 2);
         QCOMPARE(workspaceTables().first().active, false);
@@ -174,7 +172,8 @@ private slots:
         QCOMPARE(workspaceTables().first().active, false);
 
         // Edit: to merge on the primary key.
-        TableDraft mergeDraft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
+        TableDraft mergeDraft =
+            UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
         mergeDraft.spec.lookback = QStringLiteral("1h");
         mergeDraft.spec.active = false; // the edit dialog carries the active flag too
         TableSpec merged = fixture.prepared(mergeDraft);
@@ -204,6 +203,7 @@ private slots:
         const TableSpec restored = workspaceTables().first();
         QVERIFY(restored.id != ordersId); // ids are never reused
         QCOMPARE(restored.lastWatermark, position);
+        QCOMPARE(restored.initialWatermark, position); // what reconcile trusts for the new id
         QCOMPARE(restored.mode, WriteMode::Merge);
         QCOMPARE(restored.active, false);
 
@@ -224,8 +224,41 @@ private slots:
         QTRY_COMPARE(model->tableAt(0).id, again.id);
     }
 
-    void dialogExplainsInvalidCombinations()
-    {
+    void undoneRemovalDoesNotCopyAgain() {
+        // Copy a table, remove it, undo the removal: the next run copies only the new rows,
+        // so an append target holds each row once.
+        UiFixture fixture;
+        makeOrders(fixture.src, 50);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        RunCoordinator coordinator(fixture.wsPath);
+        QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+        QVERIFY(coordinator.start({}));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QCOMPARE(countRows(fixture.dst, QStringLiteral("orders")), 50);
+        makeOrders(fixture.src, 10, 51);
+
+        WorkspaceGateway gateway(fixture.wsPath);
+        ControlTablePanel panel;
+        panel.setGateway(&gateway);
+        QTRY_COMPARE(panel.model()->rowCount(), 1);
+        QCOMPARE(panel.model()->tableAt(0).id, id);
+        panel.undoStack()->push(new RemoveTableCommand(panel.commandContext(), panel.model()->tableAt(0)));
+        QTRY_COMPARE(panel.model()->rowCount(), 0);
+        panel.undoStack()->undo();
+        QTRY_COMPARE(panel.model()->rowCount(), 1);
+        gateway.waitForIdle();
+
+        QVERIFY(coordinator.start({}));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        const RunRecord run = finished.last().at(0).value<RunRecord>();
+        QCOMPARE(run.iterations.size(), 1);
+        QCOMPARE(run.iterations.first().status, IterationStatus::Succeeded);
+        QCOMPARE(run.iterations.first().rowsWritten, 10);
+        QCOMPARE(countRows(fixture.dst, QStringLiteral("orders")), 60);
+    }
+
+    void dialogExplainsInvalidCombinations() {
         UiFixture fixture;
         makeOrders(fixture.src, 10);
         makeOrders(fixture.src, 10, 1, QStringLiteral("no_key"), false);
@@ -259,7 +292,8 @@ private slots:
         QVERIFY(dialog.problems().join(' ').contains(QStringLiteral("lookback"), Qt::CaseInsensitive));
         QVERIFY(!ok->isEnabled());
         selectData(mode, int(WriteMode::Merge));
-        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n'))); // orders has a primary key
+        QVERIFY2(dialog.problems().isEmpty(),
+                 qPrintable(dialog.problems().join('\n'))); // orders has a primary key
 
         // A text column cannot order a watermark.
         selectColumn(watermark, QStringLiteral("customer"));
@@ -289,8 +323,40 @@ private slots:
         QCOMPARE(dialog.preparedSpec().watermarkType, WatermarkType::Timestamp);
     }
 
-    void dialogShowsWhatTheSourceRefuses()
-    {
+    void dialogEditsAnExistingTable() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10);
+        TableDraft draft =
+            UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
+        draft.spec.lookback = QStringLiteral("2h");
+        draft.spec.maxSkipped = 7;
+        const qint64 id = fixture.addTable(draft);
+        const TableSpec existing = *fixture.open()->table(id);
+
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, existing);
+        QTRY_VERIFY(dialog.columnsLoaded());
+        const TableSpec shown = dialog.draft().spec;
+        QCOMPARE(shown.id, id);
+        QCOMPARE(shown.sourceConnection, QStringLiteral("src"));
+        QCOMPARE(shown.targetConnection, QStringLiteral("dst"));
+        QCOMPARE(shown.sourceTable, QStringLiteral("orders"));
+        QCOMPARE(shown.mode, WriteMode::Merge);
+        QCOMPARE(shown.watermarkColumn, QStringLiteral("updated_at"));
+        QCOMPARE(shown.keyColumns, existing.keyColumns);
+        QCOMPARE(shown.lookback, QStringLiteral("2h"));
+        QCOMPARE(shown.maxSkipped, 7);
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n')));
+
+        dialog.findChild<QLineEdit *>(QStringLiteral("lookback"))->setText(QStringLiteral("30m"));
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.accept();
+        QTRY_COMPARE(accepted.size(), 1);
+        QCOMPARE(dialog.preparedSpec().id, id);
+        QCOMPARE(dialog.preparedSpec().lookback, QStringLiteral("30m"));
+    }
+
+    void dialogShowsWhatTheSourceRefuses() {
         UiFixture fixture;
         makeOrders(fixture.src, 10);
         WorkspaceGateway gateway(fixture.wsPath);

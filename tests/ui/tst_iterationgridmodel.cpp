@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/engine/runcoordinator.h"
-#include "model/models/iterationgridmodel.h"
 #include "model/models/itemroles.h"
+#include "model/models/iterationgridmodel.h"
 #include "tests/ui/uifixture.h"
 
 #include <QAbstractItemModelTester>
@@ -13,8 +13,7 @@ using namespace tidemark::test;
 
 namespace {
 
-IterationRecord queued(qint64 runId, qint64 tableId, const QString &table)
-{
+IterationRecord queued(qint64 runId, qint64 tableId, const QString &table) {
     IterationRecord r;
     r.runId = runId;
     r.tableId = tableId;
@@ -31,8 +30,7 @@ class TestIterationGridModel : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
-    void oneDataChangedPerUpdateAndStaleRunsDropped()
-    {
+    void oneDataChangedPerUpdateAndStaleRunsDropped() {
         IterationGridModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-01-01T10:00:00Z"), Qt::ISODate);
@@ -51,9 +49,11 @@ private slots:
         model.updateIteration(running);
         QCOMPARE(changed.size(), 1);
         QCOMPARE(changed.first().at(0).value<QModelIndex>(), model.index(1, 0));
-        QCOMPARE(changed.first().at(1).value<QModelIndex>(), model.index(1, IterationGridModel::ColumnCount - 1));
+        QCOMPARE(changed.first().at(1).value<QModelIndex>(),
+                 model.index(1, IterationGridModel::ColumnCount - 1));
         QCOMPARE(model.index(1, IterationGridModel::Progress).data(ProgressRole).toDouble(), 0.25);
-        QCOMPARE(model.index(1, IterationGridModel::Progress).data().toString(), QStringLiteral("10,000 / 40,000"));
+        QCOMPARE(model.index(1, IterationGridModel::Progress).data().toString(),
+                 QStringLiteral("10,000 / 40,000"));
         QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(), QStringLiteral("5.0 s"));
         QCOMPARE(model.index(1, IterationGridModel::Duration).data(RawRole).toLongLong(), 5000);
 
@@ -92,24 +92,27 @@ private slots:
         model.finishRun(finished);
         QCOMPARE(model.iterationAt(1).status, IterationStatus::Failed);
         QCOMPARE(model.iterationAt(1).log.size(), 1);
-        QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(), QStringLiteral("1 min 01 s"));
+        QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(),
+                 QStringLiteral("1 min 01 s"));
         QCOMPARE(model.index(1, 0).data(ErrorRole).toString(), done.error);
         QVERIFY(!model.isLive());
     }
 
-    void realRunOfTheCore()
-    {
+    void realRunOfTheCore() {
         UiFixture fixture;
         QVERIFY(fixture.isValid());
         makeOrders(fixture.src, 500);
         makeOrders(fixture.src, 300, 1, QStringLiteral("items"));
         makeOrders(fixture.src, 40, 1, QStringLiteral("paused"));
         makeOrders(fixture.src, 40, 1, QStringLiteral("broken"));
-        const qint64 orders = fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 orders =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         const qint64 items = fixture.addTable(
             UiFixture::draft(QStringLiteral("items"), QStringLiteral("id"), WriteMode::Merge));
-        const qint64 paused = fixture.addTable(UiFixture::draft(QStringLiteral("paused"), QStringLiteral("updated_at")));
-        const qint64 broken = fixture.addTable(UiFixture::draft(QStringLiteral("broken"), QStringLiteral("updated_at")));
+        const qint64 paused =
+            fixture.addTable(UiFixture::draft(QStringLiteral("paused"), QStringLiteral("updated_at")));
+        const qint64 broken =
+            fixture.addTable(UiFixture::draft(QStringLiteral("broken"), QStringLiteral("updated_at")));
         fixture.open()->setActive(paused, false);
         // Broken on purpose: the source table disappears after it was added.
         execSql(fixture.src, QStringLiteral("DROP TABLE broken"));
@@ -118,7 +121,8 @@ private slots:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunCoordinator coordinator(fixture.wsPath);
         connect(&coordinator, &RunCoordinator::runStarted, &model, &IterationGridModel::beginRun);
-        connect(&coordinator, &RunCoordinator::iterationChanged, &model, &IterationGridModel::updateIteration);
+        connect(&coordinator, &RunCoordinator::iterationChanged, &model,
+                &IterationGridModel::updateIteration);
         connect(&coordinator, &RunCoordinator::iterationLogged, &model, &IterationGridModel::appendLog);
         connect(&coordinator, &RunCoordinator::runFinished, &model, &IterationGridModel::finishRun);
         QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
@@ -131,7 +135,9 @@ private slots:
         QCOMPARE(failedToStart.size(), 0);
 
         QCOMPARE(model.rowCount(), 4);
-        const auto row = [&](qint64 tableId) { return model.iterationAt(model.rowOfTable(tableId)); };
+        const auto row = [&](qint64 tableId) {
+            return model.iterationAt(model.rowOfTable(tableId));
+        };
         const auto cell = [&](qint64 tableId, int column) {
             return model.index(model.rowOfTable(tableId), column).data().toString();
         };

@@ -26,8 +26,7 @@ class TestResponsiveness : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
-    void guiThreadStaysResponsiveDuringARun()
-    {
+    void guiThreadStaysResponsiveDuringARun() {
         constexpr int kTables = 8;
         constexpr int kRows = 200000;
         UiFixture fixture;

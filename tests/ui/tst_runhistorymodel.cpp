@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
+#include "ui/history/historychart.h"
+#include "ui/history/historypanel.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QFile>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -14,8 +19,7 @@ using namespace tidemark::test;
 
 namespace {
 
-RunRecord makeRun(qint64 id, const QString &started, QList<std::pair<qint64, IterationStatus>> iterations)
-{
+RunRecord makeRun(qint64 id, const QString &started, QList<std::pair<qint64, IterationStatus>> iterations) {
     RunRecord run;
     run.id = id;
     run.trigger = QStringLiteral("gui");
@@ -46,18 +50,20 @@ class TestRunHistoryModel : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
-    void newestFirstAndFilters()
-    {
+    void newestFirstAndFilters() {
         RunHistoryModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunHistoryFilterModel filter;
         filter.setSourceModel(&model);
-        QAbstractItemModelTester filterTester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester filterTester(&filter,
+                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         model.setRuns({
-            makeRun(2, QStringLiteral("2026-01-02T02:00:00Z"), {{1, IterationStatus::Failed}, {2, IterationStatus::Succeeded}}),
+            makeRun(2, QStringLiteral("2026-01-02T02:00:00Z"),
+                    {{1, IterationStatus::Failed}, {2, IterationStatus::Succeeded}}),
             makeRun(4, QStringLiteral("2026-01-04T02:00:00Z"), {{1, IterationStatus::Succeeded}}),
-            makeRun(1, QStringLiteral("2026-01-01T02:00:00Z"), {{1, IterationStatus::Succeeded}, {2, IterationStatus::Warning}}),
+            makeRun(1, QStringLiteral("2026-01-01T02:00:00Z"),
+                    {{1, IterationStatus::Succeeded}, {2, IterationStatus::Warning}}),
             makeRun(3, QStringLiteral("2026-01-03T02:00:00Z"), {{2, IterationStatus::NoNewRows}}),
         });
         QCOMPARE(model.rowCount(), 4);
@@ -66,7 +72,8 @@ private slots:
         QCOMPARE(model.index(0, RunHistoryModel::Duration).data().toString(), QStringLiteral("1 min 30 s"));
         QCOMPARE(model.index(2, RunHistoryModel::Status).data().toString(), QStringLiteral("Failed"));
         QCOMPARE(model.index(2, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 200);
-        QVERIFY(model.index(2, RunHistoryModel::Problems).data().toString().contains(QStringLiteral("src:t1")));
+        QVERIFY(
+            model.index(2, RunHistoryModel::Problems).data().toString().contains(QStringLiteral("src:t1")));
 
         const auto shownIds = [&] {
             QList<qint64> ids;
@@ -105,14 +112,15 @@ private slots:
         QVERIFY(lines.at(1).startsWith(QStringLiteral("1,2026-01-01T02:00:00")));
         QVERIFY(lines.at(1).contains(QStringLiteral(",100,")));
         // A field holding a comma is quoted.
-        QVERIFY(lines.at(2).contains(QStringLiteral("\"src:t1 (failed)\"")) || lines.at(2).contains(QStringLiteral("src:t1 (failed)")));
+        QVERIFY(lines.at(2).contains(QStringLiteral("\"src:t1 (failed)\"")) ||
+                lines.at(2).contains(QStringLiteral("src:t1 (failed)")));
     }
 
-    void realHistoryNewestFirst()
-    {
+    void realHistoryNewestFirst() {
         UiFixture fixture;
         makeOrders(fixture.src, 30);
-        const qint64 id = fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         RunCoordinator coordinator(fixture.wsPath);
         QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
         for (int i = 0; i < 3; ++i) {
@@ -139,6 +147,31 @@ private slots:
         QCOMPARE(trend.first().rowsWritten, 30);
         QCOMPARE(trend.at(1).status, IterationStatus::NoNewRows);
         QCOMPARE(trend.last().rowsWritten, 5);
+
+        // The panel: its table filter, its chart of the table's runs, its CSV export.
+        ControlTableModel tables;
+        tables.setTables(fixture.open()->tables());
+        HistoryPanel panel(&tables);
+        QSignalSpy selected(&panel, &HistoryPanel::runSelected);
+        panel.setGateway(&gateway);
+        QTRY_COMPARE(panel.filterModel()->rowCount(), 3);
+        QCOMPARE(panel.chart()->pointCount(), 3);
+        auto *statusFilter = panel.findChild<QComboBox *>(QStringLiteral("historyStatusFilter"));
+        statusFilter->setCurrentIndex(statusFilter->findData(QStringLiteral("no_new_rows")));
+        QCOMPARE(panel.filterModel()->rowCount(), 1);
+        const QString csvPath = fixture.filePath(QStringLiteral("history.csv"));
+        QVERIFY(panel.exportCsvTo(csvPath));
+        QFile csv(csvPath);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines =
+            QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        // The second run is the one whose table found nothing new.
+        QVERIFY(lines.at(1).startsWith(QString::number(model.runAt(1).id) + QLatin1Char(',')));
+        panel.selectNewest();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.first().at(0).value<RunRecord>().iterations.first().status,
+                 IterationStatus::NoNewRows);
     }
 };
 

@@ -18,13 +18,13 @@ namespace tidemark::test {
 
 class UiFixture {
 public:
-    UiFixture()
-    {
+    UiFixture() {
         wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
         src = m_dir.filePath(QStringLiteral("source.db"));
         dst = m_dir.filePath(QStringLiteral("target.db"));
         auto ws = Workspace::create(wsPath);
-        for (const auto &[name, path] : {std::pair{QStringLiteral("src"), src}, std::pair{QStringLiteral("dst"), dst}}) {
+        for (const auto &[name, path] :
+             {std::pair{QStringLiteral("src"), src}, std::pair{QStringLiteral("dst"), dst}}) {
             ConnectionSpec spec;
             spec.name = name;
             spec.path = path;
@@ -35,8 +35,8 @@ public:
     bool isValid() const { return m_dir.isValid(); }
     QString filePath(const QString &name) const { return m_dir.filePath(name); }
 
-    static TableDraft draft(const QString &table, const QString &watermark, WriteMode mode = WriteMode::Append)
-    {
+    static TableDraft draft(const QString &table, const QString &watermark,
+                            WriteMode mode = WriteMode::Append) {
         TableDraft draft;
         draft.spec.sourceConnection = QStringLiteral("src");
         draft.spec.sourceTable = table;
@@ -48,14 +48,12 @@ public:
     }
 
     // Validates and adds a table through the core, as the dialog does.
-    qint64 addTable(const TableDraft &draft)
-    {
+    qint64 addTable(const TableDraft &draft) {
         auto ws = Workspace::open(wsPath);
         return ws->addTable(prepareTable(*ws, draft));
     }
 
-    TableSpec prepared(const TableDraft &draft)
-    {
+    TableSpec prepared(const TableDraft &draft) {
         auto ws = Workspace::open(wsPath);
         return prepareTable(*ws, draft);
     }
@@ -71,8 +69,7 @@ private:
 };
 
 // Keeps the suites' QSettings (recent workspaces, geometry) out of the user's own.
-inline void isolateSettings()
-{
+inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("TidemarkTests"));
     QCoreApplication::setApplicationName(QStringLiteral("tidemark-ui-tests"));

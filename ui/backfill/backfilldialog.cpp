@@ -27,8 +27,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, QWidget *parent)
     , m_explanation(new QLabel(this))
     , m_warning(new QLabel(this))
     , m_confirm(new QCheckBox(this))
-    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
-{
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
     setWindowTitle(tr("Backfill %1").arg(spec.sourceDisplay()));
     m_keep->setObjectName(QStringLiteral("keep"));
     m_deleteNewer->setObjectName(QStringLiteral("deleteNewer"));
@@ -37,9 +36,10 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, QWidget *parent)
     m_confirm->setObjectName(QStringLiteral("confirmDuplicates"));
 
     auto *form = new QFormLayout;
-    form->addRow(tr("Table:"), new QLabel(QStringLiteral("%1 → %2 (%3)")
-                                              .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)),
-                                          this));
+    form->addRow(tr("Table:"),
+                 new QLabel(QStringLiteral("%1 → %2 (%3)")
+                                .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)),
+                            this));
     form->addRow(tr("Current watermark:"),
                  new QLabel(spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display(), this));
     if (spec.watermarkType == WatermarkType::Timestamp) {
@@ -76,9 +76,10 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, QWidget *parent)
     m_explanation->setWordWrap(true);
     m_warning->setWordWrap(true);
     m_warning->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
-    m_warning->setText(tr("%1 appends rows. Keeping its rows and moving the watermark back copies every row after "
-                          "the new watermark again: the target will hold those rows twice.")
-                           .arg(spec.targetDisplay()));
+    m_warning->setText(
+        tr("%1 appends rows. Keeping its rows and moving the watermark back copies every row after "
+           "the new watermark again: the target will hold those rows twice.")
+            .arg(spec.targetDisplay()));
     m_confirm->setText(tr("I understand: the target will contain duplicate rows"));
     connect(m_confirm, &QCheckBox::toggled, this, &BackfillDialog::update);
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] {
@@ -100,8 +101,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, QWidget *parent)
     update();
 }
 
-BackfillTargetAction BackfillDialog::action() const
-{
+BackfillTargetAction BackfillDialog::action() const {
     if (m_keep->isChecked())
         return BackfillTargetAction::Keep;
     if (m_truncate->isChecked())
@@ -109,20 +109,17 @@ BackfillTargetAction BackfillDialog::action() const
     return BackfillTargetAction::DeleteNewer;
 }
 
-QString BackfillDialog::valueText() const
-{
+QString BackfillDialog::valueText() const {
     if (m_dateTime)
         return m_dateTime->dateTime().toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ"));
     return m_number ? m_number->text() : QString();
 }
 
-bool BackfillDialog::needsDuplicateConfirmation() const
-{
+bool BackfillDialog::needsDuplicateConfirmation() const {
     return action() == BackfillTargetAction::Keep && m_spec.mode == WriteMode::Append;
 }
 
-bool BackfillDialog::canAccept() const
-{
+bool BackfillDialog::canAccept() const {
     if (m_spec.watermarkType == WatermarkType::None)
         return false; // nothing to reset: the table has no watermark
     if (m_number && !m_number->hasAcceptableInput())
@@ -130,8 +127,7 @@ bool BackfillDialog::canAccept() const
     return !needsDuplicateConfirmation() || m_confirm->isChecked();
 }
 
-BackfillRequest BackfillDialog::request() const
-{
+BackfillRequest BackfillDialog::request() const {
     BackfillRequest request;
     request.tableId = m_spec.id;
     request.fromText = valueText();
@@ -140,21 +136,18 @@ BackfillRequest BackfillDialog::request() const
     return request;
 }
 
-void BackfillDialog::setAction(BackfillTargetAction action)
-{
+void BackfillDialog::setAction(BackfillTargetAction action) {
     (action == BackfillTargetAction::Keep          ? m_keep
      : action == BackfillTargetAction::DeleteNewer ? m_deleteNewer
                                                    : m_truncate)
         ->setChecked(true);
 }
 
-void BackfillDialog::setConfirmDuplicates(bool confirmed)
-{
+void BackfillDialog::setConfirmDuplicates(bool confirmed) {
     m_confirm->setChecked(confirmed);
 }
 
-void BackfillDialog::setValueText(const QString &text)
-{
+void BackfillDialog::setValueText(const QString &text) {
     if (m_number) {
         m_number->setText(text);
     } else if (m_dateTime) {
@@ -163,14 +156,14 @@ void BackfillDialog::setValueText(const QString &text)
     }
 }
 
-void BackfillDialog::update()
-{
+void BackfillDialog::update() {
     switch (action()) {
     case BackfillTargetAction::Keep:
-        m_explanation->setText(m_spec.mode == WriteMode::Merge
-                                   ? tr("Rows after the new watermark are copied again and merged on their keys: "
-                                        "nothing is duplicated.")
-                                   : tr("Rows after the new watermark are copied again."));
+        m_explanation->setText(
+            m_spec.mode == WriteMode::Merge
+                ? tr("Rows after the new watermark are copied again and merged on their keys: "
+                     "nothing is duplicated.")
+                : tr("Rows after the new watermark are copied again."));
         break;
     case BackfillTargetAction::DeleteNewer:
         m_explanation->setText(tr("Target rows whose %1 is after the new watermark are deleted, in the same "
@@ -187,7 +180,8 @@ void BackfillDialog::update()
     m_warning->setVisible(duplicates);
     m_confirm->setVisible(duplicates);
     if (m_spec.watermarkType == WatermarkType::None)
-        m_explanation->setText(tr("%1 has no watermark column: there is nothing to reset.").arg(m_spec.sourceDisplay()));
+        m_explanation->setText(
+            tr("%1 has no watermark column: there is nothing to reset.").arg(m_spec.sourceDisplay()));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(canAccept());
 }
 

@@ -5,15 +5,13 @@
 
 // Q_INIT_RESOURCE declares the initializer at the point of use, so it must sit outside any
 // namespace.
-static void initTidemarkResources()
-{
+static void initTidemarkResources() {
     Q_INIT_RESOURCE(tidemark);
 }
 
 namespace tidemark {
 
-void ensureResources()
-{
+void ensureResources() {
     static const bool done = [] {
         initTidemarkResources();
         return true;

@@ -10,8 +10,7 @@
 
 namespace tidemark {
 
-QIcon statusIcon(const QString &statusName)
-{
+QIcon statusIcon(const QString &statusName) {
     static QHash<QString, QIcon> cache;
     ensureResources();
     if (statusName.isEmpty())
@@ -24,8 +23,7 @@ QIcon statusIcon(const QString &statusName)
     return *it;
 }
 
-void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index)
-{
+void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index) {
     const QVariant status = index.siblingAtColumn(0).data(StatusRole);
     if (!status.isValid())
         return;
@@ -38,8 +36,7 @@ void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index)
         option->backgroundBrush = QColor(128, 128, 128, 30);
 }
 
-void StatusDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const
-{
+void StatusDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const {
     QStyledItemDelegate::initStyleOption(option, index);
     const QIcon icon = statusIcon(index.data(StatusNameRole).toString());
     if (!icon.isNull()) {
@@ -52,8 +49,7 @@ void StatusDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelI
         option->font.setBold(true);
 }
 
-void StatusRowDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const
-{
+void StatusRowDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const {
     QStyledItemDelegate::initStyleOption(option, index);
     tintByStatus(option, index);
 }

@@ -8,34 +8,29 @@ namespace tidemark {
 
 WorkspaceGateway::WorkspaceGateway(const QString &path, QObject *parent)
     : QObject(parent)
-    , m_path(path)
-{
+    , m_path(path) {
     // One thread, kept alive: jobs are serial and the connection stays open between them.
     m_pool.setMaxThreadCount(1);
     m_pool.setExpiryTimeout(-1);
 }
 
-WorkspaceGateway::~WorkspaceGateway()
-{
+WorkspaceGateway::~WorkspaceGateway() {
     m_pool.clear();
     m_pool.waitForDone();
     m_workspace.reset();
 }
 
-void WorkspaceGateway::post(std::function<void()> body)
-{
+void WorkspaceGateway::post(std::function<void()> body) {
     m_pool.start(std::move(body));
 }
 
-Workspace &WorkspaceGateway::workspace()
-{
+Workspace &WorkspaceGateway::workspace() {
     if (!m_workspace)
         m_workspace = Workspace::open(m_path);
     return *m_workspace;
 }
 
-QString WorkspaceGateway::describeCurrentException() const
-{
+QString WorkspaceGateway::describeCurrentException() const {
     try {
         throw;
     } catch (const Error &e) {
@@ -47,8 +42,7 @@ QString WorkspaceGateway::describeCurrentException() const
     }
 }
 
-void WorkspaceGateway::reloadTables()
-{
+void WorkspaceGateway::reloadTables() {
     const quint64 generation = ++m_tablesGeneration;
     struct Snapshot {
         QList<TableSpec> tables;
@@ -69,8 +63,7 @@ void WorkspaceGateway::reloadTables()
         });
 }
 
-void WorkspaceGateway::reloadConnections()
-{
+void WorkspaceGateway::reloadConnections() {
     const quint64 generation = ++m_connectionsGeneration;
     submit(
         this, [](Workspace &ws) { return ws.connections(); },
@@ -80,8 +73,7 @@ void WorkspaceGateway::reloadConnections()
         });
 }
 
-void WorkspaceGateway::reloadHistory(int limit)
-{
+void WorkspaceGateway::reloadHistory(int limit) {
     const quint64 generation = ++m_historyGeneration;
     submit(
         this, [limit](Workspace &ws) { return ws.runs(limit); },
@@ -91,8 +83,7 @@ void WorkspaceGateway::reloadHistory(int limit)
         });
 }
 
-void WorkspaceGateway::waitForIdle()
-{
+void WorkspaceGateway::waitForIdle() {
     m_pool.waitForDone();
 }
 

@@ -68,8 +68,8 @@ private:
 };
 
 template <typename Job, typename Done>
-void WorkspaceGateway::submit(QObject *context, Job job, Done done, std::function<void(const QString &)> failed)
-{
+void WorkspaceGateway::submit(QObject *context, Job job, Done done,
+                              std::function<void(const QString &)> failed) {
     using Result = std::invoke_result_t<Job, Workspace &>;
     QPointer<QObject> guard(context ? context : this);
     post([this, guard, job = std::move(job), done = std::move(done), failed = std::move(failed)]() mutable {

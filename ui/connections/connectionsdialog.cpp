@@ -25,10 +25,9 @@ namespace tidemark {
 namespace {
 
 // libpq conninfo values: quoted when empty or holding spaces, with \ and ' escaped.
-QString conninfoValue(const QString &value)
-{
-    if (!value.isEmpty() && !value.contains(QLatin1Char(' ')) && !value.contains(QLatin1Char('\''))
-        && !value.contains(QLatin1Char('\\')))
+QString conninfoValue(const QString &value) {
+    if (!value.isEmpty() && !value.contains(QLatin1Char(' ')) && !value.contains(QLatin1Char('\'')) &&
+        !value.contains(QLatin1Char('\\')))
         return value;
     QString escaped = value;
     escaped.replace(QLatin1String("\\"), QLatin1String("\\\\"));
@@ -52,8 +51,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     , m_user(new QLineEdit(this))
     , m_sslmode(new QComboBox(this))
     , m_passwordEnv(new QLineEdit(this))
-    , m_message(new QLabel(this))
-{
+    , m_message(new QLabel(this)) {
     setWindowTitle(tr("Connections"));
     resize(720, 520);
     m_list->setHorizontalHeaderLabels({tr("Name"), tr("Kind"), tr("Endpoint")});
@@ -123,14 +121,12 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     reload();
 }
 
-void ConnectionsDialog::setMessage(const QString &message, bool error)
-{
+void ConnectionsDialog::setMessage(const QString &message, bool error) {
     m_message->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
     m_message->setText(message);
 }
 
-void ConnectionsDialog::reload()
-{
+void ConnectionsDialog::reload() {
     m_gateway->submit(
         this, [](Workspace &ws) { return ws.connections(); },
         [this](const QList<ConnectionSpec> &connections) {
@@ -146,16 +142,15 @@ void ConnectionsDialog::reload()
         [this](const QString &error) { setMessage(error, true); });
 }
 
-void ConnectionsDialog::browseSqlite()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("SQLite database"), m_sqlitePath->text(),
-                                                      tr("SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"));
+void ConnectionsDialog::browseSqlite() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("SQLite database"), m_sqlitePath->text(),
+                                     tr("SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"));
     if (!path.isEmpty())
         m_sqlitePath->setText(path);
 }
 
-QString ConnectionsDialog::postgresConninfo() const
-{
+QString ConnectionsDialog::postgresConninfo() const {
     QStringList parts;
     const auto add = [&parts](const char *key, const QString &value) {
         if (!value.trimmed().isEmpty())
@@ -169,8 +164,7 @@ QString ConnectionsDialog::postgresConninfo() const
     return parts.join(QLatin1Char(' '));
 }
 
-ConnectionSpec ConnectionsDialog::formSpec() const
-{
+ConnectionSpec ConnectionsDialog::formSpec() const {
     ConnectionSpec spec;
     spec.name = m_name->text().trimmed();
     spec.kind = ConnectionKind(m_kind->currentData().toInt());
@@ -183,8 +177,7 @@ ConnectionSpec ConnectionsDialog::formSpec() const
     return spec;
 }
 
-void ConnectionsDialog::addConnection()
-{
+void ConnectionsDialog::addConnection() {
     const ConnectionSpec spec = formSpec();
     if (spec.name.isEmpty())
         return setMessage(tr("Give the connection a name."), true);
@@ -206,8 +199,7 @@ void ConnectionsDialog::addConnection()
         [this](const QString &error) { setMessage(error, true); });
 }
 
-void ConnectionsDialog::removeSelected()
-{
+void ConnectionsDialog::removeSelected() {
     const int row = m_list->currentRow();
     if (row < 0 || row >= m_connections.size())
         return;
@@ -222,11 +214,10 @@ void ConnectionsDialog::removeSelected()
         [this](const QString &error) { setMessage(error, true); });
 }
 
-void ConnectionsDialog::testSelected()
-{
+void ConnectionsDialog::testSelected() {
     const int row = m_list->currentRow();
     if (row < 0 || row >= m_connections.size())
-        return setMessage(tr("Select a connection to test."), true);
+        return setMessage(tr("Choose a connection to test."), true);
     const ConnectionSpec spec = m_connections.at(row);
     setMessage(tr("Connecting to %1…").arg(spec.name), false);
     m_gateway->submit(

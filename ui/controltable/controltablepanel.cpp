@@ -29,8 +29,7 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
     , m_undoStack(new QUndoStack(this))
-    , m_aliases(std::make_shared<TableIdAliases>())
-{
+    , m_aliases(std::make_shared<TableIdAliases>()) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RawRole);
     m_proxy->setFilterKeyColumn(-1);
@@ -50,6 +49,8 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
     m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
+    m_view->setWordWrap(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->setItemDelegateForColumn(ControlTableModel::LastStatus, new StatusDelegate(m_view));
@@ -80,8 +81,7 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     layout->addWidget(m_view);
 }
 
-void ControlTablePanel::setGateway(WorkspaceGateway *gateway)
-{
+void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
     m_undoStack->clear();
     m_aliases = std::make_shared<TableIdAliases>();
     m_model->setTables({});
@@ -92,19 +92,16 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway)
     reload();
 }
 
-void ControlTablePanel::reload()
-{
+void ControlTablePanel::reload() {
     if (m_gateway)
         m_gateway->reloadTables();
 }
 
-ControlTableCommand::Context ControlTablePanel::commandContext() const
-{
+ControlTableCommand::Context ControlTablePanel::commandContext() const {
     return {m_gateway, m_model, m_aliases};
 }
 
-QList<qint64> ControlTablePanel::selectedIds() const
-{
+QList<qint64> ControlTablePanel::selectedIds() const {
     QList<qint64> ids;
     for (const QModelIndex &index : m_view->selectionModel()->selectedRows())
         ids << index.data(TableIdRole).toLongLong();
@@ -112,8 +109,7 @@ QList<qint64> ControlTablePanel::selectedIds() const
     return ids;
 }
 
-QList<TableSpec> ControlTablePanel::selectedTables() const
-{
+QList<TableSpec> ControlTablePanel::selectedTables() const {
     QList<TableSpec> tables;
     for (qint64 id : selectedIds()) {
         if (auto spec = m_model->table(id))
@@ -122,8 +118,7 @@ QList<TableSpec> ControlTablePanel::selectedTables() const
     return tables;
 }
 
-void ControlTablePanel::addTable()
-{
+void ControlTablePanel::addTable() {
     if (!m_gateway)
         return;
     auto *dialog = new TableDialog(m_gateway, std::nullopt, this);
@@ -135,8 +130,7 @@ void ControlTablePanel::addTable()
     dialog->open();
 }
 
-void ControlTablePanel::editSelected()
-{
+void ControlTablePanel::editSelected() {
     const QList<TableSpec> tables = selectedTables();
     if (!m_gateway || tables.size() != 1)
         return;
@@ -149,8 +143,7 @@ void ControlTablePanel::editSelected()
     dialog->open();
 }
 
-void ControlTablePanel::removeSelected()
-{
+void ControlTablePanel::removeSelected() {
     const QList<TableSpec> tables = selectedTables();
     if (!m_gateway || tables.isEmpty())
         return;
@@ -172,8 +165,7 @@ void ControlTablePanel::removeSelected()
     m_undoStack->endMacro();
 }
 
-void ControlTablePanel::setActive(const QList<qint64> &ids, bool active)
-{
+void ControlTablePanel::setActive(const QList<qint64> &ids, bool active) {
     QList<qint64> changing;
     for (qint64 id : ids) {
         if (auto spec = m_model->table(id); spec && spec->active != active)
@@ -184,18 +176,15 @@ void ControlTablePanel::setActive(const QList<qint64> &ids, bool active)
     m_undoStack->push(new SetActiveCommand(commandContext(), changing, active));
 }
 
-void ControlTablePanel::pauseSelected()
-{
+void ControlTablePanel::pauseSelected() {
     setActive(selectedIds(), false);
 }
 
-void ControlTablePanel::resumeSelected()
-{
+void ControlTablePanel::resumeSelected() {
     setActive(selectedIds(), true);
 }
 
-void ControlTablePanel::focusFilter()
-{
+void ControlTablePanel::focusFilter() {
     m_filter->setFocus(Qt::ShortcutFocusReason);
     m_filter->selectAll();
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/controltable/tabledialog.h"
 
-#include "model/connectors/connectorfactory.h"
 #include "model/common/error.h"
+#include "model/connectors/connectorfactory.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
@@ -23,8 +23,7 @@ namespace {
 
 constexpr int ColumnNameRole = Qt::UserRole + 1;
 
-QString typeText(const SourceColumn &column)
-{
+QString typeText(const SourceColumn &column) {
     QString text = column.column.nativeType.isEmpty() ? QStringLiteral("untyped") : column.column.nativeType;
     if (column.watermarkType != WatermarkType::None)
         text += QStringLiteral(", %1 watermark").arg(watermarkTypeName(column.watermarkType));
@@ -33,8 +32,7 @@ QString typeText(const SourceColumn &column)
     return text;
 }
 
-void selectData(QComboBox *combo, const QString &value)
-{
+void selectData(QComboBox *combo, const QString &value) {
     const int index = combo->findData(value, ColumnNameRole);
     combo->setCurrentIndex(index >= 0 ? index : 0);
 }
@@ -44,8 +42,7 @@ void selectData(QComboBox *combo, const QString &value)
 TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpec> &existing, QWidget *parent)
     : QDialog(parent)
     , m_gateway(gateway)
-    , m_existing(existing)
-{
+    , m_existing(existing) {
     setWindowTitle(existing ? tr("Edit table %1").arg(existing->sourceDisplay()) : tr("Add table"));
     buildUi();
     if (m_existing) {
@@ -66,8 +63,7 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
     revalidate();
 }
 
-void TableDialog::buildUi()
-{
+void TableDialog::buildUi() {
     auto *form = new QFormLayout;
     m_sourceConnection = new QComboBox(this);
     m_sourceConnection->setObjectName(QStringLiteral("sourceConnection"));
@@ -100,8 +96,9 @@ void TableDialog::buildUi()
     m_maxSkipped = new QSpinBox(this);
     m_maxSkipped->setObjectName(QStringLiteral("maxSkipped"));
     m_maxSkipped->setRange(0, 1'000'000'000);
-    m_maxSkipped->setToolTip(tr("Rows the target may refuse before the iteration fails; refused rows are kept "
-                                "as rejects and the iteration ends with a warning"));
+    m_maxSkipped->setToolTip(
+        tr("Rows the target may refuse before the iteration fails; refused rows are kept "
+           "as rejects and the iteration ends with a warning"));
     m_batchSize = new QSpinBox(this);
     m_batchSize->setRange(1, 1'000'000);
     m_batchSize->setValue(10000);
@@ -160,8 +157,7 @@ void TableDialog::buildUi()
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
 }
 
-void TableDialog::loadConnections()
-{
+void TableDialog::loadConnections() {
     setBusy(tr("Reading connections…"));
     m_gateway->submit(
         this, [](Workspace &ws) { return ws.connections(); },
@@ -174,8 +170,10 @@ void TableDialog::loadConnections()
                 m_targetConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
             }
             if (m_existing) {
-                m_sourceConnection->setCurrentIndex(qMax(0, m_sourceConnection->findData(m_existing->sourceConnection)));
-                m_targetConnection->setCurrentIndex(qMax(0, m_targetConnection->findData(m_existing->targetConnection)));
+                m_sourceConnection->setCurrentIndex(
+                    qMax(0, m_sourceConnection->findData(m_existing->sourceConnection)));
+                m_targetConnection->setCurrentIndex(
+                    qMax(0, m_targetConnection->findData(m_existing->targetConnection)));
             } else if (connections.size() > 1) {
                 m_targetConnection->setCurrentIndex(1); // copying a table onto itself is rarely meant
             }
@@ -186,8 +184,7 @@ void TableDialog::loadConnections()
         [this](const QString &error) { setBusy(error); });
 }
 
-void TableDialog::loadTables()
-{
+void TableDialog::loadTables() {
     const QString connection = m_sourceConnection->currentData().toString();
     if (connection.isEmpty())
         return;
@@ -226,8 +223,7 @@ void TableDialog::loadTables()
         });
 }
 
-void TableDialog::loadColumns()
-{
+void TableDialog::loadColumns() {
     const QString connection = m_sourceConnection->currentData().toString();
     const QString table = m_sourceTable->currentText();
     const quint64 request = ++m_columnsRequest;
@@ -255,8 +251,7 @@ void TableDialog::loadColumns()
         });
 }
 
-void TableDialog::fillColumns(const QList<SourceColumn> &columns)
-{
+void TableDialog::fillColumns(const QList<SourceColumn> &columns) {
     const QString previousWatermark = m_watermark->currentData(ColumnNameRole).toString();
     const QString previousTiebreak = m_tiebreak->currentData(ColumnNameRole).toString();
     QStringList previousKeys = checkedKeys();
@@ -306,8 +301,7 @@ void TableDialog::fillColumns(const QList<SourceColumn> &columns)
     revalidate();
 }
 
-QStringList TableDialog::checkedKeys() const
-{
+QStringList TableDialog::checkedKeys() const {
     QStringList keys;
     for (int i = 0; i < m_keys->count(); ++i) {
         if (m_keys->item(i)->checkState() == Qt::Checked)
@@ -316,8 +310,7 @@ QStringList TableDialog::checkedKeys() const
     return keys;
 }
 
-const SourceColumn *TableDialog::sourceColumn(const QString &name) const
-{
+const SourceColumn *TableDialog::sourceColumn(const QString &name) const {
     for (const SourceColumn &c : m_columns) {
         if (c.column.name == name)
             return &c;
@@ -325,8 +318,7 @@ const SourceColumn *TableDialog::sourceColumn(const QString &name) const
     return nullptr;
 }
 
-TableDraft TableDialog::draft() const
-{
+TableDraft TableDialog::draft() const {
     TableDraft draft;
     TableSpec &spec = draft.spec;
     if (m_existing)
@@ -352,8 +344,7 @@ TableDraft TableDialog::draft() const
     return draft;
 }
 
-void TableDialog::revalidate()
-{
+void TableDialog::revalidate() {
     const TableDraft current = draft();
     const TableSpec &spec = current.spec;
     QStringList problems;
@@ -367,15 +358,19 @@ void TableDialog::revalidate()
         problems << tr("Name the target table.");
     // Rules that need the column types: only the dialog knows them before prepareTable.
     if (m_columnsLoaded) {
-        if (const SourceColumn *c = sourceColumn(spec.watermarkColumn); c && c->watermarkType == WatermarkType::None)
-            problems << tr("Column %1 (%2) cannot be a watermark: it must hold increasing integers or timestamps.")
-                            .arg(c->column.name, c->column.nativeType.isEmpty() ? tr("untyped") : c->column.nativeType);
+        if (const SourceColumn *c = sourceColumn(spec.watermarkColumn);
+            c && c->watermarkType == WatermarkType::None)
+            problems
+                << tr("Column %1 (%2) cannot be a watermark: it must hold increasing integers or timestamps.")
+                       .arg(c->column.name,
+                            c->column.nativeType.isEmpty() ? tr("untyped") : c->column.nativeType);
         if (spec.mode == WriteMode::Merge && spec.keyColumns.isEmpty()) {
-            const bool hasPrimaryKey = std::any_of(m_columns.cbegin(), m_columns.cend(), [](const SourceColumn &c) {
-                return c.column.primaryKeyOrdinal > 0;
-            });
+            const bool hasPrimaryKey =
+                std::any_of(m_columns.cbegin(), m_columns.cend(),
+                            [](const SourceColumn &c) { return c.column.primaryKeyOrdinal > 0; });
             if (!hasPrimaryKey)
-                problems << tr("Merge needs key columns: %1 has no primary key, so tick the columns that identify a row.")
+                problems << tr("Merge needs key columns: %1 has no primary key, so tick the columns that "
+                               "identify a row.")
                                 .arg(spec.sourceTable);
         }
         if (!spec.tiebreakColumn.isEmpty() && spec.tiebreakColumn == spec.watermarkColumn)
@@ -386,17 +381,16 @@ void TableDialog::revalidate()
             problems << rule;
     }
     m_problems = problems;
-    m_problemLabel->setText(problems.isEmpty() ? QString() : QStringLiteral("• ") + problems.join(QStringLiteral("\n• ")));
+    m_problemLabel->setText(
+        problems.isEmpty() ? QString() : QStringLiteral("• ") + problems.join(QStringLiteral("\n• ")));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problems.isEmpty() && !m_validating);
 }
 
-void TableDialog::setBusy(const QString &message)
-{
+void TableDialog::setBusy(const QString &message) {
     m_busyLabel->setText(message);
 }
 
-void TableDialog::accept()
-{
+void TableDialog::accept() {
     revalidate();
     if (!m_problems.isEmpty() || m_validating)
         return;

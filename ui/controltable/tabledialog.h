@@ -27,7 +27,8 @@ class TableDialog : public QDialog {
     Q_OBJECT
 public:
     // `existing` = edit that table; none = add a new one.
-    TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpec> &existing, QWidget *parent = nullptr);
+    TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpec> &existing,
+                QWidget *parent = nullptr);
 
     TableDraft draft() const;
     QStringList problems() const { return m_problems; }

@@ -6,15 +6,14 @@
 #include <QDateTimeAxis>
 #include <QLineSeries>
 #include <QScatterSeries>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 namespace tidemark {
 
 HistoryChart::HistoryChart(QWidget *parent)
     : QWidget(parent)
-    , m_view(new QChartView(this))
-{
+    , m_view(new QChartView(this)) {
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumHeight(180);
     auto *layout = new QVBoxLayout(this);
@@ -23,8 +22,7 @@ HistoryChart::HistoryChart(QWidget *parent)
     setTrend({}, {});
 }
 
-void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoint> &points)
-{
+void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoint> &points) {
     m_pointCount = int(points.size());
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
@@ -54,8 +52,8 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
         const qreal x = qreal(p.startedAt.toMSecsSinceEpoch());
         rows->append(x, qreal(p.rowsWritten));
         duration->append(x, qreal(p.durationMs) / 1000.0);
-        if (p.status == IterationStatus::Failed || p.status == IterationStatus::Warning
-            || p.status == IterationStatus::Cancelled)
+        if (p.status == IterationStatus::Failed || p.status == IterationStatus::Warning ||
+            p.status == IterationStatus::Cancelled)
             failed->append(x, qreal(p.rowsWritten));
         maxRows = qMax(maxRows, p.rowsWritten);
         maxSeconds = qMax(maxSeconds, double(p.durationMs) / 1000.0);
@@ -81,7 +79,8 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
     chart->addAxis(time, Qt::AlignBottom);
     chart->addAxis(rowAxis, Qt::AlignLeft);
     chart->addAxis(secondsAxis, Qt::AlignRight);
-    for (QAbstractSeries *series : {static_cast<QAbstractSeries *>(rows), static_cast<QAbstractSeries *>(failed)}) {
+    for (QAbstractSeries *series :
+         {static_cast<QAbstractSeries *>(rows), static_cast<QAbstractSeries *>(failed)}) {
         series->attachAxis(time);
         series->attachAxis(rowAxis);
     }

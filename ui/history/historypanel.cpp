@@ -33,8 +33,7 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     , m_statusFilter(new QComboBox(this))
     , m_count(new QLabel(this))
     , m_chart(new HistoryChart(this))
-    , m_splitter(new QSplitter(Qt::Horizontal, this))
-{
+    , m_splitter(new QSplitter(Qt::Horizontal, this)) {
     m_filter->setSourceModel(m_model);
     m_view->setObjectName(QStringLiteral("historyView"));
     m_view->setModel(m_filter);
@@ -44,22 +43,26 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
+    m_view->setWordWrap(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(RunHistoryModel::Status, new StatusDelegate(m_view));
     m_view->setColumnWidth(RunHistoryModel::Id, 50);
     m_view->setColumnWidth(RunHistoryModel::Started, 140);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        const QModelIndex source = m_filter->mapToSource(current);
-        if (source.isValid())
-            emit runSelected(m_model->runAt(source.row()));
-    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                const QModelIndex source = m_filter->mapToSource(current);
+                if (source.isValid())
+                    emit runSelected(m_model->runAt(source.row()));
+            });
 
     m_tableFilter->setObjectName(QStringLiteral("historyTableFilter"));
     m_statusFilter->setObjectName(QStringLiteral("historyStatusFilter"));
     m_statusFilter->addItem(tr("Any status"), QString());
-    for (IterationStatus status : {IterationStatus::Succeeded, IterationStatus::NoNewRows, IterationStatus::Warning,
-                                   IterationStatus::Failed, IterationStatus::Cancelled, IterationStatus::Skipped,
-                                   IterationStatus::DryRun})
+    for (IterationStatus status :
+         {IterationStatus::Succeeded, IterationStatus::NoNewRows, IterationStatus::Warning,
+          IterationStatus::Failed, IterationStatus::Cancelled, IterationStatus::Skipped,
+          IterationStatus::DryRun})
         m_statusFilter->addItem(statusIcon(iterationStatusName(status)), statusLabel(status),
                                 iterationStatusName(status));
     refillTableFilter();
@@ -95,14 +98,14 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_splitter->addWidget(m_chart);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
+    m_splitter->setSizes({760, 560});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
     applyFilters();
 }
 
-void HistoryPanel::setGateway(WorkspaceGateway *gateway)
-{
+void HistoryPanel::setGateway(WorkspaceGateway *gateway) {
     m_model->setRuns({});
     m_gateway = gateway;
     if (!m_gateway)
@@ -122,51 +125,46 @@ void HistoryPanel::setGateway(WorkspaceGateway *gateway)
     reload();
 }
 
-void HistoryPanel::selectNewest()
-{
+void HistoryPanel::selectNewest() {
     if (m_filter->rowCount() > 0)
         m_view->setCurrentIndex(m_filter->index(0, 0)); // emits runSelected
 }
 
-void HistoryPanel::reload()
-{
+void HistoryPanel::reload() {
     if (m_gateway)
         m_gateway->reloadHistory(500);
 }
 
-void HistoryPanel::refillTableFilter()
-{
+void HistoryPanel::refillTableFilter() {
     const qint64 current = m_tableFilter->currentData().toLongLong();
     const QSignalBlocker block(m_tableFilter);
     m_tableFilter->clear();
     m_tableFilter->addItem(tr("All tables"), qint64(0));
     for (int row = 0; row < m_tables->rowCount(); ++row) {
         const TableSpec &spec = m_tables->tableAt(row);
-        m_tableFilter->addItem(QStringLiteral("%1 → %2").arg(spec.sourceDisplay(), spec.targetDisplay()), spec.id);
+        m_tableFilter->addItem(QStringLiteral("%1 → %2").arg(spec.sourceDisplay(), spec.targetDisplay()),
+                               spec.id);
     }
     m_tableFilter->setCurrentIndex(qMax(0, m_tableFilter->findData(current)));
     if (m_model->rowCount() > 0)
         updateChart();
 }
 
-void HistoryPanel::applyFilters()
-{
+void HistoryPanel::applyFilters() {
     m_filter->setTableFilter(m_tableFilter->currentData().toLongLong());
     m_filter->setStatusFilter(m_statusFilter->currentData().toString());
     m_count->setText(tr("%n run(s)", nullptr, m_filter->rowCount()));
     updateChart();
 }
 
-void HistoryPanel::setChartTable(qint64 tableId)
-{
+void HistoryPanel::setChartTable(qint64 tableId) {
     if (m_chartTable == tableId)
         return;
     m_chartTable = tableId;
     updateChart();
 }
 
-void HistoryPanel::updateChart()
-{
+void HistoryPanel::updateChart() {
     qint64 table = m_filter->tableFilter();
     if (table == 0)
         table = m_chartTable;
@@ -178,18 +176,22 @@ void HistoryPanel::updateChart()
     m_chart->setTrend(name, table ? tableTrend(m_model->runs(), table) : QList<TableTrendPoint>{});
 }
 
-void HistoryPanel::exportCsv()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export run history"), QStringLiteral("tidemark-history.csv"),
-                                                      tr("CSV files (*.csv)"));
-    if (path.isEmpty())
-        return;
+void HistoryPanel::exportCsv() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export run history"), QStringLiteral("tidemark-history.csv"), tr("CSV files (*.csv)"));
+    if (!path.isEmpty())
+        exportCsvTo(path);
+}
+
+bool HistoryPanel::exportCsvTo(const QString &path) {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(modelToCsv(*m_filter).toUtf8()) < 0 || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || file.write(modelToCsv(*m_filter).toUtf8()) < 0 ||
+        !file.commit()) {
         emit statusMessage(tr("Could not write %1: %2").arg(path, file.errorString()));
-        return;
+        return false;
     }
     emit statusMessage(tr("Exported %n run(s) to %1", nullptr, m_filter->rowCount()).arg(path));
+    return true;
 }
 
 } // namespace tidemark

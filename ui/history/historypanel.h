@@ -31,10 +31,13 @@ public:
     RunHistoryModel *model() const { return m_model; }
     RunHistoryFilterModel *filterModel() const { return m_filter; }
     QSplitter *splitter() const { return m_splitter; }
+    HistoryChart *chart() const { return m_chart; }
 
 public slots:
     void reload();
     void exportCsv();
+    // Writes the runs shown (filters applied) as CSV; false with statusMessage on failure.
+    bool exportCsvTo(const QString &path);
     void selectNewest();
     // The table the chart shows when the table filter says "all tables".
     void setChartTable(qint64 tableId);

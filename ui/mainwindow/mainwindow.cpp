@@ -56,8 +56,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_concurrency(new QSpinBox(this))
     , m_pathLabel(new QLabel(this))
     , m_runLabel(new QLabel(this))
-    , m_reloadTimer(new QTimer(this))
-{
+    , m_reloadTimer(new QTimer(this)) {
     ensureResources();
     setWindowTitle(QStringLiteral("Tidemark"));
     m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
@@ -102,7 +101,8 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &message) { statusBar()->showMessage(message, 8000); });
     connect(m_history, &HistoryPanel::runSelected, m_runPanel, &RunPanel::showPastRun);
     connect(m_notifier, &RunNotifier::notified, this, [this](const QString &title, const QString &message) {
-        statusBar()->showMessage(title + QStringLiteral(" — ") + QString(message).replace(QLatin1Char('\n'), QStringLiteral("; ")),
+        statusBar()->showMessage(title + QStringLiteral(" — ") +
+                                     QString(message).replace(QLatin1Char('\n'), QStringLiteral("; ")),
                                  15000);
     });
 
@@ -111,8 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_pathLabel->setText(tr("No workspace — File › Open (Ctrl+O) or New (Ctrl+N)"));
 }
 
-MainWindow::~MainWindow()
-{
+MainWindow::~MainWindow() {
     // The coordinator cancels and waits for its iterations; the gateway for its job.
     delete m_coordinator;
     m_coordinator = nullptr;
@@ -121,13 +120,11 @@ MainWindow::~MainWindow()
     delete m_gateway;
 }
 
-QString MainWindow::workspacePath() const
-{
+QString MainWindow::workspacePath() const {
     return m_gateway ? m_gateway->path() : QString();
 }
 
-void MainWindow::createActions()
-{
+void MainWindow::createActions() {
     const auto make = [this](const QString &name, const QString &text, const QKeySequence &shortcut,
                              auto slot) {
         auto *action = new QAction(text, this);
@@ -164,14 +161,14 @@ void MainWindow::createActions()
                           [this] { m_controlTable->removeSelected(); });
     // Del must not fire while the user edits text (the filter box): only from the table.
     m_removeAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    m_controlTable->view()->addAction(m_removeAction);
     removeAction(m_removeAction);
     m_pauseAction = make(QStringLiteral("actionPause"), tr("&Pause"), QKeySequence(Qt::CTRL | Qt::Key_P),
                          [this] { m_controlTable->pauseSelected(); });
-    m_resumeAction = make(QStringLiteral("actionResume"), tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
-                          [this] { m_controlTable->resumeSelected(); });
-    m_backfillAction = make(QStringLiteral("actionBackfill"), tr("&Backfill…"), QKeySequence(Qt::CTRL | Qt::Key_B),
-                            &MainWindow::backfillSelected);
+    m_resumeAction =
+        make(QStringLiteral("actionResume"), tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+             [this] { m_controlTable->resumeSelected(); });
+    m_backfillAction = make(QStringLiteral("actionBackfill"), tr("&Backfill…"),
+                            QKeySequence(Qt::CTRL | Qt::Key_B), &MainWindow::backfillSelected);
     m_connectionsAction = make(QStringLiteral("actionConnections"), tr("&Connections…"),
                                QKeySequence(Qt::CTRL | Qt::Key_K), &MainWindow::manageConnections);
 
@@ -196,6 +193,16 @@ void MainWindow::createActions()
     m_dryRunAction->setToolTip(tr("Show each window's bounds and row count, write nothing (Ctrl+F5)"));
     m_cancelAction->setToolTip(tr("Cancel the run: iterations roll back between batches (Esc)"));
 
+    // The same actions on the control table's context menu (Del lives there, see above).
+    QTableView *tableView = m_controlTable->view();
+    tableView->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *separator1 = new QAction(this);
+    separator1->setSeparator(true);
+    auto *separator2 = new QAction(this);
+    separator2->setSeparator(true);
+    tableView->addActions({m_runSelectedAction, separator1, m_editAction, m_pauseAction, m_resumeAction,
+                           m_backfillAction, separator2, m_removeAction});
+
     auto *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -219,8 +226,7 @@ void MainWindow::createActions()
     toolbar->addAction(m_redoAction);
 }
 
-void MainWindow::createMenus()
-{
+void MainWindow::createMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
     file->addAction(m_openAction);
@@ -260,8 +266,7 @@ void MainWindow::createMenus()
     view->addAction(m_refreshAction);
 }
 
-void MainWindow::updateActions()
-{
+void MainWindow::updateActions() {
     const bool open = m_gateway != nullptr;
     const bool running = m_coordinator && m_coordinator->isRunning();
     const int selected = int(m_controlTable->selectedIds().size());
@@ -279,16 +284,15 @@ void MainWindow::updateActions()
     m_refreshAction->setEnabled(open);
 }
 
-void MainWindow::chooseWorkspace()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open workspace"), QFileInfo(workspacePath()).path(),
-                                                      tr("Tidemark workspaces (*.tidemark);;All files (*)"));
+void MainWindow::chooseWorkspace() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open workspace"), QFileInfo(workspacePath()).path(),
+                                     tr("Tidemark workspaces (*.tidemark);;All files (*)"));
     if (!path.isEmpty())
         openWorkspace(path);
 }
 
-void MainWindow::newWorkspace()
-{
+void MainWindow::newWorkspace() {
     QString path = QFileDialog::getSaveFileName(this, tr("New workspace"), QFileInfo(workspacePath()).path(),
                                                 tr("Tidemark workspaces (*.tidemark)"));
     if (path.isEmpty())
@@ -313,10 +317,10 @@ void MainWindow::newWorkspace()
     }));
 }
 
-void MainWindow::openWorkspace(const QString &path)
-{
+void MainWindow::openWorkspace(const QString &path) {
     if (m_coordinator && m_coordinator->isRunning()) {
-        showError(tr("Open workspace"), tr("A run is in progress in %1; cancel it first (Esc).").arg(workspacePath()));
+        showError(tr("Open workspace"),
+                  tr("A run is in progress in %1; cancel it first (Esc).").arg(workspacePath()));
         return;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
@@ -342,8 +346,7 @@ void MainWindow::openWorkspace(const QString &path)
     }));
 }
 
-void MainWindow::setWorkspace(const QString &path)
-{
+void MainWindow::setWorkspace(const QString &path) {
     RunCoordinator *oldCoordinator = m_coordinator;
     WorkspaceGateway *oldGateway = m_gateway;
     m_gateway = new WorkspaceGateway(path, this);
@@ -372,8 +375,7 @@ void MainWindow::setWorkspace(const QString &path)
     emit workspaceOpened(path);
 }
 
-void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun)
-{
+void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun) {
     if (!m_coordinator || m_coordinator->isRunning())
         return;
     RunRequest request;
@@ -388,49 +390,42 @@ void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun)
     updateActions();
 }
 
-void MainWindow::runAll()
-{
+void MainWindow::runAll() {
     startRun({}, false);
 }
 
-void MainWindow::runSelected()
-{
+void MainWindow::runSelected() {
     const QList<qint64> ids = m_controlTable->selectedIds();
     if (ids.isEmpty()) {
-        statusBar()->showMessage(tr("Select the tables to run first."), 4000);
+        statusBar()->showMessage(tr("Choose the tables to run first."), 4000);
         return;
     }
     startRun(ids, false);
 }
 
-void MainWindow::dryRun()
-{
+void MainWindow::dryRun() {
     startRun({}, true);
 }
 
-void MainWindow::cancelRun()
-{
+void MainWindow::cancelRun() {
     if (m_coordinator && m_coordinator->isRunning()) {
         m_coordinator->cancel();
         m_runLabel->setText(tr("Cancelling run %1…").arg(m_coordinator->currentRunId()));
     }
 }
 
-void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations)
-{
+void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations) {
     m_runLabel->setText(tr("Run %1: %n table(s)", nullptr, int(iterations.size())).arg(runId));
     m_history->reload(); // the new run appears in the history as running
     updateActions();
 }
 
-void MainWindow::onIterationChanged(const IterationRecord &record)
-{
+void MainWindow::onIterationChanged(const IterationRecord &record) {
     if (isFinished(record.status) && !m_reloadTimer->isActive())
         m_reloadTimer->start();
 }
 
-void MainWindow::onRunFinished(const RunRecord &run)
-{
+void MainWindow::onRunFinished(const RunRecord &run) {
     m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
     m_notifier->runFinished(run);
     m_controlTable->reload();
@@ -438,8 +433,7 @@ void MainWindow::onRunFinished(const RunRecord &run)
     updateActions();
 }
 
-void MainWindow::backfillSelected()
-{
+void MainWindow::backfillSelected() {
     const QList<TableSpec> tables = m_controlTable->selectedTables();
     if (!m_gateway || tables.size() != 1)
         return;
@@ -470,15 +464,13 @@ void MainWindow::backfillSelected()
     dialog->open();
 }
 
-void MainWindow::showHistory()
-{
+void MainWindow::showHistory() {
     m_historyDock->show();
     m_historyDock->raise();
     m_history->selectNewest();
 }
 
-void MainWindow::manageConnections()
-{
+void MainWindow::manageConnections() {
     if (!m_gateway)
         return;
     auto *dialog = new ConnectionsDialog(m_gateway, this);
@@ -486,8 +478,7 @@ void MainWindow::manageConnections()
     dialog->open();
 }
 
-void MainWindow::showError(const QString &title, const QString &message)
-{
+void MainWindow::showError(const QString &title, const QString &message) {
     statusBar()->showMessage(message, 10000);
     // Offscreen (tests, screenshots) a modal box would wait for a click nobody makes.
     if (QGuiApplication::platformName() == QLatin1String("offscreen"))
@@ -497,8 +488,7 @@ void MainWindow::showError(const QString &title, const QString &message)
     box->open();
 }
 
-void MainWindow::rememberRecent(const QString &path)
-{
+void MainWindow::rememberRecent(const QString &path) {
     QSettings settings;
     QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
     recent.removeAll(path);
@@ -509,8 +499,7 @@ void MainWindow::rememberRecent(const QString &path)
     updateRecentMenu();
 }
 
-void MainWindow::updateRecentMenu()
-{
+void MainWindow::updateRecentMenu() {
     if (!m_recentMenu)
         return;
     m_recentMenu->clear();
@@ -522,20 +511,21 @@ void MainWindow::updateRecentMenu()
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
-void MainWindow::restoreSettings()
-{
+void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1280, 860);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
+        resize(1400, 880);
+    if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
+        resizeDocks({m_historyDock}, {250}, Qt::Vertical);
+    if (!m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray()))
+        m_mainSplitter->setSizes({300, 340});
     m_runPanel->splitter()->restoreState(settings.value(QStringLiteral("window/runSplitter")).toByteArray());
-    m_history->splitter()->restoreState(settings.value(QStringLiteral("window/historySplitter")).toByteArray());
+    m_history->splitter()->restoreState(
+        settings.value(QStringLiteral("window/historySplitter")).toByteArray());
     m_concurrency->setValue(settings.value(QStringLiteral("run/concurrency"), 2).toInt());
 }
 
-void MainWindow::saveSettings()
-{
+void MainWindow::saveSettings() {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -545,15 +535,14 @@ void MainWindow::saveSettings()
     settings.setValue(QStringLiteral("run/concurrency"), m_concurrency->value());
 }
 
-void MainWindow::closeEvent(QCloseEvent *event)
-{
-    if (m_coordinator && m_coordinator->isRunning()
-        && QGuiApplication::platformName() != QLatin1String("offscreen")) {
-        const auto answer = QMessageBox::question(
-            this, tr("Run in progress"),
-            tr("Run %1 is still copying. Cancel it and quit? Running iterations roll back; the target and the "
-               "watermarks stay as they were.")
-                .arg(m_coordinator->currentRunId()));
+void MainWindow::closeEvent(QCloseEvent *event) {
+    if (m_coordinator && m_coordinator->isRunning() &&
+        QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        const auto answer = QMessageBox::question(this, tr("Run in progress"),
+                                                  tr("Run %1 is still copying. Cancel it and quit? Running "
+                                                     "iterations roll back; the target and the "
+                                                     "watermarks stay as they were.")
+                                                      .arg(m_coordinator->currentRunId()));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;

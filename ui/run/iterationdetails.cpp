@@ -11,14 +11,13 @@ namespace tidemark {
 
 namespace {
 
-QString logText(const LogLine &line)
-{
+QString logText(const LogLine &line) {
     return QStringLiteral("%1  %2  %3")
-        .arg(line.at.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz")), line.level.leftJustified(7), line.message);
+        .arg(line.at.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz")), line.level.leftJustified(7),
+             line.message);
 }
 
-QString orNone(const QString &text)
-{
+QString orNone(const QString &text) {
     return text.isEmpty() ? QObject::tr("(none)") : text.toHtmlEscaped();
 }
 
@@ -29,8 +28,7 @@ IterationDetails::IterationDetails(QWidget *parent)
     , m_title(new QLabel(this))
     , m_facts(new QLabel(this))
     , m_error(new QLabel(this))
-    , m_log(new QPlainTextEdit(this))
-{
+    , m_log(new QPlainTextEdit(this)) {
     m_title->setWordWrap(true);
     m_facts->setWordWrap(true);
     m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -53,9 +51,8 @@ IterationDetails::IterationDetails(QWidget *parent)
     clear();
 }
 
-void IterationDetails::clear()
-{
-    m_title->setText(tr("<i>Select an iteration to see its window, error and log.</i>"));
+void IterationDetails::clear() {
+    m_title->setText(tr("<i>Click an iteration to see its window, error and log.</i>"));
     m_facts->clear();
     m_error->clear();
     m_error->hide();
@@ -63,25 +60,28 @@ void IterationDetails::clear()
     m_logLines = 0;
 }
 
-void IterationDetails::showIteration(const IterationRecord &record)
-{
-    m_title->setText(QStringLiteral("<b>%1</b> → <b>%2</b> — %3")
-                         .arg(record.source.toHtmlEscaped(), record.target.toHtmlEscaped(), statusLabel(record.status)));
-    QString facts = tr("Window: after %1, up to %2").arg(orNone(record.windowLower), orNone(record.windowUpper));
-    facts += QStringLiteral("<br>") + tr("Watermark: %1 → %2").arg(orNone(record.watermarkBefore), orNone(record.watermarkAfter));
-    facts += QStringLiteral("<br>")
-             + tr("Rows: %1 read, %2 written, %3 skipped")
-                   .arg(formatCount(record.rowsRead), formatCount(record.rowsWritten), formatCount(record.rowsSkipped));
+void IterationDetails::showIteration(const IterationRecord &record) {
+    m_title->setText(
+        QStringLiteral("<b>%1</b> → <b>%2</b> — %3")
+            .arg(record.source.toHtmlEscaped(), record.target.toHtmlEscaped(), statusLabel(record.status)));
+    QString facts =
+        tr("Window: after %1, up to %2").arg(orNone(record.windowLower), orNone(record.windowUpper));
+    facts += QStringLiteral("<br>") +
+             tr("Watermark: %1 → %2").arg(orNone(record.watermarkBefore), orNone(record.watermarkAfter));
+    facts += QStringLiteral("<br>") + tr("Rows: %1 read, %2 written, %3 skipped")
+                                          .arg(formatCount(record.rowsRead), formatCount(record.rowsWritten),
+                                               formatCount(record.rowsSkipped));
     if (record.windowRows >= 0)
         facts += tr(" of %1 in the window").arg(formatCount(record.windowRows));
     if (record.rowsNullWatermark > 0)
-        facts += QStringLiteral("<br>")
-                 + tr("<b>%1 rows have no watermark value and can never be copied.</b>")
-                       .arg(formatCount(record.rowsNullWatermark));
+        facts +=
+            QStringLiteral("<br>") + tr("<b>%1 rows have no watermark value and can never be copied.</b>")
+                                         .arg(formatCount(record.rowsNullWatermark));
     if (record.startedAt.isValid())
         facts += QStringLiteral("<br>") + tr("Started %1").arg(formatLocalTime(record.startedAt));
     if (record.finishedAt.isValid())
-        facts += tr(", finished %1 (%2)").arg(formatLocalTime(record.finishedAt), formatDuration(record.durationMs));
+        facts += tr(", finished %1 (%2)")
+                     .arg(formatLocalTime(record.finishedAt), formatDuration(record.durationMs));
     m_facts->setText(facts);
     m_error->setText(record.error);
     m_error->setVisible(!record.error.isEmpty());
@@ -96,8 +96,7 @@ void IterationDetails::showIteration(const IterationRecord &record)
     }
 }
 
-void IterationDetails::appendLog(const LogLine &line)
-{
+void IterationDetails::appendLog(const LogLine &line) {
     m_log->appendPlainText(logText(line));
     ++m_logLines;
 }

@@ -10,8 +10,8 @@
 
 namespace tidemark {
 
-void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
-{
+void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                             const QModelIndex &index) const {
     QStyleOptionViewItem background = option;
     initStyleOption(&background, index);
     tintByStatus(&background, index);
@@ -35,8 +35,7 @@ void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
 }
 
-QSize ProgressDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
-{
+QSize ProgressDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const {
     QSize size = QStyledItemDelegate::sizeHint(option, index);
     size.setWidth(qMax(size.width() + 16, 140));
     return size;

@@ -7,12 +7,9 @@
 namespace tidemark {
 
 RunNotifier::RunNotifier(QObject *parent)
-    : QObject(parent)
-{
-}
+    : QObject(parent) {}
 
-std::pair<QString, QString> RunNotifier::describe(const RunRecord &run)
-{
+std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
     QStringList failed;
     QStringList warned;
     for (const IterationRecord &it : run.iterations) {
@@ -33,8 +30,7 @@ std::pair<QString, QString> RunNotifier::describe(const RunRecord &run)
     return {title, lines.join(QLatin1Char('\n'))};
 }
 
-void RunNotifier::runFinished(const RunRecord &run)
-{
+void RunNotifier::runFinished(const RunRecord &run) {
     const auto [title, message] = describe(run);
     if (title.isEmpty())
         return;
@@ -45,7 +41,8 @@ void RunNotifier::runFinished(const RunRecord &run)
         }
         m_tray->show();
         const bool failure = title.contains(tr("failed"));
-        m_tray->showMessage(title, message, failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning, 10000);
+        m_tray->showMessage(title, message, failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning,
+                            10000);
     }
     emit notified(title, message);
 }

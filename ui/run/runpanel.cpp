@@ -2,8 +2,8 @@
 #include "ui/run/runpanel.h"
 
 #include "model/engine/runcoordinator.h"
-#include "model/models/iterationgridmodel.h"
 #include "model/models/itemroles.h"
+#include "model/models/iterationgridmodel.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/run/iterationdetails.h"
 #include "ui/run/progressdelegate.h"
@@ -29,8 +29,7 @@ RunPanel::RunPanel(QWidget *parent)
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_title(new QLabel(this))
     , m_summary(new QLabel(this))
-    , m_backToLive(new QPushButton(tr("Show current run"), this))
-{
+    , m_backToLive(new QPushButton(tr("Show current run"), this)) {
     m_proxy->setSortRole(RawRole);
     m_view->setObjectName(QStringLiteral("iterationGrid"));
     m_view->setModel(m_proxy);
@@ -44,12 +43,8 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setItemDelegate(new StatusRowDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Status, new StatusDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Progress, new ProgressDelegate(m_view));
-    m_view->setColumnWidth(IterationGridModel::Source, 170);
-    m_view->setColumnWidth(IterationGridModel::Target, 170);
-    m_view->setColumnWidth(IterationGridModel::Status, 120);
-    m_view->setColumnWidth(IterationGridModel::Started, 140);
-    m_view->setColumnWidth(IterationGridModel::Progress, 160);
-    m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 200);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
 
     m_summary->setObjectName(QStringLiteral("runSummary"));
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -65,8 +60,8 @@ RunPanel::RunPanel(QWidget *parent)
         connect(model, &QAbstractItemModel::dataChanged, this, [this, model](const QModelIndex &topLeft) {
             // Refresh the details when their row changed (not on every tick of the duration).
             const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
-            if (shownModel() == model && current.isValid() && current.row() == topLeft.row()
-                && topLeft.column() == 0)
+            if (shownModel() == model && current.isValid() && current.row() == topLeft.row() &&
+                topLeft.column() == 0)
                 updateDetails();
         });
         connect(model, &IterationGridModel::logAppended, this, [this, model](int row, const LogLine &line) {
@@ -94,15 +89,25 @@ RunPanel::RunPanel(QWidget *parent)
     m_splitter->addWidget(m_details);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({1000, 340});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
 
     setShown(m_live);
+    m_view->setColumnWidth(IterationGridModel::Source, 170);
+    m_view->setColumnWidth(IterationGridModel::Target, 170);
+    m_view->setColumnWidth(IterationGridModel::Status, 120);
+    m_view->setColumnWidth(IterationGridModel::Started, 150);
+    m_view->setColumnWidth(IterationGridModel::Duration, 80);
+    m_view->setColumnWidth(IterationGridModel::RowsRead, 80);
+    m_view->setColumnWidth(IterationGridModel::RowsWritten, 80);
+    m_view->setColumnWidth(IterationGridModel::RowsSkipped, 70);
+    m_view->setColumnWidth(IterationGridModel::Progress, 180);
+    m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 200);
 }
 
-void RunPanel::setCoordinator(RunCoordinator *coordinator)
-{
+void RunPanel::setCoordinator(RunCoordinator *coordinator) {
     if (m_coordinator)
         disconnect(m_coordinator, nullptr, m_live, nullptr);
     m_coordinator = coordinator;
@@ -118,23 +123,19 @@ void RunPanel::setCoordinator(RunCoordinator *coordinator)
     connect(coordinator, &RunCoordinator::runStarted, this, &RunPanel::showLive);
 }
 
-IterationGridModel *RunPanel::shownModel() const
-{
+IterationGridModel *RunPanel::shownModel() const {
     return qobject_cast<IterationGridModel *>(m_proxy->sourceModel());
 }
 
-bool RunPanel::isShowingLive() const
-{
+bool RunPanel::isShowingLive() const {
     return shownModel() == m_live;
 }
 
-void RunPanel::showLive()
-{
+void RunPanel::showLive() {
     setShown(m_live);
 }
 
-void RunPanel::showPastRun(const RunRecord &run)
-{
+void RunPanel::showPastRun(const RunRecord &run) {
     if (run.id == m_live->runId() && m_live->runId() != 0) {
         setShown(m_live);
         return;
@@ -143,27 +144,27 @@ void RunPanel::showPastRun(const RunRecord &run)
     setShown(m_past);
 }
 
-void RunPanel::clear()
-{
+void RunPanel::clear() {
     m_live->clear();
     m_past->clear();
     setShown(m_live);
 }
 
-void RunPanel::setShown(IterationGridModel *model)
-{
+void RunPanel::setShown(IterationGridModel *model) {
     if (m_proxy->sourceModel() != model) {
+        // Both models have the same columns: keep the widths the user gave them.
+        const QByteArray header = m_view->horizontalHeader()->saveState();
         m_proxy->setSourceModel(model);
-        connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &RunPanel::updateDetails,
-                Qt::UniqueConnection);
+        m_view->horizontalHeader()->restoreState(header);
+        connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+                &RunPanel::updateDetails, Qt::UniqueConnection);
     }
     m_backToLive->setVisible(model != m_live && m_live->runId() != 0);
     updateSummary();
     updateDetails();
 }
 
-void RunPanel::updateSummary()
-{
+void RunPanel::updateSummary() {
     IterationGridModel *model = shownModel();
     if (!model || model->runId() == 0) {
         m_title->setText(tr("<b>Run</b>"));
@@ -180,8 +181,7 @@ void RunPanel::updateSummary()
     m_summary->setStyleSheet(bad ? QStringLiteral("color: #b00020;") : QString());
 }
 
-void RunPanel::updateDetails()
-{
+void RunPanel::updateDetails() {
     IterationGridModel *model = shownModel();
     const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
     if (!model || !current.isValid() || current.row() >= model->rowCount()) {

@@ -8,12 +8,9 @@ namespace tidemark {
 AddTableCommand::AddTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent)
     : ControlTableCommand(context, QObject::tr("Add table %1").arg(spec.sourceDisplay()), parent)
     , m_spec(spec)
-    , m_firstId(std::make_shared<std::atomic<qint64>>(0))
-{
-}
+    , m_firstId(std::make_shared<std::atomic<qint64>>(0)) {}
 
-void AddTableCommand::redo()
-{
+void AddTableCommand::redo() {
     // The row appears when the reload brings it with its new id.
     persist([spec = m_spec, firstId = m_firstId, aliases = m_context.aliases](Workspace &ws) {
         TableSpec toAdd = spec;
@@ -26,8 +23,7 @@ void AddTableCommand::redo()
     });
 }
 
-void AddTableCommand::undo()
-{
+void AddTableCommand::undo() {
     persist([firstId = m_firstId, aliases = m_context.aliases](Workspace &ws) {
         if (const qint64 id = firstId->load())
             ws.removeTable(aliases->resolve(id));

@@ -8,12 +8,9 @@ namespace tidemark {
 
 ControlTableCommand::ControlTableCommand(const Context &context, const QString &text, QUndoCommand *parent)
     : QUndoCommand(text, parent)
-    , m_context(context)
-{
-}
+    , m_context(context) {}
 
-void ControlTableCommand::persist(std::function<void(Workspace &)> write)
-{
+void ControlTableCommand::persist(std::function<void(Workspace &)> write) {
     WorkspaceGateway *gateway = m_context.gateway;
     gateway->markTablesStale();
     gateway->submit(

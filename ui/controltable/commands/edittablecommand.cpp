@@ -10,12 +10,9 @@ EditTableCommand::EditTableCommand(const Context &context, const TableSpec &befo
                                    QUndoCommand *parent)
     : ControlTableCommand(context, QObject::tr("Edit table %1").arg(after.sourceDisplay()), parent)
     , m_before(before)
-    , m_after(after)
-{
-}
+    , m_after(after) {}
 
-void EditTableCommand::apply(const TableSpec &spec)
-{
+void EditTableCommand::apply(const TableSpec &spec) {
     const qint64 id = currentId(spec.id);
     if (auto shown = m_context.model->table(id)) {
         // Keep what the edit does not own: the watermark may have moved since.
@@ -32,13 +29,11 @@ void EditTableCommand::apply(const TableSpec &spec)
     });
 }
 
-void EditTableCommand::redo()
-{
+void EditTableCommand::redo() {
     apply(m_after);
 }
 
-void EditTableCommand::undo()
-{
+void EditTableCommand::undo() {
     apply(m_before);
 }
 

@@ -7,7 +7,8 @@
 namespace tidemark {
 
 // Removes a table; undo adds it back with its configuration and last watermark (under a new
-// id, which the aliases carry to later commands). The target's rows are never touched.
+// id, which the aliases carry to later commands; its initial watermark becomes the last one,
+// since the target's state row belongs to the old id). The target's rows are never touched.
 class RemoveTableCommand : public ControlTableCommand {
 public:
     RemoveTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent = nullptr);

@@ -8,11 +8,12 @@ namespace tidemark {
 
 namespace {
 
-QString describe(const QList<qint64> &ids, bool active)
-{
+QString describe(const QList<qint64> &ids, bool active) {
     if (ids.size() == 1)
-        return active ? QObject::tr("Resume table %1").arg(ids.first()) : QObject::tr("Pause table %1").arg(ids.first());
-    return active ? QObject::tr("Resume %1 tables").arg(ids.size()) : QObject::tr("Pause %1 tables").arg(ids.size());
+        return active ? QObject::tr("Resume table %1").arg(ids.first())
+                      : QObject::tr("Pause table %1").arg(ids.first());
+    return active ? QObject::tr("Resume %1 tables").arg(ids.size())
+                  : QObject::tr("Pause %1 tables").arg(ids.size());
 }
 
 } // namespace
@@ -21,12 +22,9 @@ SetActiveCommand::SetActiveCommand(const Context &context, const QList<qint64> &
                                    QUndoCommand *parent)
     : ControlTableCommand(context, describe(tableIds, active), parent)
     , m_ids(tableIds)
-    , m_active(active)
-{
-}
+    , m_active(active) {}
 
-void SetActiveCommand::apply(bool active)
-{
+void SetActiveCommand::apply(bool active) {
     for (qint64 id : std::as_const(m_ids))
         m_context.model->setActive(currentId(id), active);
     persist([ids = m_ids, active, aliases = m_context.aliases](Workspace &ws) {
@@ -35,13 +33,11 @@ void SetActiveCommand::apply(bool active)
     });
 }
 
-void SetActiveCommand::redo()
-{
+void SetActiveCommand::redo() {
     apply(m_active);
 }
 
-void SetActiveCommand::undo()
-{
+void SetActiveCommand::undo() {
     apply(!m_active);
 }
 

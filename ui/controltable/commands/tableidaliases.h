@@ -12,15 +12,13 @@ namespace tidemark {
 // the current one. Written on the gateway's worker, read there and on the GUI thread.
 class TableIdAliases {
 public:
-    qint64 resolve(qint64 id) const
-    {
+    qint64 resolve(qint64 id) const {
         QMutexLocker lock(&m_mutex);
         for (int hops = 0; m_next.contains(id) && hops < 1000; ++hops)
             id = m_next.value(id);
         return id;
     }
-    void alias(qint64 from, qint64 to)
-    {
+    void alias(qint64 from, qint64 to) {
         QMutexLocker lock(&m_mutex);
         if (from != to)
             m_next.insert(from, to);

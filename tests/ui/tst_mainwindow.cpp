@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// The window from the keyboard: open a workspace, run with F5, pause with the checkbox and
+// undo it with Ctrl+Z, filter with Ctrl+F, and read the failure notification.
+#include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
+#include "tests/ui/uifixture.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/history/historypanel.h"
+#include "ui/mainwindow/mainwindow.h"
+#include "ui/run/runnotifier.h"
+#include "ui/run/runpanel.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void standardShortcuts() {
+        MainWindow window;
+        const auto shortcut = [&](const char *name) {
+            auto *action = window.findChild<QAction *>(QLatin1String(name));
+            return action ? action->shortcuts() : QList<QKeySequence>{};
+        };
+        QVERIFY(shortcut("actionNewWorkspace").contains(QKeySequence(Qt::CTRL | Qt::Key_N)));
+        QVERIFY(shortcut("actionOpenWorkspace").contains(QKeySequence(Qt::CTRL | Qt::Key_O)));
+        QVERIFY(shortcut("actionRunAll").contains(QKeySequence(Qt::Key_F5)));
+        QVERIFY(shortcut("actionRunSelected").contains(QKeySequence(Qt::SHIFT | Qt::Key_F5)));
+        QVERIFY(shortcut("actionCancelRun").contains(QKeySequence(Qt::Key_Escape)));
+        QVERIFY(shortcut("actionFind").contains(QKeySequence(Qt::CTRL | Qt::Key_F)));
+        QVERIFY(shortcut("actionRemoveTable").contains(QKeySequence(Qt::Key_Delete)));
+        QVERIFY(shortcut("actionUndo").contains(QKeySequence(Qt::CTRL | Qt::Key_Z)));
+        QVERIFY(shortcut("actionRedo").contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+        // Nothing to act on without a workspace.
+        QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionRunAll"))->isEnabled());
+    }
+
+    void runFromTheKeyboard() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 200);
+        makeOrders(fixture.src, 20, 1, QStringLiteral("gone"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        fixture.addTable(UiFixture::draft(QStringLiteral("gone"), QStringLiteral("updated_at")));
+        execSql(fixture.src, QStringLiteral("DROP TABLE gone"));
+
+        MainWindow window;
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(fixture.wsPath);
+        QTRY_COMPARE(opened.size(), 1);
+        QCOMPARE(QSettings().value(QStringLiteral("workspace/recent")).toStringList().value(0),
+                 fixture.wsPath);
+        ControlTableModel *tables = window.controlTable()->model();
+        QTRY_COMPARE(tables->rowCount(), 2);
+
+        // F5 runs every active table; the failure is notified, naming the table.
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        QTest::keyClick(&window, Qt::Key_F5);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        const auto [title, message] = RunNotifier::describe(run);
+        QVERIFY(title.contains(QStringLiteral("failed")));
+        QVERIFY(message.contains(QStringLiteral("src:gone")));
+        QVERIFY(!message.contains(QStringLiteral("src:orders")));
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("src:gone")));
+        const IterationGridModel *grid = window.runPanel()->liveModel();
+        QCOMPARE(grid->summary().count(IterationStatus::Succeeded), 1);
+        QCOMPARE(grid->summary().count(IterationStatus::Failed), 1);
+        // Selecting the failed row shows its error beside the grid.
+        QTableView *gridView = window.runPanel()->view();
+        for (int row = 0; row < gridView->model()->rowCount(); ++row) {
+            if (gridView->model()->index(row, IterationGridModel::Source).data().toString() ==
+                QStringLiteral("src:gone"))
+                gridView->selectRow(row);
+        }
+        auto *error = window.findChild<QLabel *>(QStringLiteral("iterationError"));
+        QVERIFY(error);
+        QVERIFY(error->text().contains(QStringLiteral("gone")));
+        QVERIFY(!error->isHidden());
+
+        // The history lists it and the control table shows the last status.
+        QTRY_COMPARE(window.historyPanel()->model()->rowCount(), 1);
+        QTRY_COMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                     QStringLiteral("Succeeded"));
+
+        // Pause with the checkbox, undo with Ctrl+Z, redo with Ctrl+Shift+Z.
+        QVERIFY(
+            tables->setData(tables->index(0, ControlTableModel::Active), Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(tables->tableAt(0).active, false);
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(tables->tableAt(0).active, true);
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(tables->tableAt(0).active, false);
+        window.gateway()->waitForIdle();
+        QCOMPARE(fixture.open()->table(tables->tableAt(0).id)->active, false);
+
+        // Ctrl+F puts the cursor in the filter.
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        auto *filter = window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"));
+        QTRY_VERIFY(filter->hasFocus());
+        QTest::keyClicks(filter, QStringLiteral("gone"));
+        QCOMPARE(window.controlTable()->view()->model()->rowCount(), 1);
+        filter->clear();
+
+        // Shift+F5 runs only the selected table: the paused one ends skipped.
+        window.controlTable()->view()->setFocus();
+        window.controlTable()->view()->selectRow(0);
+        QTest::keyClick(&window, Qt::Key_F5, Qt::ShiftModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        const RunRecord second = finished.last().at(0).value<RunRecord>();
+        QCOMPARE(second.iterations.size(), 1);
+        QCOMPARE(second.iterations.first().status, IterationStatus::Skipped);
+    }
+
+    void escapeCancelsTheRun() {
+        // One table at a time: when Esc comes while the first copies, the others are still
+        // queued, so they end cancelled whatever the machine's speed.
+        UiFixture fixture;
+        for (int t = 0; t < 4; ++t) {
+            const QString table = QStringLiteral("big_%1").arg(t);
+            makeOrders(fixture.src, 100000, 1, table);
+            fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
+        }
+        MainWindow window;
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(fixture.wsPath);
+        QTRY_COMPARE(opened.size(), 1);
+        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
+        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        // Esc as soon as the first table reports running (the others are queued behind it).
+        bool pressed = false;
+        connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
+                [&](const IterationRecord &record) {
+                    if (pressed || record.status != IterationStatus::Running)
+                        return;
+                    pressed = true;
+                    QVERIFY(window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
+                    QTest::keyClick(&window, Qt::Key_Escape);
+                });
+        QTest::keyClick(&window, Qt::Key_F5);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.status, QStringLiteral("cancelled"));
+        int cancelled = 0;
+        for (const IterationRecord &it : run.iterations)
+            cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+        QStringList statuses;
+        for (const IterationRecord &it : run.iterations)
+            statuses << iterationStatusName(it.status);
+        QVERIFY2(cancelled >= 3, qPrintable(statuses.join(QLatin1Char(','))));
+        QCOMPARE(window.runPanel()->liveModel()->summary().count(IterationStatus::Cancelled), cancelled);
+        QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
