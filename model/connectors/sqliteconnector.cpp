@@ -621,7 +621,7 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
                      QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 < '' LIMIT 1").arg(col, from),
                      where(table));
     if (number.step())
-        refuseValue(number.type(0), number.text(1));
+        refuseValue(number.type(1), number.text(1));
     QString range = QStringLiteral("%1 IS NOT NULL").arg(col);
     QString rangeStart;
     if (checkFrom.type() == WatermarkType::Timestamp) {
