@@ -149,11 +149,12 @@ public:
     // Timestamp, Integer, or None when the column cannot order a watermark.
     virtual WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) = 0;
     // Reads max and NULL count; refuses (throws) a timestamp column whose values mix spellings.
-    // With `checkFrom` (the window's lower bound), only values that could compare wrongly against
-    // it are checked: text order and time order of two spellings disagree only within a day
-    // (zone offsets), and anything that sorts lower is a late row the window skips by design.
+    // `lowerBound` is the bound the window will compare values against. Text order and time order
+    // of two spellings disagree only within a day (zone offsets), and whatever sorts lower is a late
+    // row the window skips by design, so only values near the bound are checked; with no lower
+    // bound (a first full load) nothing can compare wrongly. nullopt (adding a table) checks all.
     virtual WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
-                                          const Watermark &checkFrom = Watermark()) = 0;
+                                          const std::optional<Watermark> &lowerBound = std::nullopt) = 0;
     // A value of the column, to spell user input like the column does (none when empty).
     virtual Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
     virtual qint64 countWindow(const WindowQuery &query) = 0;

@@ -995,7 +995,7 @@ Watermark watermarkFromText(const QString &text, WatermarkType type, const QStri
 } // namespace
 
 WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column,
-                                                 WatermarkType type, const Watermark &) {
+                                                 WatermarkType type, const std::optional<Watermark> &) {
     const QString typname = columnTypeName(table, column);
     watermarkCast(table, column); // refuses types that cannot be a watermark
     const QString quoted = quoteIdentifier(column);

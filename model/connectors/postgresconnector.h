@@ -36,7 +36,7 @@ public:
 
     WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) override;
     WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
-                                  const Watermark &checkFrom = Watermark()) override;
+                                  const std::optional<Watermark> &lowerBound = std::nullopt) override;
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;

@@ -554,7 +554,8 @@ WatermarkType SqliteConnector::detectWatermarkType(const TableRef &table, const 
 }
 
 WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QString &column,
-                                               WatermarkType type, const Watermark &checkFrom) {
+                                               WatermarkType type,
+                                               const std::optional<Watermark> &lowerBound) {
     const QString col = quoteIdentifier(column);
     const QString from = quoted(table);
     const QString what =
@@ -622,15 +623,18 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
                      where(table));
     if (number.step())
         refuseValue(number.type(1), number.text(1));
+    if (lowerBound && lowerBound->isNull()) {
+        probe.maximum = *maximum;
+        return probe;
+    }
     QString range = QStringLiteral("%1 IS NOT NULL").arg(col);
     QString rangeStart;
-    if (checkFrom.type() == WatermarkType::Timestamp) {
-        constexpr qint64 kTwoDays = 2LL * 86400 * 1000 * 1000;
+    if (lowerBound && lowerBound->type() == WatermarkType::Timestamp) {
+        constexpr qint64 kDay = 86400LL * 1000 * 1000;
         TimestampSpelling day;
         day.dateOnly = true;
-        rangeStart =
-            formatTimestamp(checkFrom.micros() - kTwoDays - checkFrom.micros() % (86400LL * 1000 * 1000), day)
-                .value_or(QString());
+        const qint64 micros = lowerBound->micros();
+        rangeStart = formatTimestamp(micros - micros % kDay - 2 * kDay, day).value_or(QString());
         if (!rangeStart.isEmpty())
             range = QStringLiteral("%1 >= ?2").arg(col);
     }
@@ -1053,6 +1057,28 @@ void SqliteConnector::preparePushDown(Connector &source) {
     m_attachedPath = path;
 }
 
+// A first load into an empty table with the source's columns in the source's order, and no NULL
+// watermark in this transaction's snapshot: the window is then the whole table, so the plain
+// INSERT ... SELECT * copies exactly the window (up to the snapshot's maximum, which pushDown
+// reports as the position reached).
+bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpec &write) {
+    if (write.mode == WriteMode::Merge || !window.lower.isNull())
+        return false;
+    const QString context = where(write.table);
+    // window.columns is the source's full column list in table order (the engine reads them all).
+    if (window.columns != columnNames(write) || describeTable(write.table).columnNames() != window.columns)
+        return false;
+    Statement any(writable(), QStringLiteral("SELECT 1 FROM %1 LIMIT 1").arg(quoted(write.table)), context);
+    if (any.step())
+        return false;
+    Statement nulls(writable(),
+                    QStringLiteral("SELECT count(*) FROM %1 WHERE %2 IS NULL")
+                        .arg(quoted(window.table), quoteIdentifier(window.watermarkColumn)),
+                    context);
+    nulls.step();
+    return nulls.int64(0) == 0;
+}
+
 std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const WindowQuery &window,
                                                         const WriteSpec &write) {
     const QString schema = sourceSchema(source);
@@ -1072,7 +1098,17 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
         count.step();
         result.rowsRead = count.int64(0);
     }
-    {
+    if (copiesWholeTable(attached, write)) {
+        // SQLite's transfer optimisation copies whole records when the statement is this plain.
+        // The snapshot's maximum, not the one probed before, is then the position reached.
+        attached.upper = Watermark();
+        Statement insert(writable(),
+                         QStringLiteral("INSERT INTO %1 SELECT * FROM %2")
+                             .arg(quoted(write.table), quoted(attached.table)),
+                         context);
+        insert.step();
+        result.rowsRead = result.rowsWritten = sqlite3_changes64(writable());
+    } else {
         Statement insert(writable(), insertSql(write, windowSql(attached, false)), context);
         bindWindow(insert, attached);
         insert.step();

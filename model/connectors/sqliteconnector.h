@@ -31,7 +31,7 @@ public:
 
     WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) override;
     WatermarkProbe probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
-                                  const Watermark &checkFrom = Watermark()) override;
+                                  const std::optional<Watermark> &lowerBound = std::nullopt) override;
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
@@ -63,6 +63,7 @@ public:
 private:
     static QStringList columnNames(const WriteSpec &spec);
     QString insertSql(const WriteSpec &spec, const QString &rows);
+    bool copiesWholeTable(const WindowQuery &window, const WriteSpec &write);
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
     QString sourceSchema(Connector &source) const;

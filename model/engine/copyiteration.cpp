@@ -217,8 +217,8 @@ struct CopyIteration::State {
                 window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : positionTiebreak;
             }
         }
-        const WatermarkProbe probe =
-            source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType, window.lower);
+        const WatermarkProbe probe = source->probeWatermark(
+            sourceTable, spec.watermarkColumn, spec.watermarkType, std::optional<Watermark>(window.lower));
         record.rowsNullWatermark = probe.nullCount;
         if (probe.nullCount > 0)
             log(QStringLiteral("warning"),
@@ -380,7 +380,7 @@ struct CopyIteration::State {
         }
     }
 
-    void rejectRow(const RowBatch &batch, const RowRejection &rejection) {
+    void checkSkipLimit(const QString &error) const {
         if (record.rowsSkipped > spec.maxSkipped)
             throw Error(
                 QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
@@ -388,7 +388,11 @@ struct CopyIteration::State {
                     .arg(record.rowsSkipped)
                     .arg(spec.sourceDisplay(), spec.targetDisplay())
                     .arg(spec.maxSkipped)
-                    .arg(rejection.error));
+                    .arg(error));
+    }
+
+    void rejectRow(const RowBatch &batch, const RowRejection &rejection) {
+        checkSkipLimit(rejection.error);
         RejectedRow row;
         row.runId = record.runId;
         row.iterationId = record.id;
@@ -408,17 +412,19 @@ struct CopyIteration::State {
         rejected.clear();
         writer.finish(rejected);
         if (!rejected.empty()) {
-            // Rows refused at flush time: their batch is gone, so they are counted and logged by error only.
+            // Rows refused at flush time: their batch is gone, so they are recorded by error only.
             record.rowsSkipped += qint64(rejected.size());
             record.rowsWritten -= qint64(rejected.size());
-            if (record.rowsSkipped > spec.maxSkipped)
-                throw Error(
-                    QStringLiteral("%1 rows of '%2' could not be written into '%3' (the table allows %4); "
-                                   "first error: %5")
-                        .arg(record.rowsSkipped)
-                        .arg(spec.sourceDisplay(), spec.targetDisplay())
-                        .arg(spec.maxSkipped)
-                        .arg(rejected.front().error));
+            checkSkipLimit(rejected.front().error);
+            for (const RowRejection &rejection : rejected) {
+                RejectedRow row;
+                row.runId = record.runId;
+                row.iterationId = record.id;
+                row.tableId = spec.id;
+                row.at = QDateTime::currentDateTimeUtc();
+                row.error = rejection.error;
+                rejects.push_back(row);
+            }
         }
         const bool advances =
             !written.isNull() && (position.isNull() || written.compare(position) > 0 ||
