@@ -1161,8 +1161,12 @@ QString PostgresConnector::mappedType(const ColumnInfo &column) {
     case LogicalType::Real:
         return QStringLiteral("double precision");
     case LogicalType::Numeric: {
-        static const QRegularExpression pgNumeric(QStringLiteral("^numeric(\\(\\d+(,-?\\d+)?\\))?$"));
-        return pgNumeric.match(native).hasMatch() ? native : QStringLiteral("numeric");
+        // "numeric(p,s)" from PostgreSQL, "NUMERIC_TEXT(p,s)" from a SQLite column Tidemark made.
+        static const QRegularExpression pgNumeric(
+            QStringLiteral("^numeric(?:_text)?(\\(\\d+(,-?\\d+)?\\))?$"),
+            QRegularExpression::CaseInsensitiveOption);
+        const auto match = pgNumeric.match(native);
+        return QStringLiteral("numeric") + (match.hasMatch() ? match.captured(1) : QString());
     }
     case LogicalType::Text: {
         static const QRegularExpression pgText(

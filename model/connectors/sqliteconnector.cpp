@@ -443,6 +443,8 @@ LogicalType SqliteConnector::logicalTypeFor(const QString &declaredType) {
     const auto has = [&type](const char *word) {
         return type.contains(QLatin1String(word));
     };
+    if (has("NUMERIC_TEXT"))
+        return LogicalType::Numeric; // an exact decimal kept as text (see declaredTypeFor)
     if (has("INT"))
         return LogicalType::Integer;
     if (has("CHAR") || has("CLOB") || has("TEXT"))
@@ -489,7 +491,14 @@ QString SqliteConnector::declaredTypeFor(const ColumnInfo &column) {
         return QStringLiteral("BLOB");
     case LogicalType::Unknown:
         return QString();
-    case LogicalType::Numeric:
+    case LogicalType::Numeric: {
+        // TEXT affinity keeps every digit; the name keeps the type (and its precision) for the
+        // next engine the column is copied to.
+        static const QRegularExpression precision(QStringLiteral("\\(\\s*\\d+\\s*(,\\s*-?\\d+\\s*)?\\)$"));
+        const auto match = precision.match(native);
+        return QStringLiteral("NUMERIC_TEXT") +
+               (match.hasMatch() ? match.captured(0).remove(QLatin1Char(' ')) : QString());
+    }
     case LogicalType::Text:
     case LogicalType::Date:
     case LogicalType::Timestamp:

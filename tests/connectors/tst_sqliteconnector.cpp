@@ -238,8 +238,13 @@ void TestSqliteConnector::declaredTypesForTargets() {
              QStringLiteral("INTEGER"));
     QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Real}),
              QStringLiteral("REAL"));
+    // Exact decimals from another engine: TEXT affinity (no rounding), named so the type and its
+    // precision survive the next copy.
     QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Numeric}),
-             QStringLiteral("TEXT"));
+             QStringLiteral("NUMERIC_TEXT"));
+    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "numeric(38,10)", LogicalType::Numeric}),
+             QStringLiteral("NUMERIC_TEXT(38,10)"));
+    QCOMPARE(SqliteConnector::logicalTypeFor(QStringLiteral("NUMERIC_TEXT(38,10)")), LogicalType::Numeric);
     QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Blob}),
              QStringLiteral("BLOB"));
     QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::TimestampTz}),
