@@ -642,8 +642,11 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         constexpr qint64 kDay = 86400LL * 1000 * 1000;
         TimestampSpelling day;
         day.dateOnly = true;
-        const qint64 micros = lowerBound->micros();
-        rangeStart = formatTimestamp(micros - micros % kDay - 2 * kDay, day).value_or(QString());
+        // Two zone offsets differ by 28 hours at most; the range starts on a date boundary because a
+        // value spelled with ' ' instead of 'T' sorts before every 'T' value of its own date.
+        constexpr qint64 kWidestOffsets = 28LL * 3600 * 1000 * 1000;
+        const qint64 earliest = lowerBound->micros() - kWidestOffsets;
+        rangeStart = formatTimestamp(earliest - ((earliest % kDay) + kDay) % kDay, day).value_or(QString());
         if (!rangeStart.isEmpty())
             range = QStringLiteral("%1 >= ?2").arg(col);
     }

@@ -126,6 +126,7 @@ private slots:
     void detectWatermarkType();
     void mixedSpellingsRefused_data();
     void mixedSpellingsRefused();
+    void spellingCheckNearLowerBound();
     void nonTextTimestampRefused();
     void consistentTimestampAccepted();
     void integerProbeRefusesMixedValues();
@@ -378,6 +379,43 @@ void TestSqliteConnector::detectWatermarkType() {
     QCOMPARE(detect("empty_int"), WatermarkType::Integer);
     QCOMPARE(detect("empty_text"), WatermarkType::None);
     QVERIFY_THROWS_EXCEPTION(Error, connector.detectWatermarkType(ref, ColumnInfo{"missing", ""}));
+}
+
+// With a lower bound only values that could compare wrongly against it are checked: those from a
+// date at least 28 hours (two zone offsets) before it; a first load (no bound) compares nothing.
+void TestSqliteConnector::spellingCheckNearLowerBound() {
+    {
+        SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
+        db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, updated_at TEXT)");
+        db.exec("INSERT INTO orders (updated_at) VALUES ('2025-07-20 08:00:00'), "
+                "('2025-07-30T10:00:00Z'), ('2025-07-30T12:00:00Z')");
+    }
+    SqliteConnector connector(sqliteSpec("src", path("src.db")));
+    const TableRef table{{}, "orders"};
+    const auto bound = [](const char *text) {
+        return std::optional<Watermark>(*Watermark::timestamp(text));
+    };
+    // Ten days back: a late row whatever its spelling; the window never reaches it.
+    QCOMPARE(
+        connector.probeWatermark(table, "updated_at", WatermarkType::Timestamp, bound("2025-07-30T10:00:00Z"))
+            .maximum.nativeText(),
+        QStringLiteral("2025-07-30T12:00:00Z"));
+    QVERIFY(connector.probeWatermark(table, "updated_at", WatermarkType::Timestamp, Watermark()).nullCount ==
+            0);
+    QVERIFY_THROWS_EXCEPTION(Error, connector.probeWatermark(table, "updated_at", WatermarkType::Timestamp));
+
+    // A space-spelled value on the bound's own date sorts before it although it is later in time.
+    {
+        SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWrite);
+        db.exec("INSERT INTO orders (updated_at) VALUES ('2025-07-30 11:00:00')");
+    }
+    try {
+        connector.probeWatermark(table, "updated_at", WatermarkType::Timestamp,
+                                 bound("2025-07-30T10:00:00Z"));
+        QFAIL("a mixed spelling next to the lower bound was accepted");
+    } catch (const Error &error) {
+        QVERIFY2(error.message().contains("updated_at"), qPrintable(error.message()));
+    }
 }
 
 void TestSqliteConnector::mixedSpellingsRefused_data() {
