@@ -13,7 +13,8 @@
 #   invoices    its source table was dropped after it was added    -> failed
 #
 # Idempotent: an existing complete demo is left alone; `--force` rebuilds it.
-#   scripts/make-demo.sh [--force]          env: TIDEMARK_CLI (default build/app/tidemark-cli)
+#   scripts/make-demo.sh [--force]          env: TIDEMARK_CLI (default build/app/tidemark-cli),
+#                                           DEMO_SCALE (multiplies orders/events rows, default 1)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -39,7 +40,10 @@ dst="$demo/target.db"
 ws="$demo/demo.tidemark"
 
 echo "make-demo: generating $src"
-sqlite3 "$src" >/dev/null <<'SQL'
+# DEMO_SCALE multiplies the orders and events rows (screenshots of a run in progress want more).
+scale=${DEMO_SCALE:-1}
+sed -e "s/WHERE i < 40000)/WHERE i < $((40000 * scale)))/" \
+    -e "s/WHERE i < 60000)/WHERE i < $((60000 * scale)))/" <<'SQL' | sqlite3 "$src" >/dev/null
 PRAGMA journal_mode = WAL;
 BEGIN;
 -- 40,000 orders over ~2 months, two to three orders sharing each timestamp (ties on the watermark).

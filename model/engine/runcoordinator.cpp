@@ -6,9 +6,7 @@
 #include "model/engine/copyiteration.h"
 #include "model/storage/workspace.h"
 
-#include <QCoreApplication>
 #include <QPointer>
-#include <QSysInfo>
 
 namespace tidemark {
 namespace {
@@ -67,11 +65,12 @@ RunCoordinator::RunCoordinator(const QString &workspacePath, QObject *parent)
     qRegisterMetaType<tidemark::RunRecord>();
     qRegisterMetaType<tidemark::LogLine>();
     qRegisterMetaType<QList<tidemark::IterationRecord>>();
+    m_bookkeeping.setMaxThreadCount(1);
 }
 
 RunCoordinator::~RunCoordinator() {
     cancel();
-    m_pool.waitForDone();
+    waitForDone();
 }
 
 bool RunCoordinator::start(const RunRequest &request) {
@@ -85,13 +84,12 @@ bool RunCoordinator::start(const RunRequest &request) {
     m_cancel = std::make_shared<std::atomic_bool>(false);
     m_results.clear();
     m_runId = 0;
-    // One extra thread so setup and bookkeeping never wait behind a long iteration.
-    m_pool.setMaxThreadCount(m_request.concurrency + 1);
+    m_pool.setMaxThreadCount(m_request.concurrency);
 
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
     const RunRequest runRequest = m_request;
-    m_pool.start([self, path, runRequest] {
+    m_bookkeeping.start([self, path, runRequest] {
         qint64 runId = 0;
         QList<IterationRecord> iterations;
         QString error;
@@ -210,7 +208,7 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
     const qint64 runId = m_runId;
-    m_pool.start([self, path, runId, status] {
+    m_bookkeeping.start([self, path, runId, status] {
         RunRecord run;
         try {
             auto workspace = Workspace::open(path);
@@ -247,6 +245,7 @@ void RunCoordinator::cancel() {
 
 void RunCoordinator::waitForDone() {
     m_pool.waitForDone();
+    m_bookkeeping.waitForDone();
 }
 
 } // namespace tidemark

@@ -54,7 +54,8 @@ private:
     void onIterationDone(const tidemark::IterationRecord &record);
 
     QString m_workspacePath;
-    QThreadPool m_pool;
+    QThreadPool m_pool;        // iterations, `concurrency` at a time
+    QThreadPool m_bookkeeping; // the run's setup and its final record, never behind an iteration
     std::shared_ptr<std::atomic_bool> m_cancel;
     RunRequest m_request;
     bool m_running = false;

@@ -116,6 +116,18 @@ void TestRunCoordinator::concurrencyRunsEveryTable() {
         QCOMPARE(iterationOf(run, ids[i])->rowsRead, 200 + i);
     }
     QCOMPARE(f.ws->runs(1, run.id).first().concurrency, 2);
+    // Never more than `concurrency` iterations at once: no start falls inside two other iterations.
+    for (const IterationRecord &a : run.iterations) {
+        int overlapping = 0;
+        for (const IterationRecord &b : run.iterations) {
+            if (b.startedAt <= a.startedAt && a.startedAt < b.finishedAt)
+                ++overlapping;
+        }
+        QVERIFY2(
+            overlapping <= 2,
+            qPrintable(
+                QStringLiteral("table %1 started while %2 iterations ran").arg(a.tableId).arg(overlapping)));
+    }
 
     // A second run finds nothing new.
     const RunRecord again = runToEnd(coordinator, request);
