@@ -1124,7 +1124,10 @@ void PostgresConnector::begin() {
                 .arg(describe()));
     if (m_inTransaction)
         throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
-    execute(QStringLiteral("BEGIN"));
+    // One snapshot for the whole transaction: a push-down's INSERT ... SELECT and the query for the
+    // position it reached must see the same source rows, or a row committed in between could be
+    // counted as copied without being copied.
+    execute(QStringLiteral("BEGIN ISOLATION LEVEL REPEATABLE READ"));
     m_inTransaction = true;
     ++m_generation;
 }
