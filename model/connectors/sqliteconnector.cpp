@@ -24,150 +24,44 @@ QString quoted(const TableRef &table) {
 
 constexpr auto kAttachedSchema = "tidemark_source";
 
-// A prepared statement whose errors name the connection and table they concern.
-class Statement {
-public:
-    Statement(sqlite3 *db, const QString &sql, const QString &context)
-        : m_db(db)
-        , m_context(context) {
-        const QByteArray text = sql.toUtf8();
-        if (sqlite3_prepare_v2(db, text.constData(), int(text.size()), &m_stmt, nullptr) != SQLITE_OK)
-            throw Error(m_context + QStringLiteral(": ") + QString::fromUtf8(sqlite3_errmsg(db)));
+// Timestamps bind as the exact text the source column spells; integers as int64.
+void bindWatermark(SqliteStatement &statement, int index, const Watermark &value) {
+    switch (value.type()) {
+    case WatermarkType::Integer:
+        statement.bind(index, value.toInteger());
+        return;
+    case WatermarkType::Timestamp:
+        statement.bind(index, value.nativeText());
+        return;
+    case WatermarkType::None:
+        break;
     }
-    ~Statement() { sqlite3_finalize(m_stmt); }
-    Statement(const Statement &) = delete;
-    Statement &operator=(const Statement &) = delete;
+    statement.bind(index, nullptr);
+}
 
-    sqlite3_stmt *get() const { return m_stmt; }
-    // Hands the statement over (to a cursor or writer that outlives this object).
-    sqlite3_stmt *release() { return std::exchange(m_stmt, nullptr); }
-
-    Statement &bind(int index, qint64 value) {
-        sqlite3_bind_int64(m_stmt, index, value);
-        return *this;
-    }
-    Statement &bind(int index, const QString &value) {
-        if (value.isNull()) {
-            sqlite3_bind_null(m_stmt, index);
-        } else {
-            const QByteArray utf8 = value.toUtf8();
-            sqlite3_bind_text64(m_stmt, index, utf8.constData(), sqlite3_uint64(utf8.size()),
-                                SQLITE_TRANSIENT, SQLITE_UTF8);
-        }
-        return *this;
-    }
-    // Timestamps bind as the exact text the source column spells; integers as int64.
-    Statement &bind(int index, const Watermark &value) {
-        switch (value.type()) {
-        case WatermarkType::Integer:
-            return bind(index, value.toInteger());
-        case WatermarkType::Timestamp:
-            return bind(index, value.nativeText());
-        case WatermarkType::None:
-            break;
-        }
-        sqlite3_bind_null(m_stmt, index);
-        return *this;
-    }
-    Statement &bindVariant(int index, const QVariant &value) {
-        if (value.isNull()) {
-            sqlite3_bind_null(m_stmt, index);
-            return *this;
-        }
-        switch (value.typeId()) {
-        case QMetaType::Int:
-        case QMetaType::UInt:
-        case QMetaType::LongLong:
-        case QMetaType::Bool:
-        case QMetaType::Short:
-        case QMetaType::UShort:
-            return bind(index, value.toLongLong());
-        case QMetaType::ULongLong:
-            return bind(index, qint64(value.toULongLong()));
-        case QMetaType::Double:
-        case QMetaType::Float:
-            sqlite3_bind_double(m_stmt, index, value.toDouble());
-            return *this;
-        case QMetaType::QByteArray: {
-            const QByteArray bytes = value.toByteArray();
-            sqlite3_bind_blob64(m_stmt, index, bytes.constData(), sqlite3_uint64(bytes.size()),
-                                SQLITE_TRANSIENT);
-            return *this;
-        }
-        default:
-            return bind(index, value.toString());
-        }
-    }
-
-    bool step() {
-        const int rc = sqlite3_step(m_stmt);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc == SQLITE_DONE)
-            return false;
-        const QString message = QString::fromUtf8(sqlite3_errmsg(m_db));
-        sqlite3_reset(m_stmt);
-        throw Error(m_context + QStringLiteral(": ") + message);
-    }
-    void run() {
-        while (step()) {
-        }
-    }
-
-    bool isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
-    int type(int column) const { return sqlite3_column_type(m_stmt, column); }
-    qint64 int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
-    QString text(int column) const {
-        const auto *data = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
-        if (!data)
-            return QString();
-        return QString::fromUtf8(data, sqlite3_column_bytes(m_stmt, column));
-    }
-    QVariant variant(int column) const {
-        switch (sqlite3_column_type(m_stmt, column)) {
-        case SQLITE_INTEGER:
-            return QVariant(qint64(sqlite3_column_int64(m_stmt, column)));
-        case SQLITE_FLOAT:
-            return QVariant(sqlite3_column_double(m_stmt, column));
-        case SQLITE_TEXT:
-            return QVariant(text(column));
-        case SQLITE_BLOB: {
-            const auto *data = static_cast<const char *>(sqlite3_column_blob(m_stmt, column));
-            return QVariant(QByteArray(data, sqlite3_column_bytes(m_stmt, column)));
-        }
-        default:
-            return QVariant();
-        }
-    }
-
-private:
-    sqlite3 *m_db = nullptr;
-    sqlite3_stmt *m_stmt = nullptr;
-    QString m_context;
-};
-
-void execute(sqlite3 *db, const QString &sql, const QString &context) {
-    Statement(db, sql, context).run();
+// Errors name the connection and table they concern (the context).
+void execute(const SqliteDb &db, const QString &sql, const QString &context) {
+    SqliteStatement(db, sql, context).run();
 }
 
 // Streams one SELECT inside a read transaction, so the rows come from one snapshot.
 class SqliteCursor : public SourceCursor {
 public:
-    SqliteCursor(sqlite3 *db, const QString &context)
+    SqliteCursor(const SqliteDb &db, const QString &context)
         : m_db(db)
         , m_context(context) {
-        if (sqlite3_get_autocommit(db)) {
+        if (sqlite3_get_autocommit(db.handle())) {
             execute(db, QStringLiteral("BEGIN"), context);
             m_ownsTransaction = true;
         }
     }
     ~SqliteCursor() override {
         sqlite3_finalize(m_stmt);
-        if (m_ownsTransaction && !sqlite3_get_autocommit(m_db))
-            sqlite3_exec(m_db, "COMMIT", nullptr, nullptr, nullptr);
+        if (m_ownsTransaction && !sqlite3_get_autocommit(m_db.handle()))
+            sqlite3_exec(m_db.handle(), "COMMIT", nullptr, nullptr, nullptr);
     }
 
-    void start(Statement &statement) {
+    void start(SqliteStatement &statement) {
         m_stmt = statement.release();
         m_columnCount = sqlite3_column_count(m_stmt);
     }
@@ -184,7 +78,7 @@ public:
                 break;
             }
             if (rc != SQLITE_ROW) {
-                const QString message = QString::fromUtf8(sqlite3_errmsg(m_db));
+                const QString message = m_db.lastError();
                 m_done = true;
                 batch.truncateRows(rows);
                 throw Error(m_context + QStringLiteral(": ") + message);
@@ -219,7 +113,7 @@ public:
     }
 
 private:
-    sqlite3 *m_db = nullptr;
+    const SqliteDb &m_db;
     sqlite3_stmt *m_stmt = nullptr;
     QString m_context;
     int m_columnCount = 0;
@@ -230,7 +124,7 @@ private:
 // One prepared INSERT (or upsert) reused for every row of every batch.
 class SqliteWriter : public RowWriter {
 public:
-    SqliteWriter(sqlite3 *db, Statement &statement, int columnCount, const QString &context)
+    SqliteWriter(const SqliteDb &db, SqliteStatement &statement, int columnCount, const QString &context)
         : m_db(db)
         , m_stmt(statement.release())
         , m_columnCount(columnCount)
@@ -254,8 +148,7 @@ public:
                 rc = sqlite3_step(m_stmt);
             if (rc == SQLITE_DONE)
                 continue;
-            const QString message =
-                m_context + QStringLiteral(": ") + QString::fromUtf8(sqlite3_errmsg(m_db));
+            const QString message = m_context + QStringLiteral(": ") + m_db.lastError();
             sqlite3_reset(m_stmt);
             switch (rc & 0xff) {
             case SQLITE_CONSTRAINT:
@@ -292,7 +185,7 @@ private:
         return sqlite3_bind_null(m_stmt, index);
     }
 
-    sqlite3 *m_db = nullptr;
+    const SqliteDb &m_db;
     sqlite3_stmt *m_stmt = nullptr;
     int m_columnCount = 0;
     QString m_context;
@@ -369,16 +262,16 @@ void SqliteConnector::open(bool create) {
     sqlite3_exec(m_db->handle(), "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
 }
 
-sqlite3 *SqliteConnector::handle() {
+SqliteDb &SqliteConnector::handle() {
     if (!m_db)
         throw Error(QStringLiteral("connection '%1': SQLite file %2 does not exist").arg(m_name, m_path));
-    return m_db->handle();
+    return *m_db;
 }
 
-sqlite3 *SqliteConnector::writable() {
+SqliteDb &SqliteConnector::writable() {
     if (!m_db)
         open(true);
-    return m_db->handle();
+    return *m_db;
 }
 
 QString SqliteConnector::where(const TableRef &table) const {
@@ -390,14 +283,15 @@ TableRef SqliteConnector::parseTableName(const QString &text) const {
 }
 
 QList<TableRef> SqliteConnector::listTables() {
-    Statement query(handle(),
-                    QStringLiteral("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                                   "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ?1 ORDER BY name"),
-                    QStringLiteral("connection '%1'").arg(m_name));
+    SqliteStatement query(
+        handle(),
+        QStringLiteral("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+                       "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ?1 ORDER BY name"),
+        QStringLiteral("connection '%1'").arg(m_name));
     query.bind(1, kStateTable);
     QList<TableRef> tables;
     while (query.step())
-        tables.append(TableRef{QString(), query.text(0)});
+        tables.append(TableRef{QString(), query.columnText(0)});
     return tables;
 }
 
@@ -405,31 +299,31 @@ bool SqliteConnector::tableExists(const TableRef &table) {
     if (!m_db)
         return false; // a target file that is created on first write
     // Table names are ASCII case-insensitive in SQLite, like NOCASE.
-    Statement query(handle(),
-                    QStringLiteral("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
-                                   "AND name = ?1 COLLATE NOCASE"),
-                    where(table));
+    SqliteStatement query(handle(),
+                          QStringLiteral("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
+                                         "AND name = ?1 COLLATE NOCASE"),
+                          where(table));
     query.bind(1, table.name);
     return query.step();
 }
 
 TableSchema SqliteConnector::describeTable(const TableRef &table) {
     // hidden = 1 marks a virtual table's hidden columns; 2 and 3 are generated columns.
-    Statement query(handle(),
-                    QStringLiteral("SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) "
-                                   "WHERE hidden <> 1 ORDER BY cid"),
-                    where(table));
+    SqliteStatement query(handle(),
+                          QStringLiteral("SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) "
+                                         "WHERE hidden <> 1 ORDER BY cid"),
+                          where(table));
     query.bind(1, table.name);
     TableSchema schema;
     schema.table = table;
     while (query.step()) {
         ColumnInfo column;
         column.origin = QStringLiteral("sqlite");
-        column.name = query.text(0);
-        column.nativeType = query.text(1);
+        column.name = query.columnText(0);
+        column.nativeType = query.columnText(1);
         column.logical = logicalTypeFor(column.nativeType);
-        column.notNull = query.int64(2) != 0;
-        column.primaryKeyOrdinal = int(query.int64(3));
+        column.notNull = query.columnInt64(2) != 0;
+        column.primaryKeyOrdinal = int(query.columnInt64(3));
         schema.columns.append(column);
     }
     if (schema.columns.isEmpty())
@@ -528,35 +422,35 @@ WatermarkType SqliteConnector::detectWatermarkType(const TableRef &table, const 
 
     const QString col = quoteIdentifier(info->name);
     const QString from = quoted(table);
-    Statement types(
+    SqliteStatement types(
         handle(),
         QStringLiteral("SELECT count(%1), sum(typeof(%1) = 'integer'), sum(typeof(%1) = 'text') FROM %2")
             .arg(col, from),
         where(table));
     types.step();
-    const qint64 values = types.int64(0);
+    const qint64 values = types.columnInt64(0);
     if (values == 0)
         return info->logical == LogicalType::Integer ? WatermarkType::Integer : WatermarkType::None;
-    if (types.int64(1) == values)
+    if (types.columnInt64(1) == values)
         return WatermarkType::Integer;
-    if (types.int64(2) != values)
+    if (types.columnInt64(2) != values)
         return WatermarkType::None;
 
     // Every value must start like a date; a sample (first rows, smallest, largest) must parse.
-    Statement shape(
+    SqliteStatement shape(
         handle(),
         QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NOT NULL AND NOT (%1 GLOB ?1)").arg(col, from),
         where(table));
     shape.bind(1, QStringLiteral("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"));
-    if (!shape.step() || shape.int64(0) != 0)
+    if (!shape.step() || shape.columnInt64(0) != 0)
         return WatermarkType::None;
-    Statement sample(handle(),
-                     QStringLiteral("SELECT * FROM (SELECT %1 FROM %2 WHERE %1 IS NOT NULL LIMIT 100) "
-                                    "UNION ALL SELECT min(%1) FROM %2 UNION ALL SELECT max(%1) FROM %2")
-                         .arg(col, from),
-                     where(table));
+    SqliteStatement sample(handle(),
+                           QStringLiteral("SELECT * FROM (SELECT %1 FROM %2 WHERE %1 IS NOT NULL LIMIT 100) "
+                                          "UNION ALL SELECT min(%1) FROM %2 UNION ALL SELECT max(%1) FROM %2")
+                               .arg(col, from),
+                           where(table));
     while (sample.step()) {
-        if (!sample.isNull(0) && !parseTimestamp(sample.text(0)))
+        if (!sample.isNull(0) && !parseTimestamp(sample.columnText(0)))
             return WatermarkType::None;
     }
     return WatermarkType::Timestamp;
@@ -575,11 +469,11 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
     WatermarkProbe probe;
     // max() and the NULL count are answered from an index on the column when there is one,
     // so only the spelling check below has to read every value.
-    Statement nulls(handle(), QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NULL").arg(col, from),
-                    where(table));
+    SqliteStatement nulls(handle(), QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NULL").arg(col, from),
+                          where(table));
     nulls.step();
-    probe.nullCount = nulls.int64(0);
-    Statement summary(handle(), QStringLiteral("SELECT max(%1) FROM %2").arg(col, from), where(table));
+    probe.nullCount = nulls.columnInt64(0);
+    SqliteStatement summary(handle(), QStringLiteral("SELECT max(%1) FROM %2").arg(col, from), where(table));
     summary.step();
     if (summary.isNull(0))
         return probe;
@@ -587,11 +481,11 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
     if (type == WatermarkType::Integer) {
         // SQLite sorts text and blobs after every number, so a non-integer maximum is the only
         // way a foreign value can hide in the window; a real inside it fails the read.
-        if (summary.type(0) != SQLITE_INTEGER)
+        if (summary.columnType(0) != SQLITE_INTEGER)
             throw Error(
                 QStringLiteral("%1 holds non-integer values (e.g. '%2') and cannot be an integer watermark")
-                    .arg(what, summary.text(0)));
-        probe.maximum = Watermark::integer(summary.int64(0));
+                    .arg(what, summary.columnText(0)));
+        probe.maximum = Watermark::integer(summary.columnInt64(0));
         return probe;
     }
 
@@ -607,10 +501,10 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         throw Error(QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp").arg(what, value));
     };
     // Text sorts after numbers, so a non-text maximum means there is no text at all.
-    const QString maxText = summary.text(0);
-    const auto maximum = summary.type(0) == SQLITE_TEXT ? Watermark::timestamp(maxText) : std::nullopt;
+    const QString maxText = summary.columnText(0);
+    const auto maximum = summary.columnType(0) == SQLITE_TEXT ? Watermark::timestamp(maxText) : std::nullopt;
     if (!maximum)
-        refuseValue(summary.type(0), maxText);
+        refuseValue(summary.columnType(0), maxText);
     const TimestampSpelling spelling = parseTimestamp(maxText)->spelling;
 
     // Every value must be spelled like the maximum: same separator, fraction digits and zone.
@@ -627,11 +521,11 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         pattern += spelling.zone; // Z, z or a numeric offset: no GLOB metacharacters
     }
     // Numbers sort before all text: they can never be in a window, whatever checkFrom is.
-    Statement number(handle(),
-                     QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 < '' LIMIT 1").arg(col, from),
-                     where(table));
+    SqliteStatement number(
+        handle(), QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 < '' LIMIT 1").arg(col, from),
+        where(table));
     if (number.step())
-        refuseValue(number.type(1), number.text(1));
+        refuseValue(number.columnType(1), number.columnText(1));
     if (lowerBound && lowerBound->isNull()) {
         probe.maximum = *maximum;
         return probe;
@@ -650,18 +544,18 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         if (!rangeStart.isEmpty())
             range = QStringLiteral("%1 >= ?2").arg(col);
     }
-    Statement odd(handle(),
-                  QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT (%1 GLOB ?1) LIMIT 1")
-                      .arg(col, from, range),
-                  where(table));
+    SqliteStatement odd(handle(),
+                        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT (%1 GLOB ?1) LIMIT 1")
+                            .arg(col, from, range),
+                        where(table));
     odd.bind(1, pattern);
     if (!rangeStart.isEmpty())
         odd.bind(2, rangeStart);
     if (odd.step()) {
-        const QString value = odd.text(1);
-        const auto parsed = odd.type(1) == SQLITE_TEXT ? parseTimestamp(value) : std::nullopt;
+        const QString value = odd.columnText(1);
+        const auto parsed = odd.columnType(1) == SQLITE_TEXT ? parseTimestamp(value) : std::nullopt;
         if (!parsed)
-            refuseValue(odd.type(1), value);
+            refuseValue(odd.columnType(1), value);
         throw Error(QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
                         .arg(what, spelling.describe(), parsed->spelling.describe()));
     }
@@ -670,15 +564,15 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
 }
 
 Watermark SqliteConnector::sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) {
-    Statement query(handle(),
-                    QStringLiteral("SELECT max(%1) FROM %2").arg(quoteIdentifier(column), quoted(table)),
-                    where(table));
+    SqliteStatement query(
+        handle(), QStringLiteral("SELECT max(%1) FROM %2").arg(quoteIdentifier(column), quoted(table)),
+        where(table));
     if (!query.step() || query.isNull(0))
         return Watermark();
     if (type == WatermarkType::Integer)
-        return query.type(0) == SQLITE_INTEGER ? Watermark::integer(query.int64(0)) : Watermark();
-    if (type == WatermarkType::Timestamp && query.type(0) == SQLITE_TEXT)
-        return Watermark::timestamp(query.text(0)).value_or(Watermark());
+        return query.columnType(0) == SQLITE_INTEGER ? Watermark::integer(query.columnInt64(0)) : Watermark();
+    if (type == WatermarkType::Timestamp && query.columnType(0) == SQLITE_TEXT)
+        return Watermark::timestamp(query.columnText(0)).value_or(Watermark());
     return Watermark();
 }
 
@@ -690,7 +584,7 @@ bool SqliteConnector::hasRowid(const TableRef &table) {
     sqlite3_stmt *stmt = nullptr;
     const QByteArray sql = QStringLiteral("SELECT rowid FROM %1 LIMIT 0").arg(quoted(table)).toUtf8();
     const bool result =
-        sqlite3_prepare_v2(handle(), sql.constData(), int(sql.size()), &stmt, nullptr) == SQLITE_OK;
+        sqlite3_prepare_v2(handle().handle(), sql.constData(), int(sql.size()), &stmt, nullptr) == SQLITE_OK;
     sqlite3_finalize(stmt);
     m_rowidTables.insert(table.display(), result);
     return result;
@@ -748,32 +642,32 @@ Watermark spelledLike(const Watermark &value, const Watermark &model) {
     return Watermark::timestamp(*text).value_or(value);
 }
 
-void bindWindow(Statement &statement, const WindowQuery &query) {
+void bindWindow(SqliteStatement &statement, const WindowQuery &query) {
     if (!query.lower.isNull()) {
-        statement.bind(1, spelledLike(query.lower, query.upper));
+        bindWatermark(statement, 1, spelledLike(query.lower, query.upper));
         if (!query.lowerInclusive && !query.tiebreakColumn.isEmpty() && !query.lowerTiebreak.isNull())
-            statement.bindVariant(2, query.lowerTiebreak);
+            statement.bind(2, query.lowerTiebreak);
     }
     if (!query.upper.isNull())
-        statement.bind(3, query.upper);
+        bindWatermark(statement, 3, query.upper);
 }
 
 } // namespace
 
 qint64 SqliteConnector::countWindow(const WindowQuery &query) {
-    Statement statement(handle(), windowSql(query, true), where(query.table));
+    SqliteStatement statement(handle(), windowSql(query, true), where(query.table));
     bindWindow(statement, query);
     statement.step();
-    return statement.int64(0);
+    return statement.columnInt64(0);
 }
 
 std::unique_ptr<SourceCursor> SqliteConnector::openWindow(const WindowQuery &query) {
     if (query.columns.isEmpty())
         throw Error(QStringLiteral("%1: no columns to read").arg(where(query.table)));
-    sqlite3 *db = handle();
+    SqliteDb &db = handle();
     const QString sql = windowSql(query, false);
     auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
-    Statement statement(db, sql, where(query.table));
+    SqliteStatement statement(db, sql, where(query.table));
     bindWindow(statement, query);
     cursor->start(statement);
     return cursor;
@@ -783,14 +677,14 @@ std::unique_ptr<SourceCursor> SqliteConnector::openScan(const TableRef &table, c
                                                         const QStringList &orderBy) {
     if (columns.isEmpty())
         throw Error(QStringLiteral("%1: no columns to read").arg(where(table)));
-    sqlite3 *db = handle();
+    SqliteDb &db = handle();
     QString sql = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(columns), quoted(table));
     if (!orderBy.isEmpty())
         sql += QStringLiteral(" ORDER BY ") + quoteIdentifierList(orderBy);
     else if (hasRowid(table))
         sql += QStringLiteral(" ORDER BY rowid");
     auto cursor = std::make_unique<SqliteCursor>(db, where(table));
-    Statement statement(db, sql, where(table));
+    SqliteStatement statement(db, sql, where(table));
     cursor->start(statement);
     return cursor;
 }
@@ -806,7 +700,7 @@ void SqliteConnector::commit() {
 void SqliteConnector::rollback() {
     if (!m_db || sqlite3_get_autocommit(m_db->handle()))
         return;
-    execute(m_db->handle(), QStringLiteral("ROLLBACK"), QStringLiteral("connection '%1'").arg(m_name));
+    execute(*m_db, QStringLiteral("ROLLBACK"), QStringLiteral("connection '%1'").arg(m_name));
 }
 
 void SqliteConnector::createTable(const TableRef &table, const QList<ColumnInfo> &columns,
@@ -842,7 +736,7 @@ void SqliteConnector::addColumn(const TableRef &table, const ColumnInfo &column)
 }
 
 std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
-    sqlite3 *db = writable();
+    SqliteDb &db = writable();
     if (spec.columns.isEmpty())
         throw Error(QStringLiteral("%1: nothing to write, no columns").arg(where(spec.table)));
     QStringList placeholders;
@@ -850,7 +744,7 @@ std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
         placeholders << QStringLiteral("?%1").arg(i);
     const QString sql =
         insertSql(spec, QStringLiteral("VALUES (%1)").arg(placeholders.join(QLatin1String(", "))));
-    Statement statement(db, sql, where(spec.table));
+    SqliteStatement statement(db, sql, where(spec.table));
     return std::make_unique<SqliteWriter>(db, statement, int(spec.columns.size()), where(spec.table));
 }
 
@@ -863,7 +757,7 @@ QStringList SqliteConnector::columnNames(const WriteSpec &spec) {
 
 // "INSERT INTO t (cols) <rows>", plus the merge rule's upsert clause in merge mode.
 QString SqliteConnector::insertSql(const WriteSpec &spec, const QString &rows) {
-    sqlite3 *db = writable();
+    SqliteDb &db = writable();
     const QStringList names = columnNames(spec);
     const QString target = quoted(spec.table);
     QString sql = QStringLiteral("INSERT INTO %1 (%2) %3").arg(target, quoteIdentifierList(names), rows);
@@ -877,27 +771,28 @@ QString SqliteConnector::insertSql(const WriteSpec &spec, const QString &rows) {
         keys.insert(key.toLower());
     bool unique = false;
     {
-        Statement pk(db, QStringLiteral("SELECT name FROM pragma_table_xinfo(?1) WHERE pk > 0"),
-                     where(spec.table));
+        SqliteStatement pk(db, QStringLiteral("SELECT name FROM pragma_table_xinfo(?1) WHERE pk > 0"),
+                           where(spec.table));
         pk.bind(1, spec.table.name);
         QSet<QString> columns;
         while (pk.step())
-            columns.insert(pk.text(0).toLower());
+            columns.insert(pk.columnText(0).toLower());
         unique = columns == keys;
     }
     if (!unique) {
-        Statement indexes(
+        SqliteStatement indexes(
             db, QStringLiteral("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 AND partial = 0"),
             where(spec.table));
         indexes.bind(1, spec.table.name);
         while (!unique && indexes.step()) {
-            Statement info(db, QStringLiteral("SELECT name FROM pragma_index_info(?1)"), where(spec.table));
-            info.bind(1, indexes.text(0));
+            SqliteStatement info(db, QStringLiteral("SELECT name FROM pragma_index_info(?1)"),
+                                 where(spec.table));
+            info.bind(1, indexes.columnText(0));
             QSet<QString> columns;
             bool expression = false;
             while (info.step()) {
                 expression = expression || info.isNull(0);
-                columns.insert(info.text(0).toLower());
+                columns.insert(info.columnText(0).toLower());
             }
             unique = !expression && columns == keys;
         }
@@ -941,12 +836,12 @@ void SqliteConnector::deleteAll(const TableRef &table) {
 
 qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                         const Watermark &position) {
-    sqlite3 *db = writable();
+    SqliteDb &db = writable();
     const QString wm = quoteIdentifier(watermarkColumn);
     if (position.isNull()) {
         execute(db, QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL").arg(quoted(table), wm),
                 where(table));
-        return sqlite3_changes64(db);
+        return db.changes();
     }
     Watermark bound = position;
     if (position.type() == WatermarkType::Timestamp) {
@@ -961,19 +856,19 @@ qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &wa
                 bound = Watermark::timestamp(*respelled).value_or(position);
         }
     }
-    Statement statement(db, QStringLiteral("DELETE FROM %1 WHERE %2 > ?1").arg(quoted(table), wm),
-                        where(table));
-    statement.bind(1, bound);
+    SqliteStatement statement(db, QStringLiteral("DELETE FROM %1 WHERE %2 > ?1").arg(quoted(table), wm),
+                              where(table));
+    bindWatermark(statement, 1, bound);
     statement.run();
-    return sqlite3_changes64(db);
+    return db.changes();
 }
 
 bool SqliteConnector::stateTableExists() {
     if (!m_db)
         return false;
-    Statement query(m_db->handle(),
-                    QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"),
-                    QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
+    SqliteStatement query(*m_db,
+                          QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"),
+                          QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
     query.bind(1, kStateTable);
     return query.step();
 }
@@ -982,10 +877,11 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
     if (!stateTableExists())
         return std::nullopt;
     const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
-    Statement query(m_db->handle(),
-                    QStringLiteral("SELECT watermark_type, watermark, tiebreak, run_id FROM tidemark_state "
-                                   "WHERE workspace_id = ?1 AND table_id = ?2"),
-                    context);
+    SqliteStatement query(
+        *m_db,
+        QStringLiteral("SELECT watermark_type, watermark, tiebreak, run_id FROM tidemark_state "
+                       "WHERE workspace_id = ?1 AND table_id = ?2"),
+        context);
     query.bind(1, workspaceId).bind(2, tableId);
     if (!query.step())
         return std::nullopt;
@@ -993,17 +889,18 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
     state.workspaceId = workspaceId;
     state.tableId = tableId;
     try {
-        state.watermark = Watermark::fromStored(watermarkTypeFromName(query.text(0)), query.text(1));
+        state.watermark =
+            Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1: %2").arg(context, error.message()));
     }
-    state.tiebreak = query.variant(2);
-    state.runId = query.int64(3);
+    state.tiebreak = query.columnVariant(2);
+    state.runId = query.columnInt64(3);
     return state;
 }
 
 void SqliteConnector::writeState(const TargetState &state) {
-    sqlite3 *db = writable();
+    SqliteDb &db = writable();
     const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
     // No declared type on tiebreak: the value keeps its own type (an integer stays an integer).
     execute(db,
@@ -1011,7 +908,7 @@ void SqliteConnector::writeState(const TargetState &state) {
                            "table_id INTEGER NOT NULL, watermark_type TEXT, watermark TEXT, tiebreak, "
                            "run_id INTEGER, updated_at TEXT, PRIMARY KEY (workspace_id, table_id))"),
             context);
-    Statement upsert(
+    SqliteStatement upsert(
         db,
         QStringLiteral("INSERT INTO tidemark_state (workspace_id, table_id, watermark_type, watermark, "
                        "tiebreak, run_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -1024,7 +921,7 @@ void SqliteConnector::writeState(const TargetState &state) {
         .bind(2, state.tableId)
         .bind(3, watermarkTypeName(state.watermark.type()))
         .bind(4, state.watermark.isNull() ? QString() : state.watermark.nativeText())
-        .bindVariant(5, state.tiebreak)
+        .bind(5, state.tiebreak)
         .bind(6, state.runId)
         .bind(7, canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000));
     upsert.run();
@@ -1033,9 +930,8 @@ void SqliteConnector::writeState(const TargetState &state) {
 void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
     if (!stateTableExists())
         return;
-    Statement statement(
-        m_db->handle(),
-        QStringLiteral("DELETE FROM tidemark_state WHERE workspace_id = ?1 AND table_id = ?2"),
+    SqliteStatement statement(
+        *m_db, QStringLiteral("DELETE FROM tidemark_state WHERE workspace_id = ?1 AND table_id = ?2"),
         QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
     statement.bind(1, workspaceId).bind(2, tableId);
     statement.run();
@@ -1060,10 +956,11 @@ void SqliteConnector::preparePushDown(Connector &source) {
     auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
     if (!sqliteSource || sqliteSource == this || !m_attachedPath.isEmpty())
         return;
-    sqlite3 *db = writable();
+    SqliteDb &db = writable();
     const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
-    Statement attach(db, QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
-                     QStringLiteral("connection '%1'").arg(m_name));
+    SqliteStatement attach(db,
+                           QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
+                           QStringLiteral("connection '%1'").arg(m_name));
     attach.bind(1, path);
     attach.step();
     m_attachedPath = path;
@@ -1080,21 +977,22 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
     // window.columns is the source's full column list in table order (the engine reads them all).
     if (window.columns != columnNames(write) || describeTable(write.table).columnNames() != window.columns)
         return false;
-    Statement any(writable(), QStringLiteral("SELECT 1 FROM %1 LIMIT 1").arg(quoted(write.table)), context);
+    SqliteStatement any(writable(), QStringLiteral("SELECT 1 FROM %1 LIMIT 1").arg(quoted(write.table)),
+                        context);
     if (any.step())
         return false;
-    Statement nulls(writable(),
-                    QStringLiteral("SELECT count(*) FROM %1 WHERE %2 IS NULL")
-                        .arg(quoted(window.table), quoteIdentifier(window.watermarkColumn)),
-                    context);
+    SqliteStatement nulls(writable(),
+                          QStringLiteral("SELECT count(*) FROM %1 WHERE %2 IS NULL")
+                              .arg(quoted(window.table), quoteIdentifier(window.watermarkColumn)),
+                          context);
     nulls.step();
-    return nulls.int64(0) == 0;
+    return nulls.columnInt64(0) == 0;
 }
 
 std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const WindowQuery &window,
                                                         const WriteSpec &write) {
     const QString schema = sourceSchema(source);
-    if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable()))
+    if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable().handle()))
         return std::nullopt;
     WindowQuery attached = window;
     attached.table.schema = schema;
@@ -1105,27 +1003,27 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
     if (write.mode == WriteMode::Merge) {
         // A merge that keeps a newer stored version changes nothing, yet the row is reflected:
         // only a count tells how many rows the window held.
-        Statement count(writable(), windowSql(attached, true), context);
+        SqliteStatement count(writable(), windowSql(attached, true), context);
         bindWindow(count, attached);
         count.step();
-        result.rowsRead = count.int64(0);
+        result.rowsRead = count.columnInt64(0);
     }
     if (copiesWholeTable(attached, write)) {
         // SQLite's transfer optimisation copies whole records when the statement is this plain.
         // The snapshot's maximum, not the one probed before, is then the position reached.
         attached.upper = Watermark();
-        Statement insert(writable(),
-                         QStringLiteral("INSERT INTO %1 SELECT * FROM %2")
-                             .arg(quoted(write.table), quoted(attached.table)),
-                         context);
+        SqliteStatement insert(writable(),
+                               QStringLiteral("INSERT INTO %1 SELECT * FROM %2")
+                                   .arg(quoted(write.table), quoted(attached.table)),
+                               context);
         insert.step();
-        result.rowsRead = result.rowsWritten = sqlite3_changes64(writable());
+        result.rowsRead = result.rowsWritten = writable().changes();
     } else {
-        Statement insert(writable(), insertSql(write, windowSql(attached, false)), context);
+        SqliteStatement insert(writable(), insertSql(write, windowSql(attached, false)), context);
         bindWindow(insert, attached);
         insert.step();
         if (write.mode != WriteMode::Merge)
-            result.rowsRead = sqlite3_changes64(writable()); // every row inserted, or the statement failed
+            result.rowsRead = writable().changes(); // every row inserted, or the statement failed
         result.rowsWritten = result.rowsRead;
     }
     if (result.rowsRead > 0) {
@@ -1140,14 +1038,14 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
         sql.replace(0, int(qstrlen("SELECT count(*)")),
                     QStringLiteral("SELECT ") + columns.join(QLatin1String(", ")));
         sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", ")) + QStringLiteral(" LIMIT 1");
-        Statement maximum(writable(), sql, context);
+        SqliteStatement maximum(writable(), sql, context);
         bindWindow(maximum, attached);
         if (maximum.step()) {
-            result.maximum = maximum.type(0) == SQLITE_INTEGER
-                                 ? Watermark::integer(maximum.int64(0))
-                                 : Watermark::timestamp(maximum.text(0)).value_or(Watermark());
+            result.maximum = maximum.columnType(0) == SQLITE_INTEGER
+                                 ? Watermark::integer(maximum.columnInt64(0))
+                                 : Watermark::timestamp(maximum.columnText(0)).value_or(Watermark());
             if (!window.tiebreakColumn.isEmpty())
-                result.maximumTiebreak = maximum.variant(1);
+                result.maximumTiebreak = maximum.columnVariant(1);
         }
     }
     return result;

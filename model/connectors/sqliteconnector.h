@@ -7,8 +7,6 @@
 #include <QHash>
 #include <memory>
 
-struct sqlite3;
-
 namespace tidemark {
 
 class SqliteDb;
@@ -67,8 +65,8 @@ private:
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
     QString sourceSchema(Connector &source) const;
-    sqlite3 *handle();   // throws when the file does not exist
-    sqlite3 *writable(); // creates the file when missing
+    SqliteDb &handle();   // throws when the file does not exist
+    SqliteDb &writable(); // creates the file when missing
     void open(bool create);
     QString where(const TableRef &table) const;
     bool hasRowid(const TableRef &table);

@@ -14,19 +14,19 @@
 namespace tidemark {
 namespace {
 
-// Ends the iteration early with a final status (skipped, no rows, cancelled) that is not a failure.
+// Ends the iteration early with a status that is not a failure: skipped or cancelled.
 struct EarlyEnd {
     IterationStatus status;
     QString reason;
 };
-
-} // namespace
 
 // Stands in for the writer when the database copied the rows itself.
 class NoRowsWriter : public RowWriter {
 public:
     void writeBatch(const RowBatch &, std::vector<RowRejection> &) override {}
 };
+
+} // namespace
 
 struct CopyIteration::State {
     Workspace &workspace;

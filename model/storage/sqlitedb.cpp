@@ -5,11 +5,12 @@
 
 #include <sqlite3.h>
 
+#include <utility>
+
 namespace tidemark {
 
 SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
-    : m_path(path)
-{
+    : m_path(path) {
     int flags = SQLITE_OPEN_NOMUTEX;
     switch (mode) {
     case Mode::ReadWrite:
@@ -25,7 +26,8 @@ SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     const QByteArray file = path.toUtf8();
     const int rc = sqlite3_open_v2(file.constData(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
-        const QString message = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QStringLiteral("out of memory");
+        const QString message =
+            m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QStringLiteral("out of memory");
         sqlite3_close(m_db);
         m_db = nullptr;
         throw Error(QStringLiteral("cannot open SQLite file %1: %2").arg(path, message));
@@ -34,13 +36,11 @@ SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     sqlite3_extended_result_codes(m_db, 1);
 }
 
-SqliteDb::~SqliteDb()
-{
+SqliteDb::~SqliteDb() {
     sqlite3_close_v2(m_db);
 }
 
-void SqliteDb::exec(const QString &sql)
-{
+void SqliteDb::exec(const QString &sql) {
     char *message = nullptr;
     const QByteArray text = sql.toUtf8();
     if (sqlite3_exec(m_db, text.constData(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -50,70 +50,66 @@ void SqliteDb::exec(const QString &sql)
     }
 }
 
-qint64 SqliteDb::lastInsertId() const
-{
+qint64 SqliteDb::lastInsertId() const {
     return sqlite3_last_insert_rowid(m_db);
 }
 
-qint64 SqliteDb::changes() const
-{
+qint64 SqliteDb::changes() const {
     return sqlite3_changes64(m_db);
 }
 
-QString SqliteDb::lastError() const
-{
+QString SqliteDb::lastError() const {
     return QString::fromUtf8(sqlite3_errmsg(m_db));
 }
 
 SqliteStatement::SqliteStatement(const SqliteDb &db, const QString &sql)
+    : SqliteStatement(db, sql, db.path()) {}
+
+SqliteStatement::SqliteStatement(const SqliteDb &db, const QString &sql, const QString &context)
     : m_db(db)
     , m_sql(sql)
-{
+    , m_context(context) {
     const QByteArray text = sql.toUtf8();
-    if (sqlite3_prepare_v3(db.handle(), text.constData(), int(text.size()), SQLITE_PREPARE_PERSISTENT, &m_stmt,
-                           nullptr)
-        != SQLITE_OK)
-        throw Error(QStringLiteral("%1: %2").arg(db.path(), db.lastError()));
+    if (sqlite3_prepare_v3(db.handle(), text.constData(), int(text.size()), SQLITE_PREPARE_PERSISTENT,
+                           &m_stmt, nullptr) != SQLITE_OK)
+        throw Error(m_context + QStringLiteral(": ") + db.lastError());
 }
 
-SqliteStatement::~SqliteStatement()
-{
+SqliteStatement::~SqliteStatement() {
     sqlite3_finalize(m_stmt);
 }
 
-SqliteStatement &SqliteStatement::bind(int index, std::nullptr_t)
-{
+sqlite3_stmt *SqliteStatement::release() {
+    return std::exchange(m_stmt, nullptr);
+}
+
+SqliteStatement &SqliteStatement::bind(int index, std::nullptr_t) {
     sqlite3_bind_null(m_stmt, index);
     return *this;
 }
 
-SqliteStatement &SqliteStatement::bind(int index, qint64 value)
-{
+SqliteStatement &SqliteStatement::bind(int index, qint64 value) {
     sqlite3_bind_int64(m_stmt, index, value);
     return *this;
 }
 
-SqliteStatement &SqliteStatement::bind(int index, double value)
-{
+SqliteStatement &SqliteStatement::bind(int index, double value) {
     sqlite3_bind_double(m_stmt, index, value);
     return *this;
 }
 
-SqliteStatement &SqliteStatement::bind(int index, const QString &value)
-{
+SqliteStatement &SqliteStatement::bind(int index, const QString &value) {
     if (value.isNull())
         return bind(index, nullptr);
     return bindText(index, value.toUtf8().toStdString());
 }
 
-SqliteStatement &SqliteStatement::bindText(int index, std::string_view utf8)
-{
+SqliteStatement &SqliteStatement::bindText(int index, std::string_view utf8) {
     sqlite3_bind_text64(m_stmt, index, utf8.data(), utf8.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
     return *this;
 }
 
-SqliteStatement &SqliteStatement::bind(int index, const QVariant &value)
-{
+SqliteStatement &SqliteStatement::bind(int index, const QVariant &value) {
     if (value.isNull())
         return bind(index, nullptr);
     switch (value.typeId()) {
@@ -121,7 +117,11 @@ SqliteStatement &SqliteStatement::bind(int index, const QVariant &value)
     case QMetaType::LongLong:
     case QMetaType::UInt:
     case QMetaType::Bool:
+    case QMetaType::Short:
+    case QMetaType::UShort:
         return bind(index, value.toLongLong());
+    case QMetaType::ULongLong:
+        return bind(index, qint64(value.toULongLong()));
     case QMetaType::Double:
     case QMetaType::Float:
         return bind(index, value.toDouble());
@@ -135,8 +135,7 @@ SqliteStatement &SqliteStatement::bind(int index, const QVariant &value)
     }
 }
 
-bool SqliteStatement::step()
-{
+bool SqliteStatement::step() {
     const int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW)
         return true;
@@ -144,51 +143,47 @@ bool SqliteStatement::step()
         return false;
     const QString message = m_db.lastError();
     sqlite3_reset(m_stmt);
-    throw Error(QStringLiteral("%1: %2").arg(m_db.path(), message));
+    throw Error(m_context + QStringLiteral(": ") + message);
 }
 
-void SqliteStatement::run()
-{
+void SqliteStatement::run() {
     while (step()) {
     }
 }
 
-void SqliteStatement::reset()
-{
+void SqliteStatement::reset() {
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
 }
 
-int SqliteStatement::columnCount() const
-{
+int SqliteStatement::columnCount() const {
     return sqlite3_column_count(m_stmt);
 }
 
-bool SqliteStatement::isNull(int column) const
-{
+bool SqliteStatement::isNull(int column) const {
     return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
 }
 
-qint64 SqliteStatement::columnInt64(int column) const
-{
+int SqliteStatement::columnType(int column) const {
+    return sqlite3_column_type(m_stmt, column);
+}
+
+qint64 SqliteStatement::columnInt64(int column) const {
     return sqlite3_column_int64(m_stmt, column);
 }
 
-double SqliteStatement::columnDouble(int column) const
-{
+double SqliteStatement::columnDouble(int column) const {
     return sqlite3_column_double(m_stmt, column);
 }
 
-QString SqliteStatement::columnText(int column) const
-{
+QString SqliteStatement::columnText(int column) const {
     const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
     if (!text)
         return QString();
     return QString::fromUtf8(text, sqlite3_column_bytes(m_stmt, column));
 }
 
-QVariant SqliteStatement::columnVariant(int column) const
-{
+QVariant SqliteStatement::columnVariant(int column) const {
     switch (sqlite3_column_type(m_stmt, column)) {
     case SQLITE_INTEGER:
         return QVariant(qint64(sqlite3_column_int64(m_stmt, column)));
@@ -205,8 +200,7 @@ QVariant SqliteStatement::columnVariant(int column) const
     }
 }
 
-QString SqliteStatement::columnName(int column) const
-{
+QString SqliteStatement::columnName(int column) const {
     return QString::fromUtf8(sqlite3_column_name(m_stmt, column));
 }
 

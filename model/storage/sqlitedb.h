@@ -38,18 +38,22 @@ private:
 class SqliteStatement {
 public:
     SqliteStatement(const SqliteDb &db, const QString &sql);
+    // Errors read "<context>: <SQLite's message>" instead of naming the file.
+    SqliteStatement(const SqliteDb &db, const QString &sql, const QString &context);
     ~SqliteStatement();
     SqliteStatement(const SqliteStatement &) = delete;
     SqliteStatement &operator=(const SqliteStatement &) = delete;
 
     sqlite3_stmt *handle() const { return m_stmt; }
+    // Hands the statement over to an owner that finalizes it (a cursor or writer on the hot path).
+    sqlite3_stmt *release();
 
     SqliteStatement &bind(int index, std::nullptr_t);
     SqliteStatement &bind(int index, qint64 value);
     SqliteStatement &bind(int index, int value) { return bind(index, qint64(value)); }
     SqliteStatement &bind(int index, double value);
-    SqliteStatement &bind(int index, const QString &value); // a null QString binds NULL
-    SqliteStatement &bind(int index, const QVariant &value);   // null/int/double/string/bytearray
+    SqliteStatement &bind(int index, const QString &value);  // a null QString binds NULL
+    SqliteStatement &bind(int index, const QVariant &value); // null/int/double/string/bytearray
     SqliteStatement &bindText(int index, std::string_view utf8);
 
     // Steps once: true when a row is available, false when done. Throws on error.
@@ -60,6 +64,7 @@ public:
 
     int columnCount() const;
     bool isNull(int column) const;
+    int columnType(int column) const; // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
     qint64 columnInt64(int column) const;
     double columnDouble(int column) const;
     QString columnText(int column) const;
@@ -70,6 +75,7 @@ private:
     sqlite3_stmt *m_stmt = nullptr;
     const SqliteDb &m_db;
     QString m_sql;
+    QString m_context;
 };
 
 } // namespace tidemark
