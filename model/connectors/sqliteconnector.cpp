@@ -23,6 +23,32 @@ QString quoted(const TableRef &table) {
 }
 
 constexpr auto kAttachedSchema = "tidemark_source";
+constexpr auto kShapeFunction = "tidemark_has_shape";
+
+// tidemark_has_shape(value, template): 1 when value is text of exactly the template's bytes, where
+// '#' in the template stands for any ASCII digit. The spelling check runs it over many rows, and
+// GLOB's character classes cost several times more per value.
+void hasShape(sqlite3_context *context, int, sqlite3_value **argv) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+        sqlite3_result_int(context, 0);
+        return;
+    }
+    const auto *value = sqlite3_value_text(argv[0]);
+    const int length = sqlite3_value_bytes(argv[0]);
+    const auto *shape = sqlite3_value_text(argv[1]);
+    if (!value || !shape || length != sqlite3_value_bytes(argv[1])) {
+        sqlite3_result_int(context, 0);
+        return;
+    }
+    for (int i = 0; i < length; ++i) {
+        const bool fits = shape[i] == '#' ? (value[i] >= '0' && value[i] <= '9') : value[i] == shape[i];
+        if (!fits) {
+            sqlite3_result_int(context, 0);
+            return;
+        }
+    }
+    sqlite3_result_int(context, 1);
+}
 
 // Timestamps bind as the exact text the source column spells; integers as int64.
 void bindWatermark(SqliteStatement &statement, int index, const Watermark &value) {
@@ -260,6 +286,9 @@ void SqliteConnector::open(bool create) {
     // The engine reads and writes a file that is both source and target through one connector.
     // A larger page cache keeps big copy transactions from spilling pages early.
     sqlite3_exec(m_db->handle(), "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
+    sqlite3_create_function_v2(m_db->handle(), kShapeFunction, 2,
+                               SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, hasShape,
+                               nullptr, nullptr, nullptr);
 }
 
 SqliteDb &SqliteConnector::handle() {
@@ -508,17 +537,14 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
     const TimestampSpelling spelling = parseTimestamp(maxText)->spelling;
 
     // Every value must be spelled like the maximum: same separator, fraction digits and zone.
-    // The GLOB pattern pins each character, so any difference is found in one pass over the column.
-    QString pattern = QStringLiteral("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]");
+    // The template pins each byte ('#' = a digit), so any difference is found in one pass.
+    QString shape = QStringLiteral("####-##-##");
     if (!spelling.dateOnly) {
-        pattern += spelling.separator;
-        pattern += QStringLiteral("[0-9][0-9]:[0-9][0-9]:[0-9][0-9]");
-        if (spelling.fractionDigits > 0) {
-            pattern += QLatin1Char('.');
-            for (int i = 0; i < spelling.fractionDigits; ++i)
-                pattern += QStringLiteral("[0-9]");
-        }
-        pattern += spelling.zone; // Z, z or a numeric offset: no GLOB metacharacters
+        shape += spelling.separator;
+        shape += QStringLiteral("##:##:##");
+        if (spelling.fractionDigits > 0)
+            shape += QLatin1Char('.') + QString(spelling.fractionDigits, QLatin1Char('#'));
+        shape += spelling.zone;
     }
     // Numbers sort before all text: they can never be in a window, whatever checkFrom is.
     SqliteStatement number(
@@ -545,10 +571,10 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
             range = QStringLiteral("%1 >= ?2").arg(col);
     }
     SqliteStatement odd(handle(),
-                        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT (%1 GLOB ?1) LIMIT 1")
-                            .arg(col, from, range),
+                        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT %4(%1, ?1) LIMIT 1")
+                            .arg(col, from, range, QLatin1String(kShapeFunction)),
                         where(table));
-    odd.bind(1, pattern);
+    odd.bind(1, shape);
     if (!rangeStart.isEmpty())
         odd.bind(2, rangeStart);
     if (odd.step()) {
