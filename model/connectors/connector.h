@@ -97,6 +97,9 @@ struct WriteSpec {
     QStringList keyColumns;  // merge
     QString watermarkColumn; // merge rule: never replace newer with older
     QString tiebreakColumn;
+    // False when any refused row fails the iteration anyway: a writer may then stream the whole
+    // window as one bulk operation instead of isolating each batch to find the refused rows.
+    bool tolerateRejects = true;
 };
 
 // Writes batches inside the target transaction opened by TargetSession::begin().

@@ -266,7 +266,7 @@ void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell) {
     }
 }
 
-void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex) {
+void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex, qint64 indexBase = 0) {
     const int columns = batch.columnCount();
     for (int column = 0; column < columns; ++column) {
         if (column > 0)
@@ -276,7 +276,7 @@ void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIn
     if (withIndex) {
         if (columns > 0)
             out += '\t';
-        out += std::to_string(row);
+        out += std::to_string(indexBase + row);
     }
     out += '\n';
 }
@@ -526,6 +526,10 @@ public:
                             .arg(m_connector.describe(), m_what)
                             .arg(batch.columnCount())
                             .arg(m_columnNames.size()));
+        if (!m_spec.tolerateRejects && m_connector.inTransaction()) {
+            streamBatch(batch);
+            return;
+        }
         // Savepoints need a transaction block; without the caller's, each batch is its own.
         const bool local = !m_connector.inTransaction();
         if (local)
@@ -544,12 +548,76 @@ public:
         }
     }
 
+    // Ends the streamed COPY (and, for merge, upserts the staged window in one statement).
+    void finish(std::vector<RowRejection> &) override {
+        if (!m_streaming)
+            return;
+        m_streaming = false;
+        PGconn *conn = m_connector.handle();
+        if (PQputCopyEnd(conn, nullptr) != 1)
+            m_connector.fail(m_what, resultError(conn, nullptr));
+        QString error;
+        while (PGresult *raw = PQgetResult(conn)) {
+            Result result(raw);
+            if (PQresultStatus(raw) != PGRES_COMMAND_OK && error.isEmpty())
+                error = resultError(conn, raw);
+        }
+        if (!error.isEmpty())
+            m_connector.fail(m_what, error);
+        if (m_merge)
+            m_connector.execute(m_mergeAll);
+    }
+
+    ~PostgresWriter() override {
+        // A window abandoned mid-stream (cancel, failure): end the COPY so the rollback can run.
+        if (!m_streaming)
+            return;
+        try {
+            PGconn *conn = m_connector.handle();
+            PQputCopyEnd(conn, "abandoned by Tidemark");
+            while (PGresult *raw = PQgetResult(conn))
+                PQclear(raw);
+        } catch (const Error &) {
+            // The connection is gone; there is no COPY left to end.
+        }
+    }
+
 private:
     struct Outcome {
         bool ok = true;
         QString state;
         QString message;
     };
+
+    // One COPY for the whole window: the server parses a batch while the next one is read, and
+    // no savepoints are needed because any refused row fails the iteration (and the COPY) anyway.
+    void streamBatch(const RowBatch &batch) {
+        PGconn *conn = m_connector.handle();
+        if (!m_streaming) {
+            QString table = m_target;
+            QStringList columns = m_columnNames;
+            if (m_merge) {
+                ensureStage();
+                table = quoteIdentifier(m_stage);
+                columns << kRowIndexColumn;
+            }
+            const QByteArray sql =
+                QStringLiteral("COPY %1 (%2) FROM STDIN").arg(table, quoteIdentifierList(columns)).toUtf8();
+            Result start(PQexec(conn, sql.constData()));
+            if (PQresultStatus(start.get()) != PGRES_COPY_IN)
+                m_connector.fail(m_what, resultError(conn, start.get()));
+            m_streaming = true;
+        }
+        m_buffer.clear();
+        for (int row = 0; row < batch.rowCount(); ++row)
+            appendCopyRow(m_buffer, batch, row, m_merge, m_streamedRows);
+        m_streamedRows += batch.rowCount();
+        for (std::size_t offset = 0; offset < m_buffer.size(); offset += kCopyChunk) {
+            const std::size_t size = std::min(kCopyChunk, m_buffer.size() - offset);
+            if (PQputCopyData(conn, m_buffer.data() + offset, int(size)) != 1)
+                m_connector.fail(m_what, resultError(conn, nullptr));
+        }
+    }
 
     Outcome copyIn(const QByteArray &sql, const std::string &data) {
         PGconn *conn = m_connector.handle();
@@ -702,6 +770,8 @@ private:
     QString m_mergeOne;
     QString m_what;
     std::string m_buffer;
+    bool m_streaming = false; // a COPY is open on the connection
+    qint64 m_streamedRows = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -284,6 +284,7 @@ struct CopyIteration::State {
         writeSpec.keyColumns = spec.keyColumns;
         writeSpec.watermarkColumn = spec.watermarkColumn;
         writeSpec.tiebreakColumn = spec.tiebreakColumn;
+        writeSpec.tolerateRejects = spec.maxSkipped > 0;
         if (mayPushDown() && pushDown(writeSpec))
             return;
         record.windowRows = countWindow(); // the progress bar's total
