@@ -1069,9 +1069,12 @@ WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QS
     const QString typname = columnTypeName(table, column);
     watermarkCast(table, column); // refuses types that cannot be a watermark
     const QString quoted = quoteIdentifier(column);
-    const auto rows = query(QStringLiteral("SELECT %1, count(*) FILTER (WHERE %2 IS NULL) FROM %3")
-                                .arg(watermarkText(QStringLiteral("max(%1)").arg(quoted), typname), quoted,
-                                     quoteQualified(table.schema, table.name)));
+    // Two statements, each answered from an index on the column when there is one (a max() next
+    // to another aggregate would scan the whole table).
+    const QString from = quoteQualified(table.schema, table.name);
+    const auto rows =
+        query(QStringLiteral("SELECT (SELECT %1 FROM %3), (SELECT count(*) FROM %3 WHERE %2 IS NULL)")
+                  .arg(watermarkText(QStringLiteral("max(%1)").arg(quoted), typname), quoted, from));
     WatermarkProbe probe;
     const QString what =
         QStringLiteral("%1: maximum of \"%2\" in %3").arg(describe(), column, table.display());
