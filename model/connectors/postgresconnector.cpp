@@ -1427,7 +1427,8 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
         if (result.rowsRead > 0) {
             const QString wm = quoteIdentifier(window.watermarkColumn);
             QString select = watermarkText(wm, columnTypeName(window.table, window.watermarkColumn));
-            QString order = wm + QStringLiteral(" DESC");
+            // Ordered by the table's own columns: a bare name would mean the text output column.
+            QString order = from + QLatin1Char('.') + wm + QStringLiteral(" DESC");
             QString tiebreakType;
             if (!window.tiebreakColumn.isEmpty()) {
                 const QString tb = quoteIdentifier(window.tiebreakColumn);
@@ -1437,7 +1438,7 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
                                        tiebreakType == QLatin1String("date");
                 select += QStringLiteral(", ") +
                           (timestamp ? watermarkText(tb, tiebreakType) : tb + QStringLiteral("::text"));
-                order += QStringLiteral(", ") + tb + QStringLiteral(" DESC");
+                order += QStringLiteral(", ") + from + QLatin1Char('.') + tb + QStringLiteral(" DESC");
             }
             const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4 LIMIT 1")
                                         .arg(select, from, where, order),
