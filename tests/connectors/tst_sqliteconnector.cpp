@@ -4,6 +4,7 @@
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/sqliteconnector.h"
 #include "model/storage/sqlitedb.h"
+#include "tests/support/testsupport.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,37 +12,10 @@
 #include <limits>
 
 using namespace tidemark;
+using tidemark::test::cellValue;
+using tidemark::test::sqliteSpec;
 
 namespace {
-
-ConnectionSpec sqliteSpec(const QString &name, const QString &path) {
-    ConnectionSpec spec;
-    spec.name = name;
-    spec.kind = ConnectionKind::Sqlite;
-    spec.path = path;
-    return spec;
-}
-
-QVariant cellValue(const RowBatch &batch, int row, int column) {
-    const Cell &cell = batch.cell(row, column);
-    switch (cell.type) {
-    case CellType::Integer:
-        return QVariant(qint64(cell.integer));
-    case CellType::Real:
-        return QVariant(cell.real);
-    case CellType::Text: {
-        const auto bytes = batch.bytes(cell);
-        return QVariant(QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
-    }
-    case CellType::Blob: {
-        const auto bytes = batch.bytes(cell);
-        return QVariant(QByteArray(bytes.data(), qsizetype(bytes.size())));
-    }
-    case CellType::Null:
-        break;
-    }
-    return QVariant();
-}
 
 QList<QVariantList> readAll(SourceCursor &cursor, int batchSize, int *fetches = nullptr) {
     QList<QVariantList> rows;

@@ -6,6 +6,7 @@
 #include "model/connectors/conninfo.h"
 #include "model/connectors/postgresconnector.h"
 #include "model/connectors/sqliteconnector.h"
+#include "tests/support/testsupport.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -13,6 +14,8 @@
 #include <limits>
 
 using namespace tidemark;
+using tidemark::test::cellValue;
+using tidemark::test::sqliteSpec;
 
 namespace {
 
@@ -29,35 +32,6 @@ ConnectionSpec pgSpec(const QString &name, const QString &extra = QString(),
     if (!extra.isEmpty())
         spec.conninfo += QLatin1Char(' ') + extra;
     return spec;
-}
-
-ConnectionSpec sqliteSpec(const QString &name, const QString &path) {
-    ConnectionSpec spec;
-    spec.name = name;
-    spec.kind = ConnectionKind::Sqlite;
-    spec.path = path;
-    return spec;
-}
-
-QVariant cellValue(const RowBatch &batch, int row, int column) {
-    const Cell &cell = batch.cell(row, column);
-    switch (cell.type) {
-    case CellType::Integer:
-        return QVariant(qint64(cell.integer));
-    case CellType::Real:
-        return QVariant(cell.real);
-    case CellType::Text: {
-        const auto bytes = batch.bytes(cell);
-        return QVariant(QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
-    }
-    case CellType::Blob: {
-        const auto bytes = batch.bytes(cell);
-        return QVariant(QByteArray(bytes.data(), qsizetype(bytes.size())));
-    }
-    case CellType::Null:
-        break;
-    }
-    return QVariant();
 }
 
 QList<QVariantList> readAll(SourceCursor &cursor, int batchSize = 1000, QList<int> *batchSizes = nullptr) {

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/testsupport.h"
 
+#include "model/connectors/rowbatch.h"
+#include "model/domain/connectionspec.h"
+#include "model/engine/rowvalues.h"
+
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
 #include "model/storage/sqlitedb.h"
@@ -148,6 +152,22 @@ void makeOrders(const QString &dbPath, int rows, int firstId, const QString &tab
         insert.run();
     }
     db.exec(QStringLiteral("COMMIT"));
+}
+
+} // namespace tidemark::test
+
+namespace tidemark::test {
+
+ConnectionSpec sqliteSpec(const QString &name, const QString &path) {
+    ConnectionSpec spec;
+    spec.name = name;
+    spec.kind = ConnectionKind::Sqlite;
+    spec.path = path;
+    return spec;
+}
+
+QVariant cellValue(const RowBatch &batch, int row, int column) {
+    return cellToVariant(batch, batch.cell(row, column));
 }
 
 } // namespace tidemark::test

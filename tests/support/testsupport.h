@@ -10,7 +10,17 @@
 #include <QStringList>
 #include <QVariant>
 
+namespace tidemark {
+struct ConnectionSpec;
+class RowBatch;
+} // namespace tidemark
+
 namespace tidemark::test {
+
+// A SQLite connection spec named `name` on the file `path`.
+ConnectionSpec sqliteSpec(const QString &name, const QString &path);
+// One value of a batch as a QVariant (integers as qint64, blobs as QByteArray, NULL as invalid).
+QVariant cellValue(const RowBatch &batch, int row, int column);
 
 // Path of the built tidemark-cli (for end-to-end tests through the CLI contract).
 inline QString cliPath() {
