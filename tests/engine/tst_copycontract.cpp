@@ -36,6 +36,19 @@ private:
     std::function<void(const IterationRecord &)> m_onChange;
 };
 
+// Runs the table's iteration and asks it to cancel once it has read at least `rows` rows.
+IterationRecord runCancellingAfter(EngineFixture &f, qint64 tableId, qint64 rows) {
+    std::atomic_bool cancel{false};
+    CallbackObserver observer([&](const IterationRecord &record) {
+        if (record.rowsRead >= rows)
+            cancel = true;
+    });
+    CopyIteration::Options options;
+    options.cancel = &cancel;
+    options.observer = &observer;
+    return f.run(tableId, options);
+}
+
 bool accounted(const IterationRecord &record) {
     return record.rowsRead == record.rowsWritten + record.rowsSkipped;
 }
@@ -657,15 +670,7 @@ void TestCopyContract::cancelWhileRunningRollsBack() {
     QCOMPARE(f.run(id).rowsRead, 100);
     makeOrders(f.src, 100, 101);
 
-    std::atomic_bool cancel{false};
-    CallbackObserver observer([&](const IterationRecord &record) {
-        if (record.rowsRead >= 30)
-            cancel = true;
-    });
-    CopyIteration::Options options;
-    options.cancel = &cancel;
-    options.observer = &observer;
-    IterationRecord result = f.run(id, options);
+    IterationRecord result = runCancellingAfter(f, id, 30);
     QCOMPARE(result.status, IterationStatus::Cancelled);
     QCOMPARE(result.rowsWritten, 0);
     QCOMPARE(countRows(f.dst, QStringLiteral("orders")), 100);
@@ -686,15 +691,7 @@ void TestCopyContract::perBatchCommitResumesAfterCommittedBatches() {
     draft.spec.commitPerBatch = true;
     const qint64 id = f.addTable(draft);
 
-    std::atomic_bool cancel{false};
-    CallbackObserver observer([&](const IterationRecord &record) {
-        if (record.rowsRead >= 35)
-            cancel = true;
-    });
-    CopyIteration::Options options;
-    options.cancel = &cancel;
-    options.observer = &observer;
-    IterationRecord result = f.run(id, options);
+    IterationRecord result = runCancellingAfter(f, id, 35);
     QCOMPARE(result.status, IterationStatus::Cancelled);
 
     // What survives is whole committed batches plus the matching state row.
@@ -727,15 +724,7 @@ void TestCopyContract::perBatchCommitNeverSplitsUntiedTies() {
     const qint64 id = f.addTable(draft);
 
     // Interrupted in the middle of the six tied rows.
-    std::atomic_bool cancel{false};
-    CallbackObserver observer([&](const IterationRecord &record) {
-        if (record.rowsRead >= 8)
-            cancel = true;
-    });
-    CopyIteration::Options options;
-    options.cancel = &cancel;
-    options.observer = &observer;
-    IterationRecord interrupted = f.run(id, options);
+    IterationRecord interrupted = runCancellingAfter(f, id, 8);
     QCOMPARE(interrupted.status, IterationStatus::Cancelled);
     const qint64 kept = countRows(f.dst, QStringLiteral("ev"));
     QVERIFY2(kept <= 4, qPrintable(QString::number(kept))); // none of the tie committed without the rest
