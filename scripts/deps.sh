@@ -9,9 +9,9 @@
 # same way. libqt6svg6 is the runtime plugin that lets QIcon load the SVG icons in resources/.
 
 TIDEMARK_PACKAGES=(
-    cmake ninja-build g++ qt6-base-dev qt6-base-dev-tools qt6-charts-dev libgl-dev
+    cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
     libspdlog-dev libsqlite3-dev libpq-dev sqlite3 postgresql postgresql-client
-    libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file
+    libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin
 )
 
 tidemark_deps() {
