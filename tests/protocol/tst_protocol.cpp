@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// The copy protocol's Promela model (copy_protocol.pml, explained in docs/protocol.md), checked
+// exhaustively with spin: the protocol holds every invariant in every interleaving, and each
+// deliberately broken variant is caught with the counterexample it exists for.
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString modelName = QStringLiteral("copy_protocol.pml");
+
+struct Tool {
+    QString path;
+    QString output; // stdout + stderr
+    int exitCode = -1;
+};
+
+Tool runTool(const QString &program, const QStringList &args, const QString &dir) {
+    QProcess process;
+    process.setWorkingDirectory(dir);
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(program, args);
+    process.waitForFinished(-1); // CTest's timeout bounds a hang; no timed assertion here
+    Tool result;
+    result.path = program;
+    result.output = QString::fromLocal8Bit(process.readAll());
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    return result;
+}
+
+// What pan reports about one exhaustive search.
+struct Verification {
+    QString report;
+    int errors = -1;
+    qint64 statesStored = -1;
+    double memoryMb = -1;
+    double seconds = -1;
+    QString violated; // the first assertion pan found violated, empty when none
+
+    bool exhaustive() const {
+        return report.contains(QStringLiteral("Full statespace search for")) &&
+               !report.contains(QStringLiteral("Search not completed"), Qt::CaseInsensitive) &&
+               !report.contains(QStringLiteral("max search depth too small")) &&
+               !report.contains(QStringLiteral("MEMLIM"));
+    }
+};
+
+QString firstCapture(const QString &text, const QString &pattern) {
+    return QRegularExpression(pattern, QRegularExpression::MultilineOption).match(text).captured(1);
+}
+
+Verification parsePanReport(const QString &report) {
+    Verification v;
+    v.report = report;
+    bool ok = false;
+    const int errors = firstCapture(report, QStringLiteral("errors: (\\d+)")).toInt(&ok);
+    v.errors = ok ? errors : -1;
+    const qint64 states = firstCapture(report, QStringLiteral("^\\s*(\\d+) states, stored")).toLongLong(&ok);
+    v.statesStored = ok ? states : -1;
+    const double memory =
+        firstCapture(report, QStringLiteral("^\\s*([\\d.]+)\\s+total actual memory usage")).toDouble(&ok);
+    v.memoryMb = ok ? memory : -1;
+    const double seconds =
+        firstCapture(report, QStringLiteral("elapsed time ([\\d.e+]+) seconds")).toDouble(&ok);
+    v.seconds = ok ? seconds : -1;
+    v.violated = firstCapture(report, QStringLiteral("assertion violated (.*) \\(at depth"));
+    return v;
+}
+
+} // namespace
+
+class TestProtocol : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void protocolHoldsEveryInvariant_data();
+    void protocolHoldsEveryInvariant();
+    void brokenVariantIsCaught_data();
+    void brokenVariantIsCaught();
+
+private:
+    // Generates, compiles and runs the verifier for the model with `defines`, in a fresh directory.
+    Verification verify(const QStringList &defines);
+
+    QString m_spin;
+    QString m_gcc;
+    QString m_model;
+};
+
+void TestProtocol::initTestCase() {
+    m_model = QFINDTESTDATA("protocol/copy_protocol.pml");
+    QVERIFY2(!m_model.isEmpty(), "tests/protocol/copy_protocol.pml not found");
+    m_spin = QStandardPaths::findExecutable(QStringLiteral("spin"));
+    m_gcc = QStandardPaths::findExecutable(QStringLiteral("gcc"));
+    if (m_spin.isEmpty() || m_gcc.isEmpty()) {
+        const QByteArray missing = m_spin.isEmpty() ? "spin" : "gcc";
+        if (qEnvironmentVariable("CI") == QLatin1String("true"))
+            QFAIL(missing + " is not installed; CI must check the protocol model (scripts/deps.sh)");
+        QSKIP(missing + " is not installed: the protocol model is not checked (scripts/deps.sh installs it)");
+    }
+}
+
+Verification TestProtocol::verify(const QStringList &defines) {
+    QTemporaryDir dir;
+    if (!dir.isValid()) {
+        QTest::qFail("no temporary directory", __FILE__, __LINE__);
+        return {};
+    }
+    // pan writes its trail next to the model it was generated from: keep both in the temp dir.
+    QFile::copy(m_model, dir.filePath(modelName));
+
+    const Tool spin = runTool(m_spin, defines + QStringList{QStringLiteral("-a"), modelName}, dir.path());
+    if (spin.exitCode != 0 || !QFile::exists(dir.filePath(QStringLiteral("pan.c")))) {
+        QTest::qFail(qPrintable(QStringLiteral("spin -a failed: ") + spin.output), __FILE__, __LINE__);
+        return {};
+    }
+    // SAFETY: assertions and end states only (no never claim); COLLAPSE: exact but compressed
+    // state storage; MEMLIM (MB): stop rather than exhaust a shared machine.
+    const Tool gcc = runTool(m_gcc,
+                             {QStringLiteral("-O2"), QStringLiteral("-DSAFETY"), QStringLiteral("-DCOLLAPSE"),
+                              QStringLiteral("-DMEMLIM=3072"), QStringLiteral("-o"), QStringLiteral("pan"),
+                              QStringLiteral("pan.c")},
+                             dir.path());
+    if (gcc.exitCode != 0) {
+        QTest::qFail(qPrintable(QStringLiteral("compiling pan failed: ") + gcc.output), __FILE__, __LINE__);
+        return {};
+    }
+    // -m: search depth bound, well above the deepest path (under 400 steps).
+    const Tool pan = runTool(dir.filePath(QStringLiteral("pan")), {QStringLiteral("-m10000")}, dir.path());
+    return parsePanReport(pan.output);
+}
+
+void TestProtocol::protocolHoldsEveryInvariant_data() {
+    QTest::addColumn<QStringList>("defines");
+    QTest::newRow("append") << QStringList{};
+    QTest::newRow("merge") << QStringList{QStringLiteral("-DMERGE")};
+}
+
+void TestProtocol::protocolHoldsEveryInvariant() {
+    QFETCH(QStringList, defines);
+    const Verification v = verify(defines);
+    if (QTest::currentTestFailed())
+        return;
+    qInfo().noquote() << QStringLiteral("%1: %2 states stored, %3 MB, %4 s, errors: %5")
+                             .arg(QString::fromLatin1(QTest::currentDataTag()))
+                             .arg(v.statesStored)
+                             .arg(v.memoryMb)
+                             .arg(v.seconds)
+                             .arg(v.errors);
+    QVERIFY2(v.exhaustive(),
+             qPrintable(QStringLiteral("the search did not cover the whole state space:\n") + v.report));
+    QVERIFY2(v.errors == 0, qPrintable(QStringLiteral("spin found a counterexample:\n") + v.report));
+    QVERIFY2(v.statesStored > 0, qPrintable(v.report));
+}
+
+void TestProtocol::brokenVariantIsCaught_data() {
+    QTest::addColumn<QStringList>("defines");
+    QTest::addColumn<QString>("expectedViolation"); // the assertion that must fail, as pan prints it
+
+    // Today's blind state write: two runners that started from the same position both commit.
+    QTest::newRow("blind state write, append: a row twice")
+        << QStringList{QStringLiteral("-DBLIND_WRITE")} << QStringLiteral("(tcount[i]<=1)");
+    QTest::newRow("blind state write, merge: state row moves back")
+        << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DBLIND_WRITE")}
+        << QStringLiteral("(readPos>tpos)");
+    // The workspace following the target without a backfill generation: a stale reconcile
+    // moves the workspace watermark backwards although no backfill happened.
+    QTest::newRow("workspace follows without generation: watermark moves back")
+        << QStringList{QStringLiteral("-DPLAIN_FOLLOW")}
+        << QStringLiteral("((g>wsGen)||((g==wsGen)&&(expected>=wsPos)))");
+    // A merge upsert without "never older over newer" (after a backfill that keeps the rows).
+    QTest::newRow("merge without the version rule: older over newer")
+        << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DNO_MERGE_RULE")}
+        << QStringLiteral("((tver[0]==hiVer[0])&&(tver[1]==hiVer[1]))");
+}
+
+void TestProtocol::brokenVariantIsCaught() {
+    QFETCH(QStringList, defines);
+    QFETCH(QString, expectedViolation);
+    const Verification v = verify(defines);
+    if (QTest::currentTestFailed())
+        return;
+    qInfo().noquote() << QStringLiteral("%1: counterexample after %2 states stored, %3 s: %4")
+                             .arg(QString::fromLatin1(QTest::currentDataTag()))
+                             .arg(v.statesStored)
+                             .arg(v.seconds)
+                             .arg(v.violated);
+    QVERIFY2(v.errors > 0, qPrintable(QStringLiteral("spin found no counterexample:\n") + v.report));
+    QCOMPARE(v.violated, expectedViolation);
+}
+
+QTEST_GUILESS_MAIN(TestProtocol)
+#include "tst_protocol.moc"
