@@ -43,6 +43,15 @@ struct Verification {
     double seconds = -1;
     QString violated; // the first assertion pan found violated, empty when none
 
+    QString summary() const {
+        return QStringLiteral("%1 states stored, %2 MB, %3 s, errors: %4%5")
+            .arg(statesStored)
+            .arg(memoryMb)
+            .arg(seconds)
+            .arg(errors)
+            .arg(violated.isEmpty() ? QString() : QStringLiteral(", violated: ") + violated);
+    }
+
     bool exhaustive() const {
         return report.contains(QStringLiteral("Full statespace search for")) &&
                !report.contains(QStringLiteral("Search not completed"), Qt::CaseInsensitive) &&
@@ -148,12 +157,7 @@ void TestProtocol::protocolHoldsEveryInvariant() {
     const Verification v = verify(defines);
     if (QTest::currentTestFailed())
         return;
-    qInfo().noquote() << QStringLiteral("%1: %2 states stored, %3 MB, %4 s, errors: %5")
-                             .arg(QString::fromLatin1(QTest::currentDataTag()))
-                             .arg(v.statesStored)
-                             .arg(v.memoryMb)
-                             .arg(v.seconds)
-                             .arg(v.errors);
+    qInfo().noquote() << v.summary();
     QVERIFY2(v.exhaustive(),
              qPrintable(QStringLiteral("the search did not cover the whole state space:\n") + v.report));
     QVERIFY2(v.errors == 0, qPrintable(QStringLiteral("spin found a counterexample:\n") + v.report));
@@ -170,8 +174,8 @@ void TestProtocol::brokenVariantIsCaught_data() {
     QTest::newRow("blind state write, merge: state row moves back")
         << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DBLIND_WRITE")}
         << QStringLiteral("(readPos>tpos)");
-    // The workspace following the target without a backfill generation: a stale reconcile
-    // moves the workspace watermark backwards although no backfill happened.
+    // The workspace following the target as DESIGN.md words it, without a backfill generation:
+    // a stale reconcile moves the workspace watermark backwards although no backfill happened.
     QTest::newRow("workspace follows without generation: watermark moves back")
         << QStringList{QStringLiteral("-DPLAIN_FOLLOW")}
         << QStringLiteral("((g>wsGen)||((g==wsGen)&&(expected>=wsPos)))");
@@ -187,11 +191,7 @@ void TestProtocol::brokenVariantIsCaught() {
     const Verification v = verify(defines);
     if (QTest::currentTestFailed())
         return;
-    qInfo().noquote() << QStringLiteral("%1: counterexample after %2 states stored, %3 s: %4")
-                             .arg(QString::fromLatin1(QTest::currentDataTag()))
-                             .arg(v.statesStored)
-                             .arg(v.seconds)
-                             .arg(v.violated);
+    qInfo().noquote() << v.summary();
     QVERIFY2(v.errors > 0, qPrintable(QStringLiteral("spin found no counterexample:\n") + v.report));
     QCOMPARE(v.violated, expectedViolation);
 }
