@@ -92,7 +92,7 @@ public:
     std::unique_ptr<Workspace> ws;
 
 private:
-    QTemporaryDir m_dir;
+    QTemporaryDir m_dir{fastTempTemplate()};
 };
 
 inline QString describe(const IterationRecord &record) {
