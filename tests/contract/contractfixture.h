@@ -6,14 +6,9 @@
 // and written with plain SQL (SQLite files, libpq), never through a Connector, so the tests state
 // what an outside observer sees.
 
-#include "model/common/sqlquote.h"
 #include "model/domain/watermark.h"
-#include "model/engine/copyiteration.h"
-#include "model/engine/tablesetup.h"
-#include "model/storage/sqlitedb.h"
-#include "model/storage/workspace.h"
+#include "tests/engine/enginefixture.h"
 #include "tests/support/pgsession.h"
-#include "tests/support/testsupport.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -136,17 +131,6 @@ inline QString display(const QString &native) {
 
 inline bool accounted(const IterationRecord &record) {
     return record.rowsRead == record.rowsWritten + record.rowsSkipped;
-}
-
-inline QString describe(const IterationRecord &record) {
-    return QStringLiteral(
-               "status %1, read %2, written %3, skipped %4, null %5, before '%6', after '%7', error '%8'")
-        .arg(iterationStatusName(record.status))
-        .arg(record.rowsRead)
-        .arg(record.rowsWritten)
-        .arg(record.rowsSkipped)
-        .arg(record.rowsNullWatermark)
-        .arg(record.watermarkBefore, record.watermarkAfter, record.error);
 }
 
 // Whether the iteration copied inside the database (the engine logs that it did).
@@ -283,6 +267,13 @@ public:
             insertEvent(side, table, i, ts(i), QStringLiteral("v%1").arg(i));
     }
 
+    // A keyless events table with rows 1..rows on the source, and the route's draft copying it.
+    TableDraft eventsDraft(const QString &table, int rows) {
+        createEvents(Side::Source, table, false);
+        insertEvents(Side::Source, table, 1, rows);
+        return draft(table, QStringLiteral("ts"));
+    }
+
     // A draft of the route: batches of `batchSize` rows (small, so a window spans many).
     TableDraft draft(const QString &table, const QString &watermark, int batchSize = 3) const {
         TableDraft draft;
@@ -304,20 +295,8 @@ public:
     // The workspace's position, displayed.
     QString lastWatermark(qint64 tableId) { return spec(tableId).lastWatermark.display(); }
 
-    // One iteration in a run of its own, as RunCoordinator queues it.
     IterationRecord run(qint64 tableId, CopyIteration::Options options = {}) {
-        const TableSpec tableSpec = spec(tableId);
-        const qint64 runId = ws->beginRun(QStringLiteral("cli"), 1, options.dryRun);
-        IterationRecord record;
-        record.runId = runId;
-        record.tableId = tableId;
-        record.source = tableSpec.sourceDisplay();
-        record.target = tableSpec.targetDisplay();
-        record.watermarkBefore = tableSpec.lastWatermark.display();
-        record.id = ws->addIteration(record);
-        IterationRecord result = CopyIteration(*ws, tableSpec, record, options).run();
-        ws->finishRun(runId, deriveRunStatus({result.status}, options.dryRun));
-        return result;
+        return runInOwnRun(*ws, tableId, options);
     }
 
     // The target's state row for the table, read with plain SQL: {watermark (displayed in the

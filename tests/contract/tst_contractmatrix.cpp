@@ -456,9 +456,7 @@ void TestContractMatrix::reconcileFromTargetState() {
     CONTRACT_ROW(p, r);
     ContractFixture f(p, r);
     const QString t = QStringLiteral("orders");
-    f.createEvents(f.source, t, false);
-    f.insertEvents(f.source, t, 1, 20);
-    const qint64 id = f.addTable(f.draft(t, QStringLiteral("ts")));
+    const qint64 id = f.addTable(f.eventsDraft(t, 20));
     IterationRecord first = f.run(id);
     QVERIFY2(first.status == IterationStatus::Succeeded, qPrintable(describe(first)));
     QCOMPARE(first.rowsRead, 20);
@@ -496,9 +494,7 @@ void TestContractMatrix::newSourceColumns() {
     const bool add = columns == QLatin1String("add-new-columns");
     ContractFixture f(p, r);
     const QString t = QStringLiteral("events");
-    f.createEvents(f.source, t, false);
-    f.insertEvents(f.source, t, 1, 10);
-    TableDraft draft = f.draft(t, QStringLiteral("ts"));
+    TableDraft draft = f.eventsDraft(t, 10);
     draft.spec.addNewColumns = add;
     const qint64 id = f.addTable(draft);
     QCOMPARE(f.run(id).rowsRead, 10);
@@ -528,9 +524,7 @@ void TestContractMatrix::dryRunWritesNothing() {
     CONTRACT_ROW(p, r);
     ContractFixture f(p, r);
     const QString t = QStringLiteral("orders");
-    f.createEvents(f.source, t, false);
-    f.insertEvents(f.source, t, 1, 12);
-    const qint64 id = f.addTable(f.draft(t, QStringLiteral("ts")));
+    const qint64 id = f.addTable(f.eventsDraft(t, 12));
     CopyIteration::Options dry;
     dry.dryRun = true;
 
@@ -569,9 +563,7 @@ void TestContractMatrix::cancelRollsBackTheWindow() {
     CONTRACT_ROW(p, r);
     ContractFixture f(p, r);
     const QString t = QStringLiteral("orders");
-    f.createEvents(f.source, t, false);
-    f.insertEvents(f.source, t, 1, 20);
-    const qint64 id = f.addTable(f.draft(t, QStringLiteral("ts")));
+    const qint64 id = f.addTable(f.eventsDraft(t, 20));
     QCOMPARE(f.run(id).rowsRead, 20);
     f.insertEvents(f.source, t, 21, 40);
 
@@ -593,9 +585,7 @@ void TestContractMatrix::upperBoundFixedAtStart() {
     CONTRACT_ROW(p, r);
     ContractFixture f(p, r);
     const QString t = QStringLiteral("orders");
-    f.createEvents(f.source, t, false);
-    f.insertEvents(f.source, t, 1, 20);
-    const qint64 id = f.addTable(f.draft(t, QStringLiteral("ts")));
+    const qint64 id = f.addTable(f.eventsDraft(t, 20));
 
     bool inserted = false;
     CallbackObserver observer([&](const IterationRecord &record) {

@@ -190,6 +190,7 @@ public:
     }
 
     // The target's state rows as text ("" while there are none, or while the target is busy).
+    // Every column: whatever the state table's definition, a commit changes one of them.
     QString stateRow() {
         try {
             if (m_targetPg) {
@@ -197,20 +198,27 @@ public:
                     return {};
                 QStringList rows;
                 for (const QStringList &row : m_pg->query(
-                         QStringLiteral("SELECT watermark, tiebreak, run_id FROM public.tidemark_state "
-                                        "WHERE workspace_id = $1"),
+                         QStringLiteral("SELECT * FROM public.tidemark_state WHERE workspace_id = $1"),
                          {m_workspaceId}))
                     rows << row.join(QLatin1Char('/'));
                 return rows.join(QLatin1Char(','));
             }
             if (!QFile::exists(m_dst))
                 return {};
-            return sqliteScalar(
-                       m_dst,
-                       QStringLiteral("SELECT (SELECT group_concat(watermark || '/' || tiebreak || '/' || "
-                                      "run_id) FROM tidemark_state) WHERE EXISTS (SELECT 1 FROM "
-                                      "sqlite_master WHERE name = 'tidemark_state')"))
-                .toString();
+            SqliteDb db(m_dst, SqliteDb::Mode::ReadWrite); // see sqliteHasOrders
+            SqliteStatement exists(
+                db, QStringLiteral("SELECT 1 FROM sqlite_master WHERE name = 'tidemark_state'"));
+            if (!exists.step())
+                return {};
+            SqliteStatement select(db, QStringLiteral("SELECT * FROM tidemark_state"));
+            QStringList rows;
+            while (select.step()) {
+                QStringList row;
+                for (int i = 0; i < select.columnCount(); ++i)
+                    row << select.columnText(i);
+                rows << row.join(QLatin1Char('/'));
+            }
+            return rows.join(QLatin1Char(','));
         } catch (const std::exception &) { // tidemark::Error too
             return m_lastState;            // busy while the child writes: nothing new seen
         }
