@@ -19,6 +19,22 @@
 
 namespace tidemark::test {
 
+// One iteration of `tableId` in a run of its own, as RunCoordinator queues it.
+inline IterationRecord runInOwnRun(Workspace &ws, qint64 tableId, CopyIteration::Options options = {}) {
+    const TableSpec tableSpec = *ws.table(tableId);
+    const qint64 runId = ws.beginRun(QStringLiteral("cli"), 1, options.dryRun);
+    IterationRecord record;
+    record.runId = runId;
+    record.tableId = tableId;
+    record.source = tableSpec.sourceDisplay();
+    record.target = tableSpec.targetDisplay();
+    record.watermarkBefore = tableSpec.lastWatermark.display();
+    record.id = ws.addIteration(record);
+    IterationRecord result = CopyIteration(ws, tableSpec, record, options).run();
+    ws.finishRun(runId, deriveRunStatus({result.status}, options.dryRun));
+    return result;
+}
+
 class EngineFixture {
 public:
     EngineFixture() {
@@ -57,18 +73,7 @@ public:
 
     // One iteration of `tableId` in a run of its own, as RunCoordinator queues it.
     IterationRecord run(qint64 tableId, CopyIteration::Options options = {}) {
-        const TableSpec tableSpec = spec(tableId);
-        const qint64 runId = ws->beginRun(QStringLiteral("cli"), 1, options.dryRun);
-        IterationRecord record;
-        record.runId = runId;
-        record.tableId = tableId;
-        record.source = tableSpec.sourceDisplay();
-        record.target = tableSpec.targetDisplay();
-        record.watermarkBefore = tableSpec.lastWatermark.display();
-        record.id = ws->addIteration(record);
-        IterationRecord result = CopyIteration(*ws, tableSpec, record, options).run();
-        ws->finishRun(runId, deriveRunStatus({result.status}, options.dryRun));
-        return result;
+        return runInOwnRun(*ws, tableId, options);
     }
 
     QString lastWatermarkText(qint64 tableId) { return spec(tableId).lastWatermark.nativeText(); }
@@ -92,7 +97,7 @@ public:
     std::unique_ptr<Workspace> ws;
 
 private:
-    QTemporaryDir m_dir;
+    QTemporaryDir m_dir{fastTempTemplate()};
 };
 
 inline QString describe(const IterationRecord &record) {

@@ -9,12 +9,23 @@
 #include "model/common/timestamp.h"
 #include "model/storage/sqlitedb.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTest>
 
 namespace tidemark::test {
+
+QString fastTempTemplate() {
+    QString root = qEnvironmentVariable("TIDEMARK_TEST_TMPDIR");
+    if (root.isEmpty()) {
+        const QFileInfo shm(QStringLiteral("/dev/shm"));
+        root = shm.isDir() && shm.isWritable() ? shm.filePath() : QDir::tempPath();
+    }
+    return root + QStringLiteral("/tidemark-test-XXXXXX");
+}
 
 QStringList CliResult::errLines() const {
     QStringList lines;

@@ -22,6 +22,11 @@ ConnectionSpec sqliteSpec(const QString &name, const QString &path);
 // One value of a batch as a QVariant (integers as qint64, blobs as QByteArray, NULL as invalid).
 QVariant cellValue(const RowBatch &batch, int row, int column);
 
+// A QTemporaryDir template for fixtures: under TIDEMARK_TEST_TMPDIR when set, else /dev/shm when
+// it is a writable directory (tmpfs: the contract suites commit thousands of small transactions,
+// and fsync on a shared disk was most of their run time), else the system's temporary directory.
+QString fastTempTemplate();
+
 // Path of the built tidemark-cli (for end-to-end tests through the CLI contract).
 inline QString cliPath() {
     return QStringLiteral(TIDEMARK_CLI_PATH);
