@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -82,13 +83,13 @@ public:
     // --- control table ---
     QList<TableSpec> tables(); // ordered by id
     std::optional<TableSpec> table(qint64 id);
-    qint64 addTable(const TableSpec &spec); // returns the new id (never reused)
+    qint64 addTable(const TableSpec &spec);  // returns the new id (never reused)
     void updateTable(const TableSpec &spec); // configuration fields; not the last watermark
     void removeTable(qint64 id);
     void setActive(qint64 id, bool active);
     // Moves the last watermark and records the change (old, new, cause, run id, time).
-    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak, const QString &cause,
-                      qint64 runId);
+    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
+                      const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
     // The status of the table's most recent iteration, or empty.
     QString lastIterationStatus(qint64 tableId);
@@ -96,7 +97,7 @@ public:
     // --- runs and iterations ---
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun);
     void finishRun(qint64 runId, const QString &status);
-    qint64 addIteration(const IterationRecord &record); // returns its id
+    qint64 addIteration(const IterationRecord &record);  // returns its id
     void updateIteration(const IterationRecord &record); // every field but the log
     void appendLog(qint64 iterationId, const LogLine &line);
     void addReject(const RejectedRow &row);
@@ -107,8 +108,15 @@ public:
     // --- leases ---
     // Takes the lease when free, expired, or held by a process that is no longer alive on this
     // host. Atomic across processes (one IMMEDIATE transaction).
-    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds);
-    void renewLease(qint64 tableId, qint64 runId, int ttlSeconds);
+    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+        return acquireLease(tableId, runId, std::chrono::seconds(ttlSeconds));
+    }
+    // Throws Error when the lease is no longer held by `runId` (taken over after it expired).
+    void renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    void renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+        renewLease(tableId, runId, std::chrono::seconds(ttlSeconds));
+    }
     void releaseLease(qint64 tableId, qint64 runId);
 
 private:
