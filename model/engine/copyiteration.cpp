@@ -285,6 +285,7 @@ struct CopyIteration::State {
     void copy() {
         if (mayPushDown())
             target->preparePushDown(*source);
+        faultPoint("before_write_transaction");
         beginWrite();
         prepareTarget();
         if (spec.mode == WriteMode::Overwrite)

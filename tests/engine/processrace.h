@@ -24,6 +24,11 @@
 namespace tidemark::test {
 
 constexpr int kRaceLeaseTtlMs = 1000;
+// The fault points a racing process freezes at: inside its write transaction (after a push-down,
+// after a batch is written, both before the commit), or just before that transaction begins.
+inline const QString kRaceAfterPushDown = QStringLiteral("after_push_down");
+inline const QString kRaceAfterBatch = QStringLiteral("after_batch_write");
+inline const QString kRaceBeforeWrite = QStringLiteral("before_write_transaction");
 
 struct RaceRun {
     int exitCode = -1;
@@ -95,45 +100,45 @@ inline RaceRun finish(QProcess &process) {
     return run;
 }
 
+inline bool waitStopped(QProcess &process) {
+    const qint64 pid = process.processId();
+    return waitFor([&] { return isStopped(pid) || exited(process); }, 120000) && isStopped(pid);
+}
+
 } // namespace detail
 
-// Runs the race on `workspace` (one active table); `stopAt` is the fault point where the first
-// process freezes.
-inline RaceOutcome raceTwoRuns(const QString &workspace, const QString &stopAt) {
+// Runs the race on `workspace` (one active table). The first process freezes at `frozenAt`;
+// once its lease expired the second starts. With `takeoverAt` the second freezes there too
+// (kRaceBeforeWrite: it has read the position it expects and is about to write), then both
+// wake up, the second first: with the first holding the target's write lock, the second waits
+// for its commit. Without, the second runs to its end before the first wakes up.
+inline RaceOutcome raceTwoRuns(const QString &workspace, const QString &frozenAt,
+                               const QString &takeoverAt = QString()) {
     RaceOutcome outcome;
     QProcess frozen;
-    detail::startRun(frozen, workspace, stopAt);
-    if (!frozen.waitForStarted(30000)) {
-        outcome.failure = QStringLiteral("first run did not start");
-        return outcome;
-    }
-    const qint64 frozenPid = frozen.processId();
-    if (!detail::waitFor([&] { return detail::isStopped(frozenPid) || detail::exited(frozen); }, 120000) ||
-        !detail::isStopped(frozenPid)) {
+    detail::startRun(frozen, workspace, frozenAt);
+    if (!detail::waitStopped(frozen)) {
         outcome.frozen = detail::finish(frozen);
-        outcome.failure =
-            QStringLiteral("first run never reached fault point %1: %2").arg(stopAt, outcome.frozen.err);
+        outcome.failure = QStringLiteral("first run never reached fault point %1").arg(frozenAt);
         return outcome;
     }
     // Frozen with its heartbeat: let its lease expire.
     QThread::msleep(kRaceLeaseTtlMs + 500);
 
     QProcess takeover;
-    detail::startRun(takeover, workspace, QString());
-    QString takeoverErr;
-    outcome.tookOver =
-        detail::waitFor(
-            [&] {
-                takeover.waitForReadyRead(10);
-                takeoverErr += QString::fromUtf8(takeover.readAllStandardError());
-                return takeoverErr.contains(QLatin1String("took over the lease")) || detail::exited(takeover);
-            },
-            60000) &&
-        takeoverErr.contains(QLatin1String("took over the lease"));
-    ::kill(pid_t(frozenPid), SIGCONT); // wakes up, its transaction still open
+    detail::startRun(takeover, workspace, takeoverAt);
+    if (!takeoverAt.isEmpty()) {
+        if (!detail::waitStopped(takeover))
+            outcome.failure = QStringLiteral("second run never reached fault point %1").arg(takeoverAt);
+        ::kill(pid_t(takeover.processId()), SIGCONT);
+    } else {
+        outcome.takeover = detail::finish(takeover);
+    }
+    ::kill(pid_t(frozen.processId()), SIGCONT); // wakes up, its transaction still open
     outcome.frozen = detail::finish(frozen);
-    outcome.takeover = detail::finish(takeover);
-    outcome.takeover.err.prepend(takeoverErr);
+    if (!takeoverAt.isEmpty())
+        outcome.takeover = detail::finish(takeover);
+    outcome.tookOver = outcome.takeover.err.contains(QLatin1String("took over the lease"));
     return outcome;
 }
 

@@ -72,24 +72,30 @@ private slots:
 
 void TestExactlyOnce::twoProcessesOneWindow_data() {
     QTest::addColumn<QStringList>("options");
-    QTest::addColumn<QString>("stopAt");
+    QTest::addColumn<QString>("frozenAt");
+    QTest::addColumn<QString>("takeoverAt");
     QTest::addColumn<bool>("laterWindow");
+    const QStringList perWindow;
+    const QStringList streaming{QStringLiteral("--max-skipped"), QStringLiteral("1")};
+    const QStringList perBatch{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),
+                               QStringLiteral("100")};
     for (const bool later : {false, true}) {
         const char *window = later ? "later window" : "first window";
-        QTest::addRow("push-down, %s", window) << QStringList() << QStringLiteral("after_push_down") << later;
+        QTest::addRow("push-down, %s", window)
+            << perWindow << kRaceAfterPushDown << kRaceBeforeWrite << later;
         QTest::addRow("streaming per window, %s", window)
-            << QStringList{QStringLiteral("--max-skipped"), QStringLiteral("1")}
-            << QStringLiteral("after_batch_write") << later;
+            << streaming << kRaceAfterBatch << kRaceBeforeWrite << later;
         QTest::addRow("streaming per batch, %s", window)
-            << QStringList{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),
-                           QStringLiteral("100")}
-            << QStringLiteral("after_batch_write") << later;
+            << perBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
+        QTest::addRow("push-down, frozen before writing, %s", window)
+            << perWindow << kRaceBeforeWrite << QString() << later;
     }
 }
 
 void TestExactlyOnce::twoProcessesOneWindow() {
     QFETCH(QStringList, options);
-    QFETCH(QString, stopAt);
+    QFETCH(QString, frozenAt);
+    QFETCH(QString, takeoverAt);
     QFETCH(bool, laterWindow);
     QTemporaryDir dir;
     const QString ws = dir.filePath(QStringLiteral("ws.tidemark"));
@@ -111,7 +117,7 @@ void TestExactlyOnce::twoProcessesOneWindow() {
         addEvents(src, before + 1, kRows);
     }
 
-    const RaceOutcome outcome = raceTwoRuns(ws, stopAt);
+    const RaceOutcome outcome = raceTwoRuns(ws, frozenAt, takeoverAt);
     verifyOneWinner(outcome, kRows - before);
     QCOMPARE(countRows(dst, QStringLiteral("events")), qint64(kRows));
     QCOMPARE(queryValue(dst, QStringLiteral("SELECT count(DISTINCT id) FROM events")).toLongLong(),
