@@ -441,8 +441,13 @@ struct CopyIteration::State {
         // Never backwards: a lookback re-reads rows at or below the position.
         const bool advances = !written.isNull() && written > position;
         const Position next = advances ? written : position;
-        if (!target->compareAndSetState(expected, {workspace.workspaceId(), spec.id, next.watermark(),
-                                                   next.tiebreak(), record.runId})) {
+        // A transaction that changed no target row (an empty window past the last tie) leaves the
+        // row naming the run that last wrote; any other goes through the compare-and-set.
+        const bool changesTarget =
+            advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
+        const TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(),
+                                record.runId};
+        if (changesTarget && !target->compareAndSetState(expected, state)) {
             rollbackQuietly();
             std::optional<TargetState> current;
             try {
@@ -453,7 +458,8 @@ struct CopyIteration::State {
         }
         faultPoint("before_target_commit");
         target->commit();
-        expected = next;
+        if (changesTarget)
+            expected = next; // the next batch's compare-and-set starts from this one
         faultPoint("after_target_commit");
         if (advances) {
             workspace.setWatermark(spec.id, written.watermark(), written.tiebreak(), QStringLiteral("run"),
