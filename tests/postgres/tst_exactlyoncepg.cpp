@@ -389,7 +389,7 @@ void TestExactlyOncePg::dryRunCreatesNoStateTable() {
 // Three iterations creating the state table of a fresh database at once (issue 7: "duplicate key
 // value violates unique constraint pg_type_typname_nsp_index"). A few rounds: it is a race.
 void TestExactlyOncePg::parallelFirstRunIntoFreshDatabase() {
-    for (int round = 0; round < 4; ++round) {
+    for (int round = 0; round < 6; ++round) {
         FreshDatabase pg;
         QTemporaryDir dir;
         const QString sourcePath = dir.filePath(QStringLiteral("source.db"));
