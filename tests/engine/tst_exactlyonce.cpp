@@ -68,6 +68,7 @@ private slots:
     void compareAndSetWritesOnlyFromExpected();
     void dryRunCreatesNoStateTable();
     void firstBuildsStateTableMigratesOnWrite();
+    void cancelInterruptsRunningStatement();
 };
 
 void TestExactlyOnce::twoProcessesOneWindow_data() {
@@ -241,6 +242,56 @@ void TestExactlyOnce::firstBuildsStateTableMigratesOnWrite() {
         queryValue(f.dst, QStringLiteral("SELECT tiebreak || '/' || tiebreak_type || '/' || state_version "
                                          "FROM tidemark_state")),
         QVariant(QStringLiteral("5/integer/2")));
+}
+
+// Cancel (SIGTERM to tidemark-cli) while a statement runs that would never end on its own: the
+// source became a view over an endless recursive query, so the watermark probe runs forever. The
+// watchdog interrupts it; the iteration ends cancelled (exit 1), nothing written.
+void TestExactlyOnce::cancelInterruptsRunningStatement() {
+    QTemporaryDir dir;
+    const QString ws = dir.filePath(QStringLiteral("ws.tidemark"));
+    const QString src = dir.filePath(QStringLiteral("source.db"));
+    const QString dst = dir.filePath(QStringLiteral("target.db"));
+    addEvents(src, 1, 10);
+    cli(ws, {QStringLiteral("init")});
+    cli(ws, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+             QStringLiteral("--sqlite"), src});
+    cli(ws, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+             QStringLiteral("--sqlite"), dst});
+    cli(ws, {QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:events"), QStringLiteral("--target"), QStringLiteral("dst:events"),
+             QStringLiteral("--watermark"), QStringLiteral("id")});
+    execSql(src, QStringLiteral(
+                     "DROP TABLE events; CREATE VIEW events AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+                     "SELECT i + 1 FROM n) SELECT i AS id, 'event' AS payload FROM n"));
+
+    QProcess run;
+    run.start(cliPath(), {QStringLiteral("-w"), ws, QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY(run.waitForStarted(30000));
+    const auto iterationStatus = [&] {
+        return queryValue(ws, QStringLiteral("SELECT status FROM iterations ORDER BY id DESC LIMIT 1"))
+            .toString();
+    };
+    for (int i = 0; i < 3000 && iterationStatus() != QLatin1String("running"); ++i)
+        QThread::msleep(20);
+    QCOMPARE(iterationStatus(), QStringLiteral("running"));
+    run.terminate();                               // SIGTERM: the CLI cancels the run
+    const bool ended = run.waitForFinished(60000); // liveness only: without an interrupt it never ends
+    if (!ended) {
+        run.kill();
+        run.waitForFinished(5000);
+    }
+    QVERIFY2(ended, "the running statement was not interrupted");
+    const QString out = QString::fromUtf8(run.readAllStandardOutput());
+    QCOMPARE(run.exitCode(), 1);
+    const QJsonObject iteration =
+        parseJsonObject(out).value(QStringLiteral("iterations")).toArray().at(0).toObject();
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("cancelled"));
+    QVERIFY2(iteration.value(QStringLiteral("error"))
+                 .toString()
+                 .contains(QLatin1String("the running statement was interrupted")),
+             qPrintable(out));
+    QVERIFY(!QFile::exists(dst) || !tableExists(dst, QStringLiteral("events")));
 }
 
 QTEST_GUILESS_MAIN(TestExactlyOnce)
