@@ -29,6 +29,12 @@ constexpr int kRaceLeaseTtlMs = 1000;
 inline const QString kRaceAfterPushDown = QStringLiteral("after_push_down");
 inline const QString kRaceAfterBatch = QStringLiteral("after_batch_write");
 inline const QString kRaceBeforeWrite = QStringLiteral("before_write_transaction");
+// `table add` options for each path: push-down where the pairing has one (else streaming, one
+// commit per window), streaming forced (a table allowing skipped rows never pushes down), per batch.
+inline const QStringList kPerWindow;
+inline const QStringList kStreamingPerWindow{QStringLiteral("--max-skipped"), QStringLiteral("1")};
+inline const QStringList kPerBatch{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),
+                                   QStringLiteral("100")};
 
 struct RaceRun {
     int exitCode = -1;

@@ -76,20 +76,16 @@ void TestExactlyOnce::twoProcessesOneWindow_data() {
     QTest::addColumn<QString>("frozenAt");
     QTest::addColumn<QString>("takeoverAt");
     QTest::addColumn<bool>("laterWindow");
-    const QStringList perWindow;
-    const QStringList streaming{QStringLiteral("--max-skipped"), QStringLiteral("1")};
-    const QStringList perBatch{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),
-                               QStringLiteral("100")};
     for (const bool later : {false, true}) {
         const char *window = later ? "later window" : "first window";
         QTest::addRow("push-down, %s", window)
-            << perWindow << kRaceAfterPushDown << kRaceBeforeWrite << later;
+            << kPerWindow << kRaceAfterPushDown << kRaceBeforeWrite << later;
         QTest::addRow("streaming per window, %s", window)
-            << streaming << kRaceAfterBatch << kRaceBeforeWrite << later;
+            << kStreamingPerWindow << kRaceAfterBatch << kRaceBeforeWrite << later;
         QTest::addRow("streaming per batch, %s", window)
-            << perBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
+            << kPerBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
         QTest::addRow("push-down, frozen before writing, %s", window)
-            << perWindow << kRaceBeforeWrite << QString() << later;
+            << kPerWindow << kRaceBeforeWrite << QString() << later;
     }
 }
 

@@ -212,30 +212,26 @@ void TestExactlyOncePg::twoProcessesOneWindow_data() {
     QTest::addColumn<QString>("frozenAt");
     QTest::addColumn<QString>("takeoverAt");
     QTest::addColumn<bool>("laterWindow");
-    const QStringList perWindow;
-    const QStringList streaming{QStringLiteral("--max-skipped"), QStringLiteral("1")};
-    const QStringList perBatch{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),
-                               QStringLiteral("100")};
     for (const bool later : {false, true}) {
         const char *w = later ? "later window" : "first window";
         for (const auto &[sourcePg, pairing] :
              {std::pair{false, "sqlite->postgres"}, std::pair{true, "postgres->sqlite"}}) {
             const bool targetPg = !sourcePg;
             QTest::addRow("%s, streaming per window, %s", pairing, w)
-                << sourcePg << targetPg << perWindow << kRaceAfterBatch << kRaceBeforeWrite << later;
+                << sourcePg << targetPg << kPerWindow << kRaceAfterBatch << kRaceBeforeWrite << later;
             QTest::addRow("%s, streaming per batch, %s", pairing, w)
-                << sourcePg << targetPg << perBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
+                << sourcePg << targetPg << kPerBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
             QTest::addRow("%s, frozen before writing, %s", pairing, w)
-                << sourcePg << targetPg << perWindow << kRaceBeforeWrite << QString() << later;
+                << sourcePg << targetPg << kPerWindow << kRaceBeforeWrite << QString() << later;
         }
         QTest::addRow("postgres->postgres, push-down, %s", w)
-            << true << true << perWindow << kRaceAfterPushDown << kRaceBeforeWrite << later;
+            << true << true << kPerWindow << kRaceAfterPushDown << kRaceBeforeWrite << later;
         QTest::addRow("postgres->postgres, streaming per window, %s", w)
-            << true << true << streaming << kRaceAfterBatch << kRaceBeforeWrite << later;
+            << true << true << kStreamingPerWindow << kRaceAfterBatch << kRaceBeforeWrite << later;
         QTest::addRow("postgres->postgres, streaming per batch, %s", w)
-            << true << true << perBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
+            << true << true << kPerBatch << kRaceAfterBatch << kRaceBeforeWrite << later;
         QTest::addRow("postgres->postgres, push-down, frozen before writing, %s", w)
-            << true << true << perWindow << kRaceBeforeWrite << QString() << later;
+            << true << true << kPerWindow << kRaceBeforeWrite << QString() << later;
     }
 }
 
