@@ -857,19 +857,12 @@ QList<QStringList> PostgresConnector::query(const QString &sql, const QStringLis
 }
 
 qint64 PostgresConnector::execute(const QString &sql, const QStringList &params) {
-    bool conflict = false;
-    return run(sql, params, false, conflict);
+    return execute(sql, params, nullptr);
 }
 
-qint64 PostgresConnector::executeUnlessConflict(const QString &sql, const QStringList &params,
-                                                bool &conflict) {
-    return run(sql, params, true, conflict);
-}
-
-// `allowConflict`: a serialization failure or deadlock (SQLSTATE class 40) sets `conflict`
-// instead of throwing; the transaction is then aborted and can only roll back.
-qint64 PostgresConnector::run(const QString &sql, const QStringList &params, bool allowConflict,
-                              bool &conflict) {
+// With `conflict`, a serialization failure or deadlock (SQLSTATE class 40) sets it instead of
+// throwing; the transaction is then aborted and can only roll back.
+qint64 PostgresConnector::execute(const QString &sql, const QStringList &params, bool *conflict) {
     std::vector<QByteArray> storage;
     std::vector<const char *> values;
     storage.reserve(std::size_t(params.size()));
@@ -882,8 +875,8 @@ qint64 PostgresConnector::run(const QString &sql, const QStringList &params, boo
                                                   nullptr, values.data(), nullptr, nullptr, 0));
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-        if (allowConflict && sqlState(result.get()).startsWith(QLatin1String("40"))) {
-            conflict = true;
+        if (conflict && sqlState(result.get()).startsWith(QLatin1String("40"))) {
+            *conflict = true;
             return 0;
         }
         fail(QString(), resultError(m_conn, result.get()));
@@ -1414,8 +1407,8 @@ bool PostgresConnector::compareAndSetState(const std::optional<Position> &expect
     if (expected)
         values << positionValues(*expected);
     bool conflict = false;
-    const qint64 changed = executeUnlessConflict(expected ? sql.updateIfAt() : sql.insertIfAbsent(),
-                                                 textParams(values), conflict);
+    const qint64 changed =
+        execute(expected ? sql.updateIfAt() : sql.insertIfAbsent(), textParams(values), &conflict);
     return !conflict && changed == 1;
 }
 

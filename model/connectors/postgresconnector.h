@@ -93,8 +93,7 @@ private:
     void ensureStateTable();
     std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);
     void releaseStateLock();
-    qint64 executeUnlessConflict(const QString &sql, const QStringList &params, bool &conflict);
-    qint64 run(const QString &sql, const QStringList &params, bool allowConflict, bool &conflict);
+    qint64 execute(const QString &sql, const QStringList &params, bool *conflict);
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
                                              const QString &what);
     QString windowWhere(const WindowQuery &query, QStringList &params);
