@@ -1196,12 +1196,12 @@ void PostgresConnector::commit() {
 }
 
 void PostgresConnector::rollback() {
-    if (!m_inTransaction)
-        return;
-    m_inTransaction = false;
-    if (PQstatus(m_conn) == CONNECTION_OK)
-        runQuietly(m_conn, "ROLLBACK");
-    releaseStateLock();
+    if (m_inTransaction) {
+        m_inTransaction = false;
+        if (PQstatus(m_conn) == CONNECTION_OK)
+            runQuietly(m_conn, "ROLLBACK");
+    }
+    releaseStateLock(); // also when begin() itself failed after beginStateWrite() took it
 }
 
 QString PostgresConnector::mappedType(const ColumnInfo &column) {
