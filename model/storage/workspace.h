@@ -83,13 +83,13 @@ public:
     // --- control table ---
     QList<TableSpec> tables(); // ordered by id
     std::optional<TableSpec> table(qint64 id);
-    qint64 addTable(const TableSpec &spec);  // returns the new id (never reused)
+    qint64 addTable(const TableSpec &spec); // returns the new id (never reused)
     void updateTable(const TableSpec &spec); // configuration fields; not the last watermark
     void removeTable(qint64 id);
     void setActive(qint64 id, bool active);
     // Moves the last watermark and records the change (old, new, cause, run id, time).
-    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
-                      const QString &cause, qint64 runId);
+    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak, const QString &cause,
+                      qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
     // The status of the table's most recent iteration, or empty.
     QString lastIterationStatus(qint64 tableId);
@@ -97,7 +97,7 @@ public:
     // --- runs and iterations ---
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun);
     void finishRun(qint64 runId, const QString &status);
-    qint64 addIteration(const IterationRecord &record);  // returns its id
+    qint64 addIteration(const IterationRecord &record); // returns its id
     void updateIteration(const IterationRecord &record); // every field but the log
     void appendLog(qint64 iterationId, const LogLine &line);
     void addReject(const RejectedRow &row);
