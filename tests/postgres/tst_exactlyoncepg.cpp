@@ -305,8 +305,9 @@ void TestExactlyOncePg::compareAndSetAtCommitLoses() {
     QVERIFY(setup.ws->table(id)->lastWatermark.isNull());
 }
 
-// Cancel while the push-down statement runs (held up on a lock the test holds): the watchdog
-// interrupts it, the iteration ends cancelled, rolled back, watermark unchanged.
+// A push-down statement held up on a lock the test holds: meanwhile the heartbeat renews the
+// lease; then Cancel: the watchdog interrupts the statement, the iteration ends cancelled,
+// rolled back, watermark unchanged.
 void TestExactlyOncePg::cancelInterruptsPushDown() {
     FreshDatabase pg;
     End source(true, pg, QString());
@@ -327,6 +328,7 @@ void TestExactlyOncePg::cancelInterruptsPushDown() {
     std::thread iteration([&] {
         CopyIteration::Options options;
         options.cancel = &cancel;
+        options.leaseTtl = std::chrono::milliseconds(600);
         std::unique_ptr<Workspace> ws = Workspace::open(setup.ws->path()); // this thread's own
         const TableSpec spec = *ws->table(id);
         IterationRecord queued;
@@ -348,6 +350,19 @@ void TestExactlyOncePg::cancelInterruptsPushDown() {
         if (!waiting)
             QThread::msleep(20);
     }
+    // The heartbeat renews the lease while the statement waits, independent of batches.
+    const auto leaseExpiry = [&] {
+        return queryValue(setup.ws->path(),
+                          QStringLiteral("SELECT expires_at FROM leases WHERE table_id = ?1"), {id})
+            .toString();
+    };
+    const QString firstExpiry = leaseExpiry();
+    bool renewed = false;
+    for (int i = 0; i < 3000 && !renewed && !done; ++i) {
+        renewed = leaseExpiry() != firstExpiry;
+        if (!renewed)
+            QThread::msleep(20); // liveness only
+    }
     cancel = true;
     for (int i = 0; i < 3000 && !done; ++i)
         QThread::msleep(20); // liveness only: without an interrupt the statement waits for the lock
@@ -355,6 +370,7 @@ void TestExactlyOncePg::cancelInterruptsPushDown() {
     blocker.execute(QStringLiteral("ROLLBACK"));
     iteration.join();
     QVERIFY2(waiting, "the push-down never waited on the lock");
+    QVERIFY2(!firstExpiry.isEmpty() && renewed, "the lease was not renewed while the statement ran");
     QVERIFY2(stoppedWhileLocked, "the push-down was not interrupted: it ran on after the lock was released");
     QVERIFY2(record.status == IterationStatus::Cancelled, qPrintable(describe(record)));
     QVERIFY2(record.error.contains(QLatin1String("the running statement was interrupted")),
