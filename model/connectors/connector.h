@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/rowbatch.h"
+#include "model/domain/position.h"
 #include "model/domain/tablespec.h"
 #include "model/domain/watermark.h"
 
@@ -122,6 +123,8 @@ struct TargetState {
     Watermark watermark;
     QVariant tiebreak;
     qint64 runId = 0;
+
+    Position position() const { return Position(watermark, tiebreak); }
 };
 
 // What a push-down copied: the whole window, moved inside the database.
@@ -180,10 +183,27 @@ public:
     // Deletes rows whose watermark is after `position` (backfill --delete-newer).
     virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                    const Watermark &position) = 0;
-    // Creates tidemark_state when missing. Reads outside or inside a transaction.
+    // --- target side: the state row (model/connectors/statetable.h has its one definition) ---
+    // Reads outside or inside a transaction; never creates anything: a target without
+    // tidemark_state has no state (so a dry run never writes to the target, not even DDL).
     virtual std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) = 0;
+    // Opens the write transaction for one table's rows and state row, creating or migrating
+    // tidemark_state first (only writes do), and returns the state row as this transaction sees
+    // it: the early check of the compare-and-set. Other writers of the same table wait until
+    // commit() or rollback() (SQLite: the write lock; PostgreSQL: an advisory lock taken before
+    // the snapshot, then the row locked FOR UPDATE), and then see this one's commit.
+    virtual std::optional<TargetState> beginStateWrite(const QString &workspaceId, qint64 tableId) = 0;
+    // The authoritative compare-and-set, inside the write transaction: writes `next` only if the
+    // row is still at `expected` (nullopt: no row yet). Returns false, having written nothing,
+    // when another writer moved it (a serialization failure on the row counts as that too).
+    virtual bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) = 0;
+    // Writes the row whatever it holds (an explicit backfill); creates the table when missing.
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
+
+    // Interrupts the statement this connector is running (or about to run), from any thread:
+    // how Cancel stops a push-down, a count or a probe. The statement fails with an Error.
+    virtual void interrupt() {}
 
     // --- optional: same-database push-down (additive; default: not possible) ---
     // Called before begin() when the engine may push the copy down: set-up that cannot run inside

@@ -6,6 +6,7 @@
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
+#include "model/connectors/statetable.h"
 
 #include <libpq-fe.h>
 
@@ -279,44 +280,6 @@ void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIn
         out += std::to_string(indexBase + row);
     }
     out += '\n';
-}
-
-QString tiebreakTypeName(const QVariant &value) {
-    switch (value.typeId()) {
-    case QMetaType::LongLong:
-    case QMetaType::Int:
-    case QMetaType::UInt:
-    case QMetaType::ULongLong:
-        return QStringLiteral("integer");
-    case QMetaType::Double:
-    case QMetaType::Float:
-        return QStringLiteral("real");
-    case QMetaType::QByteArray:
-        return QStringLiteral("blob");
-    default:
-        return QStringLiteral("text");
-    }
-}
-
-QString tiebreakText(const QVariant &value) {
-    if (value.typeId() == QMetaType::QByteArray)
-        return QString::fromLatin1(value.toByteArray().toHex());
-    if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::Float) {
-        char buffer[32];
-        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value.toDouble());
-        return QString::fromLatin1(buffer, int(result.ptr - buffer));
-    }
-    return value.toString();
-}
-
-QVariant tiebreakFromText(const QString &type, const QString &text) {
-    if (type == QLatin1String("integer"))
-        return QVariant(text.toLongLong());
-    if (type == QLatin1String("real"))
-        return QVariant(text.toDouble());
-    if (type == QLatin1String("blob"))
-        return QVariant(QByteArray::fromHex(text.toLatin1()));
-    return QVariant(text);
 }
 
 } // namespace
@@ -823,10 +786,13 @@ PostgresConnector::PostgresConnector(const ConnectionSpec &spec)
                         "SET extra_float_digits = 3; SET bytea_output = 'hex'"));
     if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK)
         fail(QStringLiteral("setting up the session"), resultError(m_conn, setup.get()));
+    m_cancel = PQgetCancel(m_conn);
     logger("core.connectors")->debug("connected to {}", str(describe()));
 }
 
 PostgresConnector::~PostgresConnector() {
+    if (m_cancel)
+        PQfreeCancel(m_cancel);
     if (m_conn)
         PQfinish(m_conn);
 }
@@ -891,6 +857,12 @@ QList<QStringList> PostgresConnector::query(const QString &sql, const QStringLis
 }
 
 qint64 PostgresConnector::execute(const QString &sql, const QStringList &params) {
+    return execute(sql, params, nullptr);
+}
+
+// With `conflict`, a serialization failure or deadlock (SQLSTATE class 40) sets it instead of
+// throwing; the transaction is then aborted and can only roll back.
+qint64 PostgresConnector::execute(const QString &sql, const QStringList &params, bool *conflict) {
     std::vector<QByteArray> storage;
     std::vector<const char *> values;
     storage.reserve(std::size_t(params.size()));
@@ -902,8 +874,13 @@ qint64 PostgresConnector::execute(const QString &sql, const QStringList &params)
                                    : PQexecParams(m_conn, sql.toUtf8().constData(), int(values.size()),
                                                   nullptr, values.data(), nullptr, nullptr, 0));
     const ExecStatusType status = PQresultStatus(result.get());
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+        if (conflict && sqlState(result.get()).startsWith(QLatin1String("40"))) {
+            *conflict = true;
+            return 0;
+        }
         fail(QString(), resultError(m_conn, result.get()));
+    }
     return QByteArray(PQcmdTuples(result.get())).toLongLong();
 }
 
@@ -1110,7 +1087,7 @@ QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &pa
         } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() &&
                    !query.lowerTiebreak.isNull()) {
             // The tiebreak parameter takes the column's type from the comparison.
-            params << tiebreakText(query.lowerTiebreak);
+            params << tiebreakStoredText(query.lowerTiebreak).toString();
             conditions << QStringLiteral("(%1, %2) > (%3, $%4)")
                               .arg(wm, quoteIdentifier(query.tiebreakColumn), bound)
                               .arg(params.size());
@@ -1210,6 +1187,7 @@ void PostgresConnector::commit() {
         return;
     m_inTransaction = false;
     Result result(PQexec(m_conn, "COMMIT"));
+    releaseStateLock();
     if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
         fail(QStringLiteral("commit"), resultError(m_conn, result.get()));
     // An aborted transaction "commits" as a rollback without an error.
@@ -1218,11 +1196,12 @@ void PostgresConnector::commit() {
 }
 
 void PostgresConnector::rollback() {
-    if (!m_inTransaction)
-        return;
-    m_inTransaction = false;
-    if (PQstatus(m_conn) == CONNECTION_OK)
-        runQuietly(m_conn, "ROLLBACK");
+    if (m_inTransaction) {
+        m_inTransaction = false;
+        if (PQstatus(m_conn) == CONNECTION_OK)
+            runQuietly(m_conn, "ROLLBACK");
+    }
+    releaseStateLock(); // also when begin() itself failed after beginStateWrite() took it
 }
 
 QString PostgresConnector::mappedType(const ColumnInfo &column) {
@@ -1317,42 +1296,60 @@ qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &
                    {boundWatermark(position, cast)});
 }
 
+namespace {
+
+QStringList textParams(const QVariantList &values) {
+    QStringList params;
+    for (const QVariant &value : values)
+        params << (value.isValid() && !value.isNull() ? value.toString() : QString());
+    return params;
+}
+
+} // namespace
+
+// Creating or migrating is serialized by an advisory lock: two first writers racing on
+// CREATE TABLE IF NOT EXISTS would otherwise collide on the catalog ("duplicate key value
+// violates unique constraint pg_type_typname_nsp_index"). IF NOT EXISTS then sees the winner's
+// table through the catalog, which (unlike a REPEATABLE READ snapshot) is always current.
 void PostgresConnector::ensureStateTable() {
     if (m_stateTableReady)
         return;
-    const auto exists = query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL"));
-    if (exists.value(0).value(0) != QLatin1String("t")) {
-        // Two iterations may race to create it; the loser's error is harmless.
-        const bool nested = m_inTransaction || m_cursorTransaction;
-        if (nested)
-            execute(QStringLiteral("SAVEPOINT tidemark_state_create"));
-        try {
-            execute(QStringLiteral(
-                "CREATE TABLE IF NOT EXISTS public.tidemark_state (workspace_id text NOT NULL, table_id "
-                "bigint NOT NULL, "
-                "watermark_type text, watermark text, tiebreak text, tiebreak_type text, run_id bigint, "
-                "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (workspace_id, table_id))"));
-            if (nested)
-                execute(QStringLiteral("RELEASE SAVEPOINT tidemark_state_create"));
-        } catch (const Error &) {
-            if (!nested)
-                throw;
-            execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_state_create"));
-            if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL"))
-                    .value(0)
-                    .value(0) != QLatin1String("t"))
-                throw;
-        }
+    const StateTableSql sql(StateDialect::Postgres);
+    QStringList present;
+    for (const QStringList &row : query(QStringLiteral(
+             "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('public.tidemark_state') "
+             "AND attnum > 0 AND NOT attisdropped")))
+        present << row.value(0);
+    QStringList statements = sql.addMissingColumns(present);
+    if (!present.isEmpty() && statements.isEmpty()) {
+        m_stateTableReady = true;
+        return;
     }
+    statements.prepend(sql.create());
+    const QString key = QStringLiteral("hashtext('tidemark_state')");
+    if (m_inTransaction) {
+        // Held until this transaction ends, so the next creator sees a committed table.
+        execute(QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(key));
+        for (const QString &statement : statements)
+            execute(statement);
+        return; // may still roll back: checked again next time
+    }
+    execute(QStringLiteral("SELECT pg_advisory_lock(%1)").arg(key));
+    try {
+        for (const QString &statement : statements)
+            execute(statement);
+    } catch (const Error &) {
+        query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
+        throw;
+    }
+    query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
     m_stateTableReady = true;
 }
 
-std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId) {
-    ensureStateTable();
-    const auto rows =
-        query(QStringLiteral("SELECT watermark_type, watermark, tiebreak, tiebreak_type, run_id FROM "
-                             "public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
-              {workspaceId, QString::number(tableId)});
+std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceId, qint64 tableId,
+                                                       bool forUpdate) {
+    const auto rows = query(StateTableSql(StateDialect::Postgres).select(true, forUpdate),
+                            {workspaceId, QString::number(tableId)});
     if (rows.isEmpty())
         return std::nullopt;
     const QStringList &row = rows.first();
@@ -1361,32 +1358,79 @@ std::optional<TargetState> PostgresConnector::readState(const QString &workspace
     state.tableId = tableId;
     state.watermark = Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1));
     if (!row.value(2).isNull())
-        state.tiebreak = tiebreakFromText(row.value(3), row.value(2));
+        state.tiebreak = tiebreakFromStored(row.value(3), row.value(2));
     state.runId = row.value(4).toLongLong();
     return state;
 }
 
+std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId) {
+    if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0) !=
+        QLatin1String("t"))
+        return std::nullopt;
+    return stateRow(workspaceId, tableId, false);
+}
+
+std::optional<TargetState> PostgresConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
+    if (m_inTransaction || m_cursorTransaction)
+        throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
+    ensureStateTable();
+    // Taken before the transaction's snapshot: a second writer of this table waits here and its
+    // snapshot then holds the first one's commit, so the early check sees the moved position.
+    const QStringList lockParams{workspaceId, QString::number(tableId)};
+    query(QStringLiteral("SELECT pg_advisory_lock(hashtext($1), hashtext($2))"), lockParams);
+    m_stateLock = lockParams;
+    try {
+        begin();
+        return stateRow(workspaceId, tableId, true);
+    } catch (const Error &) {
+        rollback();
+        throw;
+    }
+}
+
+void PostgresConnector::releaseStateLock() {
+    if (m_stateLock.isEmpty())
+        return;
+    const QStringList params = m_stateLock;
+    m_stateLock.clear();
+    if (PQstatus(m_conn) != CONNECTION_OK)
+        return; // the server released it with the session
+    try {
+        query(QStringLiteral("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))"), params);
+    } catch (const Error &) {
+    }
+}
+
+bool PostgresConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
+    const StateTableSql sql(StateDialect::Postgres);
+    QVariantList values = stateRowValues(next);
+    if (expected)
+        values << positionValues(*expected);
+    bool conflict = false;
+    const qint64 changed =
+        execute(expected ? sql.updateIfAt() : sql.insertIfAbsent(), textParams(values), &conflict);
+    return !conflict && changed == 1;
+}
+
 void PostgresConnector::writeState(const TargetState &state) {
     ensureStateTable();
-    const bool hasTiebreak = state.tiebreak.isValid() && !state.tiebreak.isNull();
-    execute(
-        QStringLiteral(
-            "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, tiebreak, "
-            "tiebreak_type, run_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) "
-            "ON CONFLICT (workspace_id, table_id) DO UPDATE SET watermark_type = excluded.watermark_type, "
-            "watermark = excluded.watermark, tiebreak = excluded.tiebreak, tiebreak_type = "
-            "excluded.tiebreak_type, "
-            "run_id = excluded.run_id, updated_at = excluded.updated_at"),
-        {state.workspaceId, QString::number(state.tableId), watermarkTypeName(state.watermark.type()),
-         state.watermark.isNull() ? QString() : state.watermark.nativeText(),
-         hasTiebreak ? tiebreakText(state.tiebreak) : QString(),
-         hasTiebreak ? tiebreakTypeName(state.tiebreak) : QString(), QString::number(state.runId)});
+    execute(StateTableSql(StateDialect::Postgres).upsert(), textParams(stateRowValues(state)));
 }
 
 void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId) {
-    ensureStateTable();
-    execute(QStringLiteral("DELETE FROM public.tidemark_state WHERE workspace_id = $1 AND table_id = $2"),
-            {workspaceId, QString::number(tableId)});
+    if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0) !=
+        QLatin1String("t"))
+        return;
+    execute(StateTableSql(StateDialect::Postgres).remove(), {workspaceId, QString::number(tableId)});
+}
+
+void PostgresConnector::interrupt() {
+    // PQcancel is meant to be called from another thread (or a signal handler); a request that
+    // arrives while the session is idle is ignored by the server.
+    if (m_cancel) {
+        char error[256];
+        PQcancel(m_cancel, error, int(sizeof error));
+    }
 }
 
 std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, const WindowQuery &window,

@@ -11,6 +11,7 @@
 #include <memory>
 
 struct pg_conn;
+struct pg_cancel;
 
 namespace tidemark {
 
@@ -54,8 +55,11 @@ public:
     qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                            const Watermark &position) override;
     std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;
+    std::optional<TargetState> beginStateWrite(const QString &workspaceId, qint64 tableId) override;
+    bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    void interrupt() override;
     std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
 
@@ -87,6 +91,9 @@ private:
     QString watermarkCast(const TableRef &table, const QString &column);
     QString boundWatermark(const Watermark &value, const QString &cast) const;
     void ensureStateTable();
+    std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);
+    void releaseStateLock();
+    qint64 execute(const QString &sql, const QStringList &params, bool *conflict);
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
                                              const QString &what);
     QString windowWhere(const WindowQuery &query, QStringList &params);
@@ -101,6 +108,8 @@ private:
     quint64 m_generation = 0;
     int m_cursorCounter = 0;
     bool m_stateTableReady = false;
+    QStringList m_stateLock;             // the advisory lock of beginStateWrite(), until commit or rollback
+    pg_cancel *m_cancel = nullptr;       // for interrupt(), from any thread
     QHash<QString, QString> m_typeCache; // "schema\0table\0column" -> typname
 
     friend class PostgresCursor;

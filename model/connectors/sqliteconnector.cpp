@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
+#include "model/connectors/statetable.h"
 #include "model/storage/sqlitedb.h"
 
 #include <QDateTime>
@@ -272,7 +273,9 @@ SqliteConnector::SqliteConnector(const ConnectionSpec &spec)
         open(special);
 }
 
-SqliteConnector::~SqliteConnector() = default;
+SqliteConnector::~SqliteConnector() {
+    m_interruptible.store(nullptr);
+}
 
 void SqliteConnector::open(bool create) {
     try {
@@ -286,6 +289,7 @@ void SqliteConnector::open(bool create) {
     // The engine reads and writes a file that is both source and target through one connector.
     // A larger page cache keeps big copy transactions from spilling pages early.
     sqlite3_exec(m_db->handle(), "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
+    m_interruptible.store(m_db->handle());
     sqlite3_create_function_v2(m_db->handle(), kShapeFunction, 2,
                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, hasShape,
                                nullptr, nullptr, nullptr);
@@ -894,20 +898,77 @@ bool SqliteConnector::stateTableExists() {
         return false;
     SqliteStatement query(*m_db,
                           QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"),
-                          QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
+                          stateContext());
     query.bind(1, kStateTable);
     return query.step();
+}
+
+QString SqliteConnector::stateContext() const {
+    return QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
+}
+
+QStringList SqliteConnector::stateColumns() {
+    SqliteStatement query(handle(), QStringLiteral("SELECT name FROM pragma_table_info(?1)"), stateContext());
+    query.bind(1, kStateTable);
+    QStringList names;
+    while (query.step())
+        names << query.columnText(0);
+    return names;
+}
+
+// Inside the write transaction, whose write lock serializes concurrent creators.
+void SqliteConnector::ensureStateTable() {
+    SqliteDb &db = writable();
+    const StateTableSql sql(StateDialect::Sqlite);
+    execute(db, sql.create(), stateContext());
+    const QStringList present = stateColumns();
+    for (const QString &statement : sql.addMissingColumns(present))
+        execute(db, statement, stateContext());
+    if (!present.contains(QStringLiteral("state_version")))
+        upgradeVersion1Rows();
+}
+
+// Version 1 kept the tiebreak as SQLite's own value (an integer stayed an integer) and had no
+// tiebreak_type; the same position is rewritten in the stored text form every engine uses.
+void SqliteConnector::upgradeVersion1Rows() {
+    struct Row {
+        QString workspaceId;
+        qint64 tableId;
+        QVariant tiebreak;
+    };
+    std::vector<Row> rows;
+    {
+        SqliteStatement query(*m_db,
+                              QStringLiteral("SELECT workspace_id, table_id, tiebreak FROM tidemark_state "
+                                             "WHERE state_version IS NULL AND tiebreak_type IS NULL"),
+                              stateContext());
+        while (query.step())
+            rows.push_back({query.columnText(0), query.columnInt64(1), query.columnVariant(2)});
+    }
+    for (const Row &row : rows) {
+        SqliteStatement update(*m_db,
+                               QStringLiteral("UPDATE tidemark_state SET tiebreak = ?1, tiebreak_type = ?2 "
+                                              "WHERE workspace_id = ?3 AND table_id = ?4"),
+                               stateContext());
+        update.bind(1, tiebreakStoredText(row.tiebreak))
+            .bind(2, tiebreakStoredType(row.tiebreak))
+            .bind(3, row.workspaceId)
+            .bind(4, row.tableId);
+        update.run();
+    }
+    SqliteStatement version(
+        *m_db, QStringLiteral("UPDATE tidemark_state SET state_version = ?1 WHERE state_version IS NULL"),
+        stateContext());
+    version.bind(1, qint64(kStateTableVersion));
+    version.run();
 }
 
 std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId, qint64 tableId) {
     if (!stateTableExists())
         return std::nullopt;
-    const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
-    SqliteStatement query(
-        *m_db,
-        QStringLiteral("SELECT watermark_type, watermark, tiebreak, run_id FROM tidemark_state "
-                       "WHERE workspace_id = ?1 AND table_id = ?2"),
-        context);
+    const bool withTiebreakType = stateColumns().contains(QStringLiteral("tiebreak_type"));
+    SqliteStatement query(*m_db, StateTableSql(StateDialect::Sqlite).select(withTiebreakType),
+                          stateContext());
     query.bind(1, workspaceId).bind(2, tableId);
     if (!query.step())
         return std::nullopt;
@@ -918,49 +979,62 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
         state.watermark =
             Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
     } catch (const Error &error) {
-        throw Error(QStringLiteral("%1: %2").arg(context, error.message()));
+        throw Error(QStringLiteral("%1: %2").arg(stateContext(), error.message()));
     }
-    state.tiebreak = query.columnVariant(2);
-    state.runId = query.columnInt64(3);
+    // A version-1 row has no tiebreak type: its value kept SQLite's own type.
+    state.tiebreak = query.columnVariant(3).isNull()
+                         ? query.columnVariant(2)
+                         : tiebreakFromStored(query.columnText(3), query.columnText(2));
+    state.runId = query.columnInt64(4);
     return state;
 }
 
+std::optional<TargetState> SqliteConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
+    begin(); // BEGIN IMMEDIATE: the write lock is ours until commit or rollback
+    ensureStateTable();
+    return readState(workspaceId, tableId);
+}
+
+namespace {
+
+void bindAll(SqliteStatement &statement, const QVariantList &values) {
+    for (int i = 0; i < values.size(); ++i)
+        statement.bind(i + 1, values[i]);
+}
+
+} // namespace
+
+bool SqliteConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
+    const StateTableSql sql(StateDialect::Sqlite);
+    QVariantList values = stateRowValues(next);
+    if (expected)
+        values << positionValues(*expected);
+    SqliteStatement statement(handle(), expected ? sql.updateIfAt() : sql.insertIfAbsent(), stateContext());
+    bindAll(statement, values);
+    statement.run();
+    return m_db->changes() == 1;
+}
+
 void SqliteConnector::writeState(const TargetState &state) {
-    SqliteDb &db = writable();
-    const QString context = QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
-    // No declared type on tiebreak: the value keeps its own type (an integer stays an integer).
-    execute(db,
-            QStringLiteral("CREATE TABLE IF NOT EXISTS tidemark_state (workspace_id TEXT NOT NULL, "
-                           "table_id INTEGER NOT NULL, watermark_type TEXT, watermark TEXT, tiebreak, "
-                           "run_id INTEGER, updated_at TEXT, PRIMARY KEY (workspace_id, table_id))"),
-            context);
-    SqliteStatement upsert(
-        db,
-        QStringLiteral("INSERT INTO tidemark_state (workspace_id, table_id, watermark_type, watermark, "
-                       "tiebreak, run_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-                       "ON CONFLICT (workspace_id, table_id) DO UPDATE SET "
-                       "watermark_type = excluded.watermark_type, watermark = excluded.watermark, "
-                       "tiebreak = excluded.tiebreak, run_id = excluded.run_id, "
-                       "updated_at = excluded.updated_at"),
-        context);
-    upsert.bind(1, state.workspaceId)
-        .bind(2, state.tableId)
-        .bind(3, watermarkTypeName(state.watermark.type()))
-        .bind(4, state.watermark.isNull() ? QString() : state.watermark.nativeText())
-        .bind(5, state.tiebreak)
-        .bind(6, state.runId)
-        .bind(7, canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000));
+    ensureStateTable();
+    SqliteStatement upsert(*m_db, StateTableSql(StateDialect::Sqlite).upsert(), stateContext());
+    bindAll(upsert, stateRowValues(state));
     upsert.run();
 }
 
 void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
     if (!stateTableExists())
         return;
-    SqliteStatement statement(
-        *m_db, QStringLiteral("DELETE FROM tidemark_state WHERE workspace_id = ?1 AND table_id = ?2"),
-        QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable));
+    SqliteStatement statement(*m_db, StateTableSql(StateDialect::Sqlite).remove(), stateContext());
     statement.bind(1, workspaceId).bind(2, tableId);
     statement.run();
+}
+
+void SqliteConnector::interrupt() {
+    // sqlite3_interrupt() is safe from another thread while the connection is open; the handle
+    // is published once open and withdrawn before it closes.
+    if (sqlite3 *db = m_interruptible.load())
+        sqlite3_interrupt(db);
 }
 
 } // namespace tidemark

@@ -5,7 +5,10 @@
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
+#include <atomic>
 #include <memory>
+
+struct sqlite3;
 
 namespace tidemark {
 
@@ -47,8 +50,11 @@ public:
     qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                            const Watermark &position) override;
     std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;
+    std::optional<TargetState> beginStateWrite(const QString &workspaceId, qint64 tableId) override;
+    bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    void interrupt() override;
     void preparePushDown(Connector &source) override;
     std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
@@ -71,6 +77,10 @@ private:
     QString where(const TableRef &table) const;
     bool hasRowid(const TableRef &table);
     bool stateTableExists();
+    QString stateContext() const;
+    QStringList stateColumns();
+    void ensureStateTable();
+    void upgradeVersion1Rows();
     QString windowSql(const WindowQuery &query, bool count);
 
     QString m_name;
@@ -78,6 +88,7 @@ private:
     std::unique_ptr<SqliteDb> m_db;
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down
+    std::atomic<sqlite3 *> m_interruptible{nullptr}; // m_db's handle, for interrupt()
 };
 
 } // namespace tidemark

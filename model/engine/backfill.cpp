@@ -79,7 +79,8 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
     result.before = state ? state->watermark : spec->lastWatermark;
     result.after = from;
     try {
-        target->begin();
+        // Waits for a copy of this table committing right now; then overrides whatever it wrote.
+        target->beginStateWrite(workspace.workspaceId(), spec->id);
         if (target->tableExists(targetTable)) {
             if (request.action == BackfillTargetAction::DeleteNewer) {
                 result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);

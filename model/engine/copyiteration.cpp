@@ -5,6 +5,7 @@
 #include "model/common/logging.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/engine/faultpoint.h"
+#include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
 #include "model/storage/workspace.h"
 
@@ -40,13 +41,16 @@ struct CopyIteration::State {
     TableRef targetTable;
     TableSchema sourceSchema;
     bool leased = false;
-    QElapsedTimer leaseClock;
+    // Declared after the connectors it interrupts: destroyed (joined) before them.
+    std::unique_ptr<IterationWatchdog> watchdog;
 
-    // The position the target holds (after reconcile) and the one reached by this iteration.
-    Watermark position;
-    QVariant positionTiebreak;
-    Watermark written;
-    QVariant writtenTiebreak;
+    // The position the target holds (after reconcile, then after each commit of this iteration)
+    // and the highest one written by this iteration.
+    Position position;
+    Position written;
+    // The state row this iteration's next commit must find (its compare-and-set): what reconcile
+    // read, then what this iteration's previous batch committed. nullopt: no row yet.
+    std::optional<Position> expected;
     WindowQuery window;
     std::vector<RejectedRow> rejects;
     qint64 committedWritten = 0;
@@ -56,7 +60,11 @@ struct CopyIteration::State {
         : workspace(ws)
         , spec(s)
         , record(std::move(r))
-        , options(o) {}
+        , options(o) {
+        // Test-only: lets a test's lease expire in about a second instead of a minute.
+        if (const QByteArray ttl = qgetenv("TIDEMARK_TEST_LEASE_TTL_MS"); !ttl.isEmpty())
+            options.leaseTtl = std::chrono::milliseconds(ttl.toLongLong());
+    }
 
     QString tableLabel() const {
         return QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay());
@@ -96,7 +104,7 @@ struct CopyIteration::State {
 
     // --- 1. Lease ---
     void takeLease() {
-        const LeaseAttempt attempt = workspace.acquireLease(spec.id, record.runId, options.leaseTtlSeconds);
+        const LeaseAttempt attempt = workspace.acquireLease(spec.id, record.runId, options.leaseTtl);
         if (!attempt.acquired) {
             const Lease &holder = *attempt.holder;
             throw EarlyEnd{IterationStatus::Skipped,
@@ -108,7 +116,7 @@ struct CopyIteration::State {
                                .arg(isoUtc(holder.expiresAt))};
         }
         leased = true;
-        leaseClock.start();
+        watchdog->keepLease(workspace.path(), spec.id, record.runId, options.leaseTtl);
         if (attempt.holder)
             log(QStringLiteral("warning"), QStringLiteral("took over the lease of run %1 (host %2, pid %3): "
                                                           "that process is gone or its lease expired")
@@ -117,12 +125,12 @@ struct CopyIteration::State {
                                                .arg(attempt.holder->pid));
     }
 
-    void renewLeaseIfDue() {
-        if (leased && leaseClock.elapsed() > options.leaseTtlSeconds * 1000 / 3) {
-            workspace.renewLease(spec.id, record.runId, options.leaseTtlSeconds);
-            leaseClock.restart();
-        }
+    void stopWatchdog() {
+        if (watchdog)
+            watchdog->stop();
     }
+
+    bool cancelRequested() const { return options.cancel && options.cancel->load(); }
 
     void releaseLease() {
         if (!leased)
@@ -146,6 +154,10 @@ struct CopyIteration::State {
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
         target = sameFile ? source : std::shared_ptr<Connector>(openConnector(targetSpec));
+        std::vector<Connector *> watched{source.get()};
+        if (target != source)
+            watched.push_back(target.get());
+        watchdog = std::make_unique<IterationWatchdog>(options.cancel, watched);
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
         sourceSchema = source->describeTable(sourceTable);
@@ -175,20 +187,21 @@ struct CopyIteration::State {
     // --- 2. Reconcile ---
     void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
-        position = state ? state->watermark : spec.initialWatermark;
-        positionTiebreak = state ? state->tiebreak : QVariant();
-        if (position == spec.lastWatermark && positionTiebreak == spec.lastTiebreak)
+        expected = state ? std::optional<Position>(state->position()) : std::nullopt;
+        position = state ? state->position() : Position(spec.initialWatermark);
+        if (position == Position(spec.lastWatermark, spec.lastTiebreak))
             return;
         const QString truth = state ? QStringLiteral("the target's state row (run %1)").arg(state->runId)
                                     : QStringLiteral("the initial watermark (the target has no state row)");
-        const QString message = QStringLiteral("watermark corrected from %1 to %2 from %3")
-                                    .arg(displayOrNone(spec.lastWatermark), displayOrNone(position), truth);
+        const QString message =
+            QStringLiteral("watermark corrected from %1 to %2 from %3")
+                .arg(displayOrNone(spec.lastWatermark), displayOrNone(position.watermark()), truth);
         if (options.dryRun) {
             log(QStringLiteral("warning"), QStringLiteral("dry run: would have %1").arg(message));
             return;
         }
-        workspace.setWatermark(spec.id, position, positionTiebreak, QStringLiteral("reconcile"),
-                               record.runId);
+        workspace.setWatermark(spec.id, position.watermark(), position.tiebreak(),
+                               QStringLiteral("reconcile"), record.runId);
         log(QStringLiteral("warning"), message);
     }
 
@@ -203,18 +216,18 @@ struct CopyIteration::State {
         window.columns = sourceSchema.columnNames();
         window.watermarkColumn = spec.watermarkColumn;
         window.tiebreakColumn = spec.tiebreakColumn;
-        record.watermarkBefore = position.display();
+        record.watermarkBefore = position.watermark().display();
         if (!hasWatermark())
             return true; // overwrite without watermark: the whole table, every run
 
         if (spec.mode != WriteMode::Overwrite) {
             const Lookback lookback = Lookback::parse(spec.lookback, spec.watermarkType);
             if (!lookback.isEmpty() && !position.isNull()) {
-                window.lower = subtractLookback(position, lookback);
+                window.lower = subtractLookback(position.watermark(), lookback);
                 window.lowerInclusive = true;
             } else {
-                window.lower = position;
-                window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : positionTiebreak;
+                window.lower = position.watermark();
+                window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : position.tiebreak();
             }
         }
         const WatermarkProbe probe = source->probeWatermark(
@@ -272,7 +285,8 @@ struct CopyIteration::State {
     void copy() {
         if (mayPushDown())
             target->preparePushDown(*source);
-        target->begin();
+        faultPoint("before_write_transaction");
+        beginWrite();
         prepareTarget();
         if (spec.mode == WriteMode::Overwrite)
             target->deleteAll(targetTable);
@@ -310,7 +324,7 @@ struct CopyIteration::State {
             if (spec.commitPerBatch && uncommitted && !batch.isEmpty() &&
                 (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
                 commitBatch(*writer, rejected);
-                target->begin();
+                beginWrite();
                 writer = target->openWriter(writeSpec);
             }
             rejected.clear();
@@ -320,7 +334,6 @@ struct CopyIteration::State {
                 lastRead = watermarkAt(batch, batch.rowCount() - 1, watermarkIndex);
             uncommitted = true;
             faultPoint("after_batch_write");
-            renewLeaseIfDue();
             publish();
         }
         commitBatch(*writer, rejected);
@@ -337,11 +350,10 @@ struct CopyIteration::State {
         record.rowsRead = result->rowsRead;
         record.rowsWritten = result->rowsWritten;
         record.windowRows = result->rowsRead;
-        if (!result->maximum.isNull()) {
-            written = result->maximum;
-            writtenTiebreak = result->maximumTiebreak;
-        }
+        if (!result->maximum.isNull())
+            written = Position(result->maximum, result->maximumTiebreak);
         publish();
+        faultPoint("after_push_down");
         throwIfCancelled(); // the whole window was one batch: a cancel still rolls it back
         NoRowsWriter noRows;
         std::vector<RowRejection> rejected;
@@ -372,11 +384,10 @@ struct CopyIteration::State {
             if (isRejected[row])
                 continue;
             const Watermark candidate = watermarkAt(batch, row, watermarkIndex);
-            if (written.isNull() || candidate.compare(written) >= 0) {
-                written = candidate;
-                writtenTiebreak =
-                    tiebreakIndex >= 0 ? cellToVariant(batch, batch.cell(row, tiebreakIndex)) : QVariant();
-            }
+            if (written.isNull() || candidate.compare(written.watermark()) >= 0)
+                written = Position(candidate, tiebreakIndex >= 0
+                                                  ? cellToVariant(batch, batch.cell(row, tiebreakIndex))
+                                                  : QVariant());
             break;
         }
     }
@@ -427,26 +438,66 @@ struct CopyIteration::State {
                 rejects.push_back(row);
             }
         }
-        const bool advances =
-            !written.isNull() && (position.isNull() || written.compare(position) > 0 ||
-                                  (written == position && writtenTiebreak != positionTiebreak));
-        if (advances || spec.mode == WriteMode::Overwrite)
-            target->writeState({workspace.workspaceId(), spec.id, advances ? written : position,
-                                advances ? writtenTiebreak : positionTiebreak, record.runId});
+        // Never backwards: a lookback re-reads rows at or below the position.
+        const bool advances = !written.isNull() && written > position;
+        const Position next = advances ? written : position;
+        // A transaction that changed no target row (an empty window past the last tie) leaves the
+        // row naming the run that last wrote; any other goes through the compare-and-set.
+        const bool changesTarget =
+            advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
+        const TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(),
+                                record.runId};
+        if (changesTarget && !target->compareAndSetState(expected, state)) {
+            rollbackQuietly();
+            std::optional<TargetState> current;
+            try {
+                current = target->readState(workspace.workspaceId(), spec.id);
+            } catch (const Error &) {
+            }
+            lost(current);
+        }
         faultPoint("before_target_commit");
         target->commit();
+        if (changesTarget)
+            expected = next; // the next batch's compare-and-set starts from this one
         faultPoint("after_target_commit");
         if (advances) {
-            workspace.setWatermark(spec.id, written, writtenTiebreak, QStringLiteral("run"), record.runId);
+            workspace.setWatermark(spec.id, written.watermark(), written.tiebreak(), QStringLiteral("run"),
+                                   record.runId);
             position = written;
-            positionTiebreak = writtenTiebreak;
         }
         for (RejectedRow &row : rejects)
             workspace.addReject(row);
         rejects.clear();
         committedWritten = record.rowsWritten;
         committedSkipped = record.rowsSkipped;
-        record.watermarkAfter = position.display();
+        record.watermarkAfter = position.watermark().display();
+    }
+
+    // The early check of the compare-and-set: the write transaction starts from the state row
+    // this iteration expects, or it ends before writing anything.
+    void beginWrite() {
+        const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
+        const auto found = current ? std::optional<Position>(current->position()) : std::nullopt;
+        if (found != expected) {
+            rollbackQuietly();
+            lost(current);
+        }
+    }
+
+    // Another process committed this table since this iteration read its position (a lease
+    // that expired while this one was frozen, a backfill): this one writes nothing.
+    [[noreturn]] void lost(const std::optional<TargetState> &current) {
+        const QString who = !current              ? QStringLiteral("another run")
+                            : current->runId == 0 ? QStringLiteral("a backfill")
+                                                  : QStringLiteral("run %1").arg(current->runId);
+        throw EarlyEnd{IterationStatus::Skipped,
+                       QStringLiteral("table %1: %2 committed this table first (target now at %3); %4")
+                           .arg(spec.id)
+                           .arg(who, current ? current->position().display() : QStringLiteral("no state"),
+                                committedWritten > 0 || committedSkipped > 0
+                                    ? QStringLiteral("only this run's batches committed before that stand")
+                                    : QStringLiteral("nothing written"))};
     }
 
     IterationStatus finalStatus() {
@@ -544,24 +595,39 @@ IterationRecord CopyIteration::run() {
     try {
         d->runSteps();
     } catch (const EarlyEnd &end) {
+        d->stopWatchdog();
         d->rollbackQuietly();
         d->keepCommittedCounts();
         record.status = end.status;
         record.error = end.reason;
         d->log(QStringLiteral("info"), end.reason);
     } catch (const Error &error) {
+        d->stopWatchdog();
         d->rollbackQuietly();
         d->keepCommittedCounts();
-        record.status = IterationStatus::Failed;
-        record.error = QStringLiteral("%1: %2").arg(d->tableLabel(), error.message());
-        d->log(QStringLiteral("error"), error.message());
+        if (d->cancelRequested()) {
+            // The watchdog interrupted the running statement: a cancel, not a failure.
+            record.status = IterationStatus::Cancelled;
+            record.error =
+                d->watchdog && d->watchdog->interrupted()
+                    ? QStringLiteral("cancelled by the user: the running statement was interrupted (%1)")
+                          .arg(error.message())
+                    : QStringLiteral("cancelled by the user (%1)").arg(error.message());
+            d->log(QStringLiteral("info"), record.error);
+        } else {
+            record.status = IterationStatus::Failed;
+            record.error = QStringLiteral("%1: %2").arg(d->tableLabel(), error.message());
+            d->log(QStringLiteral("error"), error.message());
+        }
     } catch (const std::exception &error) {
+        d->stopWatchdog();
         d->rollbackQuietly();
         d->keepCommittedCounts();
         record.status = IterationStatus::Failed;
         record.error = QStringLiteral("%1: %2").arg(d->tableLabel(), QString::fromUtf8(error.what()));
         d->log(QStringLiteral("error"), record.error);
     }
+    d->stopWatchdog();
     d->releaseLease();
     record.finishedAt = QDateTime::currentDateTimeUtc();
     record.durationMs = clock.elapsed();

@@ -6,6 +6,7 @@
 #include "model/domain/tablespec.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -23,14 +24,20 @@ public:
 
 // One iteration of the copy contract (DESIGN.md, "One iteration"), synchronous, one method
 // per step: lease, reconcile, window, read, write, commit, advance, account, cancel.
+// The commit is a compare-and-set of the target's state row (DESIGN.md, "The target is the
+// lock"): an iteration that finds the target moved on since it started writes nothing and ends
+// `skipped`, naming the run that committed first.
 // Runs on the calling thread with its own connections; never throws: every failure becomes a
 // status and an error naming the table, column or file at fault.
 class CopyIteration {
 public:
     struct Options {
         bool dryRun = false;
-        int leaseTtlSeconds = 60;
-        const std::atomic_bool *cancel = nullptr; // checked between batches
+        // The environment variable TIDEMARK_TEST_LEASE_TTL_MS overrides it: for tests only, so
+        // a lease can expire within a test run.
+        std::chrono::milliseconds leaseTtl{60000};
+        // Checked between batches; a statement running when it is set is interrupted.
+        const std::atomic_bool *cancel = nullptr;
         IterationObserver *observer = nullptr;
     };
 

@@ -3,15 +3,20 @@
 
 #include <QByteArray>
 #include <QtGlobal>
+#include <atomic>
 #include <csignal>
 #include <cstring>
 
 namespace tidemark {
 
 void faultPoint(const char *name) {
-    static const QByteArray armed = qgetenv("TIDEMARK_FAULT_POINT");
-    if (!armed.isEmpty() && std::strcmp(armed.constData(), name) == 0)
+    static const QByteArray kill = qgetenv("TIDEMARK_FAULT_POINT");
+    static const QByteArray stop = qgetenv("TIDEMARK_FAULT_STOP");
+    static std::atomic_bool stopped{false};
+    if (!kill.isEmpty() && std::strcmp(kill.constData(), name) == 0)
         std::raise(SIGKILL);
+    if (!stop.isEmpty() && std::strcmp(stop.constData(), name) == 0 && !stopped.exchange(true))
+        std::raise(SIGSTOP);
 }
 
 } // namespace tidemark

@@ -3,9 +3,12 @@
 
 namespace tidemark {
 
-// Fault injection for the crash tests: when the environment variable TIDEMARK_FAULT_POINT
-// names this point, the process kills itself with SIGKILL right here, exactly as a power cut
-// or an OOM kill would. Costs one string compare when unset.
+// Fault injection for the crash and concurrency tests, costing one string compare when unset:
+// - TIDEMARK_FAULT_POINT names a point: the process kills itself with SIGKILL right there,
+//   exactly as a power cut or an OOM kill would;
+// - TIDEMARK_FAULT_STOP names a point: the first time it is reached the process stops itself
+//   with SIGSTOP (a closed laptop lid, a paused VM) until someone sends SIGCONT; its heartbeat
+//   stops with it, so its lease expires while it holds an open target transaction.
 void faultPoint(const char *name);
 
 } // namespace tidemark

@@ -902,7 +902,7 @@ QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
 
 // --- leases ---
 
-LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
     const QString host = hostName();
     const qint64 pid = QCoreApplication::applicationPid();
     Transaction transaction(*m_db);
@@ -939,17 +939,17 @@ LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, int ttlSecond
         .bind(3, host)
         .bind(4, pid)
         .bind(5, isoUtc(now))
-        .bind(6, isoUtc(now.addSecs(ttlSeconds)))
+        .bind(6, isoUtc(now.addMSecs(ttl.count())))
         .run();
     transaction.commit();
     attempt.acquired = true;
     return attempt;
 }
 
-void Workspace::renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+void Workspace::renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
     SqliteStatement update(*m_db, QStringLiteral("UPDATE leases SET expires_at = ?1 WHERE table_id = ?2 AND "
                                                  "run_id = ?3"));
-    update.bind(1, isoUtc(QDateTime::currentDateTimeUtc().addSecs(ttlSeconds)))
+    update.bind(1, isoUtc(QDateTime::currentDateTimeUtc().addMSecs(ttl.count())))
         .bind(2, tableId)
         .bind(3, runId)
         .run();

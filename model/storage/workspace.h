@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -107,8 +108,15 @@ public:
     // --- leases ---
     // Takes the lease when free, expired, or held by a process that is no longer alive on this
     // host. Atomic across processes (one IMMEDIATE transaction).
-    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds);
-    void renewLease(qint64 tableId, qint64 runId, int ttlSeconds);
+    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+        return acquireLease(tableId, runId, std::chrono::seconds(ttlSeconds));
+    }
+    // Throws Error when the lease is no longer held by `runId` (taken over after it expired).
+    void renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    void renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {
+        renewLease(tableId, runId, std::chrono::seconds(ttlSeconds));
+    }
     void releaseLease(qint64 tableId, qint64 runId);
 
 private:

@@ -148,7 +148,8 @@ void TestPostgresConnector::init() {
     m_schema = QStringLiteral("tst \"%1\"").arg(QString::fromLatin1(QTest::currentTestFunction()));
     m_admin->execute(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
     m_admin->execute(QStringLiteral("CREATE SCHEMA %1").arg(quoteIdentifier(m_schema)));
-    m_admin->readState(QStringLiteral("tst-none"), 0); // creates public.tidemark_state
+    // Only a write creates public.tidemark_state (cleanup() deletes this suite's rows from it).
+    m_admin->writeState({QStringLiteral("tst-none"), 0, Watermark(), QVariant(), 0});
 }
 
 void TestPostgresConnector::cleanup() {

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+#include "model/connectors/statetable.h"
+
+#include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
+
+#include <QDateTime>
+#include <charconv>
+
+namespace tidemark {
+namespace {
+
+enum class Kind { Text, Integer, Timestamp };
+
+struct StateColumn {
+    const char *name;
+    Kind kind;
+    bool notNull;
+};
+
+// In stateRowValues() order; the first two are the primary key.
+constexpr StateColumn kColumns[] = {
+    {"workspace_id", Kind::Text, true},      {"table_id", Kind::Integer, true},
+    {"watermark_type", Kind::Text, false},   {"watermark", Kind::Text, false},
+    {"tiebreak", Kind::Text, false},         {"tiebreak_type", Kind::Text, false},
+    {"run_id", Kind::Integer, false},        {"updated_at", Kind::Timestamp, false},
+    {"state_version", Kind::Integer, false},
+};
+constexpr int kColumnCount = int(std::size(kColumns));
+constexpr int kPositionFirstColumn = 2; // watermark_type .. tiebreak_type
+constexpr int kPositionColumnCount = 4;
+
+QString nameOf(int column) {
+    return QString::fromLatin1(kColumns[column].name);
+}
+
+} // namespace
+
+StateTableSql::StateTableSql(StateDialect dialect)
+    : m_dialect(dialect) {}
+
+QString StateTableSql::tableName() const {
+    return m_dialect == StateDialect::Postgres
+               ? quoteQualified(QStringLiteral("public"), QStringLiteral("tidemark_state"))
+               : quoteIdentifier(QStringLiteral("tidemark_state"));
+}
+
+QStringList StateTableSql::columnNames() {
+    QStringList names;
+    for (int column = 0; column < kColumnCount; ++column)
+        names << nameOf(column);
+    return names;
+}
+
+QString StateTableSql::param(int index) const {
+    return (m_dialect == StateDialect::Postgres ? QStringLiteral("$%1") : QStringLiteral("?%1")).arg(index);
+}
+
+QString StateTableSql::sameAs(const QString &column, int index) const {
+    return QStringLiteral("%1 %2 %3")
+        .arg(quoteIdentifier(column),
+             m_dialect == StateDialect::Postgres ? QStringLiteral("IS NOT DISTINCT FROM")
+                                                 : QStringLiteral("IS"),
+             param(index));
+}
+
+QString StateTableSql::columnType(int column) const {
+    const bool pg = m_dialect == StateDialect::Postgres;
+    switch (kColumns[column].kind) {
+    case Kind::Integer:
+        return pg ? QStringLiteral("bigint") : QStringLiteral("INTEGER");
+    case Kind::Timestamp:
+        return pg ? QStringLiteral("timestamptz") : QStringLiteral("TEXT");
+    case Kind::Text:
+        break;
+    }
+    return pg ? QStringLiteral("text") : QStringLiteral("TEXT");
+}
+
+QString StateTableSql::create() const {
+    QStringList definitions;
+    for (int column = 0; column < kColumnCount; ++column)
+        definitions << QStringLiteral("%1 %2%3").arg(quoteIdentifier(nameOf(column)), columnType(column),
+                                                     kColumns[column].notNull ? QStringLiteral(" NOT NULL")
+                                                                              : QString());
+    definitions
+        << QStringLiteral("PRIMARY KEY (%1, %2)").arg(quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
+    return QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (%2)")
+        .arg(tableName(), definitions.join(QStringLiteral(", ")));
+}
+
+QStringList StateTableSql::addMissingColumns(const QStringList &present) const {
+    QStringList statements;
+    for (int column = 0; column < kColumnCount; ++column) {
+        if (present.contains(nameOf(column)))
+            continue;
+        // Never a key column: those exist since version 1.
+        statements << QStringLiteral("ALTER TABLE %1 ADD COLUMN %2%3 %4")
+                          .arg(tableName(),
+                               m_dialect == StateDialect::Postgres ? QStringLiteral("IF NOT EXISTS ")
+                                                                   : QString(),
+                               quoteIdentifier(nameOf(column)), columnType(column));
+    }
+    return statements;
+}
+
+QString StateTableSql::select(bool withTiebreakType, bool forUpdate) const {
+    return QStringLiteral(
+               "SELECT watermark_type, watermark, tiebreak, %1, run_id FROM %2 WHERE %3 = %4 AND %5 = %6%7")
+        .arg(withTiebreakType ? QStringLiteral("tiebreak_type") : QStringLiteral("NULL"), tableName(),
+             quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2),
+             forUpdate ? QStringLiteral(" FOR UPDATE") : QString());
+}
+
+QString StateTableSql::insertIfAbsent() const {
+    QStringList params;
+    for (int column = 0; column < kColumnCount; ++column)
+        params << param(column + 1);
+    return QStringLiteral("INSERT INTO %1 (%2) VALUES (%3) ON CONFLICT (%4, %5) DO NOTHING")
+        .arg(tableName(), quoteIdentifierList(columnNames()), params.join(QStringLiteral(", ")),
+             quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
+}
+
+QString StateTableSql::updateIfAt() const {
+    QStringList assignments;
+    for (int column = 2; column < kColumnCount; ++column)
+        assignments << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(column)), param(column + 1));
+    QStringList conditions{QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(0)), param(1)),
+                           QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(1)), param(2))};
+    for (int i = 0; i < kPositionColumnCount; ++i)
+        conditions << sameAs(nameOf(kPositionFirstColumn + i), kColumnCount + 1 + i);
+    return QStringLiteral("UPDATE %1 SET %2 WHERE %3")
+        .arg(tableName(), assignments.join(QStringLiteral(", ")), conditions.join(QStringLiteral(" AND ")));
+}
+
+QString StateTableSql::upsert() const {
+    QStringList assignments;
+    for (int column = 2; column < kColumnCount; ++column)
+        assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(nameOf(column)));
+    QString sql = insertIfAbsent();
+    sql.replace(QStringLiteral("DO NOTHING"),
+                QStringLiteral("DO UPDATE SET ") + assignments.join(QStringLiteral(", ")));
+    return sql;
+}
+
+QString StateTableSql::remove() const {
+    return QStringLiteral("DELETE FROM %1 WHERE %2 = %3 AND %4 = %5")
+        .arg(tableName(), quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2));
+}
+
+QVariant tiebreakStoredType(const QVariant &tiebreak) {
+    if (!tiebreak.isValid() || tiebreak.isNull())
+        return QVariant();
+    switch (tiebreak.typeId()) {
+    case QMetaType::LongLong:
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::ULongLong:
+        return QStringLiteral("integer");
+    case QMetaType::Double:
+    case QMetaType::Float:
+        return QStringLiteral("real");
+    case QMetaType::QByteArray:
+        return QStringLiteral("blob");
+    default:
+        return QStringLiteral("text");
+    }
+}
+
+QVariant tiebreakStoredText(const QVariant &tiebreak) {
+    if (!tiebreak.isValid() || tiebreak.isNull())
+        return QVariant();
+    if (tiebreak.typeId() == QMetaType::QByteArray)
+        return QString::fromLatin1(tiebreak.toByteArray().toHex());
+    if (tiebreak.typeId() == QMetaType::Double || tiebreak.typeId() == QMetaType::Float) {
+        // The shortest text that reads back as the same double: stable, so equal positions
+        // always store equal text and the compare-and-set compares text.
+        char buffer[32];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, tiebreak.toDouble());
+        return QString::fromLatin1(buffer, int(result.ptr - buffer));
+    }
+    return tiebreak.toString();
+}
+
+QVariant tiebreakFromStored(const QString &type, const QString &text) {
+    if (type == QLatin1String("integer"))
+        return QVariant(text.toLongLong());
+    if (type == QLatin1String("real"))
+        return QVariant(text.toDouble());
+    if (type == QLatin1String("blob"))
+        return QVariant(QByteArray::fromHex(text.toLatin1()));
+    return QVariant(text);
+}
+
+QVariantList positionValues(const Position &position) {
+    const Watermark &watermark = position.watermark();
+    return {watermarkTypeName(watermark.type()),
+            watermark.isNull() ? QVariant() : QVariant(watermark.nativeText()),
+            tiebreakStoredText(position.tiebreak()), tiebreakStoredType(position.tiebreak())};
+}
+
+QVariantList stateRowValues(const TargetState &state) {
+    QVariantList values{state.workspaceId, state.tableId};
+    values << positionValues(state.position());
+    values << state.runId << canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000)
+           << qint64(kStateTableVersion);
+    return values;
+}
+
+} // namespace tidemark

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/connectors/connector.h"
+#include "model/domain/position.h"
+
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+#include <QVariantList>
+
+namespace tidemark {
+
+// The one definition of the target-side state table, `tidemark_state` (DESIGN.md, step 6),
+// rendered per dialect so SQLite and PostgreSQL hold the same columns with the same meaning:
+//   workspace_id, table_id   the key (table ids are never reused)
+//   watermark_type, watermark   the position's watermark, as Watermark::nativeText()
+//   tiebreak, tiebreak_type     the position's tiebreak as text plus its type (integer, real,
+//                               text, blob as hex), so every engine stores and compares it alike
+//   run_id, updated_at          who wrote it, when
+//   state_version               kStateTableVersion of the build that wrote the row
+// Version 1 (the first builds) lacked state_version everywhere and tiebreak_type in SQLite
+// (where tiebreak kept SQLite's own value type); a write migrates such a table in place.
+// Only writes create or migrate the table: a read of a target without it means "no state".
+// Every statement takes the row values in stateRowValues() order and the expected position in
+// positionValues() order, as bound parameters.
+enum class StateDialect { Sqlite, Postgres };
+
+inline constexpr int kStateTableVersion = 2;
+
+class StateTableSql {
+public:
+    explicit StateTableSql(StateDialect dialect);
+
+    QString tableName() const; // quoted (and schema-qualified in PostgreSQL)
+    static QStringList columnNames();
+    QString create() const; // CREATE TABLE IF NOT EXISTS with the whole definition
+    // ALTER TABLE ... ADD COLUMN for each column of the definition not in `present`.
+    QStringList addMissingColumns(const QStringList &present) const;
+    // watermark_type, watermark, tiebreak, tiebreak_type, run_id of (workspace_id ?1, table_id ?2);
+    // `withTiebreakType` false reads a version-1 SQLite table (NULL in its place).
+    QString select(bool withTiebreakType = true, bool forUpdate = false) const;
+    // Row values (?1..?9): inserts the row unless one exists for the key.
+    QString insertIfAbsent() const;
+    // Row values (?1..?9), expected position (?10..?13): moves the row only from `expected`.
+    QString updateIfAt() const;
+    // Row values (?1..?9): inserts or overwrites (an explicit backfill).
+    QString upsert() const;
+    // (workspace_id ?1, table_id ?2)
+    QString remove() const;
+
+private:
+    QString param(int index) const;
+    QString sameAs(const QString &column, int index) const; // NULL-safe equality
+    QString columnType(int column) const;
+    StateDialect m_dialect;
+};
+
+// workspace_id, table_id, watermark_type, watermark, tiebreak, tiebreak_type, run_id,
+// updated_at (now), state_version; NULL as an invalid QVariant.
+QVariantList stateRowValues(const TargetState &state);
+// watermark_type, watermark, tiebreak, tiebreak_type of a position.
+QVariantList positionValues(const Position &position);
+// The tiebreak as stored: text and type name (integer, real, text, blob); both NULL when none.
+QVariant tiebreakStoredText(const QVariant &tiebreak);
+QVariant tiebreakStoredType(const QVariant &tiebreak);
+QVariant tiebreakFromStored(const QString &type, const QString &text);
+
+} // namespace tidemark
