@@ -23,7 +23,8 @@ bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
 const IterationStatus kSummaryOrder[] = {
     IterationStatus::Running,   IterationStatus::Queued,    IterationStatus::Succeeded,
     IterationStatus::NoNewRows, IterationStatus::DryRun,    IterationStatus::Warning,
-    IterationStatus::Failed,    IterationStatus::Cancelled, IterationStatus::Skipped};
+    IterationStatus::Failed,    IterationStatus::Cancelled, IterationStatus::Skipped,
+    IterationStatus::Interrupted};
 
 } // namespace
 

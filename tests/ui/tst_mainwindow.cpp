@@ -175,6 +175,69 @@ private slots:
         QCOMPARE(window.runPanel()->liveModel()->summary().count(IterationStatus::Cancelled), cancelled);
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
     }
+
+    void closingMidRunCancelsThenCloses() {
+        // Closing the window while a run copies must not wait on the GUI thread (the
+        // coordinator's destructor waited for the pool): it cancels, stays open and answering
+        // ("cancelling…"), and closes by itself once the run has finished.
+        UiFixture fixture;
+        for (int t = 0; t < 4; ++t) {
+            const QString table = QStringLiteral("big_%1").arg(t);
+            makeOrders(fixture.src, 100000, 1, table);
+            fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
+        }
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(fixture.wsPath);
+        QTRY_COMPARE(opened.size(), 1);
+        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
+        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        bool closed = false;
+        bool accepted = true;
+        bool runningAfterClose = false;
+        connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
+                [&](const IterationRecord &record) {
+                    if (closed || record.status != IterationStatus::Running)
+                        return;
+                    closed = true;
+                    accepted = window.close();
+                    runningAfterClose = window.coordinator()->isRunning();
+                });
+        window.runAll();
+        QTRY_VERIFY_WITH_TIMEOUT(closed, 120000);
+        QVERIFY2(!accepted, "the window closed while its run was still going");
+        QVERIFY(runningAfterClose);
+        QVERIFY(window.isVisible());
+        const QStringList labels = [&] {
+            QStringList texts;
+            for (const QLabel *label : window.statusBar()->findChildren<QLabel *>())
+                texts << label->text();
+            return texts;
+        }();
+        QVERIFY2(labels.join(QLatin1Char('|')).contains(QStringLiteral("Cancelling")),
+                 qPrintable(labels.join(QLatin1Char('|'))));
+        // A second close while it rolls back changes nothing.
+        if (window.coordinator()->isRunning())
+            QVERIFY(!window.close());
+
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 120000);
+        QCOMPARE(finished.size(), 1);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.status, QStringLiteral("cancelled"));
+        int cancelled = 0;
+        for (const IterationRecord &it : run.iterations)
+            cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+        QVERIFY(cancelled >= 3);
+        // Nothing is left running in the workspace.
+        QVERIFY(!window.coordinator()->isRunning());
+        const QList<RunRecord> runs = fixture.open()->runs();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().status, QStringLiteral("cancelled"));
+    }
 };
 
 QTEST_MAIN(TestMainWindow)
