@@ -5,6 +5,7 @@
 // outside SQLite drops its locks, and then another process deletes the live WAL under it
 // ("database disk image is malformed", "disk I/O error", iterations left queued).
 
+#include "model/common/error.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/storage/sqlitedb.h"
@@ -82,13 +83,18 @@ private:
     QStringList m_failures;
 };
 
+// "ok", or what is wrong (a file too damaged to check says so instead of throwing).
 QString integrityCheck(const QString &path) {
-    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
-    SqliteStatement stmt(db, QStringLiteral("PRAGMA integrity_check"));
-    QStringList lines;
-    while (stmt.step())
-        lines << stmt.columnText(0);
-    return lines.join(QLatin1Char('\n'));
+    try {
+        SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+        SqliteStatement stmt(db, QStringLiteral("PRAGMA integrity_check"));
+        QStringList lines;
+        while (stmt.step())
+            lines << stmt.columnText(0);
+        return lines.join(QLatin1Char('\n'));
+    } catch (const Error &error) {
+        return error.message();
+    }
 }
 
 } // namespace
