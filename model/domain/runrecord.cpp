@@ -5,9 +5,9 @@ namespace tidemark {
 namespace {
 
 constexpr IterationStatus kAllStatuses[] = {
-    IterationStatus::Queued,    IterationStatus::Running, IterationStatus::Succeeded,
-    IterationStatus::NoNewRows, IterationStatus::Warning, IterationStatus::Failed,
-    IterationStatus::Cancelled, IterationStatus::Skipped, IterationStatus::DryRun,
+    IterationStatus::Queued,      IterationStatus::Running, IterationStatus::Succeeded,
+    IterationStatus::NoNewRows,   IterationStatus::Warning, IterationStatus::Failed,
+    IterationStatus::Cancelled,   IterationStatus::Skipped, IterationStatus::DryRun,
     IterationStatus::Interrupted,
 };
 

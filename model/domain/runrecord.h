@@ -54,9 +54,9 @@ struct IterationRecord {
     qint64 windowRows = -1;       // rows in the window when counted (progress), -1 unknown
     QString watermarkBefore;      // display form, empty = none
     QString watermarkAfter;
-    QString windowLower;          // display form of the window's bounds
+    QString windowLower; // display form of the window's bounds
     QString windowUpper;
-    QString error;                // empty = none
+    QString error; // empty = none
     QList<LogLine> log;
 };
 

@@ -607,8 +607,9 @@ void Workspace::removeConnection(const QString &name) {
     Transaction transaction(*m_db);
     if (!connection(name))
         throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
-    SqliteStatement users(*m_db, QStringLiteral("SELECT id FROM tables WHERE (source_connection = ?1 OR "
-                                                "target_connection = ?1) AND archived_at IS NULL ORDER BY id"));
+    SqliteStatement users(*m_db,
+                          QStringLiteral("SELECT id FROM tables WHERE (source_connection = ?1 OR "
+                                         "target_connection = ?1) AND archived_at IS NULL ORDER BY id"));
     users.bind(1, name);
     QStringList ids;
     while (users.step())
@@ -623,42 +624,47 @@ void Workspace::removeConnection(const QString &name) {
 
 // --- control table ---
 
-QList<TableSpec> Workspace::tables() {
-    SqliteStatement stmt(
-        *m_db, QStringLiteral("SELECT %1 FROM tables WHERE archived_at IS NULL ORDER BY id").arg(kTableColumns));
+namespace {
+
+// Removed tables are set apart by archived_at; every read says which side it wants.
+QString archivedCondition(bool archived) {
+    return archived ? QStringLiteral("archived_at IS NOT NULL") : QStringLiteral("archived_at IS NULL");
+}
+
+QList<TableSpec> readTables(SqliteDb &db, bool archived) {
+    SqliteStatement stmt(db, QStringLiteral("SELECT %1 FROM tables WHERE %2 ORDER BY id")
+                                 .arg(kTableColumns, archivedCondition(archived)));
     QList<TableSpec> result;
     while (stmt.step())
         result.append(readTable(stmt));
     return result;
+}
+
+std::optional<TableSpec> readTable(SqliteDb &db, qint64 id, bool archived) {
+    SqliteStatement stmt(db, QStringLiteral("SELECT %1 FROM tables WHERE id = ?1 AND %2")
+                                 .arg(kTableColumns, archivedCondition(archived)));
+    stmt.bind(1, id);
+    if (!stmt.step())
+        return std::nullopt;
+    return readTable(stmt);
+}
+
+} // namespace
+
+QList<TableSpec> Workspace::tables() {
+    return readTables(*m_db, false);
 }
 
 QList<TableSpec> Workspace::archivedTables() {
-    SqliteStatement stmt(
-        *m_db,
-        QStringLiteral("SELECT %1 FROM tables WHERE archived_at IS NOT NULL ORDER BY id").arg(kTableColumns));
-    QList<TableSpec> result;
-    while (stmt.step())
-        result.append(readTable(stmt));
-    return result;
+    return readTables(*m_db, true);
 }
 
 std::optional<TableSpec> Workspace::table(qint64 id) {
-    SqliteStatement stmt(
-        *m_db, QStringLiteral("SELECT %1 FROM tables WHERE id = ?1 AND archived_at IS NULL").arg(kTableColumns));
-    stmt.bind(1, id);
-    if (!stmt.step())
-        return std::nullopt;
-    return readTable(stmt);
+    return readTable(*m_db, id, false);
 }
 
 std::optional<TableSpec> Workspace::archivedTable(qint64 id) {
-    SqliteStatement stmt(
-        *m_db,
-        QStringLiteral("SELECT %1 FROM tables WHERE id = ?1 AND archived_at IS NOT NULL").arg(kTableColumns));
-    stmt.bind(1, id);
-    if (!stmt.step())
-        return std::nullopt;
-    return readTable(stmt);
+    return readTable(*m_db, id, true);
 }
 
 qint64 Workspace::addTable(const TableSpec &spec) {
@@ -706,9 +712,10 @@ void Workspace::restoreTable(qint64 id) {
 
 void Workspace::setArchived(qint64 id, bool archived) {
     Transaction transaction(*m_db);
-    SqliteStatement select(*m_db, QStringLiteral("SELECT archived_at IS NOT NULL, last_watermark, last_tiebreak, "
-                                                 "watermark_type, source_connection, target_connection FROM "
-                                                 "tables WHERE id = ?1"));
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT archived_at IS NOT NULL, last_watermark, last_tiebreak, "
+                                          "watermark_type, source_connection, target_connection FROM "
+                                          "tables WHERE id = ?1"));
     select.bind(1, id);
     if (!select.step())
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
@@ -724,10 +731,11 @@ void Workspace::setArchived(qint64 id, bool archived) {
         // A removed table does not keep its connections from being removed; it needs them back.
         for (const QString &name : connectionNames) {
             if (!connection(name))
-                throw ValidationError(QStringLiteral("table %1 cannot be restored: its connection '%2' no longer "
-                                                     "exists; add it again first")
-                                          .arg(id)
-                                          .arg(name));
+                throw ValidationError(
+                    QStringLiteral("table %1 cannot be restored: its connection '%2' no longer "
+                                   "exists; add it again first")
+                        .arg(id)
+                        .arg(name));
         }
     }
     SqliteStatement update(*m_db, QStringLiteral("UPDATE tables SET archived_at = ?1 WHERE id = ?2"));
@@ -737,9 +745,9 @@ void Workspace::setArchived(qint64 id, bool archived) {
         lease.bind(1, id).run();
     }
     // The position is untouched; the log says when the table left and came back with it.
-    SqliteStatement log(*m_db,
-                        QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
-                                       "old_tiebreak, new_tiebreak, cause) VALUES (?1, ?2, ?3, ?3, ?4, ?4, ?5)"));
+    SqliteStatement log(
+        *m_db, QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
+                              "old_tiebreak, new_tiebreak, cause) VALUES (?1, ?2, ?3, ?3, ?4, ?4, ?5)"));
     log.bind(1, id)
         .bind(2, nowText())
         .bind(3, textOrNull(position))
@@ -750,8 +758,8 @@ void Workspace::setArchived(qint64 id, bool archived) {
 }
 
 void Workspace::setActive(qint64 id, bool active) {
-    SqliteStatement update(*m_db,
-                           QStringLiteral("UPDATE tables SET active = ?1 WHERE id = ?2 AND archived_at IS NULL"));
+    SqliteStatement update(
+        *m_db, QStringLiteral("UPDATE tables SET active = ?1 WHERE id = ?2 AND archived_at IS NULL"));
     update.bind(1, active ? 1 : 0).bind(2, id).run();
     if (m_db->changes() == 0)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
@@ -857,8 +865,9 @@ qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun)
 
 void Workspace::beatRun(qint64 runId) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    SqliteStatement update(*m_db, QStringLiteral("UPDATE runs SET heartbeat_at = ?1, heartbeat_expires_at = ?2 "
-                                                 "WHERE id = ?3"));
+    SqliteStatement update(*m_db,
+                           QStringLiteral("UPDATE runs SET heartbeat_at = ?1, heartbeat_expires_at = ?2 "
+                                          "WHERE id = ?3"));
     update.bind(1, isoUtc(now))
         .bind(2, isoUtc(now.addMSecs(qint64(runHeartbeatIntervalMs()) * kBeatsToExpire)))
         .bind(3, runId)
@@ -887,7 +896,8 @@ QList<LiveRun> runningRuns(SqliteDb &db) {
                                               "WHERE status = 'running' ORDER BY id"));
     QList<LiveRun> runs;
     while (select.step())
-        runs.append(LiveRun{select.columnInt64(0), select.columnText(1), select.columnInt64(2), readTime(select, 3)});
+        runs.append(
+            LiveRun{select.columnInt64(0), select.columnText(1), select.columnInt64(2), readTime(select, 3)});
     return runs;
 }
 
@@ -920,14 +930,16 @@ int Workspace::repairInterruptedRuns() {
     now = QDateTime::currentDateTimeUtc();
     const QString nowIso = isoUtc(now);
     const QString interrupted = iterationStatusName(IterationStatus::Interrupted);
-    SqliteStatement closeRun(*m_db, QStringLiteral("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3 "
-                                                   "AND status = 'running'"));
+    SqliteStatement closeRun(*m_db,
+                             QStringLiteral("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3 "
+                                            "AND status = 'running'"));
     SqliteStatement openIterations(*m_db,
                                    QStringLiteral("SELECT id, table_id FROM iterations WHERE run_id = ?1 AND "
                                                   "status IN ('queued', 'running') ORDER BY id"));
     SqliteStatement closeIteration(
-        *m_db, QStringLiteral("UPDATE iterations SET status = ?1, finished_at = ?2, error = coalesce(error, ?3) "
-                              "WHERE id = ?4"));
+        *m_db,
+        QStringLiteral("UPDATE iterations SET status = ?1, finished_at = ?2, error = coalesce(error, ?3) "
+                       "WHERE id = ?4"));
     SqliteStatement log(*m_db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
                                               "VALUES (?1, ?2, 'warning', ?3)"));
     int repaired = 0;
@@ -949,8 +961,8 @@ int Workspace::repairInterruptedRuns() {
             log.reset();
             log.bind(1, iterationId).bind(2, nowIso).bind(3, message).run();
         }
-        storageLog()->warn("workspace {}: {} ({} iteration(s) closed as interrupted)", str(m_path), str(message),
-                           iterationIds.size());
+        storageLog()->warn("workspace {}: {} ({} iteration(s) closed as interrupted)", str(m_path),
+                           str(message), iterationIds.size());
         ++repaired;
     }
     transaction.commit();

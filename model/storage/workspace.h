@@ -80,12 +80,12 @@ public:
     void removeConnection(const QString &name); // ValidationError while a table uses it
 
     // --- control table ---
-    QList<TableSpec> tables(); // the live (not removed) tables, ordered by id
-    QList<TableSpec> archivedTables(); // the removed ones, ordered by id
-    std::optional<TableSpec> table(qint64 id); // a live table; nullopt when removed or unknown
+    QList<TableSpec> tables();                         // the live (not removed) tables, ordered by id
+    QList<TableSpec> archivedTables();                 // the removed ones, ordered by id
+    std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
-    qint64 addTable(const TableSpec &spec); // returns the new id (never reused)
-    void updateTable(const TableSpec &spec); // configuration fields; not the last watermark
+    qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)
+    void updateTable(const TableSpec &spec);           // configuration fields; not the last watermark
     // Removing archives: the row, its position (watermark and tiebreak) and its history stay,
     // runs and lists leave it out, and restoreTable brings back the same id as it was. Both
     // are logged as watermark changes ("remove", "restore"). A removed table is left out of
@@ -96,8 +96,8 @@ public:
     void restoreTable(qint64 id);
     void setActive(qint64 id, bool active);
     // Moves the last watermark and records the change (old, new, cause, run id, time).
-    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak, const QString &cause,
-                      qint64 runId);
+    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
+                      const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
     // The status of the table's most recent iteration, or empty.
     QString lastIterationStatus(qint64 tableId);
@@ -118,7 +118,7 @@ public:
     // under the lock). Returns how many runs it closed. Called by whoever opens the workspace
     // for a user (the CLI, the window, a run's setup).
     int repairInterruptedRuns();
-    qint64 addIteration(const IterationRecord &record); // returns its id
+    qint64 addIteration(const IterationRecord &record);  // returns its id
     void updateIteration(const IterationRecord &record); // every field but the log
     void appendLog(qint64 iterationId, const LogLine &line);
     void addReject(const RejectedRow &row);

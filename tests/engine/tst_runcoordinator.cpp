@@ -218,7 +218,8 @@ void TestRunCoordinator::runBeatsWhileAliveAndClosesDeadRuns() {
     QCOMPARE(f.ws->runs(0, orphan).first().status, QStringLiteral("interrupted"));
     // While it copies, its heartbeat moves on (its own thread; this thread only waits).
     const auto beaten = [&] {
-        return queryValue(f.wsPath, QStringLiteral("SELECT heartbeat_at > started_at FROM runs WHERE id = ?1"), {runId})
+        return queryValue(f.wsPath,
+                          QStringLiteral("SELECT heartbeat_at > started_at FROM runs WHERE id = ?1"), {runId})
                    .toInt() == 1;
     };
     QTRY_VERIFY_WITH_TIMEOUT(beaten() || finished.size() == 1, 120000);
@@ -232,7 +233,8 @@ void TestRunCoordinator::runBeatsWhileAliveAndClosesDeadRuns() {
 void TestRunCoordinator::removedTableIsRefused() {
     EngineFixture f;
     makeOrders(f.src, 10);
-    const qint64 id = f.addTable(EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+    const qint64 id =
+        f.addTable(EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
     f.ws->removeTable(id);
     RunCoordinator coordinator(f.wsPath);
     QSignalSpy failed(&coordinator, &RunCoordinator::runFailedToStart);

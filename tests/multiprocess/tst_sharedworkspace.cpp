@@ -49,7 +49,10 @@ public:
             if (exitCode == 0 && m_args.contains(QStringLiteral("--json")))
                 parseJsonArray(out, &parsed);
             if (status != QProcess::NormalExit || exitCode != 0 || !parsed)
-                m_failures << QStringLiteral("%1 -> exit %2: %3").arg(m_args.join(QLatin1Char(' '))).arg(exitCode).arg(err.trimmed());
+                m_failures << QStringLiteral("%1 -> exit %2: %3")
+                                  .arg(m_args.join(QLatin1Char(' ')))
+                                  .arg(exitCode)
+                                  .arg(err.trimmed());
             startNext();
         });
         startNext();
@@ -68,7 +71,8 @@ private:
             {QStringLiteral("table"), QStringLiteral("list")},
             {QStringLiteral("history"), QStringLiteral("--limit"), QStringLiteral("5")},
             {QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")},
-            {QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("5")},
+            {QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--limit"),
+             QStringLiteral("5")},
         };
         m_args = commands.at(m_next++ % commands.size());
         m_process.start(cliPath(), QStringList{QStringLiteral("-w"), m_workspace} + m_args);
@@ -131,8 +135,9 @@ private slots:
         // The long CLI run, three iterations at a time.
         QProcess cliRun;
         cliRun.setProcessEnvironment(cliEnvironment());
-        QStringList args{QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run"), QStringLiteral("--concurrency"),
-                         QStringLiteral("3"), QStringLiteral("--json")};
+        QStringList args{QStringLiteral("-w"),  fixture.wsPath,
+                         QStringLiteral("run"), QStringLiteral("--concurrency"),
+                         QStringLiteral("3"),   QStringLiteral("--json")};
         for (const qint64 id : std::as_const(cliIds))
             args << QStringLiteral("--table") << QString::number(id);
         cliRun.start(cliPath(), args);
@@ -150,11 +155,12 @@ private slots:
         request.concurrency = 2;
         QVERIFY(window.coordinator()->start(request));
 
-        QTRY_VERIFY_WITH_TIMEOUT(cliRun.state() == QProcess::NotRunning && windowFinished.size() == 1, 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(cliRun.state() == QProcess::NotRunning && windowFinished.size() == 1,
+                                 600000);
         for (auto &reader : readers)
             reader->stop();
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(readers.begin(), readers.end(), [](const auto &r) { return r->idle(); }),
-                                 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(readers.begin(), readers.end(), [](const auto &r) { return r->idle(); }), 120000);
 
         QStringList readerFailures;
         int readerRuns = 0;

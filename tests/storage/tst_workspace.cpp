@@ -33,7 +33,8 @@ qint64 deadPid() {
 }
 
 // Makes run `runId` look owned by `pid` on `host` with a heartbeat expiring at `expiresAt`.
-void setRunOwner(const QString &path, qint64 runId, const QString &host, qint64 pid, const QDateTime &expiresAt) {
+void setRunOwner(const QString &path, qint64 runId, const QString &host, qint64 pid,
+                 const QDateTime &expiresAt) {
     SqliteDb db(path, SqliteDb::Mode::ReadWrite);
     SqliteStatement stmt(db, QStringLiteral("UPDATE runs SET host = ?1, pid = ?2, heartbeat_expires_at = ?3 "
                                             "WHERE id = ?4"));
@@ -702,7 +703,8 @@ void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
             QCOMPARE(change.newValue, position.display());
         }
     }
-    QCOMPARE(causes, QStringList({QStringLiteral("run"), QStringLiteral("remove"), QStringLiteral("restore")}));
+    QCOMPARE(causes,
+             QStringList({QStringLiteral("run"), QStringLiteral("remove"), QStringLiteral("restore")}));
 }
 
 void tst_Workspace::restoreNeedsItsConnections() {
@@ -798,7 +800,8 @@ void tst_Workspace::repairClosesDeadRuns() {
     QCOMPARE(runs[silent].status, QStringLiteral("interrupted"));
     const IterationRecord silentRecord = iteration(silent, silentRunning);
     QCOMPARE(silentRecord.status, IterationStatus::Interrupted);
-    QVERIFY2(silentRecord.error.contains(QStringLiteral("heartbeat expired")), qPrintable(silentRecord.error));
+    QVERIFY2(silentRecord.error.contains(QStringLiteral("heartbeat expired")),
+             qPrintable(silentRecord.error));
     QCOMPARE(runs[alive].status, QStringLiteral("running"));
     QCOMPARE(iteration(alive, aliveRunning).status, IterationStatus::Running);
     QCOMPARE(runs[remote].status, QStringLiteral("running"));
@@ -828,7 +831,8 @@ void tst_Workspace::repairOnceWhenOpenedConcurrently() {
             record.tableId = tableId;
             record.status = IterationStatus::Running;
             workspace->addIteration(record);
-            setRunOwner(path, runId, QSysInfo::machineHostName(), pid, QDateTime::currentDateTimeUtc().addSecs(3600));
+            setRunOwner(path, runId, QSysInfo::machineHostName(), pid,
+                        QDateTime::currentDateTimeUtc().addSecs(3600));
             runIds << runId;
         }
     }

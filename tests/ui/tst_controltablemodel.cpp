@@ -236,7 +236,9 @@ private slots:
         // removed: after the undo, the next run copies exactly those.
         UiFixture fixture;
         const QString tied = orderTimestamp(1);
-        execSql(fixture.src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, updated_at TIMESTAMP NOT NULL)"));
+        execSql(
+            fixture.src,
+            QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, updated_at TIMESTAMP NOT NULL)"));
         for (int id = 1; id <= 5; ++id)
             execSql(fixture.src, QStringLiteral("INSERT INTO events VALUES (?1, ?2)"), {id, tied});
         TableDraft draft = UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at"));
@@ -267,7 +269,8 @@ private slots:
         QCOMPARE(run.iterations.size(), 1);
         QCOMPARE(run.iterations.first().status, IterationStatus::Succeeded);
         QCOMPARE(countRows(fixture.dst, QStringLiteral("events")), 8);
-        QCOMPARE(queryValue(fixture.dst, QStringLiteral("SELECT count(DISTINCT id) FROM events")).toLongLong(), 8);
+        QCOMPARE(
+            queryValue(fixture.dst, QStringLiteral("SELECT count(DISTINCT id) FROM events")).toLongLong(), 8);
         QCOMPARE(run.iterations.first().rowsWritten, 3);
         // The same table, not a copy of it under a new id.
         QCOMPARE(run.iterations.first().tableId, id);

@@ -27,6 +27,27 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
+namespace {
+
+// Four tables of 100,000 rows, opened in `window` set to run one table at a time.
+void openWithQueuedTables(UiFixture &fixture, MainWindow &window) {
+    for (int t = 0; t < 4; ++t) {
+        const QString table = QStringLiteral("big_%1").arg(t);
+        makeOrders(fixture.src, 100000, 1, table);
+        fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
+    }
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+    window.openWorkspace(fixture.wsPath);
+    QTRY_COMPARE(opened.size(), 1);
+    QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
+    window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+}
+
+} // namespace
+
 class TestMainWindow : public QObject {
     Q_OBJECT
 
@@ -135,20 +156,9 @@ private slots:
         // One table at a time: when Esc comes while the first copies, the others are still
         // queued, so they end cancelled whatever the machine's speed.
         UiFixture fixture;
-        for (int t = 0; t < 4; ++t) {
-            const QString table = QStringLiteral("big_%1").arg(t);
-            makeOrders(fixture.src, 100000, 1, table);
-            fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
-        }
         MainWindow window;
-        window.show();
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
-        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
-        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+        openWithQueuedTables(fixture, window);
+        QVERIFY(!QTest::currentTestFailed());
 
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
         // Esc as soon as the first table reports running (the others are queued behind it).
@@ -181,19 +191,9 @@ private slots:
         // coordinator's destructor waited for the pool): it cancels, stays open and answering
         // ("cancelling…"), and closes by itself once the run has finished.
         UiFixture fixture;
-        for (int t = 0; t < 4; ++t) {
-            const QString table = QStringLiteral("big_%1").arg(t);
-            makeOrders(fixture.src, 100000, 1, table);
-            fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
-        }
         MainWindow window;
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
-        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
-        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+        openWithQueuedTables(fixture, window);
+        QVERIFY(!QTest::currentTestFailed());
 
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
         bool closed = false;
