@@ -445,6 +445,8 @@ std::unique_ptr<Workspace> Workspace::create(const QString &path) {
         throw ValidationError(exists);
     {
         // NewOnly is O_EXCL: a file appearing between the check and here is refused, not reused.
+        // Our own descriptor is harmless here only because the file is new: no connection to
+        // it can exist yet, so closing it drops no lock (see checkIsWorkspace).
         QFile file(path);
         if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
             if (QFileInfo::exists(path))

@@ -24,6 +24,9 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <functional>
+#include <memory>
+
 using namespace tidemark;
 using namespace tidemark::test;
 
@@ -44,6 +47,26 @@ void openWithQueuedTables(UiFixture &fixture, MainWindow &window) {
     QTRY_COMPARE(opened.size(), 1);
     QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
     window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+}
+
+// Calls `act` once, when the first table of the window's run reports running (with the
+// tables run one at a time, the others are queued behind it then).
+void whenFirstTableRuns(MainWindow &window, std::function<void()> act) {
+    auto done = std::make_shared<bool>(false);
+    QObject::connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
+                     [done, act = std::move(act)](const IterationRecord &record) {
+                         if (*done || record.status != IterationStatus::Running)
+                             return;
+                         *done = true;
+                         act();
+                     });
+}
+
+int cancelledCount(const RunRecord &run) {
+    int cancelled = 0;
+    for (const IterationRecord &it : run.iterations)
+        cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+    return cancelled;
 }
 
 } // namespace
@@ -161,23 +184,17 @@ private slots:
         QVERIFY(!QTest::currentTestFailed());
 
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
-        // Esc as soon as the first table reports running (the others are queued behind it).
-        bool pressed = false;
-        connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
-                [&](const IterationRecord &record) {
-                    if (pressed || record.status != IterationStatus::Running)
-                        return;
-                    pressed = true;
-                    QVERIFY(window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
-                    QTest::keyClick(&window, Qt::Key_Escape);
-                });
+        bool cancelEnabled = false;
+        whenFirstTableRuns(window, [&] {
+            cancelEnabled = window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled();
+            QTest::keyClick(&window, Qt::Key_Escape);
+        });
         QTest::keyClick(&window, Qt::Key_F5);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        QVERIFY(cancelEnabled);
         const RunRecord run = finished.first().at(0).value<RunRecord>();
         QCOMPARE(run.status, QStringLiteral("cancelled"));
-        int cancelled = 0;
-        for (const IterationRecord &it : run.iterations)
-            cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+        const int cancelled = cancelledCount(run);
         QStringList statuses;
         for (const IterationRecord &it : run.iterations)
             statuses << iterationStatusName(it.status);
@@ -199,14 +216,11 @@ private slots:
         bool closed = false;
         bool accepted = true;
         bool runningAfterClose = false;
-        connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
-                [&](const IterationRecord &record) {
-                    if (closed || record.status != IterationStatus::Running)
-                        return;
-                    closed = true;
-                    accepted = window.close();
-                    runningAfterClose = window.coordinator()->isRunning();
-                });
+        whenFirstTableRuns(window, [&] {
+            closed = true;
+            accepted = window.close();
+            runningAfterClose = window.coordinator()->isRunning();
+        });
         window.runAll();
         QTRY_VERIFY_WITH_TIMEOUT(closed, 120000);
         QVERIFY2(!accepted, "the window closed while its run was still going");
@@ -228,10 +242,7 @@ private slots:
         QCOMPARE(finished.size(), 1);
         const RunRecord run = finished.first().at(0).value<RunRecord>();
         QCOMPARE(run.status, QStringLiteral("cancelled"));
-        int cancelled = 0;
-        for (const IterationRecord &it : run.iterations)
-            cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
-        QVERIFY(cancelled >= 3);
+        QVERIFY(cancelledCount(run) >= 3);
         // Nothing is left running in the workspace.
         QVERIFY(!window.coordinator()->isRunning());
         const QList<RunRecord> runs = fixture.open()->runs();
