@@ -153,7 +153,8 @@ QList<qint64> parseTableIds(const QStringList &texts) {
 }
 
 [[noreturn]] void throwNoSuchTable(Workspace &workspace, qint64 id) {
-    throw ValidationError(QStringLiteral("table %1: no such table in workspace %2").arg(id).arg(workspace.path()));
+    throw ValidationError(
+        QStringLiteral("table %1: no such table in workspace %2").arg(id).arg(workspace.path()));
 }
 
 // A live table; a removed one is named, with how to bring it back.
@@ -161,10 +162,11 @@ TableSpec requireTable(Workspace &workspace, qint64 id) {
     if (const std::optional<TableSpec> spec = workspace.table(id))
         return *spec;
     if (const std::optional<TableSpec> removed = workspace.archivedTable(id))
-        throw ValidationError(QStringLiteral("table %1 (%2 -> %3) is removed; restore it with: tidemark-cli -w %4 "
-                                             "table restore %1")
-                                  .arg(id)
-                                  .arg(removed->sourceDisplay(), removed->targetDisplay(), workspace.path()));
+        throw ValidationError(
+            QStringLiteral("table %1 (%2 -> %3) is removed; restore it with: tidemark-cli -w %4 "
+                           "table restore %1")
+                .arg(id)
+                .arg(removed->sourceDisplay(), removed->targetDisplay(), workspace.path()));
     throwNoSuchTable(workspace, id);
 }
 

@@ -172,7 +172,8 @@ private:
         QVERIFY(process.waitForStarted());
         const auto underWay = [this] {
             try {
-                return tableExists(m_dst, QStringLiteral("big")) && countRows(m_dst, QStringLiteral("big")) > 0;
+                return tableExists(m_dst, QStringLiteral("big")) &&
+                       countRows(m_dst, QStringLiteral("big")) > 0;
             } catch (const Error &) {
                 return false; // the run holds the target's write lock longer than a read waits
             }
