@@ -41,8 +41,9 @@ Commands:
             [--lookback VALUE] [--initial-watermark VALUE] [--max-skipped N]
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
             [--add-new-columns]           prints the new table's id alone on stdout
-  table list [--json]
+  table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
+  table restore ID                    brings a removed table back, same id and position
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
   backfill ID --from VALUE (--keep | --delete-newer | --truncate) [--yes] [--json]
   history [--run RUN_ID] [--limit N] [--json]
@@ -151,12 +152,22 @@ QList<qint64> parseTableIds(const QStringList &texts) {
     return ids;
 }
 
+[[noreturn]] void throwNoSuchTable(Workspace &workspace, qint64 id) {
+    throw ValidationError(
+        QStringLiteral("table %1: no such table in workspace %2").arg(id).arg(workspace.path()));
+}
+
+// A live table; a removed one is named, with how to bring it back.
 TableSpec requireTable(Workspace &workspace, qint64 id) {
-    const std::optional<TableSpec> spec = workspace.table(id);
-    if (!spec)
+    if (const std::optional<TableSpec> spec = workspace.table(id))
+        return *spec;
+    if (const std::optional<TableSpec> removed = workspace.archivedTable(id))
         throw ValidationError(
-            QStringLiteral("table %1: no such table in workspace %2").arg(id).arg(workspace.path()));
-    return *spec;
+            QStringLiteral("table %1 (%2 -> %3) is removed; restore it with: tidemark-cli -w %4 "
+                           "table restore %1")
+                .arg(id)
+                .arg(removed->sourceDisplay(), removed->targetDisplay(), workspace.path()));
+    throwNoSuchTable(workspace, id);
 }
 
 // CONN:TABLE splits at the first colon; TABLE is kept verbatim.
@@ -264,6 +275,8 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 return tableSetActive(subArgs, QStringLiteral("table resume"), true);
             if (sub == QLatin1String("remove"))
                 return tableRemove(subArgs);
+            if (sub == QLatin1String("restore"))
+                return tableRestore(subArgs);
         }
         if (sub.isEmpty())
             throw ValidationError(
@@ -304,7 +317,9 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
                 .arg(path));
     installLogging(path);
     try {
-        return Workspace::open(path);
+        std::unique_ptr<Workspace> workspace = Workspace::open(path);
+        workspace->repairInterruptedRuns();
+        return workspace;
     } catch (const ValidationError &) {
         throw;
     } catch (const Error &error) {
@@ -487,11 +502,14 @@ int Commands::tableAdd(const QStringList &args) {
 int Commands::tableList(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table list"));
     parser.addFlag(QStringLiteral("json"));
+    parser.addFlag(QStringLiteral("archived"));
     parser.parse(args, 0, 0);
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
 
-    const QList<TableSpec> tables = openWorkspace()->tables();
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const QList<TableSpec> tables =
+        parser.isSet(QStringLiteral("archived")) ? workspace->archivedTables() : workspace->tables();
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray array;
         for (const TableSpec &spec : tables)
@@ -522,6 +540,20 @@ int Commands::tableRemove(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     requireTable(*workspace, id);
     workspace->removeTable(id);
+    return 0;
+}
+
+int Commands::tableRestore(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table restore"));
+    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    if (workspace->table(id))
+        throw ValidationError(QStringLiteral("table %1 is not removed; nothing to restore").arg(id));
+    if (!workspace->archivedTable(id))
+        throwNoSuchTable(*workspace, id);
+    workspace->restoreTable(id);
     return 0;
 }
 

@@ -30,6 +30,7 @@ private:
     int tableList(const QStringList &args);
     int tableSetActive(const QStringList &args, const QString &command, bool active);
     int tableRemove(const QStringList &args);
+    int tableRestore(const QStringList &args);
     int run(const QStringList &args);
     int backfill(const QStringList &args);
     int history(const QStringList &args);

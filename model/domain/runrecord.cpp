@@ -5,9 +5,10 @@ namespace tidemark {
 namespace {
 
 constexpr IterationStatus kAllStatuses[] = {
-    IterationStatus::Queued,    IterationStatus::Running, IterationStatus::Succeeded,
-    IterationStatus::NoNewRows, IterationStatus::Warning, IterationStatus::Failed,
-    IterationStatus::Cancelled, IterationStatus::Skipped, IterationStatus::DryRun,
+    IterationStatus::Queued,      IterationStatus::Running, IterationStatus::Succeeded,
+    IterationStatus::NoNewRows,   IterationStatus::Warning, IterationStatus::Failed,
+    IterationStatus::Cancelled,   IterationStatus::Skipped, IterationStatus::DryRun,
+    IterationStatus::Interrupted,
 };
 
 } // namespace
@@ -32,6 +33,8 @@ QString iterationStatusName(IterationStatus status) {
         return QStringLiteral("skipped");
     case IterationStatus::DryRun:
         return QStringLiteral("dry_run");
+    case IterationStatus::Interrupted:
+        return QStringLiteral("interrupted");
     }
     return QString();
 }
@@ -45,7 +48,8 @@ std::optional<IterationStatus> iterationStatusFromName(const QString &name) {
 }
 
 bool isFailure(IterationStatus status) {
-    return status == IterationStatus::Failed || status == IterationStatus::Cancelled;
+    return status == IterationStatus::Failed || status == IterationStatus::Cancelled ||
+           status == IterationStatus::Interrupted;
 }
 
 bool isFinished(IterationStatus status) {

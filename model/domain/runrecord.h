@@ -9,11 +9,24 @@
 
 namespace tidemark {
 
-enum class IterationStatus { Queued, Running, Succeeded, NoNewRows, Warning, Failed, Cancelled, Skipped, DryRun };
+// Interrupted: the process owning the run died (SIGKILL, power loss, the window closed mid-run);
+// set by the next process that opens the workspace, never by the run itself.
+enum class IterationStatus {
+    Queued,
+    Running,
+    Succeeded,
+    NoNewRows,
+    Warning,
+    Failed,
+    Cancelled,
+    Skipped,
+    DryRun,
+    Interrupted
+};
 
 QString iterationStatusName(IterationStatus status); // "queued", "no_new_rows", "dry_run", ...
 std::optional<IterationStatus> iterationStatusFromName(const QString &name);
-// True for statuses that make `run` exit 1 (failed, cancelled).
+// True for statuses that make `run` exit 1 (failed, cancelled, interrupted).
 bool isFailure(IterationStatus status);
 bool isFinished(IterationStatus status);
 
@@ -41,9 +54,9 @@ struct IterationRecord {
     qint64 windowRows = -1;       // rows in the window when counted (progress), -1 unknown
     QString watermarkBefore;      // display form, empty = none
     QString watermarkAfter;
-    QString windowLower;          // display form of the window's bounds
+    QString windowLower; // display form of the window's bounds
     QString windowUpper;
-    QString error;                // empty = none
+    QString error; // empty = none
     QList<LogLine> log;
 };
 

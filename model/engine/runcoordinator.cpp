@@ -8,7 +8,62 @@
 
 #include <QPointer>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 namespace tidemark {
+
+// Beats for one run on its own thread and connection, never the GUI thread's nor an
+// iteration's, so a long statement or a busy GUI cannot make a live run look dead. Stopping
+// (the destructor) wakes the thread at once; it is destroyed on the bookkeeping thread.
+class RunHeartbeat {
+public:
+    RunHeartbeat(const QString &path, qint64 runId)
+        : m_path(path)
+        , m_runId(runId) {
+        m_thread = std::thread([this] { beat(); });
+    }
+    ~RunHeartbeat() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+    RunHeartbeat(const RunHeartbeat &) = delete;
+    RunHeartbeat &operator=(const RunHeartbeat &) = delete;
+
+private:
+    void beat() {
+        const std::chrono::milliseconds interval(Workspace::runHeartbeatIntervalMs());
+        std::unique_ptr<Workspace> workspace;
+        std::unique_lock lock(m_mutex);
+        while (!m_wake.wait_for(lock, interval, [this] { return m_stop; })) {
+            lock.unlock();
+            try {
+                if (!workspace)
+                    workspace = Workspace::open(m_path);
+                workspace->beatRun(m_runId);
+            } catch (const Error &error) {
+                // A missed beat is only a risk if several in a row miss; try a fresh connection.
+                workspace.reset();
+                logger("core.engine")->warn("run {}: heartbeat failed: {}", m_runId, str(error.message()));
+            }
+            lock.lock();
+        }
+    }
+
+    const QString m_path;
+    const qint64 m_runId;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
 namespace {
 
 // Forwards an iteration's progress to the coordinator's thread as queued calls carrying copies.
@@ -92,21 +147,31 @@ bool RunCoordinator::start(const RunRequest &request) {
     m_bookkeeping.start([self, path, runRequest] {
         qint64 runId = 0;
         QList<IterationRecord> iterations;
+        std::shared_ptr<RunHeartbeat> heartbeat;
         QString error;
         try {
             auto workspace = Workspace::open(path);
+            workspace->repairInterruptedRuns();
             QList<TableSpec> tables;
             if (runRequest.tableIds.isEmpty()) {
                 tables = workspace->tables();
             } else {
                 for (qint64 id : runRequest.tableIds) {
                     const auto spec = workspace->table(id);
-                    if (!spec)
+                    if (spec) {
+                        tables << *spec;
+                    } else if (const auto removed = workspace->archivedTable(id)) {
+                        throw ValidationError(QStringLiteral("table %1 (%2) is removed; restore it first "
+                                                             "(tidemark-cli table restore %1, or Undo)")
+                                                  .arg(id)
+                                                  .arg(removed->sourceDisplay()));
+                    } else {
                         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
-                    tables << *spec;
+                    }
                 }
             }
             runId = workspace->beginRun(runRequest.trigger, runRequest.concurrency, runRequest.dryRun);
+            heartbeat = std::make_shared<RunHeartbeat>(path, runId);
             for (const TableSpec &spec : tables) {
                 IterationRecord record = queuedIteration(runId, spec);
                 record.id = workspace->addIteration(record);
@@ -119,9 +184,11 @@ bool RunCoordinator::start(const RunRequest &request) {
         if (self)
             QMetaObject::invokeMethod(
                 self,
-                [self, runId, iterations, error] {
-                    if (self)
-                        self->onRunPrepared(runId, iterations, error);
+                [self, runId, iterations, error, heartbeat] {
+                    if (!self)
+                        return;
+                    self->m_heartbeat = heartbeat;
+                    self->onRunPrepared(runId, iterations, error);
                 },
                 Qt::QueuedConnection);
     });
@@ -156,6 +223,10 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                 if (cancel->load()) {
                     result.status = IterationStatus::Cancelled;
                     result.error = QStringLiteral("cancelled before it started");
+                    workspace->updateIteration(result);
+                } else if (!spec && workspace->archivedTable(queued.tableId)) {
+                    result.status = IterationStatus::Skipped;
+                    result.error = QStringLiteral("table %1 was removed before its turn").arg(queued.tableId);
                     workspace->updateIteration(result);
                 } else if (!spec) {
                     result.status = IterationStatus::Failed;
@@ -208,7 +279,8 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
     const qint64 runId = m_runId;
-    m_bookkeeping.start([self, path, runId, status] {
+    m_bookkeeping.start([self, path, runId, status, heartbeat = std::move(m_heartbeat)]() mutable {
+        heartbeat.reset(); // stops beating here, off the GUI thread
         RunRecord run;
         try {
             auto workspace = Workspace::open(path);

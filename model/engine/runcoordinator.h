@@ -12,6 +12,8 @@
 
 namespace tidemark {
 
+class RunHeartbeat;
+
 struct RunRequest {
     QList<qint64> tableIds; // empty = every table of the control table (paused ones end skipped)
     int concurrency = 2;
@@ -23,12 +25,17 @@ struct RunRequest {
 // each with its own connections. Lives on the thread that created it (the GUI thread); it
 // never touches the database there and never blocks: setup, iterations and bookkeeping run on
 // the pool, and results come back as queued signals carrying value types only. One failing
-// table never stops the others. One run at a time per coordinator.
+// table never stops the others. One run at a time per coordinator. While a run is alive its
+// heartbeat thread beats in the workspace (Workspace::beatRun), so a process that dies
+// mid-run leaves a run the next opener closes as interrupted. The run's setup first closes
+// the dead runs of others (Workspace::repairInterruptedRuns) and refuses removed tables.
 class RunCoordinator : public QObject {
     Q_OBJECT
 public:
     explicit RunCoordinator(const QString &workspacePath, QObject *parent = nullptr);
-    ~RunCoordinator() override; // cancels and waits for the pool
+    // Cancels and waits for the pool: destroy it once runFinished has come (the window closes
+    // only then), or the GUI thread waits for the iterations to roll back.
+    ~RunCoordinator() override;
 
     bool isRunning() const { return m_running; }
     qint64 currentRunId() const { return m_runId; }
@@ -62,6 +69,7 @@ private:
     qint64 m_runId = 0;
     int m_pending = 0;
     QList<IterationRecord> m_results;
+    std::shared_ptr<RunHeartbeat> m_heartbeat; // alive from the run's record to its end
 };
 
 } // namespace tidemark

@@ -52,6 +52,8 @@ QString statusLabel(IterationStatus status) {
         return QStringLiteral("Skipped");
     case IterationStatus::DryRun:
         return QStringLiteral("Dry run");
+    case IterationStatus::Interrupted:
+        return QStringLiteral("Interrupted");
     }
     return {};
 }

@@ -20,10 +20,11 @@ bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
            a.target == b.target;
 }
 
-const IterationStatus kSummaryOrder[] = {
-    IterationStatus::Running,   IterationStatus::Queued,    IterationStatus::Succeeded,
-    IterationStatus::NoNewRows, IterationStatus::DryRun,    IterationStatus::Warning,
-    IterationStatus::Failed,    IterationStatus::Cancelled, IterationStatus::Skipped};
+const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,
+                                         IterationStatus::Succeeded, IterationStatus::NoNewRows,
+                                         IterationStatus::DryRun,    IterationStatus::Warning,
+                                         IterationStatus::Failed,    IterationStatus::Cancelled,
+                                         IterationStatus::Skipped,   IterationStatus::Interrupted};
 
 } // namespace
 

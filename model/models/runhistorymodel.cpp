@@ -30,7 +30,7 @@ QString problems(const RunRecord &run) {
     QStringList parts;
     for (const IterationRecord &it : run.iterations) {
         if (it.status == IterationStatus::Failed || it.status == IterationStatus::Warning ||
-            it.status == IterationStatus::Cancelled)
+            it.status == IterationStatus::Cancelled || it.status == IterationStatus::Interrupted)
             parts << QStringLiteral("%1 (%2)").arg(it.source, statusLabel(it.status).toLower());
     }
     return parts.join(QStringLiteral(", "));

@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
+#include <memory>
 #include <utility>
 
 namespace tidemark {
@@ -34,6 +36,37 @@ SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     }
     sqlite3_busy_timeout(m_db, busyTimeoutMs);
     sqlite3_extended_result_codes(m_db, 1);
+}
+
+QByteArray SqliteDb::readHeader(const QString &path, int size) {
+    sqlite3_vfs *vfs = sqlite3_vfs_find(nullptr);
+    if (!vfs)
+        throw Error(QStringLiteral("cannot read %1: no SQLite file layer").arg(path));
+    // xOpen keeps the name pointer until xClose.
+    const QByteArray name = path.toUtf8();
+    std::unique_ptr<char[]> storage(new char[size_t(vfs->szOsFile)]);
+    std::memset(storage.get(), 0, size_t(vfs->szOsFile));
+    auto *file = reinterpret_cast<sqlite3_file *>(storage.get());
+    int outFlags = 0;
+    if (vfs->xOpen(vfs, name.constData(), file, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READONLY, &outFlags) !=
+        SQLITE_OK) {
+        // A failed xOpen may still have set pMethods; then it must be closed.
+        if (file->pMethods)
+            file->pMethods->xClose(file);
+        throw Error(QStringLiteral("cannot read %1").arg(path));
+    }
+    QByteArray header(size, '\0');
+    sqlite3_int64 fileSize = 0;
+    int rc = file->pMethods->xFileSize(file, &fileSize);
+    if (rc == SQLITE_OK) {
+        header.truncate(int(qMin<sqlite3_int64>(fileSize, size)));
+        if (!header.isEmpty())
+            rc = file->pMethods->xRead(file, header.data(), int(header.size()), 0);
+    }
+    file->pMethods->xClose(file);
+    if (rc != SQLITE_OK)
+        throw Error(QStringLiteral("cannot read %1 (SQLite error %2)").arg(path).arg(rc));
+    return header;
 }
 
 SqliteDb::~SqliteDb() {

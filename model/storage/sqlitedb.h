@@ -21,6 +21,13 @@ public:
     SqliteDb(const SqliteDb &) = delete;
     SqliteDb &operator=(const SqliteDb &) = delete;
 
+    // The first `size` bytes of a database file, read through SQLite's own file layer (never
+    // through a descriptor of our own: closing any descriptor of a database file drops every
+    // POSIX lock this process holds on it, and another process may then delete the live WAL;
+    // SQLite's layer defers that close while locks are held). Creates no -wal/-shm and takes
+    // no lock. Fewer bytes come back when the file is shorter. Throws Error naming the file.
+    static QByteArray readHeader(const QString &path, int size);
+
     sqlite3 *handle() const { return m_db; }
     const QString &path() const { return m_path; }
     // Runs SQL without parameters (DDL, BEGIN/COMMIT, PRAGMA). Never pass values in `sql`.

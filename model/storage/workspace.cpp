@@ -27,7 +27,12 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
+
+// A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
+// taken for dead (its process frozen or on a host whose pids we cannot check).
+constexpr int kRunHeartbeatMs = 5000;
+constexpr int kBeatsToExpire = 4;
 
 auto storageLog() {
     return logger("core.storage");
@@ -108,16 +113,18 @@ void configureConnection(SqliteDb &db) {
     db.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
 }
 
-// Reads the SQLite header straight from the file (magic at 0, application_id big-endian at
-// 68): unlike opening it with SQLite, this cannot create -wal/-shm files or touch the file.
+// Reads the SQLite header (magic at 0, application_id big-endian at 68) through SQLite's file
+// layer: unlike opening a connection, this cannot create -wal/-shm files or touch the file,
+// and unlike a descriptor of our own, closing it cannot drop the locks this process's other
+// connections hold on the file (STYLE.md 25).
 void checkIsWorkspace(const QString &path) {
     const QString notWorkspace = QStringLiteral("%1 is not a Tidemark workspace").arg(path);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ValidationError(
-            QStringLiteral("cannot read workspace file %1: %2").arg(path, file.errorString()));
-    const QByteArray header = file.read(100);
-    file.close();
+    QByteArray header;
+    try {
+        header = SqliteDb::readHeader(path, 100);
+    } catch (const Error &error) {
+        throw ValidationError(QStringLiteral("cannot read workspace file %1: %2").arg(path, error.message()));
+    }
     static const QByteArray magic("SQLite format 3\0", 16);
     if (header.size() < 100 || !header.startsWith(magic))
         throw ValidationError(notWorkspace);
@@ -262,8 +269,19 @@ CREATE INDEX watermark_changes_by_table ON watermark_changes(table_id, id);
 )"));
 }
 
+// Removing a table archives it (the row, its position and its history stay; its id is never
+// reused), and a run records a heartbeat so a dead one can be closed as interrupted.
+void migrateTo2(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE tables ADD COLUMN archived_at TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_expires_at TEXT;
+CREATE INDEX runs_by_status ON runs(status);
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2};
 
 // --- row mapping ---
 
@@ -427,6 +445,8 @@ std::unique_ptr<Workspace> Workspace::create(const QString &path) {
         throw ValidationError(exists);
     {
         // NewOnly is O_EXCL: a file appearing between the check and here is refused, not reused.
+        // Our own descriptor is harmless here only because the file is new: no connection to
+        // it can exist yet, so closing it drops no lock (see checkIsWorkspace).
         QFile file(path);
         if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
             if (QFileInfo::exists(path))
@@ -589,8 +609,9 @@ void Workspace::removeConnection(const QString &name) {
     Transaction transaction(*m_db);
     if (!connection(name))
         throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
-    SqliteStatement users(*m_db, QStringLiteral("SELECT id FROM tables WHERE source_connection = ?1 OR "
-                                                "target_connection = ?1 ORDER BY id"));
+    SqliteStatement users(*m_db,
+                          QStringLiteral("SELECT id FROM tables WHERE (source_connection = ?1 OR "
+                                         "target_connection = ?1) AND archived_at IS NULL ORDER BY id"));
     users.bind(1, name);
     QStringList ids;
     while (users.step())
@@ -605,20 +626,47 @@ void Workspace::removeConnection(const QString &name) {
 
 // --- control table ---
 
-QList<TableSpec> Workspace::tables() {
-    SqliteStatement stmt(*m_db, QStringLiteral("SELECT %1 FROM tables ORDER BY id").arg(kTableColumns));
+namespace {
+
+// Removed tables are set apart by archived_at; every read says which side it wants.
+QString archivedCondition(bool archived) {
+    return archived ? QStringLiteral("archived_at IS NOT NULL") : QStringLiteral("archived_at IS NULL");
+}
+
+QList<TableSpec> readTables(SqliteDb &db, bool archived) {
+    SqliteStatement stmt(db, QStringLiteral("SELECT %1 FROM tables WHERE %2 ORDER BY id")
+                                 .arg(kTableColumns, archivedCondition(archived)));
     QList<TableSpec> result;
     while (stmt.step())
         result.append(readTable(stmt));
     return result;
 }
 
-std::optional<TableSpec> Workspace::table(qint64 id) {
-    SqliteStatement stmt(*m_db, QStringLiteral("SELECT %1 FROM tables WHERE id = ?1").arg(kTableColumns));
+std::optional<TableSpec> readTable(SqliteDb &db, qint64 id, bool archived) {
+    SqliteStatement stmt(db, QStringLiteral("SELECT %1 FROM tables WHERE id = ?1 AND %2")
+                                 .arg(kTableColumns, archivedCondition(archived)));
     stmt.bind(1, id);
     if (!stmt.step())
         return std::nullopt;
     return readTable(stmt);
+}
+
+} // namespace
+
+QList<TableSpec> Workspace::tables() {
+    return readTables(*m_db, false);
+}
+
+QList<TableSpec> Workspace::archivedTables() {
+    return readTables(*m_db, true);
+}
+
+std::optional<TableSpec> Workspace::table(qint64 id) {
+    return readTable(*m_db, id, false);
+}
+
+std::optional<TableSpec> Workspace::archivedTable(qint64 id) {
+    return readTable(*m_db, id, true);
 }
 
 qint64 Workspace::addTable(const TableSpec &spec) {
@@ -648,7 +696,7 @@ void Workspace::updateTable(const TableSpec &spec) {
                        "target_table = ?4, watermark_column = ?5, watermark_type = ?6, tiebreak_column = ?7, "
                        "key_columns = ?8, mode = ?9, lookback = ?10, initial_watermark = ?11, active = ?12, "
                        "max_skipped = ?13, expect_rows = ?14, commit_per_batch = ?15, batch_size = ?16, "
-                       "add_new_columns = ?17 WHERE id = ?18"));
+                       "add_new_columns = ?17 WHERE id = ?18 AND archived_at IS NULL"));
     bindTableConfig(update, spec);
     update.bind(18, spec.id).run();
     if (m_db->changes() == 0)
@@ -657,18 +705,63 @@ void Workspace::updateTable(const TableSpec &spec) {
 }
 
 void Workspace::removeTable(qint64 id) {
+    setArchived(id, true);
+}
+
+void Workspace::restoreTable(qint64 id) {
+    setArchived(id, false);
+}
+
+void Workspace::setArchived(qint64 id, bool archived) {
     Transaction transaction(*m_db);
-    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM tables WHERE id = ?1"));
-    remove.bind(1, id).run();
-    if (m_db->changes() == 0)
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT archived_at IS NOT NULL, last_watermark, last_tiebreak, "
+                                          "watermark_type, source_connection, target_connection FROM "
+                                          "tables WHERE id = ?1"));
+    select.bind(1, id);
+    if (!select.step())
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
-    SqliteStatement lease(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"));
-    lease.bind(1, id).run();
+    if ((select.columnInt64(0) != 0) == archived)
+        throw ValidationError(archived ? QStringLiteral("table %1 is removed already").arg(id)
+                                       : QStringLiteral("table %1 is not removed").arg(id));
+    const QString position =
+        Watermark::fromStored(watermarkTypeFromName(select.columnText(3)), select.columnText(1)).display();
+    const QString tiebreak = tiebreakText(select.columnVariant(2));
+    const QStringList connectionNames{select.columnText(4), select.columnText(5)};
+    select.reset();
+    if (!archived) {
+        // A removed table does not keep its connections from being removed; it needs them back.
+        for (const QString &name : connectionNames) {
+            if (!connection(name))
+                throw ValidationError(
+                    QStringLiteral("table %1 cannot be restored: its connection '%2' no longer "
+                                   "exists; add it again first")
+                        .arg(id)
+                        .arg(name));
+        }
+    }
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE tables SET archived_at = ?1 WHERE id = ?2"));
+    update.bind(1, archived ? nowText() : QString()).bind(2, id).run();
+    if (archived) {
+        SqliteStatement lease(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"));
+        lease.bind(1, id).run();
+    }
+    // The position is untouched; the log says when the table left and came back with it.
+    SqliteStatement log(
+        *m_db, QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
+                              "old_tiebreak, new_tiebreak, cause) VALUES (?1, ?2, ?3, ?3, ?4, ?4, ?5)"));
+    log.bind(1, id)
+        .bind(2, nowText())
+        .bind(3, textOrNull(position))
+        .bind(4, tiebreak)
+        .bind(5, archived ? QStringLiteral("remove") : QStringLiteral("restore"))
+        .run();
     transaction.commit();
 }
 
 void Workspace::setActive(qint64 id, bool active) {
-    SqliteStatement update(*m_db, QStringLiteral("UPDATE tables SET active = ?1 WHERE id = ?2"));
+    SqliteStatement update(
+        *m_db, QStringLiteral("UPDATE tables SET active = ?1 WHERE id = ?2 AND archived_at IS NULL"));
     update.bind(1, active ? 1 : 0).bind(2, id).run();
     if (m_db->changes() == 0)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
@@ -748,19 +841,39 @@ QString Workspace::lastIterationStatus(qint64 tableId) {
 
 // --- runs and iterations ---
 
+int Workspace::runHeartbeatIntervalMs() {
+    bool ok = false;
+    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_RUN_HEARTBEAT_MS", &ok);
+    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+}
+
 qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun) {
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     SqliteStatement insert(*m_db,
                            QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
-                                          R"(concurrency, dry_run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))"));
+                                          R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at) )"
+                                          R"(VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
-        .bind(4, nowText())
+        .bind(4, isoUtc(now))
         .bind(5, QStringLiteral("running"))
         .bind(6, concurrency)
         .bind(7, dryRun ? 1 : 0)
+        .bind(8, isoUtc(now.addMSecs(qint64(runHeartbeatIntervalMs()) * kBeatsToExpire)))
         .run();
     return m_db->lastInsertId();
+}
+
+void Workspace::beatRun(qint64 runId) {
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    SqliteStatement update(*m_db,
+                           QStringLiteral("UPDATE runs SET heartbeat_at = ?1, heartbeat_expires_at = ?2 "
+                                          "WHERE id = ?3"));
+    update.bind(1, isoUtc(now))
+        .bind(2, isoUtc(now.addMSecs(qint64(runHeartbeatIntervalMs()) * kBeatsToExpire)))
+        .bind(3, runId)
+        .run();
 }
 
 void Workspace::finishRun(qint64 runId, const QString &status) {
@@ -769,6 +882,93 @@ void Workspace::finishRun(qint64 runId, const QString &status) {
     update.bind(1, nowText()).bind(2, status).bind(3, runId).run();
     if (m_db->changes() == 0)
         throw Error(QStringLiteral("workspace file %1: run %2 does not exist").arg(m_path).arg(runId));
+}
+
+namespace {
+
+struct LiveRun {
+    qint64 id = 0;
+    QString host;
+    qint64 pid = 0;
+    QDateTime expiresAt; // invalid: the run never beat (recorded before schema 2)
+};
+
+QList<LiveRun> runningRuns(SqliteDb &db) {
+    SqliteStatement select(db, QStringLiteral("SELECT id, host, pid, heartbeat_expires_at FROM runs "
+                                              "WHERE status = 'running' ORDER BY id"));
+    QList<LiveRun> runs;
+    while (select.step())
+        runs.append(
+            LiveRun{select.columnInt64(0), select.columnText(1), select.columnInt64(2), readTime(select, 3)});
+    return runs;
+}
+
+// Why the run's owner is taken for dead, or empty while it may still be alive. A pid only
+// means something on its own host; elsewhere the heartbeat is all we can trust.
+QString deathOf(const LiveRun &run, const QDateTime &now) {
+    if (run.host == hostName() && !processAlive(run.pid))
+        return QStringLiteral("process %1 on host %2 is gone").arg(run.pid).arg(run.host);
+    if (run.expiresAt.isValid() ? run.expiresAt <= now : run.host != hostName())
+        return QStringLiteral("process %1 on host %2 stopped beating (heartbeat expired %3)")
+            .arg(run.pid)
+            .arg(run.host, isoUtc(run.expiresAt));
+    return {};
+}
+
+} // namespace
+
+int Workspace::repairInterruptedRuns() {
+    // A cheap read first: nearly always nothing is dead, and then no write lock is taken.
+    QDateTime now = QDateTime::currentDateTimeUtc();
+    bool anyDead = false;
+    for (const LiveRun &run : runningRuns(*m_db))
+        anyDead = anyDead || !deathOf(run, now).isEmpty();
+    if (!anyDead)
+        return 0;
+
+    // Decided again under the write lock, so of several processes opening at once exactly one
+    // closes each run, and a run that finished meanwhile is left alone.
+    Transaction transaction(*m_db);
+    now = QDateTime::currentDateTimeUtc();
+    const QString nowIso = isoUtc(now);
+    const QString interrupted = iterationStatusName(IterationStatus::Interrupted);
+    SqliteStatement closeRun(*m_db,
+                             QStringLiteral("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3 "
+                                            "AND status = 'running'"));
+    SqliteStatement openIterations(*m_db,
+                                   QStringLiteral("SELECT id, table_id FROM iterations WHERE run_id = ?1 AND "
+                                                  "status IN ('queued', 'running') ORDER BY id"));
+    SqliteStatement closeIteration(
+        *m_db,
+        QStringLiteral("UPDATE iterations SET status = ?1, finished_at = ?2, error = coalesce(error, ?3) "
+                       "WHERE id = ?4"));
+    SqliteStatement log(*m_db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
+                                              "VALUES (?1, ?2, 'warning', ?3)"));
+    int repaired = 0;
+    for (const LiveRun &run : runningRuns(*m_db)) {
+        const QString why = deathOf(run, now);
+        if (why.isEmpty())
+            continue;
+        const QString message = QStringLiteral("run %1 interrupted: %2").arg(run.id).arg(why);
+        closeRun.reset();
+        closeRun.bind(1, interrupted).bind(2, nowIso).bind(3, run.id).run();
+        openIterations.reset();
+        openIterations.bind(1, run.id);
+        QList<qint64> iterationIds;
+        while (openIterations.step())
+            iterationIds.append(openIterations.columnInt64(0));
+        for (const qint64 iterationId : std::as_const(iterationIds)) {
+            closeIteration.reset();
+            closeIteration.bind(1, interrupted).bind(2, nowIso).bind(3, message).bind(4, iterationId).run();
+            log.reset();
+            log.bind(1, iterationId).bind(2, nowIso).bind(3, message).run();
+        }
+        storageLog()->warn("workspace {}: {} ({} iteration(s) closed as interrupted)", str(m_path),
+                           str(message), iterationIds.size());
+        ++repaired;
+    }
+    transaction.commit();
+    return repaired;
 }
 
 qint64 Workspace::addIteration(const IterationRecord &record) {

@@ -81,23 +81,45 @@ public:
     void removeConnection(const QString &name); // ValidationError while a table uses it
 
     // --- control table ---
-    QList<TableSpec> tables(); // ordered by id
-    std::optional<TableSpec> table(qint64 id);
-    qint64 addTable(const TableSpec &spec); // returns the new id (never reused)
-    void updateTable(const TableSpec &spec); // configuration fields; not the last watermark
+    QList<TableSpec> tables();                         // the live (not removed) tables, ordered by id
+    QList<TableSpec> archivedTables();                 // the removed ones, ordered by id
+    std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
+    std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
+    qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)
+    void updateTable(const TableSpec &spec);           // configuration fields; not the last watermark
+    // Removing archives: the row, its position (watermark and tiebreak) and its history stay,
+    // runs and lists leave it out, and restoreTable brings back the same id as it was. Both
+    // are logged as watermark changes ("remove", "restore"). A removed table is left out of
+    // table(), setActive() and updateTable(), and does not hold on to its connections (restore
+    // needs them back). ValidationError when the table does not exist or is already in the
+    // asked state.
     void removeTable(qint64 id);
+    void restoreTable(qint64 id);
     void setActive(qint64 id, bool active);
     // Moves the last watermark and records the change (old, new, cause, run id, time).
-    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak, const QString &cause,
-                      qint64 runId);
+    void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
+                      const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
     // The status of the table's most recent iteration, or empty.
     QString lastIterationStatus(qint64 tableId);
 
     // --- runs and iterations ---
+    // Records a running run owned by this process (host, pid) with a first heartbeat.
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun);
+    // The owner's heartbeat: call every runHeartbeatIntervalMs() while the run is alive; a run
+    // that misses a few beats in a row is taken for dead by repairInterruptedRuns().
+    void beatRun(qint64 runId);
+    // 5 s, or TIDEMARK_TEST_RUN_HEARTBEAT_MS (tests).
+    static int runHeartbeatIntervalMs();
     void finishRun(qint64 runId, const QString &status);
-    qint64 addIteration(const IterationRecord &record); // returns its id
+    // Closes runs still marked running whose owner is dead on this host (its pid is gone) or
+    // whose heartbeat expired, and their queued/running iterations, as `interrupted`, with
+    // finished_at and the reason in the iteration's error and log; logs each. Safe when
+    // several processes open the workspace at once (one IMMEDIATE transaction, decided again
+    // under the lock). Returns how many runs it closed. Called by whoever opens the workspace
+    // for a user (the CLI, the window, a run's setup).
+    int repairInterruptedRuns();
+    qint64 addIteration(const IterationRecord &record);  // returns its id
     void updateIteration(const IterationRecord &record); // every field but the log
     void appendLog(qint64 iterationId, const LogLine &line);
     void addReject(const RejectedRow &row);
@@ -122,6 +144,7 @@ public:
 private:
     Workspace(std::unique_ptr<SqliteDb> db, const QString &path);
     void migrate();
+    void setArchived(qint64 id, bool archived);
 
     std::unique_ptr<SqliteDb> m_db;
     QString m_path;

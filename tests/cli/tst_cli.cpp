@@ -2,6 +2,7 @@
 // End-to-end tests of the tidemark-cli contract (DESIGN.md, "The headless CLI — a contract"),
 // through the real binary: names, exit codes, stdout/stderr and JSON fields.
 
+#include "model/common/error.h"
 #include "model/common/timestamp.h"
 #include "tests/support/testsupport.h"
 
@@ -147,6 +148,37 @@ private:
                 return value.toObject();
         }
         return {};
+    }
+
+    // Source table "big" (`rows` rows) copied by batches of 100, each committed: a run over it
+    // is long, and its progress shows in the target.
+    qint64 addBigTable(int rows) {
+        makeOrders(m_src, rows, 1, QStringLiteral("big"));
+        return addTable({QStringLiteral("--source"), QStringLiteral("src:big"), QStringLiteral("--target"),
+                         QStringLiteral("dst:big"), QStringLiteral("--watermark"), QStringLiteral("id"),
+                         QStringLiteral("--batch-size"), QStringLiteral("100"),
+                         QStringLiteral("--commit-per-batch")});
+    }
+
+    // Starts `run --json` plus `extra` and returns once the copy of "big" is under way (its
+    // first batches are committed).
+    void startRunUnderWay(QProcess &process, const QStringList &extra = {}) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+        process.setProcessEnvironment(env);
+        process.start(
+            cliPath(),
+            QStringList{QStringLiteral("-w"), m_ws, QStringLiteral("run"), QStringLiteral("--json")} + extra);
+        QVERIFY(process.waitForStarted());
+        const auto underWay = [this] {
+            try {
+                return tableExists(m_dst, QStringLiteral("big")) &&
+                       countRows(m_dst, QStringLiteral("big")) > 0;
+            } catch (const Error &) {
+                return false; // the run holds the target's write lock longer than a read waits
+            }
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(underWay(), 120000);
     }
 
     // The iteration shape of `run --json` and `history --json`.
@@ -975,23 +1007,12 @@ private slots:
     void interruptCancelsTheRun() {
         setupWorkspace();
         const int rows = 200000;
-        makeOrders(m_src, rows, 1, QStringLiteral("big"));
-        const qint64 id = addTable(
-            {QStringLiteral("--source"), QStringLiteral("src:big"), QStringLiteral("--target"),
-             QStringLiteral("dst:big"), QStringLiteral("--watermark"), QStringLiteral("id"),
-             QStringLiteral("--batch-size"), QStringLiteral("100"), QStringLiteral("--commit-per-batch")});
+        const qint64 id = addBigTable(rows);
         QVERIFY(!QTest::currentTestFailed());
 
         QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
-        process.setProcessEnvironment(env);
-        process.start(cliPath(),
-                      {QStringLiteral("-w"), m_ws, QStringLiteral("run"), QStringLiteral("--json")});
-        QVERIFY(process.waitForStarted());
-        // Interrupt once the copy is under way (its first batches are committed).
-        QTRY_VERIFY_WITH_TIMEOUT(
-            tableExists(m_dst, QStringLiteral("big")) && countRows(m_dst, QStringLiteral("big")) > 0, 120000);
+        startRunUnderWay(process);
+        QVERIFY(!QTest::currentTestFailed());
         ::kill(pid_t(process.processId()), SIGINT);
         QVERIFY(process.waitForFinished(300000));
         const QString out = QString::fromUtf8(process.readAllStandardOutput());
@@ -1014,6 +1035,122 @@ private slots:
         QCOMPARE(countRows(m_dst, QStringLiteral("big")), qint64(rows));
         QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM big")).toLongLong(),
                  qint64(rows));
+    }
+
+    void removedTableIsArchived() {
+        setupWorkspace();
+        makeOrders(m_src, 5);
+        makeOrders(m_src, 3, 1, QStringLiteral("items"));
+        makeOrders(m_src, 1, 1, QStringLiteral("third"));
+        const qint64 id =
+            addOrders(QStringLiteral("orders"), {QStringLiteral("--tiebreak"), QStringLiteral("id")});
+        const qint64 other = addOrders(QStringLiteral("items"));
+        QVERIFY(!QTest::currentTestFailed());
+        runJson({}, 0);
+        const QJsonObject before = tableEntry(id);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 5);
+
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 0);
+        // Hidden from both lists and from a plain run...
+        QCOMPARE(tableList().size(), 1);
+        QCOMPARE(tableList().first().toObject().value(QStringLiteral("id")).toInteger(), other);
+        const CliResult text = cli({QStringLiteral("table"), QStringLiteral("list")});
+        CLI_EXIT(text, 0);
+        QVERIFY2(!text.out.contains(QStringLiteral("src:orders")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("src:items")), qPrintable(text.out));
+        const QJsonObject plain = runJson({}, 0);
+        QVERIFY(!QTest::currentTestFailed());
+        QVERIFY(iterationFor(plain, id).isEmpty());
+        // ...listed on request...
+        const CliResult archived = cli({QStringLiteral("table"), QStringLiteral("list"),
+                                        QStringLiteral("--archived"), QStringLiteral("--json")});
+        CLI_EXIT(archived, 0);
+        const QJsonArray archivedList = parseJsonArray(archived.out);
+        QCOMPARE(archivedList.size(), 1);
+        QCOMPARE(archivedList.first().toObject().value(QStringLiteral("id")).toInteger(), id);
+        // ...and a run naming it is refused, saying how to bring it back.
+        const CliResult refused =
+            cli({QStringLiteral("run"), QStringLiteral("--table"), QString::number(id)});
+        CLI_EXIT(refused, 2);
+        QCOMPARE(refused.errLines().size(), 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("table %1").arg(id)), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("src:orders")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("table restore %1").arg(id)), qPrintable(refused.err));
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 2);
+        // Ids are never reused, not even while a table is archived.
+        const qint64 third = addOrders(QStringLiteral("third"));
+        QVERIFY(third > other);
+
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("restore"), QString::number(id)}), 0);
+        const QJsonObject after = tableEntry(id);
+        QCOMPARE(after, before); // same id, same configuration, same position
+        const CliResult again =
+            cli({QStringLiteral("table"), QStringLiteral("restore"), QString::number(id)});
+        CLI_EXIT(again, 2);
+        QVERIFY2(again.err.contains(QString::number(id)), qPrintable(again.err));
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("restore"), QStringLiteral("999")}), 2);
+
+        // It carries on from where it was: only the new rows, each once.
+        makeOrders(m_src, 2, 6);
+        const QJsonObject resumed =
+            iterationFor(runJson({QStringLiteral("--table"), QString::number(id)}, 0), id);
+        QCOMPARE(resumed.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(resumed.value(QStringLiteral("rows_written")).toInteger(), 2);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 7);
+    }
+
+    void killedRunIsInterrupted() {
+        setupWorkspace();
+        const int rows = 200000;
+        const qint64 big = addBigTable(rows);
+        makeOrders(m_src, 50, 1, QStringLiteral("small"));
+        const qint64 small = addOrders(QStringLiteral("small"));
+        QVERIFY(!QTest::currentTestFailed());
+
+        // One table at a time: "small" is still queued when "big" is killed mid-copy, as power
+        // loss would.
+        QProcess process;
+        startRunUnderWay(process, {QStringLiteral("--concurrency"), QStringLiteral("1")});
+        QVERIFY(!QTest::currentTestFailed());
+        const qint64 pid = process.processId();
+        ::kill(pid_t(pid), SIGKILL);
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitStatus(), QProcess::CrashExit);
+        const qint64 kept = countRows(m_dst, QStringLiteral("big"));
+        QVERIFY(kept < rows);
+
+        // The next command to open the workspace closes the run and its iterations.
+        const CliResult history = cli({QStringLiteral("history"), QStringLiteral("--json")});
+        CLI_EXIT(history, 0);
+        const QJsonArray runs = parseJsonArray(history.out);
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject run = runs.first().toObject();
+        QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+        const QString why = QStringLiteral("process %1 on host").arg(pid);
+        for (const qint64 id : {big, small}) {
+            const QJsonObject iteration = iterationFor(run, id);
+            QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+            QVERIFY2(iteration.value(QStringLiteral("error")).toString().contains(why),
+                     qPrintable(iteration.value(QStringLiteral("error")).toString()));
+        }
+        const CliResult text = cli({QStringLiteral("history")});
+        CLI_EXIT(text, 0);
+        QVERIFY2(!text.out.contains(QStringLiteral("running")), qPrintable(text.out));
+
+        // The rerun copies everything exactly once. (One table at a time: two iterations
+        // writing one SQLite target file at once can meet "database is locked", which is not
+        // what this test is about.)
+        const QJsonObject rerun = runJson({QStringLiteral("--concurrency"), QStringLiteral("1")}, 0);
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(iterationFor(rerun, big).value(QStringLiteral("status")).toString(),
+                 QStringLiteral("succeeded"));
+        QCOMPARE(iterationFor(rerun, big).value(QStringLiteral("rows_written")).toInteger() + kept,
+                 qint64(rows));
+        QCOMPARE(countRows(m_dst, QStringLiteral("big")), qint64(rows));
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM big")).toLongLong(),
+                 qint64(rows));
+        QCOMPARE(countRows(m_dst, QStringLiteral("small")), 50);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM small")).toLongLong(), 50);
     }
 };
 

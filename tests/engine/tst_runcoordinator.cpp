@@ -4,7 +4,9 @@
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
 
+#include <QProcess>
 #include <QSignalSpy>
+#include <QSysInfo>
 #include <QTest>
 
 using namespace tidemark;
@@ -43,6 +45,8 @@ private slots:
     void pausedTableSkippedInRun();
     void cancelAtOnceCancelsEveryIteration();
     void dryRunThroughCoordinator();
+    void runBeatsWhileAliveAndClosesDeadRuns();
+    void removedTableIsRefused();
 };
 
 void TestRunCoordinator::missingSourceNextToHealthy() {
@@ -181,6 +185,67 @@ void TestRunCoordinator::dryRunThroughCoordinator() {
     QCOMPARE(iterationOf(run, id)->status, IterationStatus::DryRun);
     QCOMPARE(iterationOf(run, id)->rowsRead, 30);
     QCOMPARE(iterationOf(run, id)->rowsWritten, 0);
+    QVERIFY(!f.targetHas(QStringLiteral("orders")));
+}
+
+void TestRunCoordinator::runBeatsWhileAliveAndClosesDeadRuns() {
+    EngineFixture f;
+    // A run left behind by a process that died.
+    const qint64 orphan = f.ws->beginRun(QStringLiteral("cli"), 1, false);
+    QProcess child;
+    child.start(QStringLiteral("true"), {});
+    QVERIFY(child.waitForStarted());
+    const qint64 deadPid = child.processId();
+    QVERIFY(child.waitForFinished());
+    execSql(f.wsPath, QStringLiteral("UPDATE runs SET pid = ?1, host = ?2 WHERE id = ?3"),
+            {deadPid, QSysInfo::machineHostName(), orphan});
+
+    for (int i = 0; i < 3; ++i) {
+        const QString table = QStringLiteral("t%1").arg(i);
+        makeOrders(f.src, 100000, 1, table);
+        f.addTable(EngineFixture::draft(table, QStringLiteral("updated_at")));
+    }
+    qputenv("TIDEMARK_TEST_RUN_HEARTBEAT_MS", "30");
+    RunCoordinator coordinator(f.wsPath);
+    QSignalSpy started(&coordinator, &RunCoordinator::runStarted);
+    QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+    RunRequest request;
+    request.concurrency = 1;
+    QVERIFY(coordinator.start(request));
+    QTRY_COMPARE_WITH_TIMEOUT(started.size(), 1, 60000);
+    const qint64 runId = started.first().at(0).toLongLong();
+    // The run's setup closed the dead one.
+    QCOMPARE(f.ws->runs(0, orphan).first().status, QStringLiteral("interrupted"));
+    // While it copies, its heartbeat moves on (its own thread; this thread only waits).
+    const auto beaten = [&] {
+        return queryValue(f.wsPath,
+                          QStringLiteral("SELECT heartbeat_at > started_at FROM runs WHERE id = ?1"), {runId})
+                   .toInt() == 1;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(beaten() || finished.size() == 1, 120000);
+    QVERIFY2(beaten(), "the run finished before its first beat");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+    qunsetenv("TIDEMARK_TEST_RUN_HEARTBEAT_MS");
+    QCOMPARE(finished.first().at(0).value<RunRecord>().status, QStringLiteral("succeeded"));
+    QCOMPARE(f.ws->runs(0, runId).first().status, QStringLiteral("succeeded"));
+}
+
+void TestRunCoordinator::removedTableIsRefused() {
+    EngineFixture f;
+    makeOrders(f.src, 10);
+    const qint64 id =
+        f.addTable(EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+    f.ws->removeTable(id);
+    RunCoordinator coordinator(f.wsPath);
+    QSignalSpy failed(&coordinator, &RunCoordinator::runFailedToStart);
+    RunRequest request;
+    request.tableIds = {id};
+    QVERIFY(coordinator.start(request));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 60000);
+    const QString error = failed.first().at(0).toString();
+    QVERIFY2(error.contains(QStringLiteral("table %1").arg(id)) && error.contains(QStringLiteral("restore")),
+             qPrintable(error));
+    QVERIFY(f.ws->runs().isEmpty());
     QVERIFY(!f.targetHas(QStringLiteral("orders")));
 }
 

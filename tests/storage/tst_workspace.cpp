@@ -12,11 +12,34 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QThread>
+
+#include <atomic>
 #include <limits>
 
 using namespace tidemark;
 
 namespace {
+
+// The pid of a process that has ended (not reused by the time the test looks, in practice).
+qint64 deadPid() {
+    QProcess child;
+    child.start(QStringLiteral("true"), {});
+    if (!child.waitForStarted())
+        return 0;
+    const qint64 pid = child.processId();
+    child.waitForFinished();
+    return pid;
+}
+
+// Makes run `runId` look owned by `pid` on `host` with a heartbeat expiring at `expiresAt`.
+void setRunOwner(const QString &path, qint64 runId, const QString &host, qint64 pid,
+                 const QDateTime &expiresAt) {
+    SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+    SqliteStatement stmt(db, QStringLiteral("UPDATE runs SET host = ?1, pid = ?2, heartbeat_expires_at = ?3 "
+                                            "WHERE id = ?4"));
+    stmt.bind(1, host).bind(2, pid).bind(3, isoUtc(expiresAt)).bind(4, runId).run();
+}
 
 QByteArray fileBytes(const QString &path) {
     QFile file(path);
@@ -95,6 +118,10 @@ private slots:
     void rejects();
     void leases();
     void deadHolderTakenOver();
+    void removeArchivesAndRestoreKeepsPosition();
+    void restoreNeedsItsConnections();
+    void repairClosesDeadRuns();
+    void repairOnceWhenOpenedConcurrently();
 
 private:
     QString newPath(const QString &name) { return m_dir->filePath(name); }
@@ -334,6 +361,7 @@ void tst_Workspace::tables() {
 
     workspace->removeTable(id);
     QVERIFY(!workspace->table(id));
+    QCOMPARE(workspace->tables().size(), 1);
     QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeTable(id));
     QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->setActive(id, true));
     changed.id = id;
@@ -614,6 +642,226 @@ void tst_Workspace::deadHolderTakenOver() {
     QVERIFY(attempt.holder);
     QCOMPARE(attempt.holder->pid, deadPid);
     QCOMPARE(attempt.holder->runId, runId + 1000);
+}
+
+void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    for (const QString &name : {QStringLiteral("src"), QStringLiteral("dst")}) {
+        ConnectionSpec connection;
+        connection.name = name;
+        connection.path = QStringLiteral("/data/%1.db").arg(name);
+        workspace->addConnection(connection);
+    }
+    const TableSpec spec = sampleTable();
+    const qint64 id = workspace->addTable(spec);
+    const qint64 other = workspace->addTable(spec);
+    const Watermark position = *Watermark::timestamp(QStringLiteral("2025-03-01 12:00:00.000001"));
+    workspace->setWatermark(id, position, qint64(41), QStringLiteral("run"), 0);
+    const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 1, false);
+    IterationRecord iteration;
+    iteration.runId = runId;
+    iteration.tableId = id;
+    iteration.source = QStringLiteral("src:orders");
+    iteration.status = IterationStatus::Succeeded;
+    workspace->addIteration(iteration);
+    workspace->finishRun(runId, QStringLiteral("succeeded"));
+    QVERIFY(workspace->acquireLease(id, runId, 300).acquired);
+
+    workspace->removeTable(id);
+    QCOMPARE(workspace->tables().size(), 1);
+    QCOMPARE(workspace->tables().first().id, other);
+    QVERIFY(!workspace->table(id));
+    QCOMPARE(workspace->archivedTables().size(), 1);
+    QCOMPARE(workspace->archivedTables().first().id, id);
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->setActive(id, true));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeTable(id));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->restoreTable(other));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->restoreTable(other + 100));
+    // Its history stays; its lease is freed.
+    QCOMPARE(workspace->runs(0, runId).first().iterations.first().tableId, id);
+    QVERIFY(workspace->acquireLease(id, runId + 1, 300).acquired);
+
+    // Ids are never handed out again, not even while the table is archived.
+    const qint64 next = workspace->addTable(spec);
+    QVERIFY(next > other);
+
+    workspace->restoreTable(id);
+    const auto restored = workspace->table(id);
+    QVERIFY(restored);
+    compareConfig(*restored, spec);
+    QCOMPARE(restored->lastWatermark, position);
+    QCOMPARE(restored->lastTiebreak, QVariant(qint64(41)));
+    QVERIFY(workspace->archivedTables().isEmpty());
+    QCOMPARE(workspace->tables().size(), 3);
+
+    QStringList causes;
+    for (const WatermarkChange &change : workspace->watermarkChanges(id)) {
+        causes << change.cause;
+        if (change.cause != QLatin1String("run")) {
+            QCOMPARE(change.oldValue, position.display());
+            QCOMPARE(change.newValue, position.display());
+        }
+    }
+    QCOMPARE(causes,
+             QStringList({QStringLiteral("run"), QStringLiteral("remove"), QStringLiteral("restore")}));
+}
+
+void tst_Workspace::restoreNeedsItsConnections() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    ConnectionSpec src;
+    src.name = QStringLiteral("src");
+    src.path = QStringLiteral("/data/src.db");
+    workspace->addConnection(src);
+    ConnectionSpec dst = src;
+    dst.name = QStringLiteral("dst");
+    workspace->addConnection(dst);
+    const qint64 id = workspace->addTable(sampleTable());
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeConnection(QStringLiteral("src")));
+    workspace->removeTable(id);
+    // A removed table does not pin its connections...
+    workspace->removeConnection(QStringLiteral("src"));
+    // ...but cannot come back without them.
+    try {
+        workspace->restoreTable(id);
+        QFAIL("restored a table whose connection is gone");
+    } catch (const ValidationError &error) {
+        QVERIFY2(error.message().contains(QStringLiteral("'src'")), qPrintable(error.message()));
+    }
+    QVERIFY(!workspace->table(id));
+    workspace->addConnection(src);
+    workspace->restoreTable(id);
+    QVERIFY(workspace->table(id));
+}
+
+void tst_Workspace::repairClosesDeadRuns() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 tableId = workspace->addTable(sampleTable());
+    const auto addIteration = [&](qint64 runId, IterationStatus status) {
+        IterationRecord record;
+        record.runId = runId;
+        record.tableId = tableId;
+        record.source = QStringLiteral("src:orders");
+        record.status = status;
+        return workspace->addIteration(record);
+    };
+    const QString host = QSysInfo::machineHostName();
+    const QDateTime later = QDateTime::currentDateTimeUtc().addSecs(3600);
+    const QDateTime earlier = QDateTime::currentDateTimeUtc().addSecs(-60);
+
+    // Dead on this host, though its heartbeat would still be valid.
+    const qint64 killed = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    const qint64 killedDone = addIteration(killed, IterationStatus::Succeeded);
+    const qint64 killedRunning = addIteration(killed, IterationStatus::Running);
+    const qint64 killedQueued = addIteration(killed, IterationStatus::Queued);
+    const qint64 pid = deadPid();
+    QVERIFY(pid > 0);
+    setRunOwner(path, killed, host, pid, later);
+    // On another host: only its expired heartbeat tells.
+    const qint64 silent = workspace->beginRun(QStringLiteral("schedule"), 1, false);
+    const qint64 silentRunning = addIteration(silent, IterationStatus::Running);
+    setRunOwner(path, silent, QStringLiteral("elsewhere.invalid"), 1, earlier);
+    // Alive: ours, beating; and one on another host whose heartbeat is fresh.
+    const qint64 alive = workspace->beginRun(QStringLiteral("gui"), 1, false);
+    const qint64 aliveRunning = addIteration(alive, IterationStatus::Running);
+    const qint64 remote = workspace->beginRun(QStringLiteral("cli"), 1, false);
+    setRunOwner(path, remote, QStringLiteral("elsewhere.invalid"), 1, later);
+    // A finished run of a dead process is history, not a repair.
+    const qint64 finished = workspace->beginRun(QStringLiteral("cli"), 1, false);
+    workspace->finishRun(finished, QStringLiteral("succeeded"));
+    setRunOwner(path, finished, host, pid, earlier);
+
+    QCOMPARE(workspace->repairInterruptedRuns(), 2);
+    QCOMPARE(workspace->repairInterruptedRuns(), 0);
+
+    QHash<qint64, RunRecord> runs;
+    for (const RunRecord &run : workspace->runs())
+        runs.insert(run.id, run);
+    const auto iteration = [&](qint64 runId, qint64 id) {
+        for (const IterationRecord &record : runs[runId].iterations) {
+            if (record.id == id)
+                return record;
+        }
+        return IterationRecord();
+    };
+    QCOMPARE(runs[killed].status, QStringLiteral("interrupted"));
+    QVERIFY(runs[killed].finishedAt.isValid());
+    QCOMPARE(iteration(killed, killedDone).status, IterationStatus::Succeeded);
+    for (const qint64 id : {killedRunning, killedQueued}) {
+        const IterationRecord record = iteration(killed, id);
+        QCOMPARE(record.status, IterationStatus::Interrupted);
+        QVERIFY(record.finishedAt.isValid());
+        const QString why = QStringLiteral("process %1 on host %2 is gone").arg(pid).arg(host);
+        QVERIFY2(record.error.contains(why), qPrintable(record.error));
+        QVERIFY(!record.log.isEmpty());
+        QVERIFY2(record.log.last().message.contains(why), qPrintable(record.log.last().message));
+    }
+    QCOMPARE(runs[silent].status, QStringLiteral("interrupted"));
+    const IterationRecord silentRecord = iteration(silent, silentRunning);
+    QCOMPARE(silentRecord.status, IterationStatus::Interrupted);
+    QVERIFY2(silentRecord.error.contains(QStringLiteral("heartbeat expired")),
+             qPrintable(silentRecord.error));
+    QCOMPARE(runs[alive].status, QStringLiteral("running"));
+    QCOMPARE(iteration(alive, aliveRunning).status, IterationStatus::Running);
+    QCOMPARE(runs[remote].status, QStringLiteral("running"));
+    QCOMPARE(runs[finished].status, QStringLiteral("succeeded"));
+
+    // A beat keeps a run alive; a missed one lets it be closed.
+    setRunOwner(path, alive, QStringLiteral("elsewhere.invalid"), 1, earlier);
+    workspace->beatRun(alive);
+    QCOMPARE(workspace->repairInterruptedRuns(), 0);
+    QCOMPARE(workspace->runs(0, alive).first().status, QStringLiteral("running"));
+}
+
+void tst_Workspace::repairOnceWhenOpenedConcurrently() {
+    // Several openers at once (threads with their own connections, as processes would be):
+    // each dead run is closed exactly once, with one log line per iteration.
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    const qint64 pid = deadPid();
+    QVERIFY(pid > 0);
+    QList<qint64> runIds;
+    {
+        auto workspace = Workspace::create(path);
+        const qint64 tableId = workspace->addTable(sampleTable());
+        for (int i = 0; i < 5; ++i) {
+            const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 1, false);
+            IterationRecord record;
+            record.runId = runId;
+            record.tableId = tableId;
+            record.status = IterationStatus::Running;
+            workspace->addIteration(record);
+            setRunOwner(path, runId, QSysInfo::machineHostName(), pid,
+                        QDateTime::currentDateTimeUtc().addSecs(3600));
+            runIds << runId;
+        }
+    }
+    std::atomic_int repaired{0};
+    std::atomic_int errors{0};
+    QList<QThread *> threads;
+    for (int i = 0; i < 6; ++i) {
+        threads << QThread::create([&] {
+            try {
+                repaired += Workspace::open(path)->repairInterruptedRuns();
+            } catch (const Error &) {
+                ++errors;
+            }
+        });
+    }
+    for (QThread *thread : threads)
+        thread->start();
+    for (QThread *thread : threads) {
+        QVERIFY(thread->wait(120000));
+        delete thread;
+    }
+    QCOMPARE(errors.load(), 0);
+    QCOMPARE(repaired.load(), 5);
+    auto workspace = Workspace::open(path);
+    for (const RunRecord &run : workspace->runs()) {
+        QCOMPARE(run.status, QStringLiteral("interrupted"));
+        QCOMPARE(run.iterations.first().status, IterationStatus::Interrupted);
+        QCOMPARE(run.iterations.first().log.size(), 1);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Workspace)

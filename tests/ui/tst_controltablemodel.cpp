@@ -189,25 +189,30 @@ private slots:
         stack->redo();
         QCOMPARE(workspaceTables().first().mode, WriteMode::Merge);
 
-        // Remove a table that has copied up to a watermark; undo brings it back with that
-        // watermark (under a new id) so the next run does not copy everything again.
+        // Remove a table that has copied up to a position; undo brings back the same table:
+        // same id, watermark and tiebreak, so the target's state row still matches it.
         const Watermark position = *Watermark::timestamp(orderTimestamp(30));
-        fixture.open()->setWatermark(ordersId, position, {}, QStringLiteral("run"), 0);
+        fixture.open()->setWatermark(ordersId, position, qint64(30), QStringLiteral("run"), 0);
         panel.reload();
         QTRY_COMPARE(model->tableAt(0).lastWatermark, position);
+        const TableSpec beforeRemoval = *fixture.open()->table(ordersId);
         stack->push(new RemoveTableCommand(panel.commandContext(), model->tableAt(0)));
+        QVERIFY(stack->undoText().contains(QStringLiteral("src:orders")));
         QCOMPARE(model->rowCount(), 0);
         QCOMPARE(workspaceTables().size(), 0);
+        QCOMPARE(fixture.open()->archivedTables().size(), 1);
         stack->undo();
         QTRY_COMPARE(model->rowCount(), 1);
         const TableSpec restored = workspaceTables().first();
-        QVERIFY(restored.id != ordersId); // ids are never reused
+        QCOMPARE(restored.id, ordersId);
+        QCOMPARE(model->tableAt(0).id, ordersId);
         QCOMPARE(restored.lastWatermark, position);
-        QCOMPARE(restored.initialWatermark, position); // what reconcile trusts for the new id
+        QCOMPARE(restored.lastTiebreak, QVariant(qint64(30)));
+        QCOMPARE(restored.initialWatermark, beforeRemoval.initialWatermark);
         QCOMPARE(restored.mode, WriteMode::Merge);
         QCOMPARE(restored.active, false);
 
-        // Walk the whole stack back and forth: the later commands follow the table's new ids.
+        // Walk the whole stack back and forth: every command finds the table under its one id.
         while (stack->canUndo())
             stack->undo();
         QTRY_COMPARE(model->rowCount(), 0);
@@ -218,10 +223,58 @@ private slots:
         stack->undo();
         QTRY_COMPARE(model->rowCount(), 1);
         const TableSpec again = workspaceTables().first();
+        QCOMPARE(again.id, ordersId);
         QCOMPARE(again.mode, WriteMode::Merge);
         QCOMPARE(again.active, false);
         QCOMPARE(again.lastWatermark, position);
+        QCOMPARE(again.lastTiebreak, QVariant(qint64(30)));
         QTRY_COMPARE(model->tableAt(0).id, again.id);
+    }
+
+    void undoneRemovalCopiesRowsTiedAtTheWatermark() {
+        // Rows sharing the last watermark, after the last tiebreak, arrive while the table is
+        // removed: after the undo, the next run copies exactly those.
+        UiFixture fixture;
+        const QString tied = orderTimestamp(1);
+        execSql(
+            fixture.src,
+            QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, updated_at TIMESTAMP NOT NULL)"));
+        for (int id = 1; id <= 5; ++id)
+            execSql(fixture.src, QStringLiteral("INSERT INTO events VALUES (?1, ?2)"), {id, tied});
+        TableDraft draft = UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at"));
+        draft.spec.tiebreakColumn = QStringLiteral("id");
+        const qint64 id = fixture.addTable(draft);
+        RunCoordinator coordinator(fixture.wsPath);
+        QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+        QVERIFY(coordinator.start({}));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QCOMPARE(countRows(fixture.dst, QStringLiteral("events")), 5);
+        QCOMPARE(fixture.open()->table(id)->lastTiebreak.toLongLong(), 5);
+
+        WorkspaceGateway gateway(fixture.wsPath);
+        ControlTablePanel panel;
+        panel.setGateway(&gateway);
+        QTRY_COMPARE(panel.model()->rowCount(), 1);
+        panel.undoStack()->push(new RemoveTableCommand(panel.commandContext(), panel.model()->tableAt(0)));
+        QTRY_COMPARE(panel.model()->rowCount(), 0);
+        for (int late = 6; late <= 8; ++late)
+            execSql(fixture.src, QStringLiteral("INSERT INTO events VALUES (?1, ?2)"), {late, tied});
+        panel.undoStack()->undo();
+        QTRY_COMPARE(panel.model()->rowCount(), 1);
+        gateway.waitForIdle();
+
+        QVERIFY(coordinator.start({}));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        const RunRecord run = finished.last().at(0).value<RunRecord>();
+        QCOMPARE(run.iterations.size(), 1);
+        QCOMPARE(run.iterations.first().status, IterationStatus::Succeeded);
+        QCOMPARE(countRows(fixture.dst, QStringLiteral("events")), 8);
+        QCOMPARE(
+            queryValue(fixture.dst, QStringLiteral("SELECT count(DISTINCT id) FROM events")).toLongLong(), 8);
+        QCOMPARE(run.iterations.first().rowsWritten, 3);
+        // The same table, not a copy of it under a new id.
+        QCOMPARE(run.iterations.first().tableId, id);
+        QCOMPARE(panel.model()->tableAt(0).id, id);
     }
 
     void undoneRemovalDoesNotCopyAgain() {

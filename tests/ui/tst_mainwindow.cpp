@@ -24,8 +24,52 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <functional>
+#include <memory>
+
 using namespace tidemark;
 using namespace tidemark::test;
+
+namespace {
+
+// Four tables of 100,000 rows, opened in `window` set to run one table at a time.
+void openWithQueuedTables(UiFixture &fixture, MainWindow &window) {
+    for (int t = 0; t < 4; ++t) {
+        const QString table = QStringLiteral("big_%1").arg(t);
+        makeOrders(fixture.src, 100000, 1, table);
+        fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
+    }
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+    window.openWorkspace(fixture.wsPath);
+    QTRY_COMPARE(opened.size(), 1);
+    QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
+    window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+}
+
+// Calls `act` once, when the first table of the window's run reports running (with the
+// tables run one at a time, the others are queued behind it then).
+void whenFirstTableRuns(MainWindow &window, std::function<void()> act) {
+    auto done = std::make_shared<bool>(false);
+    QObject::connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
+                     [done, act = std::move(act)](const IterationRecord &record) {
+                         if (*done || record.status != IterationStatus::Running)
+                             return;
+                         *done = true;
+                         act();
+                     });
+}
+
+int cancelledCount(const RunRecord &run) {
+    int cancelled = 0;
+    for (const IterationRecord &it : run.iterations)
+        cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+    return cancelled;
+}
+
+} // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -135,45 +179,75 @@ private slots:
         // One table at a time: when Esc comes while the first copies, the others are still
         // queued, so they end cancelled whatever the machine's speed.
         UiFixture fixture;
-        for (int t = 0; t < 4; ++t) {
-            const QString table = QStringLiteral("big_%1").arg(t);
-            makeOrders(fixture.src, 100000, 1, table);
-            fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
-        }
         MainWindow window;
-        window.show();
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
-        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
-        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+        openWithQueuedTables(fixture, window);
+        QVERIFY(!QTest::currentTestFailed());
 
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
-        // Esc as soon as the first table reports running (the others are queued behind it).
-        bool pressed = false;
-        connect(window.coordinator(), &RunCoordinator::iterationChanged, &window,
-                [&](const IterationRecord &record) {
-                    if (pressed || record.status != IterationStatus::Running)
-                        return;
-                    pressed = true;
-                    QVERIFY(window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
-                    QTest::keyClick(&window, Qt::Key_Escape);
-                });
+        bool cancelEnabled = false;
+        whenFirstTableRuns(window, [&] {
+            cancelEnabled = window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled();
+            QTest::keyClick(&window, Qt::Key_Escape);
+        });
         QTest::keyClick(&window, Qt::Key_F5);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        QVERIFY(cancelEnabled);
         const RunRecord run = finished.first().at(0).value<RunRecord>();
         QCOMPARE(run.status, QStringLiteral("cancelled"));
-        int cancelled = 0;
-        for (const IterationRecord &it : run.iterations)
-            cancelled += it.status == IterationStatus::Cancelled ? 1 : 0;
+        const int cancelled = cancelledCount(run);
         QStringList statuses;
         for (const IterationRecord &it : run.iterations)
             statuses << iterationStatusName(it.status);
         QVERIFY2(cancelled >= 3, qPrintable(statuses.join(QLatin1Char(','))));
         QCOMPARE(window.runPanel()->liveModel()->summary().count(IterationStatus::Cancelled), cancelled);
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
+    }
+
+    void closingMidRunCancelsThenCloses() {
+        // Closing the window while a run copies must not wait on the GUI thread (the
+        // coordinator's destructor waited for the pool): it cancels, stays open and answering
+        // ("cancelling…"), and closes by itself once the run has finished.
+        UiFixture fixture;
+        MainWindow window;
+        openWithQueuedTables(fixture, window);
+        QVERIFY(!QTest::currentTestFailed());
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        bool closed = false;
+        bool accepted = true;
+        bool runningAfterClose = false;
+        whenFirstTableRuns(window, [&] {
+            closed = true;
+            accepted = window.close();
+            runningAfterClose = window.coordinator()->isRunning();
+        });
+        window.runAll();
+        QTRY_VERIFY_WITH_TIMEOUT(closed, 120000);
+        QVERIFY2(!accepted, "the window closed while its run was still going");
+        QVERIFY(runningAfterClose);
+        QVERIFY(window.isVisible());
+        const QStringList labels = [&] {
+            QStringList texts;
+            for (const QLabel *label : window.statusBar()->findChildren<QLabel *>())
+                texts << label->text();
+            return texts;
+        }();
+        QVERIFY2(labels.join(QLatin1Char('|')).contains(QStringLiteral("Cancelling")),
+                 qPrintable(labels.join(QLatin1Char('|'))));
+        // A second close while it rolls back changes nothing.
+        if (window.coordinator()->isRunning())
+            QVERIFY(!window.close());
+
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 120000);
+        QCOMPARE(finished.size(), 1);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.status, QStringLiteral("cancelled"));
+        QVERIFY(cancelledCount(run) >= 3);
+        // Nothing is left running in the workspace.
+        QVERIFY(!window.coordinator()->isRunning());
+        const QList<RunRecord> runs = fixture.open()->runs();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().status, QStringLiteral("cancelled"));
     }
 };
 

@@ -32,7 +32,7 @@ void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index) {
         option->backgroundBrush = QColor(220, 50, 47, 45);
     else if (value == IterationStatus::Warning)
         option->backgroundBrush = QColor(230, 160, 0, 40);
-    else if (value == IterationStatus::Cancelled)
+    else if (value == IterationStatus::Cancelled || value == IterationStatus::Interrupted)
         option->backgroundBrush = QColor(128, 128, 128, 30);
 }
 

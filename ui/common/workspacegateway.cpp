@@ -25,8 +25,11 @@ void WorkspaceGateway::post(std::function<void()> body) {
 }
 
 Workspace &WorkspaceGateway::workspace() {
-    if (!m_workspace)
+    if (!m_workspace) {
         m_workspace = Workspace::open(m_path);
+        // The window is one of the openers that close the runs of dead processes.
+        m_workspace->repairInterruptedRuns();
+    }
     return *m_workspace;
 }
 

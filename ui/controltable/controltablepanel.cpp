@@ -28,8 +28,7 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     , m_proxy(new QSortFilterProxyModel(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
-    , m_undoStack(new QUndoStack(this))
-    , m_aliases(std::make_shared<TableIdAliases>()) {
+    , m_undoStack(new QUndoStack(this)) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RawRole);
     m_proxy->setFilterKeyColumn(-1);
@@ -83,7 +82,6 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
 
 void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
     m_undoStack->clear();
-    m_aliases = std::make_shared<TableIdAliases>();
     m_model->setTables({});
     m_gateway = gateway;
     if (!m_gateway)
@@ -98,7 +96,7 @@ void ControlTablePanel::reload() {
 }
 
 ControlTableCommand::Context ControlTablePanel::commandContext() const {
-    return {m_gateway, m_model, m_aliases};
+    return {m_gateway, m_model};
 }
 
 QList<qint64> ControlTablePanel::selectedIds() const {

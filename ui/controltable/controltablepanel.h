@@ -31,7 +31,7 @@ public:
     QTableView *view() const { return m_view; }
     QList<qint64> selectedIds() const;
     QList<TableSpec> selectedTables() const;
-    // What the panel's undo commands share (the gateway, the model, the id aliases).
+    // What the panel's undo commands share (the gateway and the model).
     ControlTableCommand::Context commandContext() const;
 
 public slots:
@@ -56,7 +56,6 @@ private:
     QTableView *m_view;
     QLineEdit *m_filter;
     QUndoStack *m_undoStack;
-    std::shared_ptr<TableIdAliases> m_aliases;
 };
 
 } // namespace tidemark

@@ -53,7 +53,7 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
         rows->append(x, qreal(p.rowsWritten));
         duration->append(x, qreal(p.durationMs) / 1000.0);
         if (p.status == IterationStatus::Failed || p.status == IterationStatus::Warning ||
-            p.status == IterationStatus::Cancelled)
+            p.status == IterationStatus::Cancelled || p.status == IterationStatus::Interrupted)
             failed->append(x, qreal(p.rowsWritten));
         maxRows = qMax(maxRows, p.rowsWritten);
         maxSeconds = qMax(maxSeconds, double(p.durationMs) / 1000.0);

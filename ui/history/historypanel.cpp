@@ -62,7 +62,7 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     for (IterationStatus status :
          {IterationStatus::Succeeded, IterationStatus::NoNewRows, IterationStatus::Warning,
           IterationStatus::Failed, IterationStatus::Cancelled, IterationStatus::Skipped,
-          IterationStatus::DryRun})
+          IterationStatus::DryRun, IterationStatus::Interrupted})
         m_statusFilter->addItem(statusIcon(iterationStatusName(status)), statusLabel(status),
                                 iterationStatusName(status));
     refillTableFilter();

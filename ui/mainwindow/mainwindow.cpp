@@ -359,6 +359,11 @@ void MainWindow::setWorkspace(const QString &path) {
     connect(m_coordinator, &RunCoordinator::runFailedToStart, this, [this](const QString &error) {
         m_runLabel->setText(tr("Run not started"));
         updateActions();
+        if (m_closeWhenIdle) {
+            m_closeWhenIdle = false;
+            QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
+            return;
+        }
         showError(tr("Run"), error);
     });
     m_runPanel->setCoordinator(m_coordinator);
@@ -431,6 +436,11 @@ void MainWindow::onRunFinished(const RunRecord &run) {
     m_controlTable->reload();
     m_history->reload();
     updateActions();
+    if (m_closeWhenIdle) {
+        m_closeWhenIdle = false;
+        // Queued: the coordinator is still inside its own signal here.
+        QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
+    }
 }
 
 void MainWindow::backfillSelected() {
@@ -536,6 +546,11 @@ void MainWindow::saveSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
+    if (m_closeWhenIdle && m_coordinator && m_coordinator->isRunning()) {
+        // Asked again while the run rolls back: still waiting, still responsive.
+        event->ignore();
+        return;
+    }
     if (m_coordinator && m_coordinator->isRunning() &&
         QGuiApplication::platformName() != QLatin1String("offscreen")) {
         const auto answer = QMessageBox::question(this, tr("Run in progress"),
@@ -548,8 +563,19 @@ void MainWindow::closeEvent(QCloseEvent *event) {
             return;
         }
     }
-    if (m_coordinator)
-        m_coordinator->cancel();
+    if (m_coordinator && m_coordinator->isRunning()) {
+        // Never wait here (nor in ~RunCoordinator) on the GUI thread: cancel, keep the window
+        // alive and answering, and close it from onRunFinished once the iterations have
+        // rolled back. If the process dies before that, the next opener of the workspace
+        // closes the run as interrupted.
+        m_closeWhenIdle = true;
+        cancelRun();
+        m_runLabel->setText(tr("Cancelling run %1… the window closes when it has stopped")
+                                .arg(m_coordinator->currentRunId()));
+        updateActions();
+        event->ignore();
+        return;
+    }
     saveSettings();
     event->accept();
 }

@@ -87,6 +87,7 @@ private:
     QLabel *m_runLabel;
     QMenu *m_recentMenu = nullptr;
     class QTimer *m_reloadTimer;
+    bool m_closeWhenIdle = false; // closing was asked mid-run: close once it has finished
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ui/controltable/commands/tableidaliases.h"
-
 #include <QUndoCommand>
 #include <functional>
 #include <memory>
@@ -14,14 +12,15 @@ class Workspace;
 class WorkspaceGateway;
 
 // What every control-table command needs: the model, to show the change at once; the
-// gateway, to write it in order off the GUI thread; the id aliases. After each write the
-// control table is reloaded, which also puts the model right if the write failed.
+// gateway, to write it in order off the GUI thread. A table keeps its id through every command
+// (removing archives it, undo restores it), so later commands on the stack can name it by id.
+// After each write the control table is reloaded, which also puts the model right if the
+// write failed.
 class ControlTableCommand : public QUndoCommand {
 public:
     struct Context {
         WorkspaceGateway *gateway = nullptr;
         ControlTableModel *model = nullptr;
-        std::shared_ptr<TableIdAliases> aliases;
     };
 
     ControlTableCommand(const Context &context, const QString &text, QUndoCommand *parent = nullptr);
@@ -29,7 +28,6 @@ public:
 protected:
     // Runs `write` on the gateway's worker, then reloads the control table.
     void persist(std::function<void(Workspace &)> write);
-    qint64 currentId(qint64 id) const { return m_context.aliases->resolve(id); }
 
     Context m_context;
 };

@@ -13,20 +13,14 @@ EditTableCommand::EditTableCommand(const Context &context, const TableSpec &befo
     , m_after(after) {}
 
 void EditTableCommand::apply(const TableSpec &spec) {
-    const qint64 id = currentId(spec.id);
-    if (auto shown = m_context.model->table(id)) {
+    if (auto shown = m_context.model->table(spec.id)) {
         // Keep what the edit does not own: the watermark may have moved since.
         TableSpec updated = spec;
-        updated.id = id;
         updated.lastWatermark = shown->lastWatermark;
         updated.lastTiebreak = shown->lastTiebreak;
         m_context.model->upsertTable(updated);
     }
-    persist([spec, aliases = m_context.aliases](Workspace &ws) {
-        TableSpec updated = spec;
-        updated.id = aliases->resolve(spec.id);
-        ws.updateTable(updated);
-    });
+    persist([spec](Workspace &ws) { ws.updateTable(spec); });
 }
 
 void EditTableCommand::redo() {

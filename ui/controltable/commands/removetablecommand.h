@@ -6,9 +6,9 @@
 
 namespace tidemark {
 
-// Removes a table; undo adds it back with its configuration and last watermark (under a new
-// id, which the aliases carry to later commands; its initial watermark becomes the last one,
-// since the target's state row belongs to the old id). The target's rows are never touched.
+// Removes (archives) a table; undo restores the same table: same id, configuration, position
+// (watermark and tiebreak) and history, so the target's state row still matches it. The
+// target's rows are never touched.
 class RemoveTableCommand : public ControlTableCommand {
 public:
     RemoveTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent = nullptr);

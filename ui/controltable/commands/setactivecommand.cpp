@@ -26,10 +26,10 @@ SetActiveCommand::SetActiveCommand(const Context &context, const QList<qint64> &
 
 void SetActiveCommand::apply(bool active) {
     for (qint64 id : std::as_const(m_ids))
-        m_context.model->setActive(currentId(id), active);
-    persist([ids = m_ids, active, aliases = m_context.aliases](Workspace &ws) {
+        m_context.model->setActive(id, active);
+    persist([ids = m_ids, active](Workspace &ws) {
         for (qint64 id : ids)
-            ws.setActive(aliases->resolve(id), active);
+            ws.setActive(id, active);
     });
 }
 
