@@ -289,9 +289,7 @@ private slots:
 };
 
 void TestPairingContract::initTestCase() {
-    if (pgPort().isEmpty())
-        QSKIP("TIDEMARK_PG_PORT is not set: run scripts/pgcluster.sh start and export the port it prints "
-              "(scripts/test.sh does this)");
+    TIDEMARK_REQUIRE_POSTGRES();
 }
 
 void TestPairingContract::fullLoadThenIncremental() {

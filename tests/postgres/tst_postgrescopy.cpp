@@ -83,9 +83,7 @@ private:
 };
 
 void TestPostgresCopy::initTestCase() {
-    if (pgPort().isEmpty())
-        QSKIP("TIDEMARK_PG_PORT is not set: run scripts/pgcluster.sh start and export the port it prints "
-              "(scripts/test.sh does this)");
+    TIDEMARK_REQUIRE_POSTGRES();
 }
 
 void TestPostgresCopy::init() {
