@@ -8,7 +8,6 @@
 #include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -48,8 +47,7 @@ struct CliResult {
 };
 
 QString scriptPath(const char *name) {
-    return QFileInfo(QStringLiteral(__FILE__)).absolutePath() + QStringLiteral("/../../scripts/") +
-           QLatin1String(name);
+    return QStringLiteral(TIDEMARK_SOURCE_DIR "/scripts/") + QLatin1String(name);
 }
 
 } // namespace
