@@ -90,8 +90,9 @@ run_ctest() { # phase-name build-dir [ctest args...]
 run_ctest "ctest ($build_dir)" "$build_dir"
 
 if ((ci)); then
-    # The whole suite again under ASan + UBSan. Qt and the system libraries are not instrumented;
-    # .ci/sanitizers/ holds the suppressions for their internals (each explained there).
+    # The whole suite again under ASan + UBSan (any finding aborts the test). Qt and the system
+    # libraries are not instrumented: suppressions for their internals only go to .ci/sanitizers/
+    # (none needed today).
     asan_dir=${TIDEMARK_ASAN_BUILD_DIR:-build-asan}
     begin "build ($asan_dir, ASan+UBSan)"
     TIDEMARK_BUILD_DIR=$asan_dir bash scripts/build.sh -DTIDEMARK_SANITIZE=address,undefined
