@@ -1488,12 +1488,12 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
                                         .arg(select, from, where, order),
                                     params);
             const WatermarkType type = window.upper.isNull() ? window.lower.type() : window.upper.type();
-            result.maximum =
-                watermarkFromText(rows.value(0).value(0),
-                                  type == WatermarkType::None
-                                      ? detectWatermarkType(window.table, ColumnInfo{window.watermarkColumn})
-                                      : type,
-                                  context);
+            ColumnInfo watermarkColumn;
+            watermarkColumn.name = window.watermarkColumn;
+            result.maximum = watermarkFromText(
+                rows.value(0).value(0),
+                type == WatermarkType::None ? detectWatermarkType(window.table, watermarkColumn) : type,
+                context);
             if (!window.tiebreakColumn.isEmpty() && !rows.value(0).value(1).isNull()) {
                 const QString text = rows.value(0).value(1);
                 const bool integer = tiebreakType == QLatin1String("int2") ||

@@ -17,6 +17,18 @@ using tidemark::test::sqliteSpec;
 
 namespace {
 
+// A column described by hand rather than reported by an engine: its origin stays empty.
+ColumnInfo column(const QString &name, const QString &nativeType, LogicalType logical = LogicalType::Unknown,
+                  bool notNull = false, int primaryKeyOrdinal = 0) {
+    ColumnInfo info;
+    info.name = name;
+    info.nativeType = nativeType;
+    info.logical = logical;
+    info.notNull = notNull;
+    info.primaryKeyOrdinal = primaryKeyOrdinal;
+    return info;
+}
+
 QList<QVariantList> readAll(SourceCursor &cursor, int batchSize, int *fetches = nullptr) {
     QList<QVariantList> rows;
     RowBatch batch;
@@ -158,7 +170,7 @@ void TestSqliteConnector::missingTargetFileIsCreatedOnWrite() {
     const QString file = path("new.db");
     SqliteConnector connector(sqliteSpec("dst", file));
     connector.begin();
-    connector.createTable(TableRef{{}, "t"}, {ColumnInfo{"id", "INTEGER", LogicalType::Integer, false, 1}},
+    connector.createTable(TableRef{{}, "t"}, {column("id", "INTEGER", LogicalType::Integer, false, 1)},
                           {"id"});
     connector.commit();
     QVERIFY(QFileInfo::exists(file));
@@ -200,29 +212,27 @@ void TestSqliteConnector::logicalTypes() {
 
 void TestSqliteConnector::declaredTypesForTargets() {
     // SQLite source types are kept; types whose affinity would alter values are replaced.
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "DATETIME", LogicalType::Timestamp}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "DATETIME", LogicalType::Timestamp)),
              QStringLiteral("DATETIME"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "VARCHAR(20)", LogicalType::Text}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "VARCHAR(20)", LogicalType::Text)),
              QStringLiteral("VARCHAR(20)"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "jsonb", LogicalType::Json}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "jsonb", LogicalType::Json)),
              QStringLiteral("TEXT"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "integer[]", LogicalType::Unknown}), QString());
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "X\"); DROP TABLE x; --", LogicalType::Text}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "integer[]", LogicalType::Unknown)), QString());
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "X\"); DROP TABLE x; --", LogicalType::Text)),
              QStringLiteral("TEXT"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Integer}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "", LogicalType::Integer)),
              QStringLiteral("INTEGER"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Real}),
-             QStringLiteral("REAL"));
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "", LogicalType::Real)), QStringLiteral("REAL"));
     // Exact decimals from another engine: TEXT affinity (no rounding), named so the type and its
     // precision survive the next copy.
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Numeric}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "", LogicalType::Numeric)),
              QStringLiteral("NUMERIC_TEXT"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "numeric(38,10)", LogicalType::Numeric}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "numeric(38,10)", LogicalType::Numeric)),
              QStringLiteral("NUMERIC_TEXT(38,10)"));
     QCOMPARE(SqliteConnector::logicalTypeFor(QStringLiteral("NUMERIC_TEXT(38,10)")), LogicalType::Numeric);
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::Blob}),
-             QStringLiteral("BLOB"));
-    QCOMPARE(SqliteConnector::declaredTypeFor(ColumnInfo{"a", "", LogicalType::TimestampTz}),
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "", LogicalType::Blob)), QStringLiteral("BLOB"));
+    QCOMPARE(SqliteConnector::declaredTypeFor(column("a", "", LogicalType::TimestampTz)),
              QStringLiteral("TEXT"));
 }
 
@@ -305,7 +315,7 @@ void TestSqliteConnector::hostileIdentifiers() {
     QVERIFY(rejected.empty());
 
     target.begin();
-    target.addColumn(copy, ColumnInfo{QStringLiteral("new \"col\""), "", LogicalType::Text});
+    target.addColumn(copy, column(QStringLiteral("new \"col\""), "", LogicalType::Text));
     target.commit();
     QCOMPARE(target.describeTable(copy).columns.size(), 4);
 
@@ -352,7 +362,7 @@ void TestSqliteConnector::detectWatermarkType() {
     QCOMPARE(detect("reals"), WatermarkType::None);
     QCOMPARE(detect("empty_int"), WatermarkType::Integer);
     QCOMPARE(detect("empty_text"), WatermarkType::None);
-    QVERIFY_THROWS_EXCEPTION(Error, connector.detectWatermarkType(ref, ColumnInfo{"missing", ""}));
+    QVERIFY_THROWS_EXCEPTION(Error, connector.detectWatermarkType(ref, column("missing", "")));
 }
 
 // With a lower bound only values that could compare wrongly against it are checked: those from a
@@ -674,7 +684,7 @@ void TestSqliteConnector::integerWatermarksNearMax() {
     }
     SqliteConnector connector(sqliteSpec("src", path("src.db")));
     const TableRef ref{{}, "t"};
-    QCOMPARE(connector.detectWatermarkType(ref, ColumnInfo{"seq", ""}), WatermarkType::Integer);
+    QCOMPARE(connector.detectWatermarkType(ref, column("seq", "")), WatermarkType::Integer);
     const WatermarkProbe probe = connector.probeWatermark(ref, "seq", WatermarkType::Integer);
     QCOMPARE(probe.maximum.toInteger(), max);
 
@@ -706,8 +716,8 @@ void TestSqliteConnector::appendWriter() {
     SqliteConnector target(sqliteSpec("dst", path("dst.db")));
     const TableRef ref{{}, "t"};
     const QList<ColumnInfo> columns = {
-        ColumnInfo{"id", "INTEGER", LogicalType::Integer}, ColumnInfo{"name", "", LogicalType::Text},
-        ColumnInfo{"data", "", LogicalType::Blob}, ColumnInfo{"ratio", "", LogicalType::Real}};
+        column("id", "INTEGER", LogicalType::Integer), column("name", "", LogicalType::Text),
+        column("data", "", LogicalType::Blob), column("ratio", "", LogicalType::Real)};
     target.begin();
     target.createTable(ref, columns, {});
     WriteSpec spec;
@@ -740,8 +750,8 @@ void TestSqliteConnector::mergeNeverReplacesNewer() {
     SqliteConnector target(sqliteSpec("dst", path("dst.db")));
     const TableRef ref{{}, "t"};
     const QList<ColumnInfo> columns = {
-        ColumnInfo{"id", "INTEGER", LogicalType::Integer}, ColumnInfo{"wm", "TEXT", LogicalType::Timestamp},
-        ColumnInfo{"tb", "INTEGER", LogicalType::Integer}, ColumnInfo{"v", "TEXT", LogicalType::Text}};
+        column("id", "INTEGER", LogicalType::Integer), column("wm", "TEXT", LogicalType::Timestamp),
+        column("tb", "INTEGER", LogicalType::Integer), column("v", "TEXT", LogicalType::Text)};
     target.createTable(ref, columns, {"id"});
     WriteSpec spec;
     spec.table = ref;

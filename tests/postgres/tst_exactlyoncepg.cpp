@@ -201,8 +201,7 @@ private slots:
 };
 
 void TestExactlyOncePg::initTestCase() {
-    if (qEnvironmentVariableIsEmpty("TIDEMARK_PG_PORT"))
-        QSKIP("TIDEMARK_PG_PORT is not set (start a server with scripts/pgcluster.sh)");
+    TIDEMARK_REQUIRE_POSTGRES();
 }
 
 void TestExactlyOncePg::twoProcessesOneWindow_data() {

@@ -137,9 +137,7 @@ std::unique_ptr<PostgresConnector> TestPostgresConnector::connect(const QString 
 }
 
 void TestPostgresConnector::initTestCase() {
-    if (pgPort().isEmpty())
-        QSKIP("TIDEMARK_PG_PORT is not set: run scripts/pgcluster.sh start and export the port it prints "
-              "(scripts/test.sh does this)");
+    TIDEMARK_REQUIRE_POSTGRES();
 }
 
 void TestPostgresConnector::init() {

@@ -8,7 +8,6 @@
 #include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -48,8 +47,7 @@ struct CliResult {
 };
 
 QString scriptPath(const char *name) {
-    return QFileInfo(QStringLiteral(__FILE__)).absolutePath() + QStringLiteral("/../../scripts/") +
-           QLatin1String(name);
+    return QStringLiteral(TIDEMARK_SOURCE_DIR "/scripts/") + QLatin1String(name);
 }
 
 } // namespace
@@ -83,9 +81,7 @@ private:
 };
 
 void TestPostgresCopy::initTestCase() {
-    if (pgPort().isEmpty())
-        QSKIP("TIDEMARK_PG_PORT is not set: run scripts/pgcluster.sh start and export the port it prints "
-              "(scripts/test.sh does this)");
+    TIDEMARK_REQUIRE_POSTGRES();
 }
 
 void TestPostgresCopy::init() {

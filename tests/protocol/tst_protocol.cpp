@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -104,8 +105,8 @@ private:
 };
 
 void TestProtocol::initTestCase() {
-    m_model = QFINDTESTDATA("protocol/copy_protocol.pml");
-    QVERIFY2(!m_model.isEmpty(), "tests/protocol/copy_protocol.pml not found");
+    m_model = QStringLiteral(TIDEMARK_SOURCE_DIR "/tests/protocol/copy_protocol.pml");
+    QVERIFY2(QFileInfo::exists(m_model), qPrintable(m_model + QStringLiteral(" not found")));
     m_spin = QStandardPaths::findExecutable(QStringLiteral("spin"));
     m_gcc = QStandardPaths::findExecutable(QStringLiteral("gcc"));
     if (m_spin.isEmpty() || m_gcc.isEmpty()) {

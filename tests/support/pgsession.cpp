@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/pgsession.h"
 
+#include "tests/support/testsupport.h"
+
 #include <libpq-fe.h>
 #include <stdexcept>
 #include <vector>
@@ -23,7 +25,7 @@ QString pgUnavailableReason() {
 }
 
 bool pgMissingIsFailure() {
-    return qgetenv("CI") == "true";
+    return runningUnderCi();
 }
 
 PgSession::PgSession(const QString &conninfo) {

@@ -27,6 +27,21 @@ QString fastTempTemplate() {
     return root + QStringLiteral("/tidemark-test-XXXXXX");
 }
 
+bool runningUnderCi() {
+    const QByteArray ci = qgetenv("CI").trimmed().toLower();
+    return ci == "true" || ci == "1";
+}
+
+QByteArray postgresMissingMessage() {
+    if (runningUnderCi())
+        return "TIDEMARK_PG_PORT is not set under CI=true: the PostgreSQL suites must run in CI "
+               "(scripts/test.sh starts a cluster and exports the port; see scripts/pgcluster.sh)";
+    return "\n********************************************************************************\n"
+           "*** PostgreSQL suite SKIPPED: TIDEMARK_PG_PORT is not set. Nothing was tested.\n"
+           "*** Run scripts/pgcluster.sh start and export the port it prints, or scripts/test.sh.\n"
+           "********************************************************************************";
+}
+
 QStringList CliResult::errLines() const {
     QStringList lines;
     for (const QString &line : err.split(QLatin1Char('\n'))) {

@@ -32,6 +32,26 @@ inline QString cliPath() {
     return QStringLiteral(TIDEMARK_CLI_PATH);
 }
 
+// --- PostgreSQL suites ---
+
+// True when running under CI: CI=true (or 1), as CI systems and .ci/run set it.
+bool runningUnderCi();
+// Why a PostgreSQL suite cannot run here, for the failure or skip message.
+QByteArray postgresMissingMessage();
+
+// First statement of a PostgreSQL suite's initTestCase(). Without a server (TIDEMARK_PG_PORT
+// unset) the suite FAILS under CI — CTest counts a skipped suite as passed, so CI could go green
+// without it — and elsewhere skips with a warning a developer without PostgreSQL cannot miss.
+#define TIDEMARK_REQUIRE_POSTGRES()                                                                          \
+    do {                                                                                                     \
+        if (qEnvironmentVariableIsEmpty("TIDEMARK_PG_PORT")) {                                               \
+            if (tidemark::test::runningUnderCi())                                                            \
+                QFAIL(tidemark::test::postgresMissingMessage().constData());                                 \
+            qWarning("%s", tidemark::test::postgresMissingMessage().constData());                            \
+            QSKIP(tidemark::test::postgresMissingMessage().constData());                                     \
+        }                                                                                                    \
+    } while (false)
+
 // --- the CLI as a process ---
 
 struct CliResult {

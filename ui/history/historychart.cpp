@@ -11,6 +11,18 @@
 
 namespace tidemark {
 
+namespace {
+
+// QChartView takes ownership of the new chart but only releases the previous one (its own
+// default chart, the first time): deleting it is the caller's job.
+void replaceChart(QChartView *view, QChart *chart) {
+    QChart *previous = view->chart();
+    view->setChart(chart);
+    delete previous;
+}
+
+} // namespace
+
 HistoryChart::HistoryChart(QWidget *parent)
     : QWidget(parent)
     , m_view(new QChartView(this)) {
@@ -31,7 +43,7 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
     if (points.isEmpty()) {
         chart->setTitle(tableName.isEmpty() ? tr("Choose a table to see its rows and duration per run")
                                             : tr("%1: no runs yet").arg(tableName));
-        m_view->setChart(chart); // QChartView owns the chart and deletes the previous one
+        replaceChart(m_view, chart);
         return;
     }
     chart->setTitle(tr("%1 — rows written and duration per run").arg(tableName));
@@ -86,7 +98,7 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
     }
     duration->attachAxis(time);
     duration->attachAxis(secondsAxis);
-    m_view->setChart(chart);
+    replaceChart(m_view, chart);
 }
 
 } // namespace tidemark
