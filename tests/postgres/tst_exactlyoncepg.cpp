@@ -198,6 +198,7 @@ private slots:
     void dryRunCreatesNoStateTable();
     void parallelFirstRunIntoFreshDatabase();
     void firstBuildsStateTableMigratesOnWrite();
+    void version2StateTableMigratesOnWrite();
 };
 
 void TestExactlyOncePg::initTestCase() {
@@ -464,8 +465,58 @@ void TestExactlyOncePg::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(pg.db->query(QStringLiteral("SELECT count(*), count(DISTINCT id) FROM events_copy")).value(0),
              (QStringList{QStringLiteral("100"), QStringLiteral("100")}));
     QCOMPARE(
-        pg.db->query(QStringLiteral("SELECT watermark, state_version FROM public.tidemark_state")).value(0),
-        (QStringList{QStringLiteral("100"), QStringLiteral("2")}));
+        pg.db->query(QStringLiteral("SELECT watermark, state_version, generation FROM public.tidemark_state"))
+            .value(0),
+        (QStringList{QStringLiteral("100"), QStringLiteral("3"), QStringLiteral("0")}));
+}
+
+// A target written by state_version 2: public.tidemark_state without generation. A dry run reads
+// it as it is (no DDL); the next write adds the column, keeps the position, generation 0.
+void TestExactlyOncePg::version2StateTableMigratesOnWrite() {
+    FreshDatabase pg;
+    EngineSetup setup;
+    End source(false, pg, setup.dir.filePath(QStringLiteral("source.db")));
+    source.addEvents(QStringLiteral("events"), 1, 100);
+    const qint64 id =
+        setup.addTable(source.spec(QStringLiteral("src")), pgSpec(QStringLiteral("dst"), pg.name),
+                       QStringLiteral("events"), QStringLiteral("events_copy"));
+    pg.db->execute(QStringLiteral("CREATE TABLE events_copy (id bigint NOT NULL, payload text)"));
+    pg.db->execute(
+        QStringLiteral("INSERT INTO events_copy SELECT i, 'event ' || i FROM generate_series(1, 40) AS i"));
+    pg.db->execute(QStringLiteral("CREATE TABLE public.tidemark_state (workspace_id text NOT NULL, table_id "
+                                  "bigint NOT NULL, watermark_type text, watermark text, tiebreak text, "
+                                  "tiebreak_type text, run_id bigint, updated_at timestamptz, state_version "
+                                  "bigint, PRIMARY KEY (workspace_id, table_id))"));
+    pg.db->execute(
+        QStringLiteral(
+            "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, "
+            "run_id, updated_at, state_version) VALUES ($1, $2, 'integer', '40', 1, now(), 2)"),
+        {setup.ws->workspaceId(), QString::number(id)});
+    const auto generationColumns = [&] {
+        return pg.db
+            ->query(QStringLiteral("SELECT count(*) FROM pg_attribute WHERE attrelid = "
+                                   "'public.tidemark_state'::regclass AND attname = 'generation'"))
+            .value(0)
+            .value(0);
+    };
+
+    CopyIteration::Options dryRun;
+    dryRun.dryRun = true;
+    const IterationRecord preview = setup.run(id, dryRun);
+    QVERIFY2(preview.status == IterationStatus::DryRun, qPrintable(describe(preview)));
+    QCOMPARE(preview.rowsRead, qint64(60));
+    QCOMPARE(generationColumns(), QStringLiteral("0"));
+
+    const IterationRecord record = setup.run(id);
+    QVERIFY2(record.status == IterationStatus::Succeeded, qPrintable(describe(record)));
+    QCOMPARE(record.rowsWritten, qint64(60));
+    QCOMPARE(pg.db->query(QStringLiteral("SELECT count(*), count(DISTINCT id) FROM events_copy")).value(0),
+             (QStringList{QStringLiteral("100"), QStringLiteral("100")}));
+    QCOMPARE(generationColumns(), QStringLiteral("1"));
+    QCOMPARE(
+        pg.db->query(QStringLiteral("SELECT watermark, state_version, generation FROM public.tidemark_state"))
+            .value(0),
+        (QStringList{QStringLiteral("100"), QStringLiteral("3"), QStringLiteral("0")}));
 }
 
 QTEST_GUILESS_MAIN(TestExactlyOncePg)
