@@ -41,10 +41,22 @@ void expireLease(ContractFixture &f, qint64 tableId) {
     execSql(f.wsPath, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"), {tableId});
 }
 
-BackfillRequest backfillTo(qint64 tableId, int minute) {
+// Events 1..rows keyed by id, the watermark: a backfill deletes by it on either engine (a SQLite
+// source's text timestamps would become a text column in a PostgreSQL target).
+qint64 addEvents(ContractFixture &f, int rows) {
+    f.createEvents(f.source, QStringLiteral("ev"), false);
+    f.insertEvents(f.source, QStringLiteral("ev"), 1, rows);
+    return f.addTable(f.draft(QStringLiteral("ev"), QStringLiteral("id")));
+}
+
+QString at(int id) {
+    return QString::number(id);
+}
+
+BackfillRequest backfillTo(qint64 tableId, int id) {
     BackfillRequest request;
     request.tableId = tableId;
-    request.fromText = ts(minute);
+    request.fromText = at(id);
     request.action = BackfillTargetAction::DeleteNewer;
     return request;
 }
@@ -71,7 +83,7 @@ QStringList causes(Workspace &ws, qint64 tableId) {
     return result;
 }
 
-// One source row per minute; the first route of each pairing with a SQLite source (the target's
+// The first route of each pairing with a SQLite source (the target's
 // engine is what matters here).
 bool sqliteSourceFirstRoute(const Pairing &pairing, const Route &route) {
     return !pairing.sourcePg && route == routes(pairing).first();
@@ -96,9 +108,9 @@ private slots:
 // Runner 2 reads the target's position (the workspace lags behind it); runner 1 then copies the
 // next window and advances the workspace; runner 2's reconcile must not write its stale read.
 void TestWatermarkFollow::staleReconcileNeverMovesBack() {
-    CONTRACT_ROW(pairing, route);
-    ContractFixture f(pairing, route);
-    const qint64 id = f.addTable(f.eventsDraft(QStringLiteral("ev"), 10));
+    CONTRACT_ROW(p, r);
+    ContractFixture f(p, r);
+    const qint64 id = addEvents(f, 10);
     QCOMPARE(f.run(id).status, IterationStatus::Succeeded);
     // The workspace lags the target (a process died between the target commit and its advance).
     f.ws->setWatermark(id, Watermark(), QVariant(), QStringLiteral("edit"), 0);
@@ -116,17 +128,17 @@ void TestWatermarkFollow::staleReconcileNeverMovesBack() {
     QCOMPARE(first.rowsWritten, qint64(10));
     QVERIFY2(second.status == IterationStatus::Skipped, qPrintable(describe(second)));
     QCOMPARE(f.count(f.target, QStringLiteral("ev")), qint64(20));
-    QCOMPARE(f.stateWatermark(id), display(ts(20)));
-    QCOMPARE(f.lastWatermark(id), display(ts(20)));
-    QCOMPARE(causes(*f.ws, id).last(), QStringLiteral("run %1->%2").arg(display(ts(10)), display(ts(20))));
+    QCOMPARE(f.stateWatermark(id), at(20));
+    QCOMPARE(f.lastWatermark(id), at(20));
+    QCOMPARE(causes(*f.ws, id).last(), QStringLiteral("run %1->%2").arg(at(10), at(20)));
 }
 
 // A run commits; before it advances the workspace, a backfill deletes rows and resets the
 // position; the run's advance must not claim the deleted rows.
 void TestWatermarkFollow::advanceAfterBackfillIsRefused() {
-    CONTRACT_ROW(pairing, route);
-    ContractFixture f(pairing, route);
-    const qint64 id = f.addTable(f.eventsDraft(QStringLiteral("ev"), 10));
+    CONTRACT_ROW(p, r);
+    ContractFixture f(p, r);
+    const qint64 id = addEvents(f, 10);
     QCOMPARE(f.run(id).status, IterationStatus::Succeeded);
     f.insertEvents(f.source, QStringLiteral("ev"), 11, 20);
 
@@ -141,12 +153,11 @@ void TestWatermarkFollow::advanceAfterBackfillIsRefused() {
     QVERIFY2(record.status == IterationStatus::Succeeded, qPrintable(describe(record)));
     QCOMPARE(backfill.rowsDeleted, qint64(15));
     QCOMPARE(f.count(f.target, QStringLiteral("ev")), qint64(5));
-    QCOMPARE(f.stateWatermark(id), display(ts(5)));
+    QCOMPARE(f.stateWatermark(id), at(5));
     QCOMPARE(stateGeneration(f, id), qint64(1));
-    QCOMPARE(f.lastWatermark(id), display(ts(5)));
+    QCOMPARE(f.lastWatermark(id), at(5));
     QCOMPARE(f.spec(id).lastGeneration, qint64(1));
-    QCOMPARE(causes(*f.ws, id).last(),
-             QStringLiteral("backfill %1->%2").arg(display(ts(10)), display(ts(5))));
+    QCOMPARE(causes(*f.ws, id).last(), QStringLiteral("backfill %1->%2").arg(at(10), at(5)));
 
     // The next run copies the deleted rows again, once.
     QCOMPARE(f.run(id).rowsWritten, qint64(15));
@@ -156,9 +167,9 @@ void TestWatermarkFollow::advanceAfterBackfillIsRefused() {
 // A backfill commits; before its own workspace write, a run copies after it and advances the
 // workspace; the backfill's late write must not undo that advance.
 void TestWatermarkFollow::backfillLateWriteKeepsLaterRun() {
-    CONTRACT_ROW(pairing, route);
-    ContractFixture f(pairing, route);
-    const qint64 id = f.addTable(f.eventsDraft(QStringLiteral("ev"), 20));
+    CONTRACT_ROW(p, r);
+    ContractFixture f(p, r);
+    const qint64 id = addEvents(f, 20);
     QCOMPARE(f.run(id).status, IterationStatus::Succeeded);
 
     auto other = Workspace::open(f.wsPath);
@@ -172,21 +183,20 @@ void TestWatermarkFollow::backfillLateWriteKeepsLaterRun() {
     QVERIFY2(run.status == IterationStatus::Succeeded, qPrintable(describe(run)));
     QCOMPARE(run.rowsWritten, qint64(15));
     QCOMPARE(f.content(f.target, QStringLiteral("ev")), f.content(f.source, QStringLiteral("ev")));
-    QCOMPARE(f.stateWatermark(id), display(ts(20)));
-    QCOMPARE(f.lastWatermark(id), display(ts(20)));
+    QCOMPARE(f.stateWatermark(id), at(20));
+    QCOMPARE(f.lastWatermark(id), at(20));
     QCOMPARE(f.spec(id).lastGeneration, qint64(1));
     // The run's reconcile carried the backfill into the workspace; the backfill's write was refused.
-    QCOMPARE(causes(*f.ws, id).mid(1),
-             (QStringList{QStringLiteral("reconcile %1->%2").arg(display(ts(20)), display(ts(5))),
-                          QStringLiteral("run %1->%2").arg(display(ts(5)), display(ts(20)))}));
+    QCOMPARE(causes(*f.ws, id).mid(1), (QStringList{QStringLiteral("reconcile %1->%2").arg(at(20), at(5)),
+                                                    QStringLiteral("run %1->%2").arg(at(5), at(20))}));
 }
 
 // A run reads the position; a backfill resets the table to that same position before the run
 // writes. The position alone matches again, the generation does not: the run writes nothing.
 void TestWatermarkFollow::runBeforeBackfillLosesCompareAndSet() {
-    CONTRACT_ROW(pairing, route);
-    ContractFixture f(pairing, route);
-    const qint64 id = f.addTable(f.eventsDraft(QStringLiteral("ev"), 10));
+    CONTRACT_ROW(p, r);
+    ContractFixture f(p, r);
+    const qint64 id = addEvents(f, 10);
     QCOMPARE(f.run(id).status, IterationStatus::Succeeded);
     f.insertEvents(f.source, QStringLiteral("ev"), 11, 20);
 
@@ -203,7 +213,7 @@ void TestWatermarkFollow::runBeforeBackfillLosesCompareAndSet() {
     QCOMPARE(record.rowsWritten, qint64(0));
     QCOMPARE(f.count(f.target, QStringLiteral("ev")), qint64(10));
     QCOMPARE(stateGeneration(f, id), qint64(1));
-    QCOMPARE(f.lastWatermark(id), display(ts(10)));
+    QCOMPARE(f.lastWatermark(id), at(10));
     QCOMPARE(f.spec(id).lastGeneration, qint64(1));
 }
 
