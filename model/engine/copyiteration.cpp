@@ -450,8 +450,8 @@ struct CopyIteration::State {
         // row naming the run that last wrote; any other goes through the compare-and-set.
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
-        const TargetState state{workspace.workspaceId(), spec.id,      next.watermark(),
-                                next.tiebreak(),         record.runId, generation};
+        TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(), record.runId};
+        state.generation = generation; // a run never changes it
         if (changesTarget && !target->compareAndSetState(expected, state)) {
             rollbackQuietly();
             std::optional<TargetState> current;
