@@ -123,6 +123,9 @@ struct TargetState {
     Watermark watermark;
     QVariant tiebreak;
     qint64 runId = 0;
+    // Raised by every backfill and by nothing else (DESIGN.md, "Backfill"): a state is newer
+    // than another when its generation is higher, or equal with a higher position.
+    qint64 generation = 0;
 
     Position position() const { return Position(watermark, tiebreak); }
 };
@@ -195,7 +198,9 @@ public:
     virtual std::optional<TargetState> beginStateWrite(const QString &workspaceId, qint64 tableId) = 0;
     // The authoritative compare-and-set, inside the write transaction: writes `next` only if the
     // row is still at `expected` (nullopt: no row yet). Returns false, having written nothing,
-    // when another writer moved it (a serialization failure on the row counts as that too).
+    // when another writer moved it (a serialization failure on the row counts as that too). A run
+    // never changes the generation: the row must also still hold `next.generation`, so a backfill
+    // that committed in between makes it fail even when it put the position back where it was.
     virtual bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) = 0;
     // Writes the row whatever it holds (an explicit backfill); creates the table when missing.
     virtual void writeState(const TargetState &state) = 0;

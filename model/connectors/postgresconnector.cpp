@@ -1315,11 +1315,7 @@ void PostgresConnector::ensureStateTable() {
     if (m_stateTableReady)
         return;
     const StateTableSql sql(StateDialect::Postgres);
-    QStringList present;
-    for (const QStringList &row : query(QStringLiteral(
-             "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('public.tidemark_state') "
-             "AND attnum > 0 AND NOT attisdropped")))
-        present << row.value(0);
+    const QStringList present = stateColumns();
     QStringList statements = sql.addMissingColumns(present);
     if (!present.isEmpty() && statements.isEmpty()) {
         m_stateTableReady = true;
@@ -1346,9 +1342,21 @@ void PostgresConnector::ensureStateTable() {
     m_stateTableReady = true;
 }
 
+// Empty when the table does not exist.
+QStringList PostgresConnector::stateColumns() {
+    QStringList present;
+    for (const QStringList &row : query(QStringLiteral(
+             "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('public.tidemark_state') "
+             "AND attnum > 0 AND NOT attisdropped")))
+        present << row.value(0);
+    return present;
+}
+
 std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceId, qint64 tableId,
                                                        bool forUpdate) {
-    const auto rows = query(StateTableSql(StateDialect::Postgres).select(true, forUpdate),
+    // A table this connection created or migrated has every column; any other may be older.
+    const QStringList present = m_stateTableReady ? StateTableSql::columnNames() : stateColumns();
+    const auto rows = query(StateTableSql(StateDialect::Postgres).select(present, forUpdate),
                             {workspaceId, QString::number(tableId)});
     if (rows.isEmpty())
         return std::nullopt;
@@ -1360,6 +1368,7 @@ std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceI
     if (!row.value(2).isNull())
         state.tiebreak = tiebreakFromStored(row.value(3), row.value(2));
     state.runId = row.value(4).toLongLong();
+    state.generation = row.value(5).toLongLong();
     return state;
 }
 

@@ -91,6 +91,7 @@ private:
     QString watermarkCast(const TableRef &table, const QString &column);
     QString boundWatermark(const Watermark &value, const QString &cast) const;
     void ensureStateTable();
+    QStringList stateColumns();
     std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);
     void releaseStateLock();
     qint64 execute(const QString &sql, const QStringList &params, bool *conflict);

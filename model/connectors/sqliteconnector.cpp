@@ -966,9 +966,7 @@ void SqliteConnector::upgradeVersion1Rows() {
 std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId, qint64 tableId) {
     if (!stateTableExists())
         return std::nullopt;
-    const bool withTiebreakType = stateColumns().contains(QStringLiteral("tiebreak_type"));
-    SqliteStatement query(*m_db, StateTableSql(StateDialect::Sqlite).select(withTiebreakType),
-                          stateContext());
+    SqliteStatement query(*m_db, StateTableSql(StateDialect::Sqlite).select(stateColumns()), stateContext());
     query.bind(1, workspaceId).bind(2, tableId);
     if (!query.step())
         return std::nullopt;
@@ -986,6 +984,7 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
                          ? query.columnVariant(2)
                          : tiebreakFromStored(query.columnText(3), query.columnText(2));
     state.runId = query.columnInt64(4);
+    state.generation = query.columnInt64(5);
     return state;
 }
 

@@ -16,6 +16,7 @@ struct StateColumn {
     const char *name;
     Kind kind;
     bool notNull;
+    bool zeroDefault = false; // added to older tables: their rows read 0
 };
 
 // In stateRowValues() order; the first two are the primary key.
@@ -24,11 +25,12 @@ constexpr StateColumn kColumns[] = {
     {"watermark_type", Kind::Text, false},   {"watermark", Kind::Text, false},
     {"tiebreak", Kind::Text, false},         {"tiebreak_type", Kind::Text, false},
     {"run_id", Kind::Integer, false},        {"updated_at", Kind::Timestamp, false},
-    {"state_version", Kind::Integer, false},
+    {"state_version", Kind::Integer, false}, {"generation", Kind::Integer, true, true},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
 constexpr int kPositionFirstColumn = 2; // watermark_type .. tiebreak_type
 constexpr int kPositionColumnCount = 4;
+constexpr int kGenerationColumn = kColumnCount - 1;
 
 QString nameOf(int column) {
     return QString::fromLatin1(kColumns[column].name);
@@ -77,12 +79,17 @@ QString StateTableSql::columnType(int column) const {
     return pg ? QStringLiteral("text") : QStringLiteral("TEXT");
 }
 
+QString StateTableSql::columnDefinition(int column) const {
+    return QStringLiteral("%1 %2%3%4")
+        .arg(quoteIdentifier(nameOf(column)), columnType(column),
+             kColumns[column].notNull ? QStringLiteral(" NOT NULL") : QString(),
+             kColumns[column].zeroDefault ? QStringLiteral(" DEFAULT 0") : QString());
+}
+
 QString StateTableSql::create() const {
     QStringList definitions;
     for (int column = 0; column < kColumnCount; ++column)
-        definitions << QStringLiteral("%1 %2%3").arg(quoteIdentifier(nameOf(column)), columnType(column),
-                                                     kColumns[column].notNull ? QStringLiteral(" NOT NULL")
-                                                                              : QString());
+        definitions << columnDefinition(column);
     definitions
         << QStringLiteral("PRIMARY KEY (%1, %2)").arg(quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
     return QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (%2)")
@@ -94,21 +101,26 @@ QStringList StateTableSql::addMissingColumns(const QStringList &present) const {
     for (int column = 0; column < kColumnCount; ++column) {
         if (present.contains(nameOf(column)))
             continue;
-        // Never a key column: those exist since version 1.
-        statements << QStringLiteral("ALTER TABLE %1 ADD COLUMN %2%3 %4")
+        // Never a key column (those exist since version 1); the one other NOT NULL column,
+        // generation, has a default that fills the rows already there.
+        statements << QStringLiteral("ALTER TABLE %1 ADD COLUMN %2%3")
                           .arg(tableName(),
                                m_dialect == StateDialect::Postgres ? QStringLiteral("IF NOT EXISTS ")
                                                                    : QString(),
-                               quoteIdentifier(nameOf(column)), columnType(column));
+                               columnDefinition(column));
     }
     return statements;
 }
 
-QString StateTableSql::select(bool withTiebreakType, bool forUpdate) const {
-    return QStringLiteral(
-               "SELECT watermark_type, watermark, tiebreak, %1, run_id FROM %2 WHERE %3 = %4 AND %5 = %6%7")
-        .arg(withTiebreakType ? QStringLiteral("tiebreak_type") : QStringLiteral("NULL"), tableName(),
-             quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2),
+QString StateTableSql::select(const QStringList &present, bool forUpdate) const {
+    const auto orElse = [&](const QString &column, const QString &absent) {
+        return present.contains(column) ? quoteIdentifier(column) : absent;
+    };
+    return QStringLiteral("SELECT watermark_type, watermark, tiebreak, %1, run_id, %2 FROM %3 WHERE %4 = %5 "
+                          "AND %6 = %7%8")
+        .arg(orElse(QStringLiteral("tiebreak_type"), QStringLiteral("NULL")),
+             orElse(nameOf(kGenerationColumn), QStringLiteral("0")), tableName(), quoteIdentifier(nameOf(0)),
+             param(1), quoteIdentifier(nameOf(1)), param(2),
              forUpdate ? QStringLiteral(" FOR UPDATE") : QString());
 }
 
@@ -129,6 +141,9 @@ QString StateTableSql::updateIfAt() const {
                            QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(1)), param(2))};
     for (int i = 0; i < kPositionColumnCount; ++i)
         conditions << sameAs(nameOf(kPositionFirstColumn + i), kColumnCount + 1 + i);
+    // A backfill in between moved the generation: the position alone may match again.
+    conditions << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(kGenerationColumn)),
+                                                param(kGenerationColumn + 1));
     return QStringLiteral("UPDATE %1 SET %2 WHERE %3")
         .arg(tableName(), assignments.join(QStringLiteral(", ")), conditions.join(QStringLiteral(" AND ")));
 }
@@ -203,7 +218,7 @@ QVariantList stateRowValues(const TargetState &state) {
     QVariantList values{state.workspaceId, state.tableId};
     values << positionValues(state.position());
     values << state.runId << canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000)
-           << qint64(kStateTableVersion);
+           << qint64(kStateTableVersion) << state.generation;
     return values;
 }
 

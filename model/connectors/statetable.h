@@ -19,14 +19,18 @@ namespace tidemark {
 //                               text, blob as hex), so every engine stores and compares it alike
 //   run_id, updated_at          who wrote it, when
 //   state_version               kStateTableVersion of the build that wrote the row
+//   generation                  how many backfills reset the row (DESIGN.md, "Backfill"): only a
+//                               backfill increases it, so (generation, position) orders every
+//                               state the row ever held, and a run's compare-and-set includes it
 // Version 1 (the first builds) lacked state_version everywhere and tiebreak_type in SQLite
-// (where tiebreak kept SQLite's own value type); a write migrates such a table in place.
+// (where tiebreak kept SQLite's own value type); version 2 lacked generation. A write migrates
+// such a table in place: positions kept, generation 0.
 // Only writes create or migrate the table: a read of a target without it means "no state".
 // Every statement takes the row values in stateRowValues() order and the expected position in
 // positionValues() order, as bound parameters.
 enum class StateDialect { Sqlite, Postgres };
 
-inline constexpr int kStateTableVersion = 2;
+inline constexpr int kStateTableVersion = 3;
 
 class StateTableSql {
 public:
@@ -37,14 +41,16 @@ public:
     QString create() const; // CREATE TABLE IF NOT EXISTS with the whole definition
     // ALTER TABLE ... ADD COLUMN for each column of the definition not in `present`.
     QStringList addMissingColumns(const QStringList &present) const;
-    // watermark_type, watermark, tiebreak, tiebreak_type, run_id of (workspace_id ?1, table_id ?2);
-    // `withTiebreakType` false reads a version-1 SQLite table (NULL in its place).
-    QString select(bool withTiebreakType = true, bool forUpdate = false) const;
-    // Row values (?1..?9): inserts the row unless one exists for the key.
+    // watermark_type, watermark, tiebreak, tiebreak_type, run_id, generation of (workspace_id ?1,
+    // table_id ?2). `present` names the table's columns: an older table that lacks tiebreak_type
+    // or generation (not migrated yet, as reads never migrate) reads NULL and 0 in their place.
+    QString select(const QStringList &present, bool forUpdate = false) const;
+    // Row values (?1..?10): inserts the row unless one exists for the key.
     QString insertIfAbsent() const;
-    // Row values (?1..?9), expected position (?10..?13): moves the row only from `expected`.
+    // Row values (?1..?10), expected position (?11..?14): moves the row only from `expected`, and
+    // only while it still holds the row values' generation (a run never changes it).
     QString updateIfAt() const;
-    // Row values (?1..?9): inserts or overwrites (an explicit backfill).
+    // Row values (?1..?10): inserts or overwrites (an explicit backfill).
     QString upsert() const;
     // (workspace_id ?1, table_id ?2)
     QString remove() const;
@@ -53,11 +59,12 @@ private:
     QString param(int index) const;
     QString sameAs(const QString &column, int index) const; // NULL-safe equality
     QString columnType(int column) const;
+    QString columnDefinition(int column) const; // name, type, constraints
     StateDialect m_dialect;
 };
 
 // workspace_id, table_id, watermark_type, watermark, tiebreak, tiebreak_type, run_id,
-// updated_at (now), state_version; NULL as an invalid QVariant.
+// updated_at (now), state_version, generation; NULL as an invalid QVariant.
 QVariantList stateRowValues(const TargetState &state);
 // watermark_type, watermark, tiebreak, tiebreak_type of a position.
 QVariantList positionValues(const Position &position);

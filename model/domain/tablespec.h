@@ -30,6 +30,8 @@ struct TableSpec {
     Watermark initialWatermark;
     Watermark lastWatermark;
     QVariant lastTiebreak;   // null when there is no tiebreak position
+    // The state row's backfill generation that lastWatermark came with (0 before any backfill).
+    qint64 lastGeneration = 0;
     bool active = true;
     qint64 maxSkipped = 0;
     bool expectRows = false;

@@ -4,7 +4,10 @@
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/domain/runrecord.h"
+#include "model/engine/faultpoint.h"
 #include "model/storage/workspace.h"
+
+#include <algorithm>
 
 namespace tidemark {
 namespace {
@@ -78,9 +81,14 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
     const auto state = target->readState(workspace.workspaceId(), spec->id);
     result.before = state ? state->watermark : spec->lastWatermark;
     result.after = from;
+    qint64 generation = 0;
     try {
         // Waits for a copy of this table committing right now; then overrides whatever it wrote.
-        target->beginStateWrite(workspace.workspaceId(), spec->id);
+        const auto current = target->beginStateWrite(workspace.workspaceId(), spec->id);
+        // Newer than any state the target or the workspace held (the workspace's may be higher
+        // when the target lost its state row): every run that read an older state loses its
+        // compare-and-set, and the workspace takes this one.
+        generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
         if (target->tableExists(targetTable)) {
             if (request.action == BackfillTargetAction::DeleteNewer) {
                 result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);
@@ -89,7 +97,7 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 result.rowsDeleted = -1;
             }
         }
-        target->writeState({workspace.workspaceId(), spec->id, from, QVariant(), 0});
+        target->writeState({workspace.workspaceId(), spec->id, from, QVariant(), 0, generation});
         target->commit();
     } catch (const Error &) {
         try {
@@ -98,7 +106,9 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
         }
         throw;
     }
-    workspace.setWatermark(spec->id, from, QVariant(), QStringLiteral("backfill"), 0);
+    faultPoint("before_backfill_follow");
+    // Refused when a run that copied after this backfill moved the workspace on already.
+    workspace.followTargetState(spec->id, generation, Position(from), QStringLiteral("backfill"), 0);
     return result;
 }
 

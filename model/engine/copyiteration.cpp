@@ -49,8 +49,10 @@ struct CopyIteration::State {
     Position position;
     Position written;
     // The state row this iteration's next commit must find (its compare-and-set): what reconcile
-    // read, then what this iteration's previous batch committed. nullopt: no row yet.
+    // read, then what this iteration's previous batch committed. nullopt: no row yet. The row
+    // must also still be of `generation` (what reconcile read): a backfill raises it.
     std::optional<Position> expected;
+    qint64 generation = 0;
     WindowQuery window;
     std::vector<RejectedRow> rejects;
     qint64 committedWritten = 0;
@@ -188,8 +190,9 @@ struct CopyIteration::State {
     void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
         expected = state ? std::optional<Position>(state->position()) : std::nullopt;
+        generation = state ? state->generation : 0;
         position = state ? state->position() : Position(spec.initialWatermark);
-        if (position == Position(spec.lastWatermark, spec.lastTiebreak))
+        if (position == Position(spec.lastWatermark, spec.lastTiebreak) && generation == spec.lastGeneration)
             return;
         const QString truth = state ? QStringLiteral("the target's state row (run %1)").arg(state->runId)
                                     : QStringLiteral("the initial watermark (the target has no state row)");
@@ -200,9 +203,11 @@ struct CopyIteration::State {
             log(QStringLiteral("warning"), QStringLiteral("dry run: would have %1").arg(message));
             return;
         }
-        workspace.setWatermark(spec.id, position.watermark(), position.tiebreak(),
-                               QStringLiteral("reconcile"), record.runId);
-        log(QStringLiteral("warning"), message);
+        faultPoint("before_reconcile_write");
+        // Only a newer state moves the workspace: another process may have moved it since the read.
+        if (workspace.followTargetState(spec.id, generation, position, QStringLiteral("reconcile"),
+                                        record.runId) == FollowResult::Moved)
+            log(QStringLiteral("warning"), message);
     }
 
     static QString displayOrNone(const Watermark &watermark) {
@@ -445,8 +450,8 @@ struct CopyIteration::State {
         // row naming the run that last wrote; any other goes through the compare-and-set.
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
-        const TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(),
-                                record.runId};
+        TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(), record.runId};
+        state.generation = generation; // a run never changes it
         if (changesTarget && !target->compareAndSetState(expected, state)) {
             rollbackQuietly();
             std::optional<TargetState> current;
@@ -462,8 +467,8 @@ struct CopyIteration::State {
             expected = next; // the next batch's compare-and-set starts from this one
         faultPoint("after_target_commit");
         if (advances) {
-            workspace.setWatermark(spec.id, written.watermark(), written.tiebreak(), QStringLiteral("run"),
-                                   record.runId);
+            // Refused when a backfill (or a later run) moved the workspace since this commit.
+            workspace.followTargetState(spec.id, generation, written, QStringLiteral("run"), record.runId);
             position = written;
         }
         for (RejectedRow &row : rejects)
@@ -479,7 +484,7 @@ struct CopyIteration::State {
     void beginWrite() {
         const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
         const auto found = current ? std::optional<Position>(current->position()) : std::nullopt;
-        if (found != expected) {
+        if (found != expected || (current ? current->generation : 0) != generation) {
             rollbackQuietly();
             lost(current);
         }

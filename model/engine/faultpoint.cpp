@@ -8,8 +8,22 @@
 #include <cstring>
 
 namespace tidemark {
+namespace {
+
+std::function<void(const char *)> &faultHook() {
+    static std::function<void(const char *)> hook;
+    return hook;
+}
+
+} // namespace
+
+void setFaultHook(std::function<void(const char *name)> hook) {
+    faultHook() = std::move(hook);
+}
 
 void faultPoint(const char *name) {
+    if (faultHook())
+        faultHook()(name);
     static const QByteArray kill = qgetenv("TIDEMARK_FAULT_POINT");
     static const QByteArray stop = qgetenv("TIDEMARK_FAULT_STOP");
     static std::atomic_bool stopped{false};

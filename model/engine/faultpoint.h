@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <functional>
+
 namespace tidemark {
 
 // Fault injection for the crash and concurrency tests, costing one string compare when unset:
@@ -9,6 +11,11 @@ namespace tidemark {
 // - TIDEMARK_FAULT_STOP names a point: the first time it is reached the process stops itself
 //   with SIGSTOP (a closed laptop lid, a paused VM) until someone sends SIGCONT; its heartbeat
 //   stops with it, so its lease expires while it holds an open target transaction.
+// - a hook set by setFaultHook() runs at every point, on the thread that reaches it: an
+//   in-process test interleaves a second iteration or a backfill right there.
 void faultPoint(const char *name);
+
+// Test-only; set (or clear with an empty function) while no iteration or backfill runs.
+void setFaultHook(std::function<void(const char *name)> hook);
 
 } // namespace tidemark

@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -280,8 +280,14 @@ CREATE INDEX runs_by_status ON runs(status);
 )"));
 }
 
+// The table's position follows the target's state row in (generation, position) order, so it
+// keeps the generation it was copied from; every table so far follows generation 0.
+void migrateTo3(SqliteDb &db) {
+    db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN last_generation INTEGER NOT NULL DEFAULT 0"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3};
 
 // --- row mapping ---
 
@@ -302,7 +308,7 @@ ConnectionSpec readConnection(const SqliteStatement &stmt) {
 const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
-    "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns");
+    "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation");
 
 QString keyColumnsJson(const QStringList &columns) {
     return QString::fromUtf8(
@@ -347,6 +353,7 @@ TableSpec readTable(const SqliteStatement &stmt) {
     spec.commitPerBatch = stmt.columnInt64(17) != 0;
     spec.batchSize = int(stmt.columnInt64(18));
     spec.addNewColumns = stmt.columnInt64(19) != 0;
+    spec.lastGeneration = stmt.columnInt64(20);
     return spec;
 }
 
@@ -767,49 +774,92 @@ void Workspace::setActive(qint64 id, bool active) {
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
 }
 
-void Workspace::setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
-                             const QString &cause, qint64 runId) {
-    Transaction transaction(*m_db);
-    SqliteStatement select(*m_db,
-                           QStringLiteral("SELECT watermark_type, last_watermark, last_tiebreak FROM tables "
-                                          "WHERE id = ?1"));
+namespace {
+
+// A table's position as the workspace holds it, read inside the transaction that moves it.
+struct HeldPosition {
+    WatermarkType type = WatermarkType::None;
+    Position position;
+    qint64 generation = 0;
+};
+
+HeldPosition readHeldPosition(SqliteDb &db, qint64 tableId) {
+    SqliteStatement select(db, QStringLiteral("SELECT watermark_type, last_watermark, last_tiebreak, "
+                                              "last_generation FROM tables WHERE id = ?1"));
     select.bind(1, tableId);
     if (!select.step())
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
-    WatermarkType type = watermarkTypeFromName(select.columnText(0));
-    const Watermark old = Watermark::fromStored(type, select.columnText(1));
-    const QVariant oldTiebreak = select.columnVariant(2);
-    select.reset();
+    HeldPosition held;
+    held.type = watermarkTypeFromName(select.columnText(0));
+    held.position = Position(Watermark::fromStored(held.type, select.columnText(1)), select.columnVariant(2));
+    held.generation = select.columnInt64(3);
+    return held;
+}
+
+// Moves the position and records the change (old, new, cause, run id, time).
+void movePosition(SqliteDb &db, const QString &path, qint64 tableId, const HeldPosition &held,
+                  const Position &next, qint64 generation, const QString &cause, qint64 runId) {
+    WatermarkType type = held.type;
+    const Watermark &watermark = next.watermark();
     if (!watermark.isNull()) {
         if (type != WatermarkType::None && type != watermark.type())
             throw Error(QStringLiteral("workspace file %1: table %2 has a %3 watermark, not a %4 one")
-                            .arg(m_path)
+                            .arg(path)
                             .arg(tableId)
                             .arg(watermarkTypeName(type), watermarkTypeName(watermark.type())));
         type = watermark.type();
     }
-    SqliteStatement update(*m_db,
-                           QStringLiteral("UPDATE tables SET watermark_type = ?1, last_watermark = ?2, "
-                                          "last_tiebreak = ?3 WHERE id = ?4"));
+    SqliteStatement update(db, QStringLiteral("UPDATE tables SET watermark_type = ?1, last_watermark = ?2, "
+                                              "last_tiebreak = ?3, last_generation = ?4 WHERE id = ?5"));
     update.bind(1, watermarkTypeName(type))
         .bind(2, textOrNull(watermark.nativeText()))
-        .bind(3, tiebreak)
-        .bind(4, tableId)
+        .bind(3, next.tiebreak())
+        .bind(4, generation)
+        .bind(5, tableId)
         .run();
-    SqliteStatement log(*m_db,
+    SqliteStatement log(db,
                         QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
                                        "old_tiebreak, new_tiebreak, cause, run_id) VALUES (?1, ?2, ?3, ?4, "
                                        "?5, ?6, ?7, ?8)"));
     log.bind(1, tableId)
         .bind(2, nowText())
-        .bind(3, textOrNull(old.display()))
+        .bind(3, textOrNull(held.position.watermark().display()))
         .bind(4, textOrNull(watermark.display()))
-        .bind(5, tiebreakText(oldTiebreak))
-        .bind(6, tiebreakText(tiebreak))
+        .bind(5, tiebreakText(held.position.tiebreak()))
+        .bind(6, tiebreakText(next.tiebreak()))
         .bind(7, cause)
         .bind(8, idOrNull(runId))
         .run();
+}
+
+} // namespace
+
+void Workspace::setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
+                             const QString &cause, qint64 runId) {
+    Transaction transaction(*m_db);
+    const HeldPosition held = readHeldPosition(*m_db, tableId);
+    movePosition(*m_db, m_path, tableId, held, Position(watermark, tiebreak), held.generation, cause, runId);
     transaction.commit();
+}
+
+FollowResult Workspace::followTargetState(qint64 tableId, qint64 generation, const Position &position,
+                                          const QString &cause, qint64 runId) {
+    // One IMMEDIATE transaction: no other process can move the position between the compare
+    // and the write.
+    Transaction transaction(*m_db);
+    const HeldPosition held = readHeldPosition(*m_db, tableId);
+    const int order = generation != held.generation ? (generation < held.generation ? -1 : 1)
+                                                    : position.compare(held.position);
+    if (order <= 0) {
+        if (order < 0)
+            storageLog()->debug("table {}: kept generation {} at {}; the {} of generation {} at {} is older",
+                                tableId, held.generation, str(held.position.display()), str(cause),
+                                generation, str(position.display()));
+        return order < 0 ? FollowResult::Stale : FollowResult::Unchanged;
+    }
+    movePosition(*m_db, m_path, tableId, held, position, generation, cause, runId);
+    transaction.commit();
+    return FollowResult::Moved;
 }
 
 QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/connectionspec.h"
+#include "model/domain/position.h"
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
 
@@ -45,6 +46,13 @@ struct Lease {
     QString host;
     qint64 pid = 0;
     QDateTime expiresAt;
+};
+
+// What the workspace did with a state read from the target (Workspace::followTargetState).
+enum class FollowResult {
+    Moved,     // newer than what it showed: taken, and logged as a watermark change
+    Unchanged, // it showed that state already
+    Stale,     // older than what it shows (another process moved it since the read): refused
 };
 
 // The result of trying to take a table's lease.
@@ -96,9 +104,18 @@ public:
     void removeTable(qint64 id);
     void restoreTable(qint64 id);
     void setActive(qint64 id, bool active);
-    // Moves the last watermark and records the change (old, new, cause, run id, time).
+    // Moves the last watermark wherever it is and records the change (old, new, cause, run id,
+    // time): an explicit set, such as a hand edit. The generation stays.
     void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
                       const QString &cause, qint64 runId);
+    // The workspace follows the target's state row (DESIGN.md steps 2 and 7, "Backfill"): it takes
+    // (generation, position) only if that is newer than what it shows, i.e. a higher generation,
+    // or the same one and a higher position. Decided and written in one IMMEDIATE transaction, so
+    // a state read before another process moved the table (a reconcile overtaken by a commit, an
+    // advance overtaken by a backfill, a backfill's own write overtaken by a later run) never
+    // moves it back. A move is recorded like setWatermark; a refusal only as a debug log line.
+    FollowResult followTargetState(qint64 tableId, qint64 generation, const Position &position,
+                                   const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
     // The status of the table's most recent iteration, or empty.
     QString lastIterationStatus(qint64 tableId);

@@ -68,6 +68,7 @@ private slots:
     void compareAndSetWritesOnlyFromExpected();
     void dryRunCreatesNoStateTable();
     void firstBuildsStateTableMigratesOnWrite();
+    void version2StateTableMigratesOnWrite();
     void cancelInterruptsRunningStatement();
 };
 
@@ -182,6 +183,18 @@ void TestExactlyOnce::compareAndSetWritesOnlyFromExpected() {
     const auto after = target.readState(QStringLiteral("ws"), 1);
     QCOMPARE(after->position(), six);
     QCOMPARE(after->runId, qint64(8));
+
+    // A backfill put the row back at six with the next generation: a run that read six before
+    // it expects generation 0 and writes nothing; one that read the backfill's state goes on.
+    target.beginStateWrite(QStringLiteral("ws"), 1);
+    target.writeState({QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 0, 1});
+    target.commit();
+    target.beginStateWrite(QStringLiteral("ws"), 1);
+    QVERIFY(!target.compareAndSetState(six, {QStringLiteral("ws"), 1, Watermark::integer(7), QVariant(), 9}));
+    QVERIFY(
+        target.compareAndSetState(six, {QStringLiteral("ws"), 1, Watermark::integer(7), QVariant(), 9, 1}));
+    target.commit();
+    QCOMPARE(target.readState(QStringLiteral("ws"), 1)->generation, qint64(1));
 }
 
 void TestExactlyOnce::dryRunCreatesNoStateTable() {
@@ -233,11 +246,48 @@ void TestExactlyOnce::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("ev"), QStringLiteral("ev")), qint64(0));
     QCOMPARE(stateColumns(f.dst),
              QStringLiteral("workspace_id,table_id,watermark_type,watermark,tiebreak,run_id,"
-                            "updated_at,tiebreak_type,state_version"));
+                            "updated_at,tiebreak_type,state_version,generation"));
     QCOMPARE(
         queryValue(f.dst, QStringLiteral("SELECT tiebreak || '/' || tiebreak_type || '/' || state_version "
-                                         "FROM tidemark_state")),
-        QVariant(QStringLiteral("5/integer/2")));
+                                         "|| '/' || generation FROM tidemark_state")),
+        QVariant(QStringLiteral("5/integer/3/0")));
+}
+
+// A target written by state_version 2 (no generation column). A dry run reads it as it is (no
+// DDL); the next write adds the column, keeps the position, and the row reads generation 0.
+void TestExactlyOnce::version2StateTableMigratesOnWrite() {
+    EngineFixture f;
+    addEvents(f.src, 1, 100);
+    const qint64 id = f.addTable(EngineFixture::draft(QStringLiteral("events"), QStringLiteral("id")));
+    addEvents(f.dst, 1, 40);
+    execSql(f.dst,
+            QStringLiteral(
+                "CREATE TABLE tidemark_state (workspace_id TEXT NOT NULL, table_id INTEGER NOT NULL, "
+                "watermark_type TEXT, watermark TEXT, tiebreak TEXT, tiebreak_type TEXT, run_id "
+                "INTEGER, updated_at TEXT, state_version INTEGER, PRIMARY KEY (workspace_id, table_id))"));
+    execSql(f.dst,
+            QStringLiteral("INSERT INTO tidemark_state VALUES (?1, ?2, 'integer', '40', NULL, NULL, 1, "
+                           "'2026-01-01T00:00:00.000000Z', 2)"),
+            {f.ws->workspaceId(), id});
+    const QString version2Columns = stateColumns(f.dst);
+
+    CopyIteration::Options dryRun;
+    dryRun.dryRun = true;
+    const IterationRecord preview = f.run(id, dryRun);
+    QVERIFY2(preview.status == IterationStatus::DryRun, qPrintable(describe(preview)));
+    QCOMPARE(preview.rowsRead, qint64(60));
+    QCOMPARE(stateColumns(f.dst), version2Columns);
+
+    const IterationRecord record = f.run(id);
+    QVERIFY2(record.status == IterationStatus::Succeeded, qPrintable(describe(record)));
+    QCOMPARE(record.rowsWritten, qint64(60));
+    QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("events"), QStringLiteral("events")),
+             qint64(0));
+    QCOMPARE(stateColumns(f.dst), version2Columns + QStringLiteral(",generation"));
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT watermark || '/' || state_version || '/' || generation "
+                                              "FROM tidemark_state")),
+             QVariant(QStringLiteral("100/3/0")));
+    QCOMPARE(f.spec(id).lastGeneration, qint64(0));
 }
 
 // Cancel (SIGTERM to tidemark-cli) while a statement runs that would never end on its own: the

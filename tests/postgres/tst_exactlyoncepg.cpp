@@ -197,7 +197,8 @@ private slots:
     void cancelInterruptsPushDown();
     void dryRunCreatesNoStateTable();
     void parallelFirstRunIntoFreshDatabase();
-    void firstBuildsStateTableMigratesOnWrite();
+    void olderStateTableMigratesOnWrite_data();
+    void olderStateTableMigratesOnWrite();
 };
 
 void TestExactlyOncePg::initTestCase() {
@@ -433,9 +434,32 @@ void TestExactlyOncePg::parallelFirstRunIntoFreshDatabase() {
     }
 }
 
-// A target written by the first builds: public.tidemark_state without state_version. The next
-// write adds it and keeps the position.
-void TestExactlyOncePg::firstBuildsStateTableMigratesOnWrite() {
+// A target written by an older build: public.tidemark_state of the first builds (no
+// state_version) or of state_version 2 (no generation). A dry run reads it as it is (no DDL);
+// the next write migrates it in place, keeps the position, and the row reads generation 0.
+void TestExactlyOncePg::olderStateTableMigratesOnWrite_data() {
+    QTest::addColumn<QString>("createTable");
+    QTest::addColumn<QString>("insertRow");
+    QTest::newRow("first builds") << QStringLiteral(
+                                         "workspace_id text NOT NULL, table_id bigint NOT NULL, "
+                                         "watermark_type text, watermark text, tiebreak text, "
+                                         "tiebreak_type text, run_id bigint, updated_at timestamptz "
+                                         "NOT NULL DEFAULT now()")
+                                  << QStringLiteral("watermark_type, watermark, run_id) VALUES ($1, $2, "
+                                                    "'integer', '40', 1");
+    QTest::newRow("state_version 2") << QStringLiteral(
+                                            "workspace_id text NOT NULL, table_id bigint NOT NULL, "
+                                            "watermark_type text, watermark text, tiebreak text, "
+                                            "tiebreak_type text, run_id bigint, updated_at "
+                                            "timestamptz, state_version bigint")
+                                     << QStringLiteral("watermark_type, watermark, run_id, updated_at, "
+                                                       "state_version) VALUES ($1, $2, 'integer', '40', 1, "
+                                                       "now(), 2");
+}
+
+void TestExactlyOncePg::olderStateTableMigratesOnWrite() {
+    QFETCH(QString, createTable);
+    QFETCH(QString, insertRow);
     FreshDatabase pg;
     EngineSetup setup;
     End source(false, pg, setup.dir.filePath(QStringLiteral("source.db")));
@@ -446,16 +470,27 @@ void TestExactlyOncePg::firstBuildsStateTableMigratesOnWrite() {
     pg.db->execute(QStringLiteral("CREATE TABLE events_copy (id bigint NOT NULL, payload text)"));
     pg.db->execute(
         QStringLiteral("INSERT INTO events_copy SELECT i, 'event ' || i FROM generate_series(1, 40) AS i"));
-    pg.db->execute(QStringLiteral("CREATE TABLE public.tidemark_state (workspace_id text NOT NULL, table_id "
-                                  "bigint NOT NULL, watermark_type text, "
-                                  "watermark text, tiebreak text, tiebreak_type text, run_id bigint, "
-                                  "updated_at timestamptz NOT NULL DEFAULT "
-                                  "now(), PRIMARY KEY (workspace_id, table_id))"));
     pg.db->execute(
-        QStringLiteral(
-            "INSERT INTO public.tidemark_state (workspace_id, table_id, watermark_type, watermark, "
-            "run_id) VALUES ($1, $2, 'integer', '40', 1)"),
+        QStringLiteral("CREATE TABLE public.tidemark_state (%1, PRIMARY KEY (workspace_id, table_id))")
+            .arg(createTable));
+    pg.db->execute(
+        QStringLiteral("INSERT INTO public.tidemark_state (workspace_id, table_id, %1)").arg(insertRow),
         {setup.ws->workspaceId(), QString::number(id)});
+    const auto columns = [&] {
+        return pg.db
+            ->query(QStringLiteral("SELECT count(*) FROM pg_attribute WHERE attrelid = "
+                                   "'public.tidemark_state'::regclass AND attnum > 0"))
+            .value(0)
+            .value(0);
+    };
+    const QString olderColumns = columns();
+
+    CopyIteration::Options dryRun;
+    dryRun.dryRun = true;
+    const IterationRecord preview = setup.run(id, dryRun);
+    QVERIFY2(preview.status == IterationStatus::DryRun, qPrintable(describe(preview)));
+    QCOMPARE(preview.rowsRead, qint64(60));
+    QCOMPARE(columns(), olderColumns);
 
     const IterationRecord record = setup.run(id);
     QVERIFY2(record.status == IterationStatus::Succeeded, qPrintable(describe(record)));
@@ -463,8 +498,9 @@ void TestExactlyOncePg::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(pg.db->query(QStringLiteral("SELECT count(*), count(DISTINCT id) FROM events_copy")).value(0),
              (QStringList{QStringLiteral("100"), QStringLiteral("100")}));
     QCOMPARE(
-        pg.db->query(QStringLiteral("SELECT watermark, state_version FROM public.tidemark_state")).value(0),
-        (QStringList{QStringLiteral("100"), QStringLiteral("2")}));
+        pg.db->query(QStringLiteral("SELECT watermark, state_version, generation FROM public.tidemark_state"))
+            .value(0),
+        (QStringList{QStringLiteral("100"), QStringLiteral("3"), QStringLiteral("0")}));
 }
 
 QTEST_GUILESS_MAIN(TestExactlyOncePg)

@@ -114,6 +114,8 @@ private slots:
     void tables();
     void idsNeverReused();
     void setWatermarkLogsChange();
+    void followTargetStateTakesOnlyNewer();
+    void version2WorkspaceMigrates();
     void runsRoundTrip();
     void rejects();
     void leases();
@@ -418,6 +420,79 @@ void tst_Workspace::setWatermarkLogsChange() {
     QCOMPARE(workspace->watermarkChanges(id).size(), 2); // the refused change left no trace
     QVERIFY_THROWS_EXCEPTION(ValidationError,
                              workspace->setWatermark(id + 100, first, QVariant(), QStringLiteral("edit"), 0));
+}
+
+// The rule the protocol model proves (docs/protocol.md): the workspace takes a state only if it
+// is newer in (generation, position). Two connections, as two processes would hold them.
+void tst_Workspace::followTargetStateTakesOnlyNewer() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto first = Workspace::create(path);
+    auto second = Workspace::open(path);
+    TableSpec spec = sampleTable();
+    spec.watermarkType = WatermarkType::Integer;
+    spec.initialWatermark = Watermark();
+    const qint64 id = first->addTable(spec);
+    const auto at = [](qint64 watermark, qint64 tiebreak) {
+        return Position(Watermark::integer(watermark), QVariant(tiebreak));
+    };
+    const auto held = [&] {
+        const TableSpec read = *second->table(id);
+        return QStringLiteral("%1/%2")
+            .arg(read.lastGeneration)
+            .arg(Position(read.lastWatermark, read.lastTiebreak).display());
+    };
+
+    QCOMPARE(first->followTargetState(id, 0, at(5, 1), QStringLiteral("run"), 0), FollowResult::Moved);
+    // A stale reconcile (read before the run's commit) and a stale advance: refused.
+    QCOMPARE(second->followTargetState(id, 0, Position(), QStringLiteral("reconcile"), 0),
+             FollowResult::Stale);
+    QCOMPARE(second->followTargetState(id, 0, at(5, 0), QStringLiteral("run"), 0), FollowResult::Stale);
+    QCOMPARE(second->followTargetState(id, 0, at(5, 1), QStringLiteral("reconcile"), 0),
+             FollowResult::Unchanged);
+    QCOMPARE(held(), QStringLiteral("0/5 / 1"));
+    // A backfill's generation moves it back; an advance of the older generation cannot follow.
+    QCOMPARE(second->followTargetState(id, 1, at(2, 0), QStringLiteral("backfill"), 0), FollowResult::Moved);
+    QCOMPARE(first->followTargetState(id, 0, at(9, 0), QStringLiteral("run"), 0), FollowResult::Stale);
+    QCOMPARE(held(), QStringLiteral("1/2 / 0"));
+    // A run after the backfill moves it on; the backfill's late write cannot undo that.
+    QCOMPARE(first->followTargetState(id, 1, at(7, 0), QStringLiteral("run"), 0), FollowResult::Moved);
+    QCOMPARE(second->followTargetState(id, 1, at(2, 0), QStringLiteral("backfill"), 0), FollowResult::Stale);
+    QCOMPARE(held(), QStringLiteral("1/7 / 0"));
+
+    // Only moves are logged; a hand edit stays explicit and keeps the generation.
+    QStringList log;
+    for (const WatermarkChange &change : second->watermarkChanges(id))
+        log << QStringLiteral("%1 %2->%3").arg(change.cause, change.oldValue, change.newValue);
+    QCOMPARE(log, (QStringList{QStringLiteral("run ->5"), QStringLiteral("backfill 5->2"),
+                               QStringLiteral("run 2->7")}));
+    first->setWatermark(id, Watermark::integer(3), QVariant(), QStringLiteral("edit"), 0);
+    QCOMPARE(held(), QStringLiteral("1/3"));
+}
+
+// A version-2 workspace (before tables.last_generation) opens migrated: positions kept,
+// generation 0.
+void tst_Workspace::version2WorkspaceMigrates() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    qint64 id = 0;
+    {
+        auto workspace = Workspace::create(path);
+        id = workspace->addTable(sampleTable());
+        workspace->setWatermark(id, *Watermark::timestamp(QStringLiteral("2025-07-30 23:05:18.123456")),
+                                QVariant(qint64(42)), QStringLiteral("run"), 0);
+    }
+    {
+        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+        db.exec(QStringLiteral("ALTER TABLE tables DROP COLUMN last_generation; PRAGMA user_version = 2"));
+    }
+    auto workspace = Workspace::open(path);
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(3));
+    const TableSpec read = *workspace->table(id);
+    QCOMPARE(read.lastWatermark.nativeText(), QStringLiteral("2025-07-30 23:05:18.123456"));
+    QCOMPARE(read.lastTiebreak, QVariant(qint64(42)));
+    QCOMPARE(read.lastGeneration, qint64(0));
+    QCOMPARE(workspace->followTargetState(id, 1, Position(), QStringLiteral("backfill"), 0),
+             FollowResult::Moved);
+    QCOMPARE(workspace->table(id)->lastGeneration, qint64(1));
 }
 
 void tst_Workspace::runsRoundTrip() {
