@@ -214,18 +214,7 @@ public:
         const QString text = sql.arg(qualified(side, table));
         if (isPostgres(side))
             return m_pg->query(pgPlaceholders(text), params);
-        QList<QStringList> result;
-        SqliteDb db(dbPath(side), SqliteDb::Mode::ReadOnly);
-        SqliteStatement select(db, text);
-        for (int i = 0; i < params.size(); ++i)
-            select.bind(i + 1, params[i]);
-        while (select.step()) {
-            QStringList row;
-            for (int i = 0; i < select.columnCount(); ++i)
-                row << select.columnText(i);
-            result << row;
-        }
-        return result;
+        return queryRows(dbPath(side), text, params);
     }
 
     QString value(Side side, const QString &table, const QString &sql, const QVariantList &params = {}) {

@@ -112,16 +112,7 @@ public:
     QList<QStringList> rows(const QString &sql) {
         if (m_postgres)
             return m_pg.db->query(sql);
-        QList<QStringList> result;
-        SqliteDb db(m_path, SqliteDb::Mode::ReadOnly);
-        SqliteStatement select(db, sql);
-        while (select.step()) {
-            QStringList row;
-            for (int i = 0; i < select.columnCount(); ++i)
-                row << select.columnText(i);
-            result << row;
-        }
-        return result;
+        return queryRows(m_path, sql);
     }
     qint64 value(const QString &sql) { return rows(sql).value(0).value(0).toLongLong(); }
 

@@ -142,6 +142,20 @@ QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantLis
     return statement.columnVariant(0);
 }
 
+QList<QStringList> queryRows(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadOnly);
+    SqliteStatement statement(db, sql);
+    bindAll(statement, params);
+    QList<QStringList> rows;
+    while (statement.step()) {
+        QStringList row;
+        for (int i = 0; i < statement.columnCount(); ++i)
+            row << statement.columnText(i);
+        rows << row;
+    }
+    return rows;
+}
+
 qint64 countRows(const QString &dbPath, const QString &table) {
     return queryValue(dbPath, QStringLiteral("SELECT count(*) FROM ") + quoteIdentifier(table)).toLongLong();
 }

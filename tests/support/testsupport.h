@@ -84,6 +84,8 @@ void execSql(const QString &dbPath, const QString &sql, const QVariantList &para
 qint64 countRows(const QString &dbPath, const QString &table);
 // First column of the first row of a query (null when no row).
 QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantList &params = {});
+// Every row of a query, each column as text.
+QList<QStringList> queryRows(const QString &dbPath, const QString &sql, const QVariantList &params = {});
 bool tableExists(const QString &dbPath, const QString &table);
 
 // The updated_at value makeOrders() gives row `id`: 2025-01-01T00:00:00.000000Z plus id minutes,
