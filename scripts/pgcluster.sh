@@ -47,18 +47,24 @@ as_owner() {
     fi
 }
 
+# Any socket on the port counts, not only listeners: a client connection's local port blocks a
+# bind of 127.0.0.1 as well.
 port_is_free() {
     local port=$1
     if command -v ss >/dev/null 2>&1; then
-        ! ss -Htln "sport = :$port" 2>/dev/null | grep -q .
+        ! ss -Htan "sport = :$port" 2>/dev/null | grep -q .
     else
         ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
     fi
 }
 
+# Below the kernel's ephemeral range, so a test's own client connections (which take their local
+# ports from that range) cannot grab the port between this check and the server's bind; a random
+# order, so two clusters started at once (or a retry) do not keep trying the same port.
 pick_port() {
-    local port
-    for port in $(seq 55432 55531) $(shuf -i 20000-60000 -n 50); do
+    local low port
+    low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    for port in $(shuf -i 15000-$((low - 1)) -n 100); do
         if port_is_free "$port"; then
             echo "$port"
             return 0
