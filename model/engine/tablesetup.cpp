@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/connectors/conninfo.h"
 #include "model/storage/workspace.h"
 
 namespace tidemark {
@@ -129,6 +130,24 @@ QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &c
     for (const ColumnInfo &column : schema.columns)
         columns << SourceColumn{column, source->detectWatermarkType(ref, column)};
     return columns;
+}
+
+QStringList listSourceTables(Workspace &workspace, const QString &connection) {
+    QStringList names;
+    for (const TableRef &ref :
+         openConnector(requireConnection(workspace, connection, QStringLiteral("source")))->listTables())
+        names << ref.display();
+    return names;
+}
+
+int countTables(const ConnectionSpec &spec) {
+    return int(openConnector(spec)->listTables().size());
+}
+
+qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec) {
+    if (spec.kind == ConnectionKind::Postgres)
+        checkConninfo(spec.name, spec.conninfo);
+    return workspace.addConnection(spec);
 }
 
 } // namespace tidemark

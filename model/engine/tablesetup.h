@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/connector.h"
+#include "model/domain/connectionspec.h"
 #include "model/domain/tablespec.h"
 
 #include <QString>
@@ -37,5 +38,12 @@ struct SourceColumn {
 };
 QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
                                           const QString &table);
+// The tables of a connection, spelled as `--source CONN:TABLE` takes them.
+QStringList listSourceTables(Workspace &workspace, const QString &connection);
+// Connects and counts the tables: the window's "test connection".
+int countTables(const ConnectionSpec &spec);
+// Adds a connection after the checks `connection add` makes (a PostgreSQL conninfo must parse and
+// must not hold a password); returns its id.
+qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec);
 
 } // namespace tidemark

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/connections/connectionsdialog.h"
 
-#include "model/connectors/connectorfactory.h"
-#include "model/connectors/conninfo.h"
+#include "model/engine/tablesetup.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
@@ -184,12 +183,7 @@ void ConnectionsDialog::addConnection() {
     if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
         return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
     m_gateway->submit(
-        this,
-        [spec](Workspace &ws) {
-            if (spec.kind == ConnectionKind::Postgres)
-                checkConninfo(spec.name, spec.conninfo);
-            return ws.addConnection(spec);
-        },
+        this, [spec](Workspace &ws) { return addCheckedConnection(ws, spec); },
         [this, name = spec.name](qint64) {
             setMessage(tr("Added connection %1.").arg(name), false);
             m_name->clear();
@@ -221,7 +215,7 @@ void ConnectionsDialog::testSelected() {
     const ConnectionSpec spec = m_connections.at(row);
     setMessage(tr("Connecting to %1…").arg(spec.name), false);
     m_gateway->submit(
-        this, [spec](Workspace &) { return int(openConnector(spec)->listTables().size()); },
+        this, [spec](Workspace &) { return countTables(spec); },
         [this, name = spec.name](int tables) {
             setMessage(tr("%1 works: %n table(s).", nullptr, tables).arg(name), false);
         },

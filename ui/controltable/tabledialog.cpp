@@ -2,7 +2,6 @@
 #include "ui/controltable/tabledialog.h"
 
 #include "model/common/error.h"
-#include "model/connectors/connectorfactory.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
@@ -191,16 +190,7 @@ void TableDialog::loadTables() {
     const quint64 request = ++m_tablesRequest;
     setBusy(tr("Listing the tables of %1…").arg(connection));
     m_gateway->submit(
-        this,
-        [connection](Workspace &ws) {
-            const auto spec = ws.connection(connection);
-            if (!spec)
-                throw Error(QObject::tr("Connection %1 does not exist").arg(connection));
-            QStringList names;
-            for (const TableRef &ref : openConnector(*spec)->listTables())
-                names << ref.display();
-            return names;
-        },
+        this, [connection](Workspace &ws) { return listSourceTables(ws, connection); },
         [this, request](const QStringList &names) {
             if (request != m_tablesRequest)
                 return;
