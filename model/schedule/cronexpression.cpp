@@ -239,6 +239,198 @@ QDateTime utcAt(qint64 secs) {
     return QDateTime::fromSecsSinceEpoch(secs, Qt::UTC);
 }
 
+// describe(): plain English for the common shapes, the field texts for the rest.
+class Description {
+public:
+    explicit Description(const std::array<FieldSet, FieldCount> &set)
+        : m_set(set) {}
+
+    QString text() const {
+        const QString days = dayPhrase();
+        const QString months = monthPhrase();
+        const QStringList times = clockTimes();
+        if (times.isEmpty()) {
+            QStringList parts{repeatingTime()};
+            if (!days.isEmpty()) {
+                parts << days;
+            }
+            if (!months.isEmpty()) {
+                parts << months;
+            }
+            return parts.join(QStringLiteral(", "));
+        }
+        const QString at = QStringLiteral("at ") + joined(times);
+        if (isAll(DayOfMonth) && isAll(DayOfWeek)) {
+            if (m_set[Month].count() == 1 && !isAll(Month)) {
+                return at + QStringLiteral(" every day in ") + monthName(m_set[Month].first());
+            }
+            return QStringLiteral("every day ") + at +
+                   (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+        }
+        if (isAll(DayOfMonth)) {
+            return days + QLatin1Char(' ') + at +
+                   (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+        }
+        if (isAll(DayOfWeek) && m_set[DayOfMonth].count() == 1 && m_set[Month].count() == 1) {
+            return QStringLiteral("%1 on %2 %3")
+                .arg(at)
+                .arg(m_set[DayOfMonth].first())
+                .arg(monthName(m_set[Month].first()));
+        }
+        return at + QLatin1Char(' ') + days + (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+    }
+
+private:
+    bool isAll(FieldIndex field) const { return m_set[field].text == QLatin1String("*"); }
+
+    // `*/N` -> N, else 0.
+    int everyStep(FieldIndex field) const {
+        const QString &text = m_set[field].text;
+        return text.startsWith(QLatin1String("*/")) ? text.mid(2).toInt() : 0;
+    }
+
+    QList<int> values(FieldIndex field) const {
+        QList<int> out;
+        for (int v = m_set[field].first(); v >= 0; v = m_set[field].nextFrom(v + 1)) {
+            out << v;
+        }
+        return out;
+    }
+
+    static QString joined(const QStringList &items) {
+        if (items.size() <= 1) {
+            return items.value(0);
+        }
+        return QStringList(items.mid(0, items.size() - 1)).join(QStringLiteral(", ")) +
+               QStringLiteral(" and ") + items.last();
+    }
+
+    static QString monthName(int month) {
+        static const QStringList names{"January", "February", "March",     "April",   "May",      "June",
+                                       "July",    "August",   "September", "October", "November", "December"};
+        return names.value(month - 1);
+    }
+
+    static QString weekdayName(int day) {
+        static const QStringList names{"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                       "Thursday", "Friday", "Saturday"};
+        return names.value(day);
+    }
+
+    // Up to four exact times of day ("09:00", "08:15:30"), or none when the time repeats more.
+    QStringList clockTimes() const {
+        const int combinations = m_set[Second].count() * m_set[Minute].count() * m_set[Hour].count();
+        if (combinations > 4 || (isAll(Hour) && m_set[Hour].count() > 1)) {
+            return {};
+        }
+        QStringList out;
+        for (int hour : values(Hour)) {
+            for (int minute : values(Minute)) {
+                for (int second : values(Second)) {
+                    QString time = QStringLiteral("%1:%2")
+                                       .arg(hour, 2, 10, QLatin1Char('0'))
+                                       .arg(minute, 2, 10, QLatin1Char('0'));
+                    if (second != 0) {
+                        time += QStringLiteral(":%1").arg(second, 2, 10, QLatin1Char('0'));
+                    }
+                    out << time;
+                }
+            }
+        }
+        return out;
+    }
+
+    QString repeatingTime() const {
+        const bool onTheMinute = m_set[Second].text == QLatin1String("0");
+        const bool everyHour = isAll(Hour);
+        if (isAll(Second) && isAll(Minute) && everyHour) {
+            return QStringLiteral("every second");
+        }
+        if (everyStep(Second) > 0 && isAll(Minute) && everyHour) {
+            return QStringLiteral("every %1 seconds").arg(everyStep(Second));
+        }
+        if (onTheMinute && isAll(Minute)) {
+            return everyHour ? QStringLiteral("every minute")
+                             : QStringLiteral("every minute during hours %1").arg(m_set[Hour].text);
+        }
+        if (onTheMinute && everyStep(Minute) > 0) {
+            const QString every = QStringLiteral("every %1 minutes").arg(everyStep(Minute));
+            return everyHour ? every : every + QStringLiteral(" during hours ") + m_set[Hour].text;
+        }
+        if (onTheMinute && everyHour && m_set[Minute].count() == 1) {
+            const int minute = m_set[Minute].first();
+            return minute == 0 ? QStringLiteral("every hour")
+                               : QStringLiteral("every hour at minute %1").arg(minute);
+        }
+        QString out = QStringLiteral("at minute %1 of hour %2").arg(m_set[Minute].text, m_set[Hour].text);
+        if (!onTheMinute) {
+            out = QStringLiteral("at second %1 of minute %2 of hour %3")
+                      .arg(m_set[Second].text, m_set[Minute].text, m_set[Hour].text);
+        }
+        return out;
+    }
+
+    QString weekdayPhrase() const {
+        const QList<int> days = values(DayOfWeek);
+        if (days == QList<int>{1, 2, 3, 4, 5}) {
+            return QStringLiteral("every weekday");
+        }
+        QStringList names;
+        for (int day : days) {
+            names << weekdayName(day);
+        }
+        // Sunday last, as people say "Saturday and Sunday".
+        if (days.size() > 1 && days.first() == 0) {
+            names.append(names.takeFirst());
+        }
+        return QStringLiteral("every ") + joined(names);
+    }
+
+    QString dayOfMonthPhrase() const {
+        const QList<int> days = values(DayOfMonth);
+        if (days.size() == 1) {
+            return QStringLiteral("on day %1 of the month").arg(days.first());
+        }
+        if (days.size() <= 4) {
+            QStringList numbers;
+            for (int day : days) {
+                numbers << QString::number(day);
+            }
+            return QStringLiteral("on days %1 of the month").arg(joined(numbers));
+        }
+        return QStringLiteral("on days %1 of the month").arg(m_set[DayOfMonth].text);
+    }
+
+    QString dayPhrase() const {
+        if (isAll(DayOfMonth) && isAll(DayOfWeek)) {
+            return {};
+        }
+        if (isAll(DayOfMonth)) {
+            return weekdayPhrase();
+        }
+        if (isAll(DayOfWeek)) {
+            return dayOfMonthPhrase();
+        }
+        // Vixie: both restricted = either; otherwise both must match.
+        const bool either = m_set[DayOfMonth].restricted && m_set[DayOfWeek].restricted;
+        return dayOfMonthPhrase() + (either ? QStringLiteral(" or ") : QStringLiteral(" if also ")) +
+               weekdayPhrase();
+    }
+
+    QString monthPhrase() const {
+        if (isAll(Month)) {
+            return {};
+        }
+        QStringList names;
+        for (int month : values(Month)) {
+            names << monthName(month);
+        }
+        return QStringLiteral("in ") + joined(names);
+    }
+
+    const std::array<FieldSet, FieldCount> &m_set;
+};
+
 } // namespace
 
 struct CronExpression::Fields {
@@ -403,7 +595,7 @@ bool CronExpression::hasSeconds() const {
 }
 
 QString CronExpression::describe() const {
-    return m_fields->text; // TODO
+    return Description(m_fields->set).text();
 }
 
 } // namespace tidemark

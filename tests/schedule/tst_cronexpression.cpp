@@ -70,6 +70,8 @@ private slots:
     void textAndSeconds();
     void describe_data();
     void describe();
+    void agreesWithMinuteByMinuteWalk_data();
+    void agreesWithMinuteByMinuteWalk();
     void agreesWithScheduleCronEvents_data();
     void agreesWithScheduleCronEvents();
 };
@@ -556,6 +558,76 @@ void tst_CronExpression::describe() {
     QFETCH(QString, expression);
     QFETCH(QString, description);
     QCOMPARE(CronExpression::parse(expression).describe(), description);
+}
+
+// The DST rules again, by brute force: walk every UTC minute around each transition of a zone,
+// fire when a matching wall time is seen for the first time, or when the wall clock jumps over
+// matching wall times (at the instant after the jump). Matching alone is asked of the
+// expression, in UTC, where no DST rule applies.
+void tst_CronExpression::agreesWithMinuteByMinuteWalk_data() {
+    QTest::addColumn<QString>("zone");
+    QTest::newRow("Europe/Paris") << "Europe/Paris";
+    QTest::newRow("America/New_York") << "America/New_York";
+    QTest::newRow("Australia/Lord_Howe (30 minutes)") << "Australia/Lord_Howe";
+    QTest::newRow("America/Sao_Paulo (changes at midnight)") << "America/Sao_Paulo";
+    QTest::newRow("Pacific/Apia (skipped 30 December 2011)") << "Pacific/Apia";
+    QTest::newRow("Antarctica/Troll (two hours)") << "Antarctica/Troll";
+}
+
+void tst_CronExpression::agreesWithMinuteByMinuteWalk() {
+    QFETCH(QString, zone);
+    const QTimeZone tz(zone.toUtf8());
+    QVERIFY(tz.isValid());
+    const QStringList expressions{"*/15 * * * *", "30 2 * * *", "0 0 * * *",   "*/7 0-3 * * *",
+                                  "45 1 * * *",   "0 * * * *",  "59 23 * * *", "15,45 0-4 * * 0,6"};
+    QList<CronExpression> crons;
+    for (const QString &expression : expressions) {
+        crons << CronExpression::parse(expression);
+    }
+    const auto matches = [](const CronExpression &cron, qint64 wall) {
+        return cron.nextAfter(QDateTime::fromSecsSinceEpoch(wall - 1, Qt::UTC), QTimeZone::utc())
+                   .toSecsSinceEpoch() == wall;
+    };
+    const auto transitions = tz.transitions(utc("2011-06-01T00:00:00Z"), utc("2027-12-31T00:00:00Z"));
+    QVERIFY(transitions.size() >= 2);
+    int fired = 0;
+    for (const QTimeZone::OffsetData &transition : transitions) {
+        const qint64 from = transition.atUtc.toSecsSinceEpoch() / 60 * 60 - 86400;
+        const qint64 to = from + 2 * 86400;
+        for (int i = 0; i < crons.size(); ++i) {
+            QList<qint64> expected;
+            qint64 maxWall = std::numeric_limits<qint64>::min();
+            qint64 previousWall =
+                from - 60 + tz.offsetFromUtc(QDateTime::fromSecsSinceEpoch(from - 60, Qt::UTC));
+            for (qint64 t = from; t <= to; t += 60) {
+                const qint64 wall = t + tz.offsetFromUtc(QDateTime::fromSecsSinceEpoch(t, Qt::UTC));
+                bool fire = wall > maxWall && matches(crons[i], wall);
+                for (qint64 skipped = previousWall + 60; !fire && skipped < wall && skipped > maxWall;
+                     skipped += 60) {
+                    fire = matches(crons[i], skipped);
+                }
+                if (fire) {
+                    expected << t;
+                }
+                maxWall = std::max(maxWall, wall);
+                previousWall = wall;
+            }
+            // Start the chain well inside the walk, where its "first seen" bookkeeping is settled.
+            QList<qint64> actual;
+            QDateTime at = QDateTime::fromSecsSinceEpoch(from + 6 * 3600, Qt::UTC);
+            while ((at = crons[i].nextAfter(at, tz)).isValid() && at.toSecsSinceEpoch() <= to) {
+                actual << at.toSecsSinceEpoch();
+            }
+            expected.erase(expected.begin(),
+                           std::lower_bound(expected.begin(), expected.end(), from + 6 * 3600 + 1));
+            if (actual != expected) {
+                qWarning("%s around %s", qPrintable(expressions[i]), qPrintable(iso(transition.atUtc)));
+            }
+            QCOMPARE(actual, expected);
+            fired += int(actual.size());
+        }
+    }
+    QVERIFY(fired > 0);
 }
 
 void tst_CronExpression::agreesWithScheduleCronEvents_data() {
