@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace tidemark {
@@ -88,8 +89,7 @@ private:
     void refuseQuartz(const QString &text) const {
         if (text.contains(QLatin1Char('?'))) {
             refuse(m_field, text,
-                   QStringLiteral("is Quartz syntax, not cron: write * instead of ? (day-of-month and "
-                                  "day-of-week both restricted means either matches; weekdays are 0-7, "
+                   QStringLiteral("is Quartz syntax, not cron: write * for any day (cron weekdays are 0-7, "
                                   "0 and 7 both Sunday)"));
         }
         if (text.contains(QLatin1Char('#'))) {
@@ -113,8 +113,9 @@ private:
             refuse(m_field, item, QStringLiteral("has more than one /"));
         }
         const QString &base = baseAndStep[0];
+        const int lastValue = m_field == DayOfWeek ? 6 : m_rule.max; // 7 only when written
         int low = m_rule.min;
-        int high = m_rule.max == 7 ? 6 : m_rule.max; // `*` in day-of-week is 0-6
+        int high = lastValue;
         if (base == QLatin1String("*")) {
             // the whole range
         } else if (const qsizetype dash = base.indexOf(QLatin1Char('-')); dash >= 0) {
@@ -127,10 +128,7 @@ private:
         } else {
             low = value(base, item, false);
             // `5/10` steps from 5 to the end of the range, as Vixie and cronie read it.
-            high = baseAndStep.size() == 2 ? m_rule.max : low;
-            if (baseAndStep.size() == 2 && m_rule.max == 7) {
-                high = 6;
-            }
+            high = baseAndStep.size() == 2 ? std::max(low, lastValue) : low;
         }
         int step = 1;
         if (baseAndStep.size() == 2) {

@@ -220,6 +220,12 @@ void tst_CronExpression::sameAs_data() {
                              << "0 0 * * *";
     QTest::newRow("5-7 ends on Sunday") << "0 0 * * 5-7"
                                         << "0 0 * * 0,5,6";
+    QTest::newRow("weekday steps") << "0 0 * * */2"
+                                   << "0 0 * * 0,2,4,6";
+    QTest::newRow("weekday start/step") << "0 0 * * 1/2"
+                                        << "0 0 * * 1,3,5";
+    QTest::newRow("7/2 is Sunday") << "0 0 * * 7/2"
+                                   << "0 0 * * 0";
     QTest::newRow("month names") << "0 0 1 JAN,jul *"
                                  << "0 0 1 1,7 *";
     QTest::newRow("month name range") << "0 0 1 mar-may *"
@@ -592,39 +598,43 @@ void tst_CronExpression::agreesWithMinuteByMinuteWalk() {
     QVERIFY(transitions.size() >= 2);
     int fired = 0;
     for (const QTimeZone::OffsetData &transition : transitions) {
-        const qint64 from = transition.atUtc.toSecsSinceEpoch() / 60 * 60 - 86400;
-        const qint64 to = from + 2 * 86400;
+        const qint64 from = transition.atUtc.toSecsSinceEpoch() / 60 * 60 - 12 * 3600;
+        const qint64 settled = from + 3 * 3600; // where the walk's "first seen" bookkeeping holds
+        QList<qint64> walls;                    // walls[k]: the wall time at from + 60 (k - 1)
+        for (qint64 t = from - 60; t <= from + 24 * 3600; t += 60) {
+            walls << t + tz.offsetFromUtc(QDateTime::fromSecsSinceEpoch(t, Qt::UTC));
+        }
         for (int i = 0; i < crons.size(); ++i) {
             QList<qint64> expected;
             qint64 maxWall = std::numeric_limits<qint64>::min();
-            qint64 previousWall =
-                from - 60 + tz.offsetFromUtc(QDateTime::fromSecsSinceEpoch(from - 60, Qt::UTC));
-            for (qint64 t = from; t <= to; t += 60) {
-                const qint64 wall = t + tz.offsetFromUtc(QDateTime::fromSecsSinceEpoch(t, Qt::UTC));
-                bool fire = wall > maxWall && matches(crons[i], wall);
-                for (qint64 skipped = previousWall + 60; !fire && skipped < wall && skipped > maxWall;
+            for (int k = 1; k < walls.size(); ++k) {
+                bool fire = walls[k] > maxWall && matches(crons[i], walls[k]);
+                for (qint64 skipped = walls[k - 1] + 60; !fire && skipped < walls[k] && skipped > maxWall;
                      skipped += 60) {
                     fire = matches(crons[i], skipped);
                 }
-                if (fire) {
-                    expected << t;
+                if (fire && from + 60 * (k - 1) > settled) {
+                    expected << from + 60 * (k - 1);
                 }
-                maxWall = std::max(maxWall, wall);
-                previousWall = wall;
+                maxWall = std::max(maxWall, walls[k]);
             }
-            // Start the chain well inside the walk, where its "first seen" bookkeeping is settled.
-            QList<qint64> actual;
-            QDateTime at = QDateTime::fromSecsSinceEpoch(from + 6 * 3600, Qt::UTC);
+            const qint64 to = from + 24 * 3600;
+            QList<qint64> actual; // one chain through the change
+            QDateTime at = QDateTime::fromSecsSinceEpoch(settled, Qt::UTC);
             while ((at = crons[i].nextAfter(at, tz)).isValid() && at.toSecsSinceEpoch() <= to) {
                 actual << at.toSecsSinceEpoch();
             }
-            expected.erase(expected.begin(),
-                           std::lower_bound(expected.begin(), expected.end(), from + 6 * 3600 + 1));
             if (actual != expected) {
                 qWarning("%s around %s", qPrintable(expressions[i]), qPrintable(iso(transition.atUtc)));
             }
             QCOMPARE(actual, expected);
             fired += int(actual.size());
+            // Fresh starts anywhere, including in the second pass through repeated wall times.
+            for (qint64 start = settled; !expected.isEmpty() && start < expected.last(); start += 600 + 7) {
+                const qint64 want = *std::upper_bound(expected.begin(), expected.end(), start);
+                QCOMPARE(iso(crons[i].nextAfter(QDateTime::fromSecsSinceEpoch(start, Qt::UTC), tz)),
+                         iso(QDateTime::fromSecsSinceEpoch(want, Qt::UTC)));
+            }
         }
     }
     QVERIFY(fired > 0);
