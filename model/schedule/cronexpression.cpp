@@ -245,29 +245,17 @@ public:
 
     QString text() const {
         const QString days = dayPhrase();
-        const QString months = monthPhrase();
+        const QString months = monthPhrase().isEmpty() ? QString() : QStringLiteral(", ") + monthPhrase();
         const QStringList times = clockTimes();
         if (times.isEmpty()) {
-            QStringList parts{repeatingTime()};
-            if (!days.isEmpty()) {
-                parts << days;
-            }
-            if (!months.isEmpty()) {
-                parts << months;
-            }
-            return parts.join(QStringLiteral(", "));
+            return repeatingTime() + (days.isEmpty() ? QString() : QStringLiteral(", ") + days) + months;
         }
         const QString at = QStringLiteral("at ") + joined(times);
-        if (isAll(DayOfMonth) && isAll(DayOfWeek)) {
-            if (m_set[Month].count() == 1 && !isAll(Month)) {
-                return at + QStringLiteral(" every day in ") + monthName(m_set[Month].first());
-            }
-            return QStringLiteral("every day ") + at +
-                   (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+        if (days.isEmpty()) {
+            return QStringLiteral("every day ") + at + months;
         }
         if (isAll(DayOfMonth)) {
-            return days + QLatin1Char(' ') + at +
-                   (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+            return days + QLatin1Char(' ') + at + months;
         }
         if (isAll(DayOfWeek) && m_set[DayOfMonth].count() == 1 && m_set[Month].count() == 1) {
             return QStringLiteral("%1 on %2 %3")
@@ -275,7 +263,7 @@ public:
                 .arg(m_set[DayOfMonth].first())
                 .arg(monthName(m_set[Month].first()));
         }
-        return at + QLatin1Char(' ') + days + (months.isEmpty() ? QString() : QStringLiteral(", ") + months);
+        return at + QLatin1Char(' ') + days + months;
     }
 
 private:
@@ -318,7 +306,7 @@ private:
     // Up to four exact times of day ("09:00", "08:15:30"), or none when the time repeats more.
     QStringList clockTimes() const {
         const int combinations = m_set[Second].count() * m_set[Minute].count() * m_set[Hour].count();
-        if (combinations > 4 || (isAll(Hour) && m_set[Hour].count() > 1)) {
+        if (combinations > 4) {
             return {};
         }
         QStringList out;
@@ -360,12 +348,15 @@ private:
             return minute == 0 ? QStringLiteral("every hour")
                                : QStringLiteral("every hour at minute %1").arg(minute);
         }
-        QString out = QStringLiteral("at minute %1 of hour %2").arg(m_set[Minute].text, m_set[Hour].text);
-        if (!onTheMinute) {
-            out = QStringLiteral("at second %1 of minute %2 of hour %3")
-                      .arg(m_set[Second].text, m_set[Minute].text, m_set[Hour].text);
-        }
-        return out;
+        // Whatever else: the field texts, read aloud.
+        QString out = QStringLiteral("at %1 of %2").arg(fieldWords(Minute), fieldWords(Hour));
+        return onTheMinute ? out : QStringLiteral("at %1 of ").arg(fieldWords(Second)) + out.mid(3);
+    }
+
+    QString fieldWords(FieldIndex field) const {
+        const QLatin1String name(fieldRules[field].name);
+        return isAll(field) ? QStringLiteral("every %1").arg(name)
+                            : QStringLiteral("%1 %2").arg(name, m_set[field].text);
     }
 
     QString weekdayPhrase() const {

@@ -558,6 +558,17 @@ void tst_CronExpression::describe_data() {
                             << "at 00:00 on day 1 of the month, in January and July";
     QTest::newRow("Vixie either") << "0 12 13 * fri"
                                   << "at 12:00 on day 13 of the month or every Friday";
+    QTest::newRow("Vixie both (`*/2` counts as unrestricted)")
+        << "0 12 */2 * fri"
+        << "at 12:00 on days */2 of the month if also every Friday";
+    QTest::newRow("one month") << "0 9 * jun *"
+                               << "every day at 09:00, in June";
+    QTest::newRow("office hours") << "*/15 9-17 * * mon-fri"
+                                  << "every 15 minutes during hours 9-17, every weekday";
+    QTest::newRow("complex: the fields") << "0-10/5 9-17 * * *"
+                                         << "at minute 0-10/5 of hour 9-17";
+    QTest::newRow("complex: seconds") << "*/10 5 * * * *"
+                                      << "at second */10 of minute 5 of every hour";
 }
 
 void tst_CronExpression::describe() {
