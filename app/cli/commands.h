@@ -7,7 +7,8 @@
 
 namespace tidemark {
 class Workspace;
-}
+struct RunRecord;
+} // namespace tidemark
 
 namespace tidemark::cli {
 
@@ -35,11 +36,18 @@ private:
     int backfill(const QStringList &args);
     int history(const QStringList &args);
     int verify(const QStringList &args);
+    int alertSet(const QStringList &args);
+    int alertShow(const QStringList &args);
+    int alertTest(const QStringList &args);
+    int alertClear(const QStringList &args);
 
     // The workspace file: -w/--workspace, else $TIDEMARK_WORKSPACE; absolute.
     QString workspacePath() const;
-    // Opens the workspace; a missing or foreign file is a ValidationError (exit 2).
+    // Opens the workspace; a missing or foreign file is a ValidationError (exit 2). Runs of dead
+    // processes it closes as interrupted get their alerts sent before it returns.
     std::unique_ptr<Workspace> openWorkspace();
+    // Sends the alerts of finished runs (those their status fires on) and waits for them.
+    void sendAlerts(const QList<RunRecord> &runs);
     void installLogging(const QString &path);
 
     QString m_workspace;
