@@ -72,8 +72,9 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
         auto *webhook = new WebhookSender(m_policy, this);
         const QString url = settings.webhookUrl;
         const qint64 runId = run.id;
+        // In the log file only: stderr (the CLI's, the runner's journal) gets the outcome once.
         connect(webhook, &WebhookSender::attemptFailed, this, [runId, url](const QString &detail) {
-            alertLog()->warn("run {}: webhook {}: {}", runId, str(url), str(detail));
+            alertLog()->info("run {}: webhook {}: {}", runId, str(url), str(detail));
         });
         connect(webhook, &WebhookSender::finished, this, [this, webhook, url](const AlertDelivery &delivery) {
             webhook->deleteLater();

@@ -11,10 +11,10 @@
 namespace tidemark {
 namespace {
 
-const QString kHowToPass = QStringLiteral(
-    "put the secret in an environment variable and reference it in the URL, e.g. "
-    "--webhook 'https://hooks.example.com/notify?token=${TIDEMARK_WEBHOOK_TOKEN}' "
-    "(the variable is read when an alert is sent; for the runner, set it in the unit's Environment=)");
+const QString kHowToPass =
+    QStringLiteral("put the secret in an environment variable and reference it in the URL, e.g. "
+                   "--webhook 'https://hooks.example.com/notify?token=${TIDEMARK_WEBHOOK_TOKEN}' "
+                   "(read when an alert is sent; for the runner, put it in the unit's environment file)");
 
 // Query keys whose values are credentials whatever they look like.
 bool isSecretKey(const QString &key) {

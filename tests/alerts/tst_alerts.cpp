@@ -113,6 +113,14 @@ private:
     QByteArray logBytes() const { return fileBytes(m_ws + QStringLiteral(".log")); }
 
     void setSettings(const AlertSettings &settings) { Workspace::open(m_ws)->setAlertSettings(settings); }
+    void setWebhook(const QString &url, int totalTimeoutMs = 60000) {
+        AlertSettings settings;
+        settings.webhookUrl = url;
+        settings.webhookTimeoutMs = totalTimeoutMs;
+        setSettings(settings);
+    }
+    // Retries after 50 ms, 100 ms, 200 ms...: the policy's shape, quickly.
+    static constexpr WebhookPolicy kFastRetries{50, 200, 5000};
 
     static RunRecord failedRun(qint64 id = 41, const QString &status = QStringLiteral("failed")) {
         RunRecord run;
@@ -256,11 +264,9 @@ private slots:
     void webhookRetriedAfter500ThenDelivered() {
         LocalHttpServer server({500, 503});
         QVERIFY(server.listen());
-        AlertSettings settings;
-        settings.webhookUrl = server.url(QStringLiteral("/alerts/tidemark"));
-        setSettings(settings);
+        setWebhook(server.url(QStringLiteral("/alerts/tidemark")));
         AlertDispatcher alerts(m_ws);
-        alerts.setWebhookPolicy({50, 200, 5000});
+        alerts.setWebhookPolicy(kFastRetries);
         const RunRecord run = failedRun(9, QStringLiteral("warning"));
         const QList<AlertDelivery> deliveries = notify(alerts, run);
         QCOMPARE(deliveries.size(), 1);
@@ -286,11 +292,9 @@ private slots:
     void webhookClientErrorIsNotRetried() {
         LocalHttpServer server({404});
         QVERIFY(server.listen());
-        AlertSettings settings;
-        settings.webhookUrl = server.url(QStringLiteral("/nowhere"));
-        setSettings(settings);
+        setWebhook(server.url(QStringLiteral("/nowhere")));
         AlertDispatcher alerts(m_ws);
-        alerts.setWebhookPolicy({50, 200, 5000});
+        alerts.setWebhookPolicy(kFastRetries);
         const QList<AlertDelivery> deliveries = notify(alerts, failedRun());
         QCOMPARE(deliveries.size(), 1);
         QVERIFY(!deliveries[0].ok);
@@ -307,10 +311,7 @@ private slots:
             QVERIFY(probe.listen(QHostAddress::LocalHost));
             port = probe.serverPort();
         }
-        AlertSettings settings;
-        settings.webhookUrl = QStringLiteral("http://127.0.0.1:%1/hook").arg(port);
-        settings.webhookTimeoutMs = 1500;
-        setSettings(settings);
+        setWebhook(QStringLiteral("http://127.0.0.1:%1/hook").arg(port), 1500);
         AlertDispatcher alerts(m_ws);
         alerts.setWebhookPolicy({100, 400, 500});
         const QList<AlertDelivery> deliveries = notify(alerts, failedRun());
@@ -384,11 +385,9 @@ private slots:
         qputenv("TIDEMARK_TEST_WEBHOOK_TOKEN", secret);
         LocalHttpServer server({500});
         QVERIFY(server.listen());
-        AlertSettings settings;
-        settings.webhookUrl = server.url(QStringLiteral("/hook?token=${TIDEMARK_TEST_WEBHOOK_TOKEN}"));
-        setSettings(settings);
+        setWebhook(server.url(QStringLiteral("/hook?token=${TIDEMARK_TEST_WEBHOOK_TOKEN}")));
         AlertDispatcher alerts(m_ws);
-        alerts.setWebhookPolicy({50, 200, 5000});
+        alerts.setWebhookPolicy(kFastRetries);
         const QList<AlertDelivery> deliveries = notify(alerts, failedRun());
         qunsetenv("TIDEMARK_TEST_WEBHOOK_TOKEN");
         QCOMPARE(deliveries.size(), 1);
