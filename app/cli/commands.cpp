@@ -810,10 +810,6 @@ QString durationText(int ms) {
     return ms % 1000 == 0 ? QStringLiteral("%1s").arg(ms / 1000) : QStringLiteral("%1ms").arg(ms);
 }
 
-QJsonValue textOrNull(const QString &text) {
-    return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
-}
-
 } // namespace
 
 int Commands::alertSet(const QStringList &args) {
@@ -871,13 +867,7 @@ int Commands::alertShow(const QStringList &args) {
 
     const AlertSettings settings = openWorkspace()->alertSettings();
     if (parser.isSet(QStringLiteral("json"))) {
-        QJsonObject object;
-        object.insert(QStringLiteral("hook"), textOrNull(settings.hookCommand));
-        object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
-        object.insert(QStringLiteral("webhook"), textOrNull(settings.webhookUrl));
-        object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
-        object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
-        writeOut(toJsonLine(object));
+        writeOut(toJsonLine(alertSettingsJson(settings)));
         return 0;
     }
     if (settings.isEmpty()) {

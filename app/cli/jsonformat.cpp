@@ -80,6 +80,16 @@ QJsonObject backfillJson(qint64 tableId, const BackfillResult &result) {
     return object;
 }
 
+QJsonObject alertSettingsJson(const AlertSettings &settings) {
+    QJsonObject object;
+    object.insert(QStringLiteral("hook"), optionalText(settings.hookCommand));
+    object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
+    object.insert(QStringLiteral("webhook"), optionalText(settings.webhookUrl));
+    object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
+    object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
+    return object;
+}
+
 QByteArray toJsonLine(const QJsonObject &object) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }

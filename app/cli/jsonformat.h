@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/alerts/alertsettings.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/runjson.h"
 #include "model/domain/runrecord.h"
@@ -24,6 +25,9 @@ QJsonObject connectionJson(const ConnectionSpec &spec);
 QJsonObject tableJson(const TableSpec &spec);
 QJsonObject verifyJson(const VerifyResult &result);
 QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
+// `alert show --json`: hook, hook_timeout_ms, webhook (as stored: secrets are ${NAME}
+// references), webhook_timeout_ms, on.
+QJsonObject alertSettingsJson(const AlertSettings &settings);
 
 // One line of compact JSON followed by a newline, as stdout gets it.
 QByteArray toJsonLine(const QJsonObject &object);
