@@ -339,12 +339,9 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
     installLogging(path);
     try {
         std::unique_ptr<Workspace> workspace = Workspace::open(path);
-        QList<qint64> interrupted;
-        workspace->repairInterruptedRuns(&interrupted);
-        QList<RunRecord> closed;
-        for (const qint64 runId : std::as_const(interrupted))
-            closed += workspace->runs(1, runId);
-        sendAlerts(closed);
+        AlertDispatcher alerts(path);
+        alerts.closeInterruptedRuns(*workspace);
+        alerts.waitUntilIdle();
         return workspace;
     } catch (const ValidationError &) {
         throw;
@@ -352,15 +349,6 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
         // A workspace that cannot be opened is a bad argument: nothing ran.
         throw ValidationError(error.message());
     }
-}
-
-void Commands::sendAlerts(const QList<RunRecord> &runs) {
-    if (runs.isEmpty())
-        return;
-    AlertDispatcher alerts(workspacePath());
-    for (const RunRecord &run : runs)
-        alerts.notify(run);
-    alerts.waitUntilIdle();
 }
 
 int Commands::init(const QStringList &args) {
@@ -699,8 +687,11 @@ int Commands::run(const QStringList &args) {
         writeError(QStringLiteral("run did not start in workspace %1").arg(path));
         return 1;
     }
-    if (finishedRun.id > 0)
-        sendAlerts({finishedRun});
+    if (finishedRun.id > 0) {
+        AlertDispatcher alerts(path);
+        alerts.notify(finishedRun);
+        alerts.waitUntilIdle();
+    }
     return exitCode;
 }
 

@@ -7,8 +7,7 @@
 
 namespace tidemark {
 class Workspace;
-struct RunRecord;
-} // namespace tidemark
+}
 
 namespace tidemark::cli {
 
@@ -46,8 +45,6 @@ private:
     // Opens the workspace; a missing or foreign file is a ValidationError (exit 2). Runs of dead
     // processes it closes as interrupted get their alerts sent before it returns.
     std::unique_ptr<Workspace> openWorkspace();
-    // Sends the alerts of finished runs (those their status fires on) and waits for them.
-    void sendAlerts(const QList<RunRecord> &runs);
     void installLogging(const QString &path);
 
     QString m_workspace;

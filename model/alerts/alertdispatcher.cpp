@@ -87,6 +87,16 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
     return started;
 }
 
+int AlertDispatcher::closeInterruptedRuns(Workspace &workspace) {
+    QList<qint64> closed;
+    workspace.repairInterruptedRuns(&closed);
+    for (const qint64 runId : std::as_const(closed)) {
+        for (const RunRecord &run : workspace.runs(1, runId))
+            notify(run);
+    }
+    return int(closed.size());
+}
+
 void AlertDispatcher::onDelivered(const AlertDelivery &delivery, const QString &extra) {
     auto log = alertLog();
     log->log(delivery.ok ? spdlog::level::info : spdlog::level::warn, "run {}: {} {}: {}", delivery.runId,

@@ -12,6 +12,8 @@
 
 namespace tidemark {
 
+class Workspace;
+
 // Sends a finished run's alerts: the workspace's hook and webhook (AlertSettings), each fed the
 // run's JSON (runJson with the run's details, as `history --json` prints it, plus "workspace").
 // Every delivery is logged to the workspace log ("core.alerts": channel, exit code or HTTP
@@ -20,7 +22,8 @@ namespace tidemark {
 //
 // Asynchronous and owned by one thread with an event loop (the CLI's main thread, the runner's):
 // notify() starts the deliveries and returns; delivered() reports each, idle() when none is left.
-// The runner calls notify() with each run it finished; the CLI calls waitUntilIdle() before exit.
+// The runner calls notify() with each run it finished and closeInterruptedRuns() as it looks
+// after the workspace; the CLI does the same and calls waitUntilIdle() before it exits.
 class AlertDispatcher : public QObject {
     Q_OBJECT
 public:
@@ -33,6 +36,10 @@ public:
     // The same with settings given, status not checked (`alert test`, a caller that has read
     // the settings already).
     int send(const RunRecord &run, const AlertSettings &settings);
+    // Closes the runs of dead processes as interrupted (Workspace::repairInterruptedRuns) and
+    // sends their alerts: exactly one closer sees each run, so each is alerted once. For whoever
+    // opens a workspace for a user or looks after it (the CLI, the runner at each tick).
+    int closeInterruptedRuns(Workspace &workspace);
 
     // The alert's JSON body for `run`.
     QByteArray payload(const RunRecord &run) const;

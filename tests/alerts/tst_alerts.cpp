@@ -9,6 +9,7 @@
 #include "model/alerts/secretreference.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
 
 #include <QFile>
@@ -16,6 +17,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -407,6 +409,41 @@ private slots:
         QCOMPARE(unset[0].detail,
                  QStringLiteral("not sent: environment variable TIDEMARK_TEST_WEBHOOK_TOKEN is not set"));
         QCOMPARE(server.requests().size(), 2);
+    }
+
+    // The runner's and the CLI's way to learn of a dead process's run: closing it alerts it,
+    // once, however often the workspace is looked after.
+    void closingADeadRunAlertsItOnce() {
+        const QString out = path(QStringLiteral("interrupted.json"));
+        AlertSettings settings;
+        settings.hookCommand = QStringLiteral("cat >> '%1'").arg(out);
+        setSettings(settings);
+        auto workspace = Workspace::open(m_ws);
+        const qint64 runId = workspace->beginRun(QStringLiteral("schedule"), 2, false);
+        QProcess gone;
+        gone.start(QStringLiteral("true"), {});
+        QVERIFY(gone.waitForStarted());
+        const qint64 gonePid = gone.processId();
+        QVERIFY(gone.waitForFinished());
+        {
+            SqliteDb db(m_ws, SqliteDb::Mode::ReadWrite);
+            SqliteStatement(db, QStringLiteral("UPDATE runs SET pid = ?1 WHERE id = ?2"))
+                .bind(1, gonePid)
+                .bind(2, runId)
+                .run();
+        }
+
+        AlertDispatcher alerts(m_ws);
+        QCOMPARE(alerts.closeInterruptedRuns(*workspace), 1);
+        alerts.waitUntilIdle();
+        QCOMPARE(alerts.closeInterruptedRuns(*workspace), 0);
+        QVERIFY(alerts.isIdle());
+        const QList<QByteArray> lines = fileBytes(out).split('\n');
+        QCOMPARE(lines.size(), 2); // one JSON line and the empty rest
+        const QJsonObject json = QJsonDocument::fromJson(lines.first()).object();
+        QCOMPARE(json.value(QStringLiteral("run_id")).toInteger(), runId);
+        QCOMPARE(json.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+        QCOMPARE(json.value(QStringLiteral("trigger")).toString(), QStringLiteral("schedule"));
     }
 
     void hookAndWebhookBothFire() {
