@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "model/storage/workspace.h"
 
-#include "model/alerts/alertsettings.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/storage/sqlitedb.h"
