@@ -3,6 +3,7 @@
 
 #include "app/cli/jsonformat.h"
 #include "app/cli/textformat.h"
+#include "model/alerts/alertdispatcher.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/connectors/conninfo.h"
@@ -18,6 +19,7 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QMetaType>
+#include <QSysInfo>
 #include <QTimer>
 
 #include <atomic>
@@ -48,6 +50,10 @@ Commands:
   backfill ID --from VALUE (--keep | --delete-newer | --truncate) [--yes] [--json]
   history [--run RUN_ID] [--limit N] [--json]
   verify [--table ID]... [--json]
+  alert set [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
+            [--on STATUS[,STATUS...]]   what a failed, warning or interrupted run notifies; only
+                                         the options given change, "" removes the hook or webhook
+  alert show [--json] | alert test [--run RUN_ID] | alert clear
 
 Exit codes: 0 fine; 1 an iteration failed or was cancelled, or verify found a difference;
 2 usage or validation error (nothing was run).
@@ -256,6 +262,21 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
         return verify(rest);
     if (command == QLatin1String("help"))
         throw HelpRequested{};
+    if (command == QLatin1String("alert")) {
+        const QString sub = rest.value(0);
+        if (sub == QLatin1String("set"))
+            return alertSet(rest.mid(1));
+        if (sub == QLatin1String("show"))
+            return alertShow(rest.mid(1));
+        if (sub == QLatin1String("test"))
+            return alertTest(rest.mid(1));
+        if (sub == QLatin1String("clear"))
+            return alertClear(rest.mid(1));
+        throw ValidationError(
+            sub.isEmpty()
+                ? QStringLiteral("alert: missing subcommand (see tidemark-cli --help)")
+                : QStringLiteral("alert: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
+    }
     if (command == QLatin1String("connection") || command == QLatin1String("table")) {
         const QString sub = rest.value(0);
         const QStringList subArgs = rest.mid(1);
@@ -318,7 +339,9 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
     installLogging(path);
     try {
         std::unique_ptr<Workspace> workspace = Workspace::open(path);
-        workspace->repairInterruptedRuns();
+        AlertDispatcher alerts(path);
+        alerts.closeInterruptedRuns(*workspace);
+        alerts.waitUntilIdle();
         return workspace;
     } catch (const ValidationError &) {
         throw;
@@ -599,6 +622,7 @@ int Commands::run(const QStringList &args) {
     RunCoordinator coordinator(path);
     bool done = false;
     int exitCode = 1;
+    RunRecord finishedRun;
     // The last state of each iteration, in case the finished record comes without them.
     QList<IterationRecord> latest;
 
@@ -624,6 +648,7 @@ int Commands::run(const QStringList &args) {
         else
             writeOut(runText(run));
         exitCode = exitCodeOf(run);
+        finishedRun = run;
         done = true;
         QCoreApplication::exit(exitCode);
     });
@@ -661,6 +686,11 @@ int Commands::run(const QStringList &args) {
     if (!done) {
         writeError(QStringLiteral("run did not start in workspace %1").arg(path));
         return 1;
+    }
+    if (finishedRun.id > 0) {
+        AlertDispatcher alerts(path);
+        alerts.notify(finishedRun);
+        alerts.waitUntilIdle();
     }
     return exitCode;
 }
@@ -743,6 +773,161 @@ int Commands::history(const QStringList &args) {
     } else {
         writeOut(historyText(runs));
     }
+    return 0;
+}
+
+namespace {
+
+// "500ms", "30s", "2m" -> milliseconds; ValidationError naming the option otherwise.
+int parseDurationMs(const QString &text, const QString &option) {
+    const QString trimmed = text.trimmed();
+    qsizetype digits = 0;
+    while (digits < trimmed.size() && trimmed[digits].isDigit())
+        ++digits;
+    const QString unit = trimmed.mid(digits);
+    const qint64 scale = unit == QLatin1String("ms")  ? 1
+                         : unit == QLatin1String("s") ? 1000
+                         : unit == QLatin1String("m") ? 60000
+                                                      : 0;
+    bool ok = false;
+    const qint64 amount = trimmed.left(digits).toLongLong(&ok);
+    if (!ok || scale == 0 || amount <= 0 || amount * scale > 24 * 3600 * 1000)
+        throw ValidationError(
+            QStringLiteral("%1: '%2' is not a duration such as 500ms, 30s or 2m").arg(option, text));
+    return int(amount * scale);
+}
+
+QString durationText(int ms) {
+    return ms % 1000 == 0 ? QStringLiteral("%1s").arg(ms / 1000) : QStringLiteral("%1ms").arg(ms);
+}
+
+} // namespace
+
+int Commands::alertSet(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("alert set"));
+    for (const char *name : {"hook", "hook-timeout", "webhook", "webhook-timeout", "on"})
+        parser.addValue(QString::fromLatin1(name), QStringLiteral("VALUE"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    AlertSettings settings = workspace->alertSettings();
+    bool changed = false;
+    if (parser.isSet(QStringLiteral("hook"))) {
+        settings.hookCommand = parser.value(QStringLiteral("hook")).trimmed();
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("webhook"))) {
+        // A secret in clear is refused by setAlertSettings (checkWebhookUrl), nothing stored.
+        settings.webhookUrl = parser.value(QStringLiteral("webhook")).trimmed();
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("hook-timeout"))) {
+        settings.hookTimeoutMs =
+            parseDurationMs(parser.value(QStringLiteral("hook-timeout")), QStringLiteral("--hook-timeout"));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("webhook-timeout"))) {
+        settings.webhookTimeoutMs = parseDurationMs(parser.value(QStringLiteral("webhook-timeout")),
+                                                    QStringLiteral("--webhook-timeout"));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("on"))) {
+        settings.on = parseAlertStatuses(parser.value(QStringLiteral("on")));
+        changed = true;
+    }
+    if (!changed)
+        throw ValidationError(QStringLiteral(
+            "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --webhook-timeout"));
+    if (settings.isEmpty() && !parser.isSet(QStringLiteral("hook")) &&
+        !parser.isSet(QStringLiteral("webhook")))
+        throw ValidationError(
+            QStringLiteral("alert set: no hook or webhook to apply this to; give --hook CMD "
+                           "or --webhook URL"));
+    workspace->setAlertSettings(settings);
+    return 0;
+}
+
+int Commands::alertShow(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("alert show"));
+    parser.addFlag(QStringLiteral("json"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    const AlertSettings settings = openWorkspace()->alertSettings();
+    if (parser.isSet(QStringLiteral("json"))) {
+        writeOut(toJsonLine(alertSettingsJson(settings)));
+        return 0;
+    }
+    if (settings.isEmpty()) {
+        writeOut(
+            QStringLiteral("no alerts (set them with: tidemark-cli alert set --hook CMD | --webhook URL)\n"));
+        return 0;
+    }
+    QString text;
+    if (!settings.hookCommand.isEmpty())
+        text += QStringLiteral("hook:    %1   (time limit %2)\n")
+                    .arg(settings.hookCommand, durationText(settings.hookTimeoutMs));
+    if (!settings.webhookUrl.isEmpty())
+        text += QStringLiteral("webhook: %1   (retried for up to %2)\n")
+                    .arg(settings.webhookUrl, durationText(settings.webhookTimeoutMs));
+    text += QStringLiteral("on:      %1\n").arg(settings.on.join(QStringLiteral(", ")));
+    writeOut(text);
+    return 0;
+}
+
+int Commands::alertTest(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("alert test"));
+    parser.addValue(QStringLiteral("run"), QStringLiteral("RUN_ID"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const AlertSettings settings = workspace->alertSettings();
+    if (settings.isEmpty())
+        throw ValidationError(QStringLiteral("alert test: no alerts set in workspace %1 (see alert set)")
+                                  .arg(workspace->path()));
+    RunRecord run;
+    if (parser.isSet(QStringLiteral("run"))) {
+        const qint64 runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+        const QList<RunRecord> runs = workspace->runs(1, runId);
+        if (runs.isEmpty())
+            throw ValidationError(
+                QStringLiteral("--run: no run %1 in workspace %2").arg(runId).arg(workspace->path()));
+        run = runs.first();
+    } else {
+        // A sample: run id 0 tells a receiver it is a test.
+        run.trigger = QStringLiteral("cli");
+        run.host = QSysInfo::machineHostName();
+        run.pid = QCoreApplication::applicationPid();
+        run.startedAt = run.finishedAt = QDateTime::currentDateTimeUtc();
+        run.status = QStringLiteral("failed");
+    }
+    workspace.reset();
+
+    AlertDispatcher alerts(workspacePath());
+    int exitCode = 0;
+    QObject::connect(&alerts, &AlertDispatcher::delivered, [&](const AlertDelivery &delivery) {
+        writeOut(QStringLiteral("%1: %2 (%3)\n")
+                     .arg(delivery.channel, delivery.ok ? QStringLiteral("ok") : QStringLiteral("FAILED"),
+                          delivery.detail));
+        if (!delivery.ok)
+            exitCode = 1;
+    });
+    alerts.send(run, settings);
+    alerts.waitUntilIdle();
+    return exitCode;
+}
+
+int Commands::alertClear(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("alert clear"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    openWorkspace()->setAlertSettings(AlertSettings());
     return 0;
 }
 

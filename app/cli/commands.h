@@ -35,10 +35,15 @@ private:
     int backfill(const QStringList &args);
     int history(const QStringList &args);
     int verify(const QStringList &args);
+    int alertSet(const QStringList &args);
+    int alertShow(const QStringList &args);
+    int alertTest(const QStringList &args);
+    int alertClear(const QStringList &args);
 
     // The workspace file: -w/--workspace, else $TIDEMARK_WORKSPACE; absolute.
     QString workspacePath() const;
-    // Opens the workspace; a missing or foreign file is a ValidationError (exit 2).
+    // Opens the workspace; a missing or foreign file is a ValidationError (exit 2). Runs of dead
+    // processes it closes as interrupted get their alerts sent before it returns.
     std::unique_ptr<Workspace> openWorkspace();
     void installLogging(const QString &path);
 

@@ -13,20 +13,6 @@ QJsonValue optionalText(const QString &text) {
 
 } // namespace
 
-QJsonValue watermarkJson(const QString &display) {
-    if (display.isEmpty())
-        return QJsonValue(QJsonValue::Null);
-    bool isInteger = false;
-    const qint64 value = display.toLongLong(&isInteger);
-    if (isInteger)
-        return QJsonValue(value);
-    return QJsonValue(display);
-}
-
-QJsonValue timeJson(const QDateTime &time) {
-    return time.isValid() ? QJsonValue(isoUtc(time)) : QJsonValue(QJsonValue::Null);
-}
-
 QJsonObject connectionJson(const ConnectionSpec &spec) {
     QJsonObject object;
     object.insert(QStringLiteral("id"), spec.id);
@@ -67,50 +53,6 @@ QJsonObject tableJson(const TableSpec &spec) {
     return object;
 }
 
-QJsonObject iterationJson(const IterationRecord &record) {
-    QJsonObject object;
-    object.insert(QStringLiteral("table_id"), record.tableId);
-    object.insert(QStringLiteral("source"), record.source);
-    object.insert(QStringLiteral("target"), record.target);
-    object.insert(QStringLiteral("status"), iterationStatusName(record.status));
-    object.insert(QStringLiteral("started_at"), timeJson(record.startedAt));
-    object.insert(QStringLiteral("finished_at"), timeJson(record.finishedAt));
-    object.insert(QStringLiteral("duration_ms"), record.durationMs);
-    object.insert(QStringLiteral("rows_read"), record.rowsRead);
-    object.insert(QStringLiteral("rows_written"), record.rowsWritten);
-    object.insert(QStringLiteral("rows_skipped"), record.rowsSkipped);
-    object.insert(QStringLiteral("rows_null_watermark"), record.rowsNullWatermark);
-    object.insert(QStringLiteral("window_rows"),
-                  record.windowRows < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(record.windowRows));
-    object.insert(QStringLiteral("watermark_before"), watermarkJson(record.watermarkBefore));
-    object.insert(QStringLiteral("watermark_after"), watermarkJson(record.watermarkAfter));
-    object.insert(QStringLiteral("window_lower"), watermarkJson(record.windowLower));
-    object.insert(QStringLiteral("window_upper"), watermarkJson(record.windowUpper));
-    object.insert(QStringLiteral("error"), optionalText(record.error));
-    object.insert(QStringLiteral("iteration_id"), record.id);
-    return object;
-}
-
-QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
-    QJsonObject object;
-    object.insert(QStringLiteral("run_id"), run.id);
-    object.insert(QStringLiteral("status"), run.status);
-    if (withRunDetails) {
-        object.insert(QStringLiteral("trigger"), run.trigger);
-        object.insert(QStringLiteral("host"), run.host);
-        object.insert(QStringLiteral("pid"), run.pid);
-        object.insert(QStringLiteral("started_at"), timeJson(run.startedAt));
-        object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
-        object.insert(QStringLiteral("concurrency"), run.concurrency);
-        object.insert(QStringLiteral("dry_run"), run.dryRun);
-    }
-    QJsonArray iterations;
-    for (const IterationRecord &record : run.iterations)
-        iterations.append(iterationJson(record));
-    object.insert(QStringLiteral("iterations"), iterations);
-    return object;
-}
-
 QJsonObject verifyJson(const VerifyResult &result) {
     QJsonObject object;
     object.insert(QStringLiteral("table_id"), result.tableId);
@@ -135,6 +77,16 @@ QJsonObject backfillJson(qint64 tableId, const BackfillResult &result) {
     object.insert(QStringLiteral("watermark_after"), watermarkJson(result.after.display()));
     object.insert(QStringLiteral("rows_deleted"),
                   result.rowsDeleted < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(result.rowsDeleted));
+    return object;
+}
+
+QJsonObject alertSettingsJson(const AlertSettings &settings) {
+    QJsonObject object;
+    object.insert(QStringLiteral("hook"), optionalText(settings.hookCommand));
+    object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
+    object.insert(QStringLiteral("webhook"), optionalText(settings.webhookUrl));
+    object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
+    object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
     return object;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/alerts/alertsettings.h"
 #include "model/domain/connectionspec.h"
+#include "model/domain/runjson.h"
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
 #include "model/engine/backfill.h"
@@ -16,21 +18,16 @@ namespace tidemark::cli {
 
 // The JSON shapes of the CLI contract (DESIGN.md, "The headless CLI"). Field names are a
 // contract: add fields, never rename them. Absent values are JSON null, never "".
-
-// A watermark's display text as JSON: null when none, a number for integer watermarks (so
-// scripts can compare them), an ISO-8601 string for timestamps.
-QJsonValue watermarkJson(const QString &display);
-// isoUtc() of the time, or null when the time is not set.
-QJsonValue timeJson(const QDateTime &time);
+// The run and iteration shapes (runJson, iterationJson) live in model/domain/runjson.h: the
+// alerts send them too.
 
 QJsonObject connectionJson(const ConnectionSpec &spec);
 QJsonObject tableJson(const TableSpec &spec);
-QJsonObject iterationJson(const IterationRecord &record);
-// {"run_id", "status", "iterations"} as `run --json` prints it; `withRunDetails` adds the
-// fields `history --json` shows (trigger, host, times, concurrency, dry_run).
-QJsonObject runJson(const RunRecord &run, bool withRunDetails);
 QJsonObject verifyJson(const VerifyResult &result);
 QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
+// `alert show --json`: hook, hook_timeout_ms, webhook (as stored: secrets are ${NAME}
+// references), webhook_timeout_ms, on.
+QJsonObject alertSettingsJson(const AlertSettings &settings);
 
 // One line of compact JSON followed by a newline, as stdout gets it.
 QByteArray toJsonLine(const QJsonObject &object);

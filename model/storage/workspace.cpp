@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -286,8 +286,23 @@ void migrateTo3(SqliteDb &db) {
     db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN last_generation INTEGER NOT NULL DEFAULT 0"));
 }
 
+// The workspace's alerts (AlertSettings): one row at most. The webhook URL holds `${NAME}`
+// references where a secret goes, never the secret (checkWebhookUrl refuses one in clear).
+void migrateTo4(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE TABLE alert_settings (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    hook_command TEXT,
+    hook_timeout_ms INTEGER NOT NULL,
+    webhook_url TEXT,
+    webhook_timeout_ms INTEGER NOT NULL,
+    on_statuses TEXT NOT NULL
+);
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4};
 
 // --- row mapping ---
 
@@ -530,6 +545,43 @@ void Workspace::migrate() {
     if (!select.step())
         throw Error(QStringLiteral("workspace file %1: cannot record the workspace id").arg(m_path));
     m_workspaceId = select.columnText(0);
+}
+
+// --- alerts ---
+
+AlertSettings Workspace::alertSettings() {
+    SqliteStatement select(*m_db, QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
+                                                 "webhook_timeout_ms, on_statuses FROM alert_settings"));
+    AlertSettings settings;
+    if (!select.step())
+        return settings;
+    settings.hookCommand = select.columnText(0);
+    settings.hookTimeoutMs = int(select.columnInt64(1));
+    settings.webhookUrl = select.columnText(2);
+    settings.webhookTimeoutMs = int(select.columnInt64(3));
+    settings.on = select.columnText(4).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    return settings;
+}
+
+void Workspace::setAlertSettings(const AlertSettings &settings) {
+    if (!settings.webhookUrl.isEmpty())
+        checkWebhookUrl(settings.webhookUrl);
+    Transaction transaction(*m_db);
+    m_db->exec(QStringLiteral("DELETE FROM alert_settings"));
+    if (!settings.isEmpty()) {
+        SqliteStatement insert(*m_db, QStringLiteral("INSERT INTO alert_settings (id, hook_command, "
+                                                     "hook_timeout_ms, webhook_url, webhook_timeout_ms, "
+                                                     "on_statuses) VALUES (1, ?1, ?2, ?3, ?4, ?5)"));
+        insert.bind(1, textOrNull(settings.hookCommand))
+            .bind(2, settings.hookTimeoutMs)
+            .bind(3, textOrNull(settings.webhookUrl))
+            .bind(4, settings.webhookTimeoutMs)
+            .bind(5, settings.on.join(QLatin1Char(',')))
+            .run();
+    }
+    transaction.commit();
+    storageLog()->info("workspace {}: alerts {}", str(m_path),
+                       settings.isEmpty() ? std::string("cleared") : str(settings.on.join(QLatin1Char(','))));
 }
 
 // --- connections ---
@@ -967,7 +1019,7 @@ QString deathOf(const LiveRun &run, const QDateTime &now) {
 
 } // namespace
 
-int Workspace::repairInterruptedRuns() {
+int Workspace::repairInterruptedRuns(QList<qint64> *closedRunIds) {
     // A cheap read first: nearly always nothing is dead, and then no write lock is taken.
     QDateTime now = QDateTime::currentDateTimeUtc();
     bool anyDead = false;
@@ -1013,6 +1065,8 @@ int Workspace::repairInterruptedRuns() {
             log.reset();
             log.bind(1, iterationId).bind(2, nowIso).bind(3, message).run();
         }
+        if (closedRunIds)
+            closedRunIds->append(run.id);
         storageLog()->warn("workspace {}: {} ({} iteration(s) closed as interrupted)", str(m_path),
                            str(message), iterationIds.size());
         ++repaired;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/alerts/alertsettings.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/position.h"
 #include "model/domain/runrecord.h"
@@ -81,6 +82,13 @@ public:
     QString workspaceId() const { return m_workspaceId; }
     static int schemaVersion();
 
+    // --- alerts ---
+    // The workspace's alert settings; empty ones (AlertSettings::isEmpty) when none are set.
+    AlertSettings alertSettings();
+    // Replaces them; empty settings clear them. The webhook URL is checked (checkWebhookUrl):
+    // a secret in clear is refused with ValidationError and nothing is stored.
+    void setAlertSettings(const AlertSettings &settings);
+
     // --- connections ---
     QList<ConnectionSpec> connections();
     std::optional<ConnectionSpec> connection(const QString &name);
@@ -134,8 +142,9 @@ public:
     // finished_at and the reason in the iteration's error and log; logs each. Safe when
     // several processes open the workspace at once (one IMMEDIATE transaction, decided again
     // under the lock). Returns how many runs it closed. Called by whoever opens the workspace
-    // for a user (the CLI, the window, a run's setup).
-    int repairInterruptedRuns();
+    // for a user (the CLI, the window, a run's setup). `closedRunIds`, when given, gets the ids
+    // of the runs it closed (their alerts are the closer's to send).
+    int repairInterruptedRuns(QList<qint64> *closedRunIds = nullptr);
     qint64 addIteration(const IterationRecord &record);  // returns its id
     void updateIteration(const IterationRecord &record); // every field but the log
     void appendLog(qint64 iterationId, const LogLine &line);

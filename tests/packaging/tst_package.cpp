@@ -71,6 +71,8 @@ private slots:
     void unpackedCliRuns();
     void desktopEntryValidates();
     void metainfoValidates();
+    void runnerUnitsVerify_data();
+    void runnerUnitsVerify();
 
 private:
     QString m_buildDir;
@@ -111,7 +113,9 @@ void TstPackage::initTestCase() {
 }
 
 void TstPackage::containsTheFiles() {
-    QStringList expected{QStringLiteral("usr/bin/tidemark-cli")};
+    QStringList expected{QStringLiteral("usr/bin/tidemark-cli"),
+                         QStringLiteral("usr/lib/systemd/user/tidemark-runner@.service"),
+                         QStringLiteral("usr/lib/systemd/system/tidemark-runner@.service")};
     if (m_guiBuilt) {
         expected << QStringLiteral("usr/bin/tidemark")
                  << QStringLiteral("usr/share/applications/tidemark.desktop")
@@ -126,7 +130,12 @@ void TstPackage::containsTheFiles() {
     QVERIFY(QFileInfo(m_root + QStringLiteral("/usr/bin/tidemark-cli")).isExecutable());
     // Static libraries, headers and test executables are build products, not something to ship.
     QVERIFY2(!QFileInfo::exists(m_root + QStringLiteral("/usr/include")), "headers leaked into the package");
-    QVERIFY2(!QFileInfo::exists(m_root + QStringLiteral("/usr/lib")), "libraries leaked into the package");
+    // usr/lib holds the systemd units and nothing else.
+    const QStringList underLib =
+        QDir(m_root + QStringLiteral("/usr/lib")).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+    QVERIFY2(
+        underLib == QStringList{QStringLiteral("systemd")},
+        qPrintable(QStringLiteral("libraries leaked into the package: ") + underLib.join(QLatin1Char(' '))));
 }
 
 void TstPackage::declaresItsDependencies() {
@@ -139,8 +148,8 @@ void TstPackage::declaresItsDependencies() {
                                     cpackVariable(m_buildDir, "CPACK_PACKAGE_VERSION")),
              qPrintable(fields.output));
 
-    QStringList libraries{QStringLiteral("libqt6core6"), QStringLiteral("libsqlite3-0"),
-                          QStringLiteral("libpq5")};
+    QStringList libraries{QStringLiteral("libqt6core6"), QStringLiteral("libqt6network6"),
+                          QStringLiteral("libsqlite3-0"), QStringLiteral("libpq5")};
     if (m_guiBuilt)
         libraries << QStringLiteral("libqt6widgets6") << QStringLiteral("libqt6charts6")
                   << QStringLiteral("libqt6svg6");
@@ -185,6 +194,64 @@ void TstPackage::metainfoValidates() {
         validator, {QStringLiteral("validate"), QStringLiteral("--no-net"),
                     m_root + QStringLiteral("/usr/share/metainfo/io.tidemark.Tidemark.metainfo.xml")});
     QVERIFY2(result.exitCode == 0, qPrintable(result.output));
+}
+
+void TstPackage::runnerUnitsVerify_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("user") << QStringLiteral("user");
+    QTest::newRow("system") << QStringLiteral("system");
+}
+
+// The units as installed, checked by systemd itself for an instance named the way the README
+// says (systemd-escape --path). verify insists that ExecStart's binary exists, so it checks a
+// copy whose ExecStart points into the unpacked package; everything else is the shipped text.
+void TstPackage::runnerUnitsVerify() {
+    QFETCH(QString, kind);
+    const QString analyze = QStandardPaths::findExecutable(QStringLiteral("systemd-analyze"));
+    const QString escape = QStandardPaths::findExecutable(QStringLiteral("systemd-escape"));
+    if (analyze.isEmpty() || escape.isEmpty())
+        QSKIP("systemd-analyze is not installed (package systemd)");
+
+    QFile shipped(m_root + QStringLiteral("/usr/lib/systemd/%1/tidemark-runner@.service").arg(kind));
+    QVERIFY(shipped.open(QIODevice::ReadOnly));
+    QString unit = QString::fromUtf8(shipped.readAll());
+    const QString execStart = QStringLiteral("\nExecStart=/usr/bin/tidemark-cli --workspace %f serve\n");
+    QVERIFY2(unit.contains(execStart), qPrintable(unit));
+    for (const char *line : {"\nRestart=on-failure\n", "\nKillSignal=SIGTERM\n", "\nTimeoutStopSec=15s\n"})
+        QVERIFY2(unit.contains(QLatin1String(line)), line);
+    unit.replace(QStringLiteral("ExecStart=/usr/bin/"), QStringLiteral("ExecStart=%1/usr/bin/").arg(m_root));
+
+    const auto escaped =
+        runProcess(escape, {QStringLiteral("--path"), QStringLiteral("/srv/tidemark/sales ws.tidemark")});
+    QCOMPARE(escaped.exitCode, 0);
+    const QString instance = escaped.output.trimmed();
+    QCOMPARE(instance, QStringLiteral("srv-tidemark-sales\\x20ws.tidemark"));
+
+    const QString dir = m_temp.filePath(QStringLiteral("units-") + kind);
+    QVERIFY(QDir().mkpath(dir));
+    QFile copy(dir + QStringLiteral("/tidemark-runner@.service"));
+    QVERIFY(copy.open(QIODevice::WriteOnly));
+    copy.write(unit.toUtf8());
+    copy.close();
+
+    QStringList args{QStringLiteral("verify")};
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    if (kind == QLatin1String("user")) {
+        args << QStringLiteral("--user");
+        // The user manager's lookup needs a runtime directory, which a CI shell may not have.
+        const QString runtime = m_temp.filePath(QStringLiteral("runtime"));
+        QVERIFY(QDir().mkpath(runtime));
+        environment.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
+    }
+    args << dir + QStringLiteral("/tidemark-runner@%1.service").arg(instance);
+    process.setProcessEnvironment(environment);
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(analyze, args);
+    QVERIFY(process.waitForFinished(120000));
+    const QString output = QString::fromUtf8(process.readAll());
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0, qPrintable(output));
+    QVERIFY2(!output.contains(QStringLiteral("tidemark-runner")), qPrintable(output));
 }
 
 QTEST_GUILESS_MAIN(TstPackage)

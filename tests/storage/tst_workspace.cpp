@@ -482,10 +482,11 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        db.exec(QStringLiteral("ALTER TABLE tables DROP COLUMN last_generation; PRAGMA user_version = 2"));
+        db.exec(QStringLiteral("ALTER TABLE tables DROP COLUMN last_generation; DROP TABLE alert_settings; "
+                               "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(3));
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
     const TableSpec read = *workspace->table(id);
     QCOMPARE(read.lastWatermark.nativeText(), QStringLiteral("2025-07-30 23:05:18.123456"));
     QCOMPARE(read.lastTiebreak, QVariant(qint64(42)));

@@ -13,15 +13,18 @@ std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
     QStringList failed;
     QStringList warned;
     for (const IterationRecord &it : run.iterations) {
-        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Cancelled)
+        if (isFailure(it.status))
             failed << it.source;
         else if (it.status == IterationStatus::Warning)
             warned << it.source;
     }
-    if (failed.isEmpty() && warned.isEmpty())
+    // A run whose process died (closed by whoever opened the workspace next) says so.
+    const bool interrupted = run.status == iterationStatusName(IterationStatus::Interrupted);
+    if (failed.isEmpty() && warned.isEmpty() && !interrupted)
         return {};
-    QString title = failed.isEmpty() ? tr("Tidemark run %1: warnings").arg(run.id)
-                                     : tr("Tidemark run %1 failed").arg(run.id);
+    QString title = interrupted        ? tr("Tidemark run %1 interrupted").arg(run.id)
+                    : failed.isEmpty() ? tr("Tidemark run %1: warnings").arg(run.id)
+                                       : tr("Tidemark run %1 failed").arg(run.id);
     QStringList lines;
     if (!failed.isEmpty())
         lines << tr("Failed: %1").arg(failed.join(QStringLiteral(", ")));
@@ -40,9 +43,9 @@ void RunNotifier::runFinished(const RunRecord &run) {
             m_tray->setToolTip(QStringLiteral("Tidemark"));
         }
         m_tray->show();
-        const bool failure = title.contains(tr("failed"));
-        m_tray->showMessage(title, message, failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning,
-                            10000);
+        const bool warningOnly = run.status == iterationStatusName(IterationStatus::Warning);
+        m_tray->showMessage(title, message,
+                            warningOnly ? QSystemTrayIcon::Warning : QSystemTrayIcon::Critical, 10000);
     }
     emit notified(title, message);
 }

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+namespace tidemark {
+
+// The outcome of one alert through one channel, as logged and as `alert test` prints it.
+struct AlertDelivery {
+    QString channel; // "hook" | "webhook"
+    qint64 runId = 0;
+    bool ok = false;
+    QString detail; // one line, secrets redacted: "exit code 0 in 12 ms", "HTTP 200 after 2 attempt(s)"
+    qint64 elapsedMs = 0;
+};
+
+} // namespace tidemark
+
+Q_DECLARE_METATYPE(tidemark::AlertDelivery)

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// The alert commands of tidemark-cli, end to end through the real binary: `alert set|show|test|
+// clear`, a failing `run` firing the hook, a dead run's alert sent by whoever closes it, and a
+// secret in a webhook URL refused before anything is stored.
+
+#include "model/storage/sqlitedb.h"
+#include "tests/support/testsupport.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+QByteArray fileBytes(const QString &path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+// QVERIFY2 evaluates its description even when the check passes: the command runs once, here.
+#define CLI_EXIT(command, code)                                                                              \
+    do {                                                                                                     \
+        const CliResult cliExitResult = (command);                                                           \
+        QVERIFY2(cliExitResult.exitCode == (code), qPrintable(cliExitResult.describe()));                    \
+    } while (false)
+
+class TestAlertCli : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_ws;
+    QString m_src;
+    QString m_dst;
+
+    QString path(const QString &name) const { return m_dir->filePath(name); }
+    CliResult cli(const QStringList &args) const {
+        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
+    }
+
+    // A workspace with table 1 (src:orders, healthy) and table 2 (src:gone, whose source is dropped).
+    void setupWorkspace() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        execSql(m_dst, QStringLiteral("CREATE TABLE IF NOT EXISTS unrelated (x INTEGER)"));
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                      QStringLiteral("--sqlite"), m_src}),
+                 0);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                      QStringLiteral("--sqlite"), m_dst}),
+                 0);
+        makeOrders(m_src, 5);
+        makeOrders(m_src, 5, 1, QStringLiteral("gone"));
+        for (const QString &table : {QStringLiteral("orders"), QStringLiteral("gone")})
+            CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                          QStringLiteral("src:") + table, QStringLiteral("--target"),
+                          QStringLiteral("dst:") + table, QStringLiteral("--watermark"),
+                          QStringLiteral("updated_at")}),
+                     0);
+    }
+
+    QString hookFile() const { return path(QStringLiteral("hook-stdin.json")); }
+    // A hook that keeps its stdin and says something on stdout (which must not reach ours).
+    void setHook() {
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+                      QStringLiteral("cat >> '%1'; echo hook-was-here").arg(hookFile())}),
+                 0);
+    }
+
+private slots:
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+        m_ws = path(QStringLiteral("w.tidemark"));
+        m_src = path(QStringLiteral("src.db"));
+        m_dst = path(QStringLiteral("dst.db"));
+    }
+    void cleanup() { m_dir.reset(); }
+
+    void failingRunFiresTheHook() {
+        setupWorkspace();
+        setHook();
+        execSql(m_src, QStringLiteral("DROP TABLE gone"));
+
+        const CliResult result = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        CLI_EXIT(result, 1);
+        bool ok = false;
+        const QJsonObject printed = parseJsonObject(result.out, &ok);
+        QVERIFY2(ok, qPrintable(result.describe())); // the hook's output stayed out of stdout
+        QVERIFY(!result.out.contains(QStringLiteral("hook-was-here")));
+
+        const QJsonObject sent = parseJsonObject(QString::fromUtf8(fileBytes(hookFile())), &ok);
+        QVERIFY2(ok, fileBytes(hookFile()).constData());
+        QCOMPARE(sent.value(QStringLiteral("run_id")), printed.value(QStringLiteral("run_id")));
+        QCOMPARE(sent.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
+        QCOMPARE(sent.value(QStringLiteral("trigger")).toString(), QStringLiteral("cli"));
+        QCOMPARE(sent.value(QStringLiteral("iterations")).toArray().size(), 2);
+        // Field for field what `history --json` says about that run.
+        const CliResult history =
+            cli({QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--run"),
+                 QString::number(printed.value(QStringLiteral("run_id")).toInteger())});
+        CLI_EXIT(history, 0);
+        QJsonObject expected = parseJsonArray(history.out).at(0).toObject();
+        QJsonObject actual = sent;
+        actual.remove(QStringLiteral("workspace"));
+        QCOMPARE(actual, expected);
+
+        const QByteArray log = fileBytes(m_ws + QStringLiteral(".log"));
+        QVERIFY2(log.contains("hook 'cat >>") && log.contains("exit code 0 in ") &&
+                     log.contains("hook-was-here"),
+                 log.constData());
+    }
+
+    void succeedingRunFiresNothing() {
+        setupWorkspace();
+        setHook();
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QVERIFY(!QFile::exists(hookFile()));
+    }
+
+    // A run whose process died is closed as interrupted by the next command that opens the
+    // workspace, and that command sends its alert.
+    void interruptedRunIsAlertedByWhoeverClosesIt() {
+        setupWorkspace();
+        setHook();
+        CLI_EXIT(cli({QStringLiteral("run"), QStringLiteral("--table"), QStringLiteral("1")}), 0);
+        // Make the run look owned by a process that is gone.
+        QProcess gone;
+        gone.start(QStringLiteral("true"), {});
+        QVERIFY(gone.waitForStarted());
+        const qint64 gonePid = gone.processId();
+        QVERIFY(gone.waitForFinished());
+        execSql(m_ws, QStringLiteral("UPDATE runs SET status = 'running', finished_at = NULL, pid = ?1"),
+                {gonePid});
+
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("list")}), 0);
+        bool ok = false;
+        const QJsonObject sent = parseJsonObject(QString::fromUtf8(fileBytes(hookFile())), &ok);
+        QVERIFY2(ok, fileBytes(hookFile()).constData());
+        QCOMPARE(sent.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+        QCOMPARE(sent.value(QStringLiteral("pid")).toInteger(), gonePid);
+        // Closed once, alerted once.
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("list")}), 0);
+        QCOMPARE(fileBytes(hookFile()).count('\n'), 1);
+    }
+
+    void setShowTestClear() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        CliResult shown = cli({QStringLiteral("alert"), QStringLiteral("show")});
+        CLI_EXIT(shown, 0);
+        QVERIFY2(shown.out.startsWith(QStringLiteral("no alerts")), qPrintable(shown.out));
+
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+                      QStringLiteral("cat > '%1'").arg(hookFile()), QStringLiteral("--hook-timeout"),
+                      QStringLiteral("5s"), QStringLiteral("--on"), QStringLiteral("failed,cancelled")}),
+                 0);
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--webhook"),
+                      QStringLiteral("https://alerts.example.com/n?token=${TIDEMARK_HOOK_TOKEN}")}),
+                 0);
+        shown = cli({QStringLiteral("alert"), QStringLiteral("show"), QStringLiteral("--json")});
+        CLI_EXIT(shown, 0);
+        const QJsonObject json = parseJsonObject(shown.out);
+        QCOMPARE(json.value(QStringLiteral("hook")).toString(), QStringLiteral("cat > '%1'").arg(hookFile()));
+        QCOMPARE(json.value(QStringLiteral("hook_timeout_ms")).toInteger(), 5000);
+        QCOMPARE(json.value(QStringLiteral("webhook")).toString(),
+                 QStringLiteral("https://alerts.example.com/n?token=${TIDEMARK_HOOK_TOKEN}"));
+        QCOMPARE(json.value(QStringLiteral("on")).toArray(),
+                 QJsonArray({QStringLiteral("failed"), QStringLiteral("cancelled")}));
+
+        // The webhook's variable is not set here: the test names it and exits 1; the hook fires.
+        CLI_EXIT(
+            cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--webhook"), QString()}), 0);
+        const CliResult tested = cli({QStringLiteral("alert"), QStringLiteral("test")});
+        CLI_EXIT(tested, 0);
+        QVERIFY2(tested.out.startsWith(QStringLiteral("hook: ok (exit code 0 in ")), qPrintable(tested.out));
+        QCOMPARE(parseJsonObject(QString::fromUtf8(fileBytes(hookFile())))
+                     .value(QStringLiteral("run_id"))
+                     .toInteger(),
+                 0);
+
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("clear")}), 0);
+        shown = cli({QStringLiteral("alert"), QStringLiteral("show")});
+        QVERIFY2(shown.out.startsWith(QStringLiteral("no alerts")), qPrintable(shown.out));
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("test")}), 2);
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("secret in query")
+            << QStringList{QStringLiteral("--webhook"),
+                           QStringLiteral("https://h.example.com/x?token=hunter2hunter2")}
+            << QStringLiteral("environment variable");
+        QTest::newRow("password") << QStringList{QStringLiteral("--webhook"),
+                                                 QStringLiteral("https://u:hunter2hunter2@h.example.com/")}
+                                  << QStringLiteral("environment variable");
+        QTest::newRow("unknown status")
+            << QStringList{QStringLiteral("--hook"), QStringLiteral("true"), QStringLiteral("--on"),
+                           QStringLiteral("failed,exploded")}
+            << QStringLiteral("exploded");
+        QTest::newRow("bad duration") << QStringList{QStringLiteral("--hook"), QStringLiteral("true"),
+                                                     QStringLiteral("--hook-timeout"), QStringLiteral("soon")}
+                                      << QStringLiteral("--hook-timeout");
+        QTest::newRow("nothing given") << QStringList{} << QStringLiteral("--hook");
+        QTest::newRow("on without channel") << QStringList{QStringLiteral("--on"), QStringLiteral("failed")}
+                                            << QStringLiteral("--webhook URL");
+    }
+
+    void refusals() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, named);
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        const CliResult result = cli(QStringList{QStringLiteral("alert"), QStringLiteral("set")} + args);
+        CLI_EXIT(result, 2);
+        QCOMPARE(result.errLines().size(), 1);
+        QVERIFY2(result.err.contains(named), qPrintable(result.err));
+        QVERIFY2(cli({QStringLiteral("alert"), QStringLiteral("show")})
+                     .out.startsWith(QStringLiteral("no alerts")),
+                 "a refused alert set changed the settings");
+        for (const QString &file : {m_ws, m_ws + QStringLiteral("-wal"), m_ws + QStringLiteral(".log")})
+            QVERIFY2(!fileBytes(file).contains("hunter2hunter2"), qPrintable(file));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAlertCli)
+#include "tst_alertcli.moc"
