@@ -60,9 +60,14 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
 
     auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
-    const Watermark sample = source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
+    // Truncate is a full reload: from the initial watermark, whatever value was given.
     const Watermark from =
-        parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
+        request.action == BackfillTargetAction::Truncate
+            ? spec->initialWatermark
+            : parseUserWatermark(
+                  spec->watermarkType, request.fromText,
+                  source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType),
+                  QStringLiteral("--from"));
 
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)

@@ -447,23 +447,30 @@ void MainWindow::backfillSelected() {
     const QList<TableSpec> tables = m_controlTable->selectedTables();
     if (!m_gateway || tables.size() != 1)
         return;
-    auto *dialog = new BackfillDialog(tables.first(), this);
+    auto *dialog = new BackfillDialog(tables.first(), m_gateway->path(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const BackfillRequest req = dialog->request();
+        const bool runAfterwards = dialog->runAfterwards();
         m_runLabel->setText(tr("Backfilling table %1…").arg(req.tableId));
         m_gateway->submit(
             this, [req](Workspace &ws) { return runBackfill(ws, req); },
-            [this, id = req.tableId](const BackfillResult &result) {
-                QString text = tr("Table %1 backfilled: watermark %2 → %3")
-                                   .arg(id)
-                                   .arg(result.before.isNull() ? tr("(none)") : result.before.display(),
-                                        result.after.isNull() ? tr("(none)") : result.after.display());
+            [this, id = req.tableId, runAfterwards](const BackfillResult &result) {
+                QString text =
+                    tr("Table %1 backfilled: watermark %2 → %3")
+                        .arg(id)
+                        .arg(result.before.isNull() ? tr("(none)") : result.before.display(),
+                             result.after.isNull() ? tr("(the beginning)") : result.after.display());
                 if (result.rowsDeleted > 0)
                     text += tr(", %1 target rows deleted").arg(formatCount(result.rowsDeleted));
+                else if (result.rowsDeleted < 0)
+                    text += tr(", target emptied");
                 m_runLabel->setText(tr("Idle"));
                 statusBar()->showMessage(text, 10000);
                 m_controlTable->reload();
+                emit backfillFinished(id);
+                if (runAfterwards)
+                    startRun({id}, false);
             },
             [this](const QString &error) {
                 m_runLabel->setText(tr("Idle"));

@@ -55,6 +55,7 @@ public slots:
 signals:
     void workspaceOpened(const QString &path);
     void workspaceFailed(const QString &error);
+    void backfillFinished(qint64 tableId);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
