@@ -220,7 +220,10 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
             try {
                 auto workspace = Workspace::open(path);
                 const auto spec = workspace->table(queued.tableId);
-                if (cancel->load()) {
+                if (spec && !spec->active) {
+                    // Paused: skipped whether or not the run was cancelled meanwhile.
+                    result = CopyIteration(*workspace, *spec, queued, {}).run();
+                } else if (cancel->load()) {
                     result.status = IterationStatus::Cancelled;
                     result.error = QStringLiteral("cancelled before it started");
                     workspace->updateIteration(result);

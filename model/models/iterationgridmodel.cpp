@@ -28,6 +28,15 @@ const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationSt
 
 } // namespace
 
+bool isRolledBack(const IterationRecord &record) {
+    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed;
+}
+
+qint64 rowsShownRead(const IterationRecord &record) {
+    return isRolledBack(record) ? qMin(record.rowsRead, record.rowsWritten + record.rowsSkipped)
+                                : record.rowsRead;
+}
+
 double iterationProgress(const IterationRecord &record) {
     switch (record.status) {
     case IterationStatus::Succeeded:
@@ -42,7 +51,9 @@ double iterationProgress(const IterationRecord &record) {
         break;
     }
     if (record.windowRows > 0)
-        return qBound(0.0, double(record.rowsRead) / double(record.windowRows), 1.0);
+        return qBound(0.0, double(rowsShownRead(record)) / double(record.windowRows), 1.0);
+    if (isRolledBack(record))
+        return 0.0;
     if (record.windowRows == 0)
         return isFinished(record.status) ? 1.0 : 0.0;
     return -1.0;
@@ -97,7 +108,7 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
             return QString();
         return formatDuration(elapsedMs(record));
     case RowsRead:
-        return formatCount(record.rowsRead);
+        return formatCount(rowsShownRead(record));
     case RowsWritten:
         return formatCount(record.rowsWritten);
     case RowsSkipped:
@@ -105,6 +116,12 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case Progress:
         if (record.status == IterationStatus::Skipped)
             return QStringLiteral("—");
+        if (isRolledBack(record)) {
+            const QString kept = formatCount(rowsShownRead(record));
+            return record.windowRows > 0
+                       ? tr("%1 / %2 kept (rolled back)").arg(kept, formatCount(record.windowRows))
+                       : tr("%1 kept (rolled back)").arg(kept);
+        }
         if (record.windowRows >= 0)
             return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
                                                  formatCount(record.windowRows));
@@ -130,7 +147,7 @@ QVariant IterationGridModel::rawValue(const IterationRecord &record, int column)
     case Duration:
         return elapsedMs(record);
     case RowsRead:
-        return record.rowsRead;
+        return rowsShownRead(record);
     case RowsWritten:
         return record.rowsWritten;
     case RowsSkipped:
@@ -156,6 +173,10 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
     case RawRole:
         return rawValue(record, column);
     case Qt::ToolTipRole:
+        if (isRolledBack(record) && (column == RowsRead || column == Progress) &&
+            record.rowsRead > rowsShownRead(record))
+            return tr("%1 rows were read, then rolled back: %2 kept")
+                .arg(formatCount(record.rowsRead), formatCount(rowsShownRead(record)));
         if (!record.error.isEmpty())
             return record.error;
         if (column == Progress && record.windowRows < 0)
@@ -227,7 +248,7 @@ RunSummary IterationGridModel::summary() const {
     RunSummary summary;
     for (const IterationRecord &record : m_rows) {
         summary.counts[record.status] += 1;
-        summary.rowsRead += record.rowsRead;
+        summary.rowsRead += rowsShownRead(record);
         summary.rowsWritten += record.rowsWritten;
         summary.rowsSkipped += record.rowsSkipped;
     }

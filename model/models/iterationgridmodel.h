@@ -96,5 +96,9 @@ private:
 
 // Progress of an iteration, 0..1, or -1 when unknown.
 double iterationProgress(const IterationRecord &record);
+// A cancelled or failed iteration rolled back what it had not committed: it shows (read
+// column, progress, summary) what it kept, not what it had read before the rollback.
+bool isRolledBack(const IterationRecord &record);
+qint64 rowsShownRead(const IterationRecord &record);
 
 } // namespace tidemark

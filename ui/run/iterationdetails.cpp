@@ -2,6 +2,7 @@
 #include "ui/run/iterationdetails.h"
 
 #include "model/models/displayformat.h"
+#include "model/models/iterationgridmodel.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -69,7 +70,7 @@ void IterationDetails::showIteration(const IterationRecord &record) {
     facts += QStringLiteral("<br>") +
              tr("Watermark: %1 → %2").arg(orNone(record.watermarkBefore), orNone(record.watermarkAfter));
     facts += QStringLiteral("<br>") + tr("Rows: %1 read, %2 written, %3 skipped")
-                                          .arg(formatCount(record.rowsRead), formatCount(record.rowsWritten),
+                                          .arg(formatCount(rowsShownRead(record)), formatCount(record.rowsWritten),
                                                formatCount(record.rowsSkipped));
     if (record.windowRows >= 0)
         facts += tr(" of %1 in the window").arg(formatCount(record.windowRows));

@@ -4,29 +4,45 @@
 #include <QGuiApplication>
 #include <QSystemTrayIcon>
 
+#include <algorithm>
+
 namespace tidemark {
 
 RunNotifier::RunNotifier(QObject *parent)
     : QObject(parent) {}
 
 std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
+    // Each table under what happened to it: a cancelled run is not a failed one, and a paused
+    // table that was passed over is skipped, not cancelled.
     QStringList failed;
+    QStringList cancelled;
     QStringList warned;
+    QStringList skipped;
     for (const IterationRecord &it : run.iterations) {
-        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Cancelled)
+        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Interrupted)
             failed << it.source;
+        else if (it.status == IterationStatus::Cancelled)
+            cancelled << it.source;
         else if (it.status == IterationStatus::Warning)
             warned << it.source;
+        else if (it.status == IterationStatus::Skipped)
+            skipped << it.source;
     }
-    if (failed.isEmpty() && warned.isEmpty())
+    if (failed.isEmpty() && cancelled.isEmpty() && warned.isEmpty())
         return {};
-    QString title = failed.isEmpty() ? tr("Tidemark run %1: warnings").arg(run.id)
-                                     : tr("Tidemark run %1 failed").arg(run.id);
+    const QString title = !failed.isEmpty()      ? tr("Tidemark run %1 failed").arg(run.id)
+                          : !cancelled.isEmpty() ? tr("Tidemark run %1 cancelled").arg(run.id)
+                                                 : tr("Tidemark run %1: warnings").arg(run.id);
     QStringList lines;
+    const QString separator = QStringLiteral(", ");
     if (!failed.isEmpty())
-        lines << tr("Failed: %1").arg(failed.join(QStringLiteral(", ")));
+        lines << tr("Failed: %1").arg(failed.join(separator));
+    if (!cancelled.isEmpty())
+        lines << tr("Cancelled: %1").arg(cancelled.join(separator));
     if (!warned.isEmpty())
-        lines << tr("Warning: %1").arg(warned.join(QStringLiteral(", ")));
+        lines << tr("Warning: %1").arg(warned.join(separator));
+    if (!skipped.isEmpty())
+        lines << tr("Skipped: %1").arg(skipped.join(separator));
     return {title, lines.join(QLatin1Char('\n'))};
 }
 
@@ -40,9 +56,12 @@ void RunNotifier::runFinished(const RunRecord &run) {
             m_tray->setToolTip(QStringLiteral("Tidemark"));
         }
         m_tray->show();
-        const bool failure = title.contains(tr("failed"));
-        m_tray->showMessage(title, message, failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning,
-                            10000);
+        const bool failure =
+            std::any_of(run.iterations.cbegin(), run.iterations.cend(), [](const IterationRecord &it) {
+                return it.status == IterationStatus::Failed || it.status == IterationStatus::Interrupted;
+            });
+        m_tray->showMessage(title, message,
+                            failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Information, 10000);
     }
     emit notified(title, message);
 }

@@ -9,8 +9,8 @@ class QSystemTrayIcon;
 
 namespace tidemark {
 
-// Tells the user, outside the window, when a run ended with failures or warnings: a system
-// tray / desktop notification naming the tables. Where there is no tray, notified() still
+// Tells the user, outside the window, when a run ended with failures, cancellations or
+// warnings: a system tray / desktop notification naming the tables under what happened to each. Where there is no tray, notified() still
 // fires and the window shows the message in its status bar.
 class RunNotifier : public QObject {
     Q_OBJECT
