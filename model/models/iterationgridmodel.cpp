@@ -37,6 +37,13 @@ qint64 rowsShownRead(const IterationRecord &record) {
                                 : record.rowsRead;
 }
 
+QString dryRunText(const IterationRecord &record) {
+    return QObject::tr("would copy %1 rows (window %2 → %3); nothing written")
+        .arg(formatCount(record.rowsRead),
+             record.windowLower.isEmpty() ? QObject::tr("the beginning") : record.windowLower,
+             record.windowUpper.isEmpty() ? QObject::tr("the end") : record.windowUpper);
+}
+
 double iterationProgress(const IterationRecord &record) {
     switch (record.status) {
     case IterationStatus::Succeeded:
@@ -62,6 +69,9 @@ double iterationProgress(const IterationRecord &record) {
 QString RunSummary::text() const {
     if (total == 0)
         return QObject::tr("No iterations");
+    if (count(IterationStatus::DryRun) == total)
+        return QObject::tr("%n table(s), dry run: would copy %1 rows; nothing written", nullptr, total)
+            .arg(formatCount(rowsRead));
     QStringList parts;
     for (IterationStatus status : kSummaryOrder) {
         if (const int n = count(status))
@@ -110,12 +120,15 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case RowsRead:
         return formatCount(rowsShownRead(record));
     case RowsWritten:
-        return formatCount(record.rowsWritten);
+        return record.status == IterationStatus::DryRun ? QStringLiteral("—")
+                                                        : formatCount(record.rowsWritten);
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:
         if (record.status == IterationStatus::Skipped)
             return QStringLiteral("—");
+        if (record.status == IterationStatus::DryRun)
+            return tr("would copy %1").arg(formatCount(record.rowsRead));
         if (isRolledBack(record)) {
             const QString kept = formatCount(rowsShownRead(record));
             return record.windowRows > 0
@@ -177,6 +190,8 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
             record.rowsRead > rowsShownRead(record))
             return tr("%1 rows were read, then rolled back: %2 kept")
                 .arg(formatCount(record.rowsRead), formatCount(rowsShownRead(record)));
+        if (record.status == IterationStatus::DryRun)
+            return dryRunText(record);
         if (!record.error.isEmpty())
             return record.error;
         if (column == Progress && record.windowRows < 0)

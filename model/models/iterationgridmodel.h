@@ -100,5 +100,7 @@ double iterationProgress(const IterationRecord &record);
 // column, progress, summary) what it kept, not what it had read before the rollback.
 bool isRolledBack(const IterationRecord &record);
 qint64 rowsShownRead(const IterationRecord &record);
+// A dry-run iteration: "would copy N rows (window a → b); nothing written".
+QString dryRunText(const IterationRecord &record);
 
 } // namespace tidemark

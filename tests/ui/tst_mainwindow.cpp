@@ -341,6 +341,73 @@ private slots:
                     ->text()
                     .contains(QStringLiteral("0 rows read, 0 written")));
     }
+
+    void dryRunLeavesTheTablesStatusAlone() {
+        // A dry run overwrote each table's "Last run" and read like a real run.
+        UiFixture fixture;
+        makeOrders(fixture.src, 50);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const CliResult first = runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.describe()));
+        makeOrders(fixture.src, 10, 51);
+
+        MainWindow window;
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(fixture.wsPath);
+        QTRY_COMPARE(opened.size(), 1);
+        ControlTableModel *tables = window.controlTable()->model();
+        QTRY_COMPARE(tables->rowCount(), 1);
+        QTRY_COMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                     QStringLiteral("Succeeded"));
+        const QString watermark = tables->index(0, ControlTableModel::LastWatermark).data().toString();
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        QSignalSpy tablesLoaded(window.gateway(), &WorkspaceGateway::tablesLoaded);
+        QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QVERIFY(run.dryRun);
+        QCOMPARE(run.status, QStringLiteral("dry_run"));
+        QCOMPARE(run.iterations.first().status, IterationStatus::DryRun);
+
+        const QAbstractItemModel *grid = window.runPanel()->view()->model();
+        QCOMPARE(grid->index(0, IterationGridModel::Progress).data().toString(),
+                 QStringLiteral("would copy 10"));
+        QCOMPARE(grid->index(0, IterationGridModel::RowsWritten).data().toString(), QStringLiteral("—"));
+        const QString tip = grid->index(0, IterationGridModel::Progress).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.startsWith(QStringLiteral("would copy 10 rows (window 2025-01-01T00:50:00")) &&
+                     tip.contains(QStringLiteral(" → 2025-01-01T01:00:00")) &&
+                     tip.endsWith(QStringLiteral("); nothing written")),
+                 qPrintable(tip));
+        QVERIFY2(window.findChild<QLabel *>(QStringLiteral("runState"))
+                     ->text()
+                     .contains(QStringLiteral("would copy 10 rows; nothing written")),
+                 qPrintable(window.findChild<QLabel *>(QStringLiteral("runState"))->text()));
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("runSummary"))
+                    ->text()
+                    .contains(QStringLiteral("dry run: would copy 10 rows; nothing written")));
+
+        // The control table was read again after the run, and still shows the real last run.
+        QTRY_VERIFY_WITH_TIMEOUT(!tablesLoaded.isEmpty(), 30000);
+        window.gateway()->waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                 QStringLiteral("Succeeded"));
+        QCOMPARE(tables->index(0, ControlTableModel::LastWatermark).data().toString(), watermark);
+        QCOMPARE(fixture.open()->lastIterationStatus(id), QStringLiteral("succeeded"));
+
+        // History: a dry run, not a failure; the chart leaves it out.
+        QTRY_COMPARE(window.historyPanel()->model()->rowCount(), 2);
+        RunHistoryModel *history = window.historyPanel()->model();
+        const int row = history->rowOfRun(run.id);
+        QCOMPARE(history->index(row, RunHistoryModel::Status).data().toString(), QStringLiteral("Dry run"));
+        QVERIFY(history->index(row, RunHistoryModel::Problems).data().toString().isEmpty());
+        window.historyPanel()->filterModel()->setStatusFilter(QStringLiteral("failed"));
+        QCOMPARE(window.historyPanel()->filterModel()->rowCount(), 0);
+        QCOMPARE(tableTrend(history->runs(), id).size(), 1);
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -431,7 +431,15 @@ void MainWindow::onIterationChanged(const IterationRecord &record) {
 }
 
 void MainWindow::onRunFinished(const RunRecord &run) {
-    m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
+    if (run.dryRun) {
+        qint64 rows = 0;
+        for (const IterationRecord &it : run.iterations)
+            rows += it.status == IterationStatus::DryRun ? it.rowsRead : 0;
+        m_runLabel->setText(
+            tr("Dry run %1: would copy %2 rows; nothing written").arg(run.id).arg(formatCount(rows)));
+    } else {
+        m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
+    }
     m_notifier->runFinished(run);
     m_controlTable->reload();
     m_history->reload();
