@@ -343,6 +343,25 @@ void IterationGridModel::showRun(const RunRecord &run) {
     reset(run.id, run.iterations, false);
 }
 
+void IterationGridModel::followRun(const RunRecord &run) {
+    bool sameRows = run.id == m_runId && !m_live && run.iterations.size() == m_rows.size();
+    for (int row = 0; sameRows && row < m_rows.size(); ++row)
+        sameRows = m_rows.at(row).tableId == run.iterations.at(row).tableId;
+    if (!sameRows) {
+        showRun(run);
+        return;
+    }
+    for (int row = 0; row < m_rows.size(); ++row) {
+        if (sameProgress(m_rows.at(row), run.iterations.at(row)) &&
+            m_rows.at(row).log.size() == run.iterations.at(row).log.size())
+            continue;
+        m_rows[row] = run.iterations.at(row);
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    updateTicking();
+    emit summaryChanged();
+}
+
 void IterationGridModel::clear() {
     reset(0, {}, false);
 }

@@ -71,6 +71,9 @@ public slots:
     void finishRun(const tidemark::RunRecord &run);
     // A past run, read from the history (not live: no ticking, no updates expected).
     void showRun(const tidemark::RunRecord &run);
+    // The same run read again (another process is running it): rows that changed are updated
+    // in place; another run replaces the content as showRun does.
+    void followRun(const tidemark::RunRecord &run);
     void clear();
 
 signals:

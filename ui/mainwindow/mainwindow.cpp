@@ -7,6 +7,7 @@
 #include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
@@ -112,6 +113,8 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() {
+    delete m_watcher; // stops polling before the gateway it feeds goes
+    m_watcher = nullptr;
     // The coordinator cancels and waits for its iterations; the gateway for its job.
     delete m_coordinator;
     m_coordinator = nullptr;
@@ -371,6 +374,17 @@ void MainWindow::setWorkspace(const QString &path) {
     m_history->setGateway(m_gateway);
     delete oldCoordinator;
     delete oldGateway;
+    // Runs of other processes (cron, tidemark-cli, the runner) and their watermarks, live.
+    delete m_watcher;
+    m_watcher = new WorkspaceWatcher(path, std::chrono::milliseconds(500), this);
+    connect(m_watcher, &WorkspaceWatcher::changed, this, [this](const WorkspaceChanges &changes) {
+        if (changes.tables)
+            m_controlTable->reload();
+        if (!changes.runs.isEmpty())
+            m_gateway->reloadRuns(changes.runs);
+    });
+    connect(m_gateway, &WorkspaceGateway::runsLoaded, m_history, &HistoryPanel::mergeRuns);
+    connect(m_gateway, &WorkspaceGateway::runsLoaded, m_runPanel, &RunPanel::followRuns);
 
     m_pathLabel->setText(QDir::toNativeSeparators(path));
     m_runLabel->setText(tr("Idle"));
