@@ -47,16 +47,19 @@ QString dryRunText(const IterationRecord &record) {
 double iterationProgress(const IterationRecord &record) {
     switch (record.status) {
     case IterationStatus::Succeeded:
-    case IterationStatus::NoNewRows:
     case IterationStatus::Warning:
     case IterationStatus::DryRun:
         return 1.0;
+    case IterationStatus::NoNewRows:
+        return -1.0; // nothing to fill: "—", not a full "0 / 0" bar
     case IterationStatus::Skipped:
     case IterationStatus::Queued:
         return 0.0;
     default:
         break;
     }
+    if (record.status == IterationStatus::Running && record.rowsRead == 0)
+        return -1.0; // counting, waiting, or the database copying by itself: no fraction to show
     if (record.windowRows > 0)
         return qBound(0.0, double(rowsShownRead(record)) / double(record.windowRows), 1.0);
     if (isRolledBack(record))
@@ -97,6 +100,28 @@ int IterationGridModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString IterationGridModel::runningProgress(const IterationRecord &record) const {
+    const qint64 elapsed = elapsedMs(record);
+    if (record.rowsRead == 0) {
+        // Before the first batch, or a copy inside the database that reports only at its end.
+        return record.windowRows > 0
+                   ? tr("copying %1 rows · %2").arg(formatCount(record.windowRows), formatDuration(elapsed))
+                   : tr("starting · %1").arg(formatDuration(elapsed));
+    }
+    QString text = record.windowRows > 0 ? QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
+                                                                         formatCount(record.windowRows))
+                                         : formatCount(record.rowsRead);
+    if (elapsed >= 1000) {
+        const double perSecond = double(record.rowsRead) * 1000.0 / double(elapsed);
+        text += tr(" · %1 rows/s").arg(formatCount(qint64(perSecond)));
+        if (record.windowRows > record.rowsRead && perSecond > 0)
+            text += tr(" · about %1 left")
+                        .arg(formatDuration(
+                            qint64(double(record.windowRows - record.rowsRead) * 1000.0 / perSecond)));
+    }
+    return text;
+}
+
 qint64 IterationGridModel::elapsedMs(const IterationRecord &record) const {
     if (record.status == IterationStatus::Running && record.startedAt.isValid())
         return qMax<qint64>(0, record.startedAt.msecsTo(m_clock()));
@@ -135,7 +160,11 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
                        ? tr("%1 / %2 kept (rolled back)").arg(kept, formatCount(record.windowRows))
                        : tr("%1 kept (rolled back)").arg(kept);
         }
-        if (record.windowRows >= 0)
+        if (record.status == IterationStatus::NoNewRows || record.windowRows == 0)
+            return QStringLiteral("—");
+        if (record.status == IterationStatus::Running)
+            return runningProgress(record);
+        if (record.windowRows > 0)
             return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
                                                  formatCount(record.windowRows));
         return formatCount(record.rowsRead);
@@ -369,7 +398,7 @@ void IterationGridModel::clear() {
 void IterationGridModel::tick() {
     for (int row = 0; row < m_rows.size(); ++row) {
         if (m_rows.at(row).status == IterationStatus::Running)
-            emit dataChanged(index(row, Duration), index(row, Duration));
+            emit dataChanged(index(row, Duration), index(row, Progress)); // elapsed, rate, time left
     }
 }
 

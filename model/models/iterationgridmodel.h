@@ -86,6 +86,9 @@ private:
     void tick();
     void updateTicking();
     qint64 elapsedMs(const IterationRecord &record) const;
+    // A running row's progress text: the expected total and elapsed time while no row has been
+    // reported, then rows/s and the time left.
+    QString runningProgress(const IterationRecord &record) const;
     QVariant displayValue(const IterationRecord &record, int column) const;
     QVariant rawValue(const IterationRecord &record, int column) const;
 
@@ -97,7 +100,8 @@ private:
     std::function<QDateTime()> m_clock;
 };
 
-// Progress of an iteration, 0..1, or -1 when unknown.
+// Progress of an iteration, 0..1, or -1 when there is no fraction to show (unknown, nothing to
+// copy, or a running copy that has not reported a row yet: shown as busy).
 double iterationProgress(const IterationRecord &record);
 // A cancelled or failed iteration rolled back what it had not committed: it shows (read
 // column, progress, summary) what it kept, not what it had read before the rollback.
