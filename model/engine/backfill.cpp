@@ -41,14 +41,19 @@ private:
 
 } // namespace
 
-BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
-    const auto spec = workspace.table(request.tableId);
+TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
+    const auto spec = workspace.table(tableId);
     if (!spec)
-        throw ValidationError(QStringLiteral("table %1 does not exist").arg(request.tableId));
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
     if (spec->watermarkType == WatermarkType::None)
         throw ValidationError(QStringLiteral("table %1 (%2) has no watermark column to reset")
                                   .arg(spec->id)
                                   .arg(spec->sourceDisplay()));
+    return *spec;
+}
+
+BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
+    const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append &&
         !request.confirmDuplicates)
         throw ValidationError(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/tablespec.h"
 #include "model/domain/watermark.h"
 
 #include <QString>
@@ -30,5 +31,7 @@ struct BackfillResult {
 // watermark (none = from the beginning). Throws ValidationError for refused requests
 // (keep on append without confirmation, leased table, bad value) and Error otherwise.
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request);
+// The live table `tableId`; ValidationError when it does not exist or has no watermark to reset.
+TableSpec backfillableTable(Workspace &workspace, qint64 tableId);
 
 } // namespace tidemark

@@ -90,13 +90,7 @@ private:
 
 BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, const std::atomic_bool *cancel,
                         BackfillPreviewer::Job *job) {
-    const auto spec = workspace.table(request.tableId);
-    if (!spec)
-        throw ValidationError(QStringLiteral("table %1 does not exist").arg(request.tableId));
-    if (spec->watermarkType == WatermarkType::None)
-        throw ValidationError(QStringLiteral("table %1 (%2) has no watermark column to reset")
-                                  .arg(spec->id)
-                                  .arg(spec->sourceDisplay()));
+    const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     BackfillPreview result;
     result.tableId = spec->id;
     result.source = spec->sourceDisplay();

@@ -50,12 +50,8 @@ qint64 microsOf(const QString &iso) {
     return parsed ? parsed->micros : std::numeric_limits<qint64>::min();
 }
 
-void openInWindow(UiFixture &fixture, MainWindow &window) {
-    window.show();
-    QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-    window.openWorkspace(fixture.wsPath);
-    QTRY_COMPARE(opened.size(), 1);
-    QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
+void openWithOneTableSelected(UiFixture &fixture, MainWindow &window) {
+    openInWindow(fixture, window, 1);
     window.controlTable()->view()->selectRow(0);
 }
 
@@ -167,7 +163,7 @@ private slots:
         QCOMPARE(countRows(fixture.dst, QStringLiteral("orders")), 120);
 
         MainWindow window;
-        openInWindow(fixture, window);
+        openWithOneTableSelected(fixture, window);
         QVERIFY(!QTest::currentTestFailed());
         QSignalSpy backfilled(&window, &MainWindow::backfillFinished);
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
@@ -226,7 +222,7 @@ private slots:
         const Watermark before = fixture.open()->table(id)->lastWatermark;
 
         MainWindow window;
-        openInWindow(fixture, window);
+        openWithOneTableSelected(fixture, window);
         QVERIFY(!QTest::currentTestFailed());
         window.backfillSelected();
         auto *dialog = window.findChild<BackfillDialog *>();

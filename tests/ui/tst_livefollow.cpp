@@ -6,48 +6,18 @@
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "model/storage/workspacewatcher.h"
+#include "tests/engine/processrace.h"
 #include "tests/ui/uifixture.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/runpanel.h"
 
-#include <QFile>
-#include <QProcess>
 #include <QSignalSpy>
 #include <QtTest>
 
-#include <csignal>
-
 using namespace tidemark;
 using namespace tidemark::test;
-
-namespace {
-
-// 'T' in /proc/<pid>/stat: stopped by a signal.
-bool isStopped(qint64 pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray text = stat.readAll();
-    const qsizetype close = text.lastIndexOf(')');
-    return close > 0 && text.size() > close + 2 && text.at(close + 2) == 'T';
-}
-
-// `tidemark-cli run` on the workspace, stopping itself (SIGSTOP) at `stopAt` when given.
-void startCliRun(QProcess &process, const QString &workspace, const QString &stopAt) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
-    env.remove(QStringLiteral("TIDEMARK_FAULT_POINT"));
-    if (stopAt.isEmpty())
-        env.remove(QStringLiteral("TIDEMARK_FAULT_STOP"));
-    else
-        env.insert(QStringLiteral("TIDEMARK_FAULT_STOP"), stopAt);
-    process.setProcessEnvironment(env);
-    process.start(cliPath(), {QStringLiteral("-w"), workspace, QStringLiteral("run")});
-}
-
-} // namespace
 
 class TestLiveFollow : public QObject {
     Q_OBJECT
@@ -87,12 +57,9 @@ private slots:
         const qint64 id =
             fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         MainWindow window;
-        window.show();
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
         ControlTableModel *tables = window.controlTable()->model();
-        QTRY_COMPARE(tables->rowCount(), 1);
         QCOMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(), QString());
         RunHistoryModel *history = window.historyPanel()->model();
         QCOMPARE(history->rowCount(), 0);
@@ -100,10 +67,8 @@ private slots:
         // The other process stops itself just before its target commit: mid-run, for as long
         // as the test looks.
         QProcess cli;
-        startCliRun(cli, fixture.wsPath, QStringLiteral("before_target_commit"));
-        QVERIFY(cli.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(isStopped(cli.processId()) || cli.state() == QProcess::NotRunning, 120000);
-        QVERIFY2(isStopped(cli.processId()), cli.readAllStandardError().constData());
+        detail::startRun(cli, fixture.wsPath, QStringLiteral("before_target_commit"));
+        QVERIFY2(detail::waitStopped(cli), cli.readAllStandardError().constData());
 
         // In the history as running, and in the grid with its window's size.
         QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 1, 30000);

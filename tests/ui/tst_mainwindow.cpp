@@ -264,11 +264,8 @@ private slots:
         }
         fixture.open()->setActive(ids.last(), false);
         MainWindow window;
-        window.show();
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
-        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 4);
+        openInWindow(fixture, window, 4);
+        QVERIFY(!QTest::currentTestFailed());
         window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
 
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
@@ -353,12 +350,9 @@ private slots:
         makeOrders(fixture.src, 10, 51);
 
         MainWindow window;
-        window.show();
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
         ControlTableModel *tables = window.controlTable()->model();
-        QTRY_COMPARE(tables->rowCount(), 1);
         QTRY_COMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
                      QStringLiteral("Succeeded"));
         const QString watermark = tables->index(0, ControlTableModel::LastWatermark).data().toString();
