@@ -152,14 +152,12 @@ void BackfillPreviewer::cancel() {
     if (m_job)
         m_job->cancel();
     m_job.reset();
-    m_busy = false;
 }
 
 void BackfillPreviewer::request(const BackfillRequest &request) {
     cancel();
     auto job = std::make_shared<Job>();
     m_job = job;
-    m_busy = true;
     QPointer<BackfillPreviewer> self = this;
     const QString path = m_workspacePath;
     QThreadPool::globalInstance()->start([self, job, path, request] {
@@ -181,7 +179,6 @@ void BackfillPreviewer::request(const BackfillRequest &request) {
                 if (!self || self->m_job != job)
                     return; // superseded or cancelled meanwhile
                 self->m_job.reset();
-                self->m_busy = false;
                 if (result)
                     emit self->previewReady(*result);
                 else

@@ -44,7 +44,6 @@ public:
 
     void request(const BackfillRequest &request);
     void cancel();
-    bool isBusy() const { return m_busy; }
 
     struct Job; // one preview in flight (backfillpreview.cpp)
 
@@ -55,7 +54,6 @@ signals:
 private:
     QString m_workspacePath;
     std::shared_ptr<Job> m_job;
-    bool m_busy = false;
 };
 
 } // namespace tidemark

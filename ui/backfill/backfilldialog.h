@@ -45,7 +45,6 @@ public:
     bool isDestructive() const;
     // The user asked to run the table once the backfill is done.
     bool runAfterwards() const;
-    const std::optional<BackfillPreview> &preview() const { return m_preview; }
 
     void setAction(BackfillTargetAction action);
     void setConfirmDuplicates(bool confirmed);
