@@ -41,14 +41,19 @@ private:
 
 } // namespace
 
-BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
-    const auto spec = workspace.table(request.tableId);
+TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
+    const auto spec = workspace.table(tableId);
     if (!spec)
-        throw ValidationError(QStringLiteral("table %1 does not exist").arg(request.tableId));
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
     if (spec->watermarkType == WatermarkType::None)
         throw ValidationError(QStringLiteral("table %1 (%2) has no watermark column to reset")
                                   .arg(spec->id)
                                   .arg(spec->sourceDisplay()));
+    return *spec;
+}
+
+BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
+    const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append &&
         !request.confirmDuplicates)
         throw ValidationError(
@@ -60,9 +65,14 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
 
     auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
-    const Watermark sample = source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
+    // Truncate is a full reload: from the initial watermark, whatever value was given.
     const Watermark from =
-        parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
+        request.action == BackfillTargetAction::Truncate
+            ? spec->initialWatermark
+            : parseUserWatermark(
+                  spec->watermarkType, request.fromText,
+                  source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType),
+                  QStringLiteral("--from"));
 
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)

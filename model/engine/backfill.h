@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/tablespec.h"
 #include "model/domain/watermark.h"
 
 #include <QString>
@@ -13,7 +14,7 @@ enum class BackfillTargetAction { Keep, DeleteNewer, Truncate };
 
 struct BackfillRequest {
     qint64 tableId = 0;
-    QString fromText; // the new watermark, as typed (ISO-8601 or an integer)
+    QString fromText; // the new watermark, as typed (ISO-8601 or an integer); unused by Truncate
     BackfillTargetAction action = BackfillTargetAction::Keep;
     bool confirmDuplicates = false; // required for Keep on an append table
 };
@@ -26,8 +27,11 @@ struct BackfillResult {
 
 // Resets a table's watermark (DESIGN.md, "Backfill"): takes the table's lease, changes the
 // target and its tidemark_state row in one target transaction, then moves the workspace's
-// watermark (recorded with cause "backfill"). Throws ValidationError for refused requests
+// watermark (recorded with cause "backfill"). Truncate reloads from the table's initial
+// watermark (none = from the beginning). Throws ValidationError for refused requests
 // (keep on append without confirmation, leased table, bad value) and Error otherwise.
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request);
+// The live table `tableId`; ValidationError when it does not exist or has no watermark to reset.
+TableSpec backfillableTable(Workspace &workspace, qint64 tableId);
 
 } // namespace tidemark

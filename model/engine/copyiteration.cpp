@@ -304,10 +304,12 @@ struct CopyIteration::State {
         writeSpec.watermarkColumn = spec.watermarkColumn;
         writeSpec.tiebreakColumn = spec.tiebreakColumn;
         writeSpec.tolerateRejects = spec.maxSkipped > 0;
+        // The progress bar's total, also while the database copies by itself (push-down
+        // reports no row until it ends: the window shows it busy against this expected total).
+        record.windowRows = countWindow();
+        publish();
         if (mayPushDown() && pushDown(writeSpec))
             return;
-        record.windowRows = countWindow(); // the progress bar's total
-        publish();
         auto writer = target->openWriter(writeSpec);
 
         auto cursor =

@@ -6,6 +6,7 @@
 #include "model/engine/copyiteration.h"
 #include "model/storage/workspace.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 
 #include <chrono>
@@ -66,13 +67,17 @@ private:
 
 namespace {
 
-// Forwards an iteration's progress to the coordinator's thread as queued calls carrying copies.
+// Forwards an iteration's progress to the coordinator's thread as queued calls carrying copies,
+// and records it in the workspace now and then (the window of another process follows a run
+// from there): at once when the window's size becomes known, else at most once a second.
 class ForwardingObserver : public IterationObserver {
 public:
-    explicit ForwardingObserver(RunCoordinator *coordinator)
-        : m_coordinator(coordinator) {}
+    ForwardingObserver(RunCoordinator *coordinator, Workspace &workspace)
+        : m_coordinator(coordinator)
+        , m_workspace(workspace) {}
 
     void iterationChanged(const IterationRecord &record) override {
+        recordProgress(record);
         QPointer<RunCoordinator> coordinator = m_coordinator;
         QMetaObject::invokeMethod(
             m_coordinator,
@@ -97,7 +102,31 @@ public:
     }
 
 private:
+    void recordProgress(const IterationRecord &record) {
+        // The iteration records its start and its end itself.
+        if (record.status != IterationStatus::Running || record.id == 0)
+            return;
+        const bool sizeKnown = record.windowRows != m_recordedWindowRows;
+        const bool moved = record.rowsRead != m_recordedRowsRead;
+        if (!sizeKnown && !(moved && (!m_sinceRecorded.isValid() || m_sinceRecorded.hasExpired(1000))))
+            return;
+        try {
+            m_workspace.updateIteration(record);
+        } catch (const Error &error) {
+            // Progress is a courtesy to other windows; the copy goes on.
+            logger("core.engine")
+                ->debug("run {}: progress not recorded: {}", record.runId, str(error.message()));
+        }
+        m_recordedWindowRows = record.windowRows;
+        m_recordedRowsRead = record.rowsRead;
+        m_sinceRecorded.start();
+    }
+
     RunCoordinator *m_coordinator;
+    Workspace &m_workspace;
+    qint64 m_recordedWindowRows = -1;
+    qint64 m_recordedRowsRead = 0;
+    QElapsedTimer m_sinceRecorded;
 };
 
 IterationRecord queuedIteration(qint64 runId, const TableSpec &spec) {
@@ -220,7 +249,10 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
             try {
                 auto workspace = Workspace::open(path);
                 const auto spec = workspace->table(queued.tableId);
-                if (cancel->load()) {
+                if (spec && !spec->active) {
+                    // Paused: skipped whether or not the run was cancelled meanwhile.
+                    result = CopyIteration(*workspace, *spec, queued, {}).run();
+                } else if (cancel->load()) {
                     result.status = IterationStatus::Cancelled;
                     result.error = QStringLiteral("cancelled before it started");
                     workspace->updateIteration(result);
@@ -233,7 +265,7 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                     result.error = QStringLiteral("table %1 no longer exists").arg(queued.tableId);
                     workspace->updateIteration(result);
                 } else {
-                    ForwardingObserver observer(coordinator);
+                    ForwardingObserver observer(coordinator, *workspace);
                     CopyIteration::Options options;
                     options.dryRun = dryRun;
                     options.cancel = cancel.get();

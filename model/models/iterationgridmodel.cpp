@@ -28,21 +28,42 @@ const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationSt
 
 } // namespace
 
+bool isRolledBack(const IterationRecord &record) {
+    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed;
+}
+
+qint64 rowsShownRead(const IterationRecord &record) {
+    return isRolledBack(record) ? qMin(record.rowsRead, record.rowsWritten + record.rowsSkipped)
+                                : record.rowsRead;
+}
+
+QString dryRunText(const IterationRecord &record) {
+    return QObject::tr("would copy %1 rows (window %2 → %3); nothing written")
+        .arg(formatCount(record.rowsRead),
+             record.windowLower.isEmpty() ? QObject::tr("the beginning") : record.windowLower,
+             record.windowUpper.isEmpty() ? QObject::tr("the end") : record.windowUpper);
+}
+
 double iterationProgress(const IterationRecord &record) {
     switch (record.status) {
     case IterationStatus::Succeeded:
-    case IterationStatus::NoNewRows:
     case IterationStatus::Warning:
     case IterationStatus::DryRun:
         return 1.0;
+    case IterationStatus::NoNewRows:
+        return -1.0; // nothing to fill: "—", not a full "0 / 0" bar
     case IterationStatus::Skipped:
     case IterationStatus::Queued:
         return 0.0;
     default:
         break;
     }
+    if (record.status == IterationStatus::Running && record.rowsRead == 0)
+        return -1.0; // counting, waiting, or the database copying by itself: no fraction to show
     if (record.windowRows > 0)
-        return qBound(0.0, double(record.rowsRead) / double(record.windowRows), 1.0);
+        return qBound(0.0, double(rowsShownRead(record)) / double(record.windowRows), 1.0);
+    if (isRolledBack(record))
+        return 0.0;
     if (record.windowRows == 0)
         return isFinished(record.status) ? 1.0 : 0.0;
     return -1.0;
@@ -51,6 +72,9 @@ double iterationProgress(const IterationRecord &record) {
 QString RunSummary::text() const {
     if (total == 0)
         return QObject::tr("No iterations");
+    if (count(IterationStatus::DryRun) == total)
+        return QObject::tr("%n table(s), dry run: would copy %1 rows; nothing written", nullptr, total)
+            .arg(formatCount(rowsRead));
     QStringList parts;
     for (IterationStatus status : kSummaryOrder) {
         if (const int n = count(status))
@@ -76,6 +100,28 @@ int IterationGridModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString IterationGridModel::runningProgress(const IterationRecord &record) const {
+    const qint64 elapsed = elapsedMs(record);
+    if (record.rowsRead == 0) {
+        // Before the first batch, or a copy inside the database that reports only at its end.
+        return record.windowRows > 0
+                   ? tr("copying %1 rows · %2").arg(formatCount(record.windowRows), formatDuration(elapsed))
+                   : tr("starting · %1").arg(formatDuration(elapsed));
+    }
+    QString text = record.windowRows > 0 ? QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
+                                                                         formatCount(record.windowRows))
+                                         : formatCount(record.rowsRead);
+    if (elapsed >= 1000) {
+        const double perSecond = double(record.rowsRead) * 1000.0 / double(elapsed);
+        text += tr(" · %1 rows/s").arg(formatCount(qint64(perSecond)));
+        if (record.windowRows > record.rowsRead && perSecond > 0)
+            text += tr(" · about %1 left")
+                        .arg(formatDuration(
+                            qint64(double(record.windowRows - record.rowsRead) * 1000.0 / perSecond)));
+    }
+    return text;
+}
+
 qint64 IterationGridModel::elapsedMs(const IterationRecord &record) const {
     if (record.status == IterationStatus::Running && record.startedAt.isValid())
         return qMax<qint64>(0, record.startedAt.msecsTo(m_clock()));
@@ -97,15 +143,28 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
             return QString();
         return formatDuration(elapsedMs(record));
     case RowsRead:
-        return formatCount(record.rowsRead);
+        return formatCount(rowsShownRead(record));
     case RowsWritten:
-        return formatCount(record.rowsWritten);
+        return record.status == IterationStatus::DryRun ? QStringLiteral("—")
+                                                        : formatCount(record.rowsWritten);
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:
         if (record.status == IterationStatus::Skipped)
             return QStringLiteral("—");
-        if (record.windowRows >= 0)
+        if (record.status == IterationStatus::DryRun)
+            return tr("would copy %1").arg(formatCount(record.rowsRead));
+        if (isRolledBack(record)) {
+            const QString kept = formatCount(rowsShownRead(record));
+            return record.windowRows > 0
+                       ? tr("%1 / %2 kept (rolled back)").arg(kept, formatCount(record.windowRows))
+                       : tr("%1 kept (rolled back)").arg(kept);
+        }
+        if (record.status == IterationStatus::NoNewRows || record.windowRows == 0)
+            return QStringLiteral("—");
+        if (record.status == IterationStatus::Running)
+            return runningProgress(record);
+        if (record.windowRows > 0)
             return QStringLiteral("%1 / %2").arg(formatCount(record.rowsRead),
                                                  formatCount(record.windowRows));
         return formatCount(record.rowsRead);
@@ -130,7 +189,7 @@ QVariant IterationGridModel::rawValue(const IterationRecord &record, int column)
     case Duration:
         return elapsedMs(record);
     case RowsRead:
-        return record.rowsRead;
+        return rowsShownRead(record);
     case RowsWritten:
         return record.rowsWritten;
     case RowsSkipped:
@@ -156,6 +215,12 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
     case RawRole:
         return rawValue(record, column);
     case Qt::ToolTipRole:
+        if (isRolledBack(record) && (column == RowsRead || column == Progress) &&
+            record.rowsRead > rowsShownRead(record))
+            return tr("%1 rows were read, then rolled back: %2 kept")
+                .arg(formatCount(record.rowsRead), formatCount(rowsShownRead(record)));
+        if (record.status == IterationStatus::DryRun)
+            return dryRunText(record);
         if (!record.error.isEmpty())
             return record.error;
         if (column == Progress && record.windowRows < 0)
@@ -227,7 +292,7 @@ RunSummary IterationGridModel::summary() const {
     RunSummary summary;
     for (const IterationRecord &record : m_rows) {
         summary.counts[record.status] += 1;
-        summary.rowsRead += record.rowsRead;
+        summary.rowsRead += rowsShownRead(record);
         summary.rowsWritten += record.rowsWritten;
         summary.rowsSkipped += record.rowsSkipped;
     }
@@ -307,6 +372,25 @@ void IterationGridModel::showRun(const RunRecord &run) {
     reset(run.id, run.iterations, false);
 }
 
+void IterationGridModel::followRun(const RunRecord &run) {
+    bool sameRows = run.id == m_runId && !m_live && run.iterations.size() == m_rows.size();
+    for (int row = 0; sameRows && row < m_rows.size(); ++row)
+        sameRows = m_rows.at(row).tableId == run.iterations.at(row).tableId;
+    if (!sameRows) {
+        showRun(run);
+        return;
+    }
+    for (int row = 0; row < m_rows.size(); ++row) {
+        if (sameProgress(m_rows.at(row), run.iterations.at(row)) &&
+            m_rows.at(row).log.size() == run.iterations.at(row).log.size())
+            continue;
+        m_rows[row] = run.iterations.at(row);
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    updateTicking();
+    emit summaryChanged();
+}
+
 void IterationGridModel::clear() {
     reset(0, {}, false);
 }
@@ -314,7 +398,7 @@ void IterationGridModel::clear() {
 void IterationGridModel::tick() {
     for (int row = 0; row < m_rows.size(); ++row) {
         if (m_rows.at(row).status == IterationStatus::Running)
-            emit dataChanged(index(row, Duration), index(row, Duration));
+            emit dataChanged(index(row, Duration), index(row, Progress)); // elapsed, rate, time left
     }
 }
 

@@ -71,6 +71,9 @@ public slots:
     void finishRun(const tidemark::RunRecord &run);
     // A past run, read from the history (not live: no ticking, no updates expected).
     void showRun(const tidemark::RunRecord &run);
+    // The same run read again (another process is running it): rows that changed are updated
+    // in place; another run replaces the content as showRun does.
+    void followRun(const tidemark::RunRecord &run);
     void clear();
 
 signals:
@@ -83,6 +86,9 @@ private:
     void tick();
     void updateTicking();
     qint64 elapsedMs(const IterationRecord &record) const;
+    // A running row's progress text: the expected total and elapsed time while no row has been
+    // reported, then rows/s and the time left.
+    QString runningProgress(const IterationRecord &record) const;
     QVariant displayValue(const IterationRecord &record, int column) const;
     QVariant rawValue(const IterationRecord &record, int column) const;
 
@@ -94,7 +100,14 @@ private:
     std::function<QDateTime()> m_clock;
 };
 
-// Progress of an iteration, 0..1, or -1 when unknown.
+// Progress of an iteration, 0..1, or -1 when there is no fraction to show (unknown, nothing to
+// copy, or a running copy that has not reported a row yet: shown as busy).
 double iterationProgress(const IterationRecord &record);
+// A cancelled or failed iteration rolled back what it had not committed: it shows (read
+// column, progress, summary) what it kept, not what it had read before the rollback.
+bool isRolledBack(const IterationRecord &record);
+qint64 rowsShownRead(const IterationRecord &record);
+// A dry-run iteration: "would copy N rows (window a → b); nothing written".
+QString dryRunText(const IterationRecord &record);
 
 } // namespace tidemark

@@ -182,6 +182,22 @@ void RunHistoryModel::setRuns(const QList<RunRecord> &runs) {
     endResetModel();
 }
 
+void RunHistoryModel::upsertRuns(const QList<RunRecord> &runs) {
+    for (const RunRecord &run : runs) {
+        const int row = rowOfRun(run.id);
+        if (row >= 0) {
+            m_runs[row] = run;
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            continue;
+        }
+        const auto at = std::lower_bound(m_runs.begin(), m_runs.end(), run, newerFirst);
+        const int position = int(at - m_runs.begin());
+        beginInsertRows({}, position, position);
+        m_runs.insert(position, run);
+        endInsertRows();
+    }
+}
+
 int RunHistoryModel::rowOfRun(qint64 runId) const {
     for (int row = 0; row < m_runs.size(); ++row) {
         if (m_runs.at(row).id == runId)

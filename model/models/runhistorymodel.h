@@ -38,6 +38,9 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
     void setRuns(const QList<RunRecord> &runs);
+    // Replaces the runs it shows already (one dataChanged each) and inserts the others in
+    // place: a few runs re-read without resetting the view (selection and scroll stay).
+    void upsertRuns(const QList<RunRecord> &runs);
     const RunRecord &runAt(int row) const { return m_runs.at(row); }
     const QList<RunRecord> &runs() const { return m_runs; }
     int rowOfRun(qint64 runId) const;

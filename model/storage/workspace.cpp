@@ -935,8 +935,11 @@ QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {
 }
 
 QString Workspace::lastIterationStatus(qint64 tableId) {
-    SqliteStatement stmt(*m_db, QStringLiteral("SELECT status FROM iterations WHERE table_id = ?1 "
-                                               "ORDER BY id DESC LIMIT 1"));
+    // A dry run says nothing about the table's real state: it is left out.
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT i.status FROM iterations i JOIN runs r ON r.id = i.run_id "
+                                        "WHERE i.table_id = ?1 AND r.dry_run = 0 "
+                                        "ORDER BY i.id DESC LIMIT 1"));
     stmt.bind(1, tableId);
     return stmt.step() ? stmt.columnText(0) : QString();
 }

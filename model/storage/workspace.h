@@ -125,7 +125,7 @@ public:
     FollowResult followTargetState(qint64 tableId, qint64 generation, const Position &position,
                                    const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
-    // The status of the table's most recent iteration, or empty.
+    // The status of the table's most recent iteration that is not part of a dry run, or empty.
     QString lastIterationStatus(qint64 tableId);
 
     // --- runs and iterations ---

@@ -53,7 +53,7 @@ private slots:
                  model.index(1, IterationGridModel::ColumnCount - 1));
         QCOMPARE(model.index(1, IterationGridModel::Progress).data(ProgressRole).toDouble(), 0.25);
         QCOMPARE(model.index(1, IterationGridModel::Progress).data().toString(),
-                 QStringLiteral("10,000 / 40,000"));
+                 QStringLiteral("10,000 / 40,000 · 2,000 rows/s · about 15.0 s left"));
         QCOMPARE(model.index(1, IterationGridModel::Duration).data().toString(), QStringLiteral("5.0 s"));
         QCOMPARE(model.index(1, IterationGridModel::Duration).data(RawRole).toLongLong(), 5000);
 
@@ -96,6 +96,51 @@ private slots:
                  QStringLiteral("1 min 01 s"));
         QCOMPARE(model.index(1, 0).data(ErrorRole).toString(), done.error);
         QVERIFY(!model.isLive());
+    }
+
+    void progressYouCanBelieve() {
+        // A copy inside the database reports no row until it ends: it showed "0" and an empty
+        // bar, then jumped to the end; a table without new rows showed a full "0 / 0" bar.
+        IterationGridModel model;
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-01-01T10:00:00Z"), Qt::ISODate);
+        QDateTime now = t0.addSecs(12);
+        model.setClock([&now] { return now; });
+        IterationRecord counting = queued(8, 1, QStringLiteral("orders"));
+        IterationRecord copying = queued(8, 2, QStringLiteral("events"));
+        IterationRecord streaming = queued(8, 3, QStringLiteral("items"));
+        IterationRecord quiet = queued(8, 4, QStringLiteral("quiet"));
+        model.beginRun(8, {counting, copying, streaming, quiet});
+        for (IterationRecord *r : {&counting, &copying, &streaming}) {
+            r->status = IterationStatus::Running;
+            r->startedAt = t0;
+        }
+        copying.windowRows = 3000000;
+        streaming.windowRows = 3000000;
+        streaming.rowsRead = 1200000;
+        quiet.status = IterationStatus::NoNewRows;
+        quiet.windowRows = 0;
+        for (const IterationRecord &r : {counting, copying, streaming, quiet})
+            model.updateIteration(r);
+        const auto text = [&](int row) {
+            return model.index(row, IterationGridModel::Progress).data().toString();
+        };
+        const auto fraction = [&](int row) {
+            return model.index(row, IterationGridModel::Progress).data(ProgressRole).toDouble();
+        };
+        QCOMPARE(text(0), QStringLiteral("starting · 12.0 s"));
+        QCOMPARE(fraction(0), -1.0);
+        QCOMPARE(text(1), QStringLiteral("copying 3,000,000 rows · 12.0 s"));
+        QCOMPARE(fraction(1), -1.0);
+        QCOMPARE(text(2), QStringLiteral("1,200,000 / 3,000,000 · 100,000 rows/s · about 18.0 s left"));
+        QCOMPARE(fraction(2), 0.4);
+        QCOMPARE(text(3), QStringLiteral("—"));
+        QCOMPARE(fraction(3), -1.0);
+
+        // The elapsed time moves on by itself.
+        now = t0.addSecs(30);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QTRY_VERIFY(!changed.isEmpty());
+        QCOMPARE(text(1), QStringLiteral("copying 3,000,000 rows · 30.0 s"));
     }
 
     void realRunOfTheCore() {

@@ -3,6 +3,8 @@
 // undo it with Ctrl+Z, filter with Ctrl+F, and read the failure notification.
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
+#include "model/models/displayformat.h"
+#include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
@@ -248,6 +250,157 @@ private slots:
         const QList<RunRecord> runs = fixture.open()->runs();
         QCOMPARE(runs.size(), 1);
         QCOMPARE(runs.first().status, QStringLiteral("cancelled"));
+    }
+
+    void cancelledIsCancelledAndPausedIsSkipped() {
+        // A cancelled run was announced as failed (status bar and tray, every table under
+        // "Failed"), and a paused table waiting its turn was listed as cancelled.
+        UiFixture fixture;
+        QList<qint64> ids;
+        for (int t = 0; t < 4; ++t) {
+            const QString table = QStringLiteral("big_%1").arg(t);
+            makeOrders(fixture.src, 100000, 1, table);
+            ids << fixture.addTable(UiFixture::draft(table, QStringLiteral("updated_at")));
+        }
+        fixture.open()->setActive(ids.last(), false);
+        MainWindow window;
+        openInWindow(fixture, window, 4);
+        QVERIFY(!QTest::currentTestFailed());
+        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        whenFirstTableRuns(window, [&] { window.cancelRun(); });
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.status, QStringLiteral("cancelled"));
+        QCOMPARE(run.iterations.last().tableId, ids.last());
+        QCOMPARE(run.iterations.last().status, IterationStatus::Skipped);
+        QVERIFY(cancelledCount(run) >= 2);
+
+        const auto [title, message] = RunNotifier::describe(run);
+        QVERIFY2(title.contains(QStringLiteral("cancelled")) && !title.contains(QStringLiteral("failed")),
+                 qPrintable(title));
+        QVERIFY2(!message.contains(QStringLiteral("Failed")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Cancelled: src:big_")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Skipped: src:big_3")), qPrintable(message));
+        const QString status = window.statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("cancelled")) && !status.contains(QStringLiteral("failed")),
+                 qPrintable(status));
+        QCOMPARE(window.findChild<QLabel *>(QStringLiteral("runState"))->text(),
+                 QStringLiteral("Run %1 cancelled").arg(run.id));
+
+        // Each cancelled row shows what it kept, not what it read before rolling back.
+        const QAbstractItemModel *grid = window.runPanel()->view()->model();
+        for (int row = 0; row < grid->rowCount(); ++row) {
+            const auto cell = [&](int column, int role = Qt::DisplayRole) {
+                return grid->index(row, column).data(role);
+            };
+            if (cell(IterationGridModel::Status, StatusRole).toInt() != int(IterationStatus::Cancelled))
+                continue;
+            const qint64 kept = cell(IterationGridModel::RowsWritten, RawRole).toLongLong() +
+                                cell(IterationGridModel::RowsSkipped, RawRole).toLongLong();
+            QCOMPARE(cell(IterationGridModel::RowsRead).toString(), formatCount(kept));
+            QVERIFY(cell(IterationGridModel::Progress, ProgressRole).toDouble() <= kept / 100000.0);
+        }
+    }
+
+    void cancelledIterationShowsWhatItKept() {
+        // The record of an iteration that read the whole window and was cancelled before its
+        // commit: it read 3,000,000 rows and kept none.
+        RunRecord run;
+        run.id = 9;
+        run.status = QStringLiteral("cancelled");
+        IterationRecord cancelled;
+        cancelled.id = 1;
+        cancelled.runId = 9;
+        cancelled.tableId = 1;
+        cancelled.source = QStringLiteral("src:big");
+        cancelled.target = QStringLiteral("dst:big");
+        cancelled.status = IterationStatus::Cancelled;
+        cancelled.rowsRead = 3000000;
+        cancelled.windowRows = 3000000;
+        cancelled.error = QStringLiteral("cancelled by the user");
+        run.iterations << cancelled;
+        MainWindow window;
+        window.show();
+        window.runPanel()->showPastRun(run);
+        const QAbstractItemModel *grid = window.runPanel()->view()->model();
+        QCOMPARE(grid->index(0, IterationGridModel::RowsRead).data().toString(), QStringLiteral("0"));
+        QCOMPARE(grid->index(0, IterationGridModel::Progress).data(ProgressRole).toDouble(), 0.0);
+        QCOMPARE(grid->index(0, IterationGridModel::Progress).data().toString(),
+                 QStringLiteral("0 / 3,000,000 kept (rolled back)"));
+        QVERIFY(grid->index(0, IterationGridModel::RowsRead)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("3,000,000 rows were read, then rolled back")));
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("runSummary"))
+                    ->text()
+                    .contains(QStringLiteral("0 rows read, 0 written")));
+    }
+
+    void dryRunLeavesTheTablesStatusAlone() {
+        // A dry run overwrote each table's "Last run" and read like a real run.
+        UiFixture fixture;
+        makeOrders(fixture.src, 50);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const CliResult first = runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.describe()));
+        makeOrders(fixture.src, 10, 51);
+
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
+        ControlTableModel *tables = window.controlTable()->model();
+        QTRY_COMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                     QStringLiteral("Succeeded"));
+        const QString watermark = tables->index(0, ControlTableModel::LastWatermark).data().toString();
+
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        QSignalSpy tablesLoaded(window.gateway(), &WorkspaceGateway::tablesLoaded);
+        QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QVERIFY(run.dryRun);
+        QCOMPARE(run.status, QStringLiteral("dry_run"));
+        QCOMPARE(run.iterations.first().status, IterationStatus::DryRun);
+
+        const QAbstractItemModel *grid = window.runPanel()->view()->model();
+        QCOMPARE(grid->index(0, IterationGridModel::Progress).data().toString(),
+                 QStringLiteral("would copy 10"));
+        QCOMPARE(grid->index(0, IterationGridModel::RowsWritten).data().toString(), QStringLiteral("—"));
+        const QString tip = grid->index(0, IterationGridModel::Progress).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.startsWith(QStringLiteral("would copy 10 rows (window 2025-01-01T00:50:00")) &&
+                     tip.contains(QStringLiteral(" → 2025-01-01T01:00:00")) &&
+                     tip.endsWith(QStringLiteral("); nothing written")),
+                 qPrintable(tip));
+        QVERIFY2(window.findChild<QLabel *>(QStringLiteral("runState"))
+                     ->text()
+                     .contains(QStringLiteral("would copy 10 rows; nothing written")),
+                 qPrintable(window.findChild<QLabel *>(QStringLiteral("runState"))->text()));
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("runSummary"))
+                    ->text()
+                    .contains(QStringLiteral("dry run: would copy 10 rows; nothing written")));
+
+        // The control table was read again after the run, and still shows the real last run.
+        QTRY_VERIFY_WITH_TIMEOUT(!tablesLoaded.isEmpty(), 30000);
+        window.gateway()->waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                 QStringLiteral("Succeeded"));
+        QCOMPARE(tables->index(0, ControlTableModel::LastWatermark).data().toString(), watermark);
+        QCOMPARE(fixture.open()->lastIterationStatus(id), QStringLiteral("succeeded"));
+
+        // History: a dry run, not a failure; the chart leaves it out.
+        QTRY_COMPARE(window.historyPanel()->model()->rowCount(), 2);
+        RunHistoryModel *history = window.historyPanel()->model();
+        const int row = history->rowOfRun(run.id);
+        QCOMPARE(history->index(row, RunHistoryModel::Status).data().toString(), QStringLiteral("Dry run"));
+        QVERIFY(history->index(row, RunHistoryModel::Problems).data().toString().isEmpty());
+        window.historyPanel()->filterModel()->setStatusFilter(QStringLiteral("failed"));
+        QCOMPARE(window.historyPanel()->filterModel()->rowCount(), 0);
+        QCOMPARE(tableTrend(history->runs(), id).size(), 1);
     }
 };
 

@@ -6,9 +6,13 @@
 
 #include "model/common/sqlquote.h"
 #include "model/engine/tablesetup.h"
+#include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/mainwindow/mainwindow.h"
 
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -67,6 +71,16 @@ public:
 private:
     QTemporaryDir m_dir;
 };
+
+// Shows `window`, opens the fixture's workspace in it and waits until the control table shows
+// `tables` rows (check QTest::currentTestFailed() after).
+inline void openInWindow(const UiFixture &fixture, MainWindow &window, int tables) {
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+    window.openWorkspace(fixture.wsPath);
+    QTRY_COMPARE(opened.size(), 1);
+    QTRY_COMPARE(window.controlTable()->model()->rowCount(), tables);
+}
 
 // Keeps the suites' QSettings (recent workspaces, geometry) out of the user's own.
 inline void isolateSettings() {

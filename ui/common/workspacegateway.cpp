@@ -86,6 +86,18 @@ void WorkspaceGateway::reloadHistory(int limit) {
         });
 }
 
+void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
+    submit(
+        this,
+        [runIds](Workspace &ws) {
+            QList<RunRecord> runs;
+            for (qint64 id : runIds)
+                runs << ws.runs(1, id);
+            return runs;
+        },
+        [this](QList<RunRecord> runs) { emit runsLoaded(runs); });
+}
+
 void WorkspaceGateway::waitForIdle() {
     m_pool.waitForDone();
 }

@@ -44,6 +44,8 @@ public:
     void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
     void reloadHistory(int limit = 200);
+    // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
+    void reloadRuns(const QList<qint64> &runIds);
     // Blocks until queued jobs are done (tests only).
     void waitForIdle();
 
@@ -51,6 +53,7 @@ signals:
     void tablesLoaded(const QList<tidemark::TableSpec> &tables, const QHash<qint64, QString> &lastStatuses);
     void connectionsLoaded(const QList<tidemark::ConnectionSpec> &connections);
     void historyLoaded(const QList<tidemark::RunRecord> &runs);
+    void runsLoaded(const QList<tidemark::RunRecord> &runs);
     void errorOccurred(const QString &message);
 
 private:

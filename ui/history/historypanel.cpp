@@ -135,6 +135,11 @@ void HistoryPanel::reload() {
         m_gateway->reloadHistory(500);
 }
 
+void HistoryPanel::mergeRuns(const QList<RunRecord> &runs) {
+    m_model->upsertRuns(runs);
+    applyFilters();
+}
+
 void HistoryPanel::refillTableFilter() {
     const qint64 current = m_tableFilter->currentData().toLongLong();
     const QSignalBlocker block(m_tableFilter);

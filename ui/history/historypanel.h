@@ -35,6 +35,8 @@ public:
 
 public slots:
     void reload();
+    // Runs read again because they changed: updated or inserted in place.
+    void mergeRuns(const QList<tidemark::RunRecord> &runs);
     void exportCsv();
     // Writes the runs shown (filters applied) as CSV; false with statusMessage on failure.
     bool exportCsvTo(const QString &path);

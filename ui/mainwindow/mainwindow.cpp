@@ -7,6 +7,7 @@
 #include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
@@ -112,6 +113,8 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() {
+    delete m_watcher; // stops polling before the gateway it feeds goes
+    m_watcher = nullptr;
     // The coordinator cancels and waits for its iterations; the gateway for its job.
     delete m_coordinator;
     m_coordinator = nullptr;
@@ -371,6 +374,17 @@ void MainWindow::setWorkspace(const QString &path) {
     m_history->setGateway(m_gateway);
     delete oldCoordinator;
     delete oldGateway;
+    // Runs of other processes (cron, tidemark-cli, the runner) and their watermarks, live.
+    delete m_watcher;
+    m_watcher = new WorkspaceWatcher(path, std::chrono::milliseconds(500), this);
+    connect(m_watcher, &WorkspaceWatcher::changed, this, [this](const WorkspaceChanges &changes) {
+        if (changes.tables)
+            m_controlTable->reload();
+        if (!changes.runs.isEmpty())
+            m_gateway->reloadRuns(changes.runs);
+    });
+    connect(m_gateway, &WorkspaceGateway::runsLoaded, m_history, &HistoryPanel::mergeRuns);
+    connect(m_gateway, &WorkspaceGateway::runsLoaded, m_runPanel, &RunPanel::followRuns);
 
     m_pathLabel->setText(QDir::toNativeSeparators(path));
     m_runLabel->setText(tr("Idle"));
@@ -431,7 +445,15 @@ void MainWindow::onIterationChanged(const IterationRecord &record) {
 }
 
 void MainWindow::onRunFinished(const RunRecord &run) {
-    m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
+    if (run.dryRun) {
+        qint64 rows = 0;
+        for (const IterationRecord &it : run.iterations)
+            rows += it.status == IterationStatus::DryRun ? it.rowsRead : 0;
+        m_runLabel->setText(
+            tr("Dry run %1: would copy %2 rows; nothing written").arg(run.id).arg(formatCount(rows)));
+    } else {
+        m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
+    }
     m_notifier->runFinished(run);
     m_controlTable->reload();
     m_history->reload();
@@ -447,23 +469,30 @@ void MainWindow::backfillSelected() {
     const QList<TableSpec> tables = m_controlTable->selectedTables();
     if (!m_gateway || tables.size() != 1)
         return;
-    auto *dialog = new BackfillDialog(tables.first(), this);
+    auto *dialog = new BackfillDialog(tables.first(), m_gateway->path(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const BackfillRequest req = dialog->request();
+        const bool runAfterwards = dialog->runAfterwards();
         m_runLabel->setText(tr("Backfilling table %1…").arg(req.tableId));
         m_gateway->submit(
             this, [req](Workspace &ws) { return runBackfill(ws, req); },
-            [this, id = req.tableId](const BackfillResult &result) {
-                QString text = tr("Table %1 backfilled: watermark %2 → %3")
-                                   .arg(id)
-                                   .arg(result.before.isNull() ? tr("(none)") : result.before.display(),
-                                        result.after.isNull() ? tr("(none)") : result.after.display());
+            [this, id = req.tableId, runAfterwards](const BackfillResult &result) {
+                QString text =
+                    tr("Table %1 backfilled: watermark %2 → %3")
+                        .arg(id)
+                        .arg(result.before.isNull() ? tr("(none)") : result.before.display(),
+                             result.after.isNull() ? tr("(the beginning)") : result.after.display());
                 if (result.rowsDeleted > 0)
                     text += tr(", %1 target rows deleted").arg(formatCount(result.rowsDeleted));
+                else if (result.rowsDeleted < 0)
+                    text += tr(", target emptied");
                 m_runLabel->setText(tr("Idle"));
                 statusBar()->showMessage(text, 10000);
                 m_controlTable->reload();
+                emit backfillFinished(id);
+                if (runAfterwards)
+                    startRun({id}, false);
             },
             [this](const QString &error) {
                 m_runLabel->setText(tr("Idle"));

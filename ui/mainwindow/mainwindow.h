@@ -20,6 +20,7 @@ class RunCoordinator;
 class RunNotifier;
 class RunPanel;
 class WorkspaceGateway;
+class WorkspaceWatcher;
 
 // Composes the panels (control table on top, the run grid with the iteration details below,
 // the history in a dock) and owns the actions, menus, toolbar and shortcuts. It holds no
@@ -55,6 +56,7 @@ public slots:
 signals:
     void workspaceOpened(const QString &path);
     void workspaceFailed(const QString &error);
+    void backfillFinished(qint64 tableId);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -75,6 +77,7 @@ private:
     void onRunFinished(const tidemark::RunRecord &run);
 
     WorkspaceGateway *m_gateway = nullptr;
+    WorkspaceWatcher *m_watcher = nullptr;
     RunCoordinator *m_coordinator = nullptr;
     RunNotifier *m_notifier;
     ControlTablePanel *m_controlTable;

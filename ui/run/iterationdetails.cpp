@@ -2,6 +2,7 @@
 #include "ui/run/iterationdetails.h"
 
 #include "model/models/displayformat.h"
+#include "model/models/iterationgridmodel.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -68,10 +69,14 @@ void IterationDetails::showIteration(const IterationRecord &record) {
         tr("Window: after %1, up to %2").arg(orNone(record.windowLower), orNone(record.windowUpper));
     facts += QStringLiteral("<br>") +
              tr("Watermark: %1 → %2").arg(orNone(record.watermarkBefore), orNone(record.watermarkAfter));
-    facts += QStringLiteral("<br>") + tr("Rows: %1 read, %2 written, %3 skipped")
-                                          .arg(formatCount(record.rowsRead), formatCount(record.rowsWritten),
-                                               formatCount(record.rowsSkipped));
-    if (record.windowRows >= 0)
+    if (record.status == IterationStatus::DryRun)
+        facts += QStringLiteral("<br><b>") + dryRunText(record).toHtmlEscaped() + QStringLiteral("</b>");
+    else
+        facts += QStringLiteral("<br>") + tr("Rows: %1 read, %2 written, %3 skipped")
+                                              .arg(formatCount(rowsShownRead(record)),
+                                                   formatCount(record.rowsWritten),
+                                                   formatCount(record.rowsSkipped));
+    if (record.windowRows >= 0 && record.status != IterationStatus::DryRun)
         facts += tr(" of %1 in the window").arg(formatCount(record.windowRows));
     if (record.rowsNullWatermark > 0)
         facts +=

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/run/progressdelegate.h"
 
+#include "model/domain/runrecord.h"
 #include "model/models/itemroles.h"
 #include "ui/common/statusdelegate.h"
 
@@ -26,8 +27,10 @@ void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     bar.state = option.state | QStyle::State_Horizontal;
     bar.direction = option.direction;
     bar.fontMetrics = option.fontMetrics;
+    // No fraction: busy while the iteration runs (minimum == maximum), else an empty bar.
+    const bool busy = progress < 0 && index.data(StatusRole).toInt() == int(IterationStatus::Running);
     bar.minimum = 0;
-    bar.maximum = 1000; // an unknown size shows an empty bar with the rows read so far
+    bar.maximum = busy ? 0 : 1000;
     bar.progress = progress < 0 ? 0 : int(progress * 1000);
     bar.text = index.data(Qt::DisplayRole).toString();
     bar.textVisible = true;

@@ -4,32 +4,48 @@
 #include <QGuiApplication>
 #include <QSystemTrayIcon>
 
+#include <algorithm>
+
 namespace tidemark {
 
 RunNotifier::RunNotifier(QObject *parent)
     : QObject(parent) {}
 
 std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
+    // Each table under what happened to it: a cancelled run is not a failed one, and a paused
+    // table that was passed over is skipped, not cancelled.
     QStringList failed;
+    QStringList cancelled;
     QStringList warned;
+    QStringList skipped;
     for (const IterationRecord &it : run.iterations) {
         if (isFailure(it.status))
             failed << it.source;
+        else if (it.status == IterationStatus::Cancelled)
+            cancelled << it.source;
         else if (it.status == IterationStatus::Warning)
             warned << it.source;
+        else if (it.status == IterationStatus::Skipped)
+            skipped << it.source;
     }
     // A run whose process died (closed by whoever opened the workspace next) says so.
     const bool interrupted = run.status == iterationStatusName(IterationStatus::Interrupted);
-    if (failed.isEmpty() && warned.isEmpty() && !interrupted)
+    if (failed.isEmpty() && cancelled.isEmpty() && warned.isEmpty() && !interrupted)
         return {};
-    QString title = interrupted        ? tr("Tidemark run %1 interrupted").arg(run.id)
-                    : failed.isEmpty() ? tr("Tidemark run %1: warnings").arg(run.id)
-                                       : tr("Tidemark run %1 failed").arg(run.id);
+    const QString title = interrupted            ? tr("Tidemark run %1 interrupted").arg(run.id)
+                          : !failed.isEmpty()    ? tr("Tidemark run %1 failed").arg(run.id)
+                          : !cancelled.isEmpty() ? tr("Tidemark run %1 cancelled").arg(run.id)
+                                                 : tr("Tidemark run %1: warnings").arg(run.id);
     QStringList lines;
+    const QString separator = QStringLiteral(", ");
     if (!failed.isEmpty())
-        lines << tr("Failed: %1").arg(failed.join(QStringLiteral(", ")));
+        lines << tr("Failed: %1").arg(failed.join(separator));
+    if (!cancelled.isEmpty())
+        lines << tr("Cancelled: %1").arg(cancelled.join(separator));
     if (!warned.isEmpty())
-        lines << tr("Warning: %1").arg(warned.join(QStringLiteral(", ")));
+        lines << tr("Warning: %1").arg(warned.join(separator));
+    if (!skipped.isEmpty())
+        lines << tr("Skipped: %1").arg(skipped.join(separator));
     return {title, lines.join(QLatin1Char('\n'))};
 }
 
@@ -44,8 +60,14 @@ void RunNotifier::runFinished(const RunRecord &run) {
         }
         m_tray->show();
         const bool warningOnly = run.status == iterationStatusName(IterationStatus::Warning);
-        m_tray->showMessage(title, message,
-                            warningOnly ? QSystemTrayIcon::Warning : QSystemTrayIcon::Critical, 10000);
+        const bool failure = std::any_of(run.iterations.cbegin(), run.iterations.cend(),
+                                         [](const IterationRecord &it) { return isFailure(it.status); });
+        const QSystemTrayIcon::MessageIcon icon =
+            failure || run.status == iterationStatusName(IterationStatus::Interrupted)
+                ? QSystemTrayIcon::Critical
+            : warningOnly ? QSystemTrayIcon::Warning
+                          : QSystemTrayIcon::Information;
+        m_tray->showMessage(title, message, icon, 10000);
     }
     emit notified(title, message);
 }

@@ -9,11 +9,12 @@ class QSystemTrayIcon;
 
 namespace tidemark {
 
-// Tells the user, outside the window, when a run ended failed, with warnings or interrupted: a
-// system tray / desktop notification naming the tables. Where there is no tray, notified() still
-// fires and the window shows the message in its status bar. Runs that end in another process
-// (the runner, a CLI run, a dead process's run closed as interrupted) go through runFinished()
-// too when the window learns of them. The hook and the webhook are the core's AlertDispatcher.
+// Tells the user, outside the window, when a run ended failed, cancelled, with warnings or
+// interrupted: a system tray / desktop notification naming the tables under what happened to
+// each. Where there is no tray, notified() still fires and the window shows the message in its
+// status bar. Runs that end in another process (the runner, a CLI run, a dead process's run
+// closed as interrupted) go through runFinished() too when the window learns of them. The hook
+// and the webhook are the core's AlertDispatcher.
 class RunNotifier : public QObject {
     Q_OBJECT
 public:

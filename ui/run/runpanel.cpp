@@ -140,8 +140,27 @@ void RunPanel::showPastRun(const RunRecord &run) {
         setShown(m_live);
         return;
     }
+    m_followed = 0;
     m_past->showRun(run);
     setShown(m_past);
+}
+
+void RunPanel::followRuns(const QList<RunRecord> &runs) {
+    for (const RunRecord &run : runs) {
+        if (run.id == m_live->runId())
+            continue; // this window's own run: the coordinator feeds it
+        if (m_past->runId() == run.id) {
+            m_past->followRun(run);
+            updateSummary();
+            continue;
+        }
+        const bool readingOtherRun = shownModel() == m_past && m_past->runId() != m_followed;
+        if (run.status == QLatin1String("running") && !m_live->isLive() && !readingOtherRun) {
+            m_followed = run.id;
+            m_past->showRun(run);
+            setShown(m_past);
+        }
+    }
 }
 
 void RunPanel::clear() {
@@ -172,10 +191,13 @@ void RunPanel::updateSummary() {
         return;
     }
     const bool live = model == m_live;
+    const RunSummary summary = model->summary();
+    const bool runningElsewhere =
+        !live && (summary.count(IterationStatus::Running) > 0 || summary.count(IterationStatus::Queued) > 0);
     m_title->setText(live && model->isLive() ? tr("<b>Run %1 (running)</b>").arg(model->runId())
                      : live                  ? tr("<b>Run %1</b>").arg(model->runId())
-                                             : tr("<b>Run %1 (history)</b>").arg(model->runId()));
-    const RunSummary summary = model->summary();
+                     : runningElsewhere ? tr("<b>Run %1 (running in another process)</b>").arg(model->runId())
+                                        : tr("<b>Run %1 (history)</b>").arg(model->runId()));
     m_summary->setText(summary.text());
     const bool bad = summary.count(IterationStatus::Failed) > 0;
     m_summary->setStyleSheet(bad ? QStringLiteral("color: #b00020;") : QString());

@@ -36,6 +36,10 @@ public:
 public slots:
     void showLive();
     void showPastRun(const tidemark::RunRecord &run);
+    // Runs read again because they changed (WorkspaceWatcher): the run shown is updated in
+    // place, and a run that another process is running is shown as it goes while this window
+    // runs nothing itself and the user is not reading another past run.
+    void followRuns(const QList<tidemark::RunRecord> &runs);
     void clear();
 
 private:
@@ -53,6 +57,7 @@ private:
     QLabel *m_summary;
     QPushButton *m_backToLive;
     RunCoordinator *m_coordinator = nullptr;
+    qint64 m_followed = 0; // the run of another process shown by followRuns
 };
 
 } // namespace tidemark

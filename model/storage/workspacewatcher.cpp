@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "model/storage/workspacewatcher.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/storage/sqlitedb.h"
+
+#include <QPointer>
+#include <QSet>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace tidemark {
+
+// The polling thread and its connection. Lives as long as the watcher.
+class WorkspaceWatcher::Poller {
+public:
+    Poller(WorkspaceWatcher *watcher, const QString &path, std::chrono::milliseconds interval)
+        : m_watcher(watcher)
+        , m_path(path)
+        , m_interval(interval) {
+        m_thread = std::thread([this] { loop(); });
+    }
+    ~Poller() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+    Poller(const Poller &) = delete;
+    Poller &operator=(const Poller &) = delete;
+
+private:
+    // Everything that moves when the control table changes in a way the window shows.
+    struct TablesPrint {
+        qint64 count = -1, maxId = 0, active = 0, archived = 0, lastWatermarkChange = 0;
+        qint64 maxRun = 0, runsEnded = 0; // a run began or ended (last-run statuses)
+        qint64 iterationsEnded = 0;       // iterations of the running runs that have ended
+        bool operator==(const TablesPrint &) const = default;
+    };
+
+    void loop() {
+        std::unique_ptr<SqliteDb> db;
+        std::unique_lock lock(m_mutex);
+        while (!m_stop) {
+            lock.unlock();
+            try {
+                if (!db)
+                    db = std::make_unique<SqliteDb>(m_path, SqliteDb::Mode::ReadWrite, 2000);
+                poll(*db);
+            } catch (const Error &error) {
+                db.reset(); // a fresh connection next time
+                logger("core.storage")->debug("watching {}: {}", str(m_path), str(error.message()));
+            }
+            lock.lock();
+            m_wake.wait_for(lock, m_interval, [this] { return m_stop; });
+        }
+    }
+
+    static qint64 single(SqliteDb &db, const QString &sql) {
+        SqliteStatement statement(db, sql);
+        return statement.step() ? statement.columnInt64(0) : 0;
+    }
+
+    void poll(SqliteDb &db) {
+        const qint64 version = single(db, QStringLiteral("PRAGMA data_version"));
+        if (m_started && version == m_dataVersion)
+            return; // nobody else committed: nothing to read
+        m_dataVersion = version;
+
+        // One read transaction: the aggregates agree with each other.
+        db.exec(QStringLiteral("BEGIN"));
+        TablesPrint tables;
+        QSet<qint64> running;
+        qint64 maxRun = 0;
+        try {
+            SqliteStatement print(
+                db, QStringLiteral("SELECT count(*), coalesce(max(id), 0), coalesce(sum(active), 0), "
+                                   "count(archived_at) FROM tables"));
+            if (print.step()) {
+                tables.count = print.columnInt64(0);
+                tables.maxId = print.columnInt64(1);
+                tables.active = print.columnInt64(2);
+                tables.archived = print.columnInt64(3);
+            }
+            tables.lastWatermarkChange =
+                single(db, QStringLiteral("SELECT coalesce(max(id), 0) FROM watermark_changes"));
+            maxRun = single(db, QStringLiteral("SELECT coalesce(max(id), 0) FROM runs"));
+            SqliteStatement runs(db, QStringLiteral("SELECT id FROM runs WHERE status = 'running'"));
+            while (runs.step())
+                running.insert(runs.columnInt64(0));
+            tables.maxRun = maxRun;
+            tables.runsEnded = maxRun - running.size();
+            SqliteStatement ended(db, QStringLiteral("SELECT count(*) FROM iterations WHERE run_id IN "
+                                                     "(SELECT id FROM runs WHERE status = 'running') AND "
+                                                     "status NOT IN ('queued', 'running')"));
+            tables.iterationsEnded = ended.step() ? ended.columnInt64(0) : 0;
+            db.exec(QStringLiteral("COMMIT"));
+        } catch (const Error &) {
+            db.exec(QStringLiteral("ROLLBACK"));
+            throw;
+        }
+
+        WorkspaceChanges changes;
+        if (m_started) {
+            QSet<qint64> runs = running;
+            runs.unite(m_running);
+            for (qint64 id = m_maxRun + 1; id <= maxRun; ++id)
+                runs.insert(id);
+            changes.runs = runs.values();
+            std::sort(changes.runs.begin(), changes.runs.end());
+            changes.tables = !(tables == m_tables);
+        }
+        m_started = true;
+        m_tables = tables;
+        m_running = running;
+        m_maxRun = maxRun;
+        if (changes.isEmpty())
+            return;
+        QPointer<WorkspaceWatcher> watcher = m_watcher;
+        QMetaObject::invokeMethod(
+            m_watcher,
+            [watcher, changes] {
+                if (watcher)
+                    emit watcher->changed(changes);
+            },
+            Qt::QueuedConnection);
+    }
+
+    WorkspaceWatcher *const m_watcher;
+    const QString m_path;
+    const std::chrono::milliseconds m_interval;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+
+    // Touched by the polling thread only.
+    bool m_started = false;
+    qint64 m_dataVersion = 0;
+    TablesPrint m_tables;
+    QSet<qint64> m_running;
+    qint64 m_maxRun = 0;
+};
+
+WorkspaceWatcher::WorkspaceWatcher(const QString &path, std::chrono::milliseconds interval, QObject *parent)
+    : QObject(parent) {
+    qRegisterMetaType<tidemark::WorkspaceChanges>();
+    m_poller = std::make_unique<Poller>(this, path, interval);
+}
+
+WorkspaceWatcher::~WorkspaceWatcher() {
+    m_poller.reset();
+}
+
+} // namespace tidemark

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <chrono>
+#include <memory>
+
+namespace tidemark {
+
+// What another connection (any process, or another thread of this one) changed in a workspace
+// since the watcher last looked.
+struct WorkspaceChanges {
+    // The control table: rows added, paused, resumed, removed or restored, a watermark moved,
+    // or an iteration ended (each table's last-run status).
+    bool tables = false;
+    // Runs that started, progressed or ended: every run running now or at the last look, and
+    // every run begun since.
+    QList<qint64> runs;
+
+    bool isEmpty() const { return !tables && runs.isEmpty(); }
+};
+
+// Watches a workspace file for commits made through other connections, cheaply: on its own
+// thread and connection it polls PRAGMA data_version (which moves only when someone else
+// committed), and only then reads a few aggregates to tell what changed. Reports come back on
+// the watcher's thread (the GUI thread) as changed(); nothing is reported while nothing
+// changed. Reading in WAL mode never waits for a writer, and the watcher never writes, so it
+// neither blocks other processes nor is blocked by them. Errors (the file is busy or gone for
+// a moment) are logged and retried at the next poll. The destructor wakes the thread and
+// waits only for a poll in progress.
+class WorkspaceWatcher : public QObject {
+    Q_OBJECT
+public:
+    explicit WorkspaceWatcher(const QString &path,
+                              std::chrono::milliseconds interval = std::chrono::milliseconds(500),
+                              QObject *parent = nullptr);
+    ~WorkspaceWatcher() override;
+
+signals:
+    void changed(const tidemark::WorkspaceChanges &changes);
+
+private:
+    class Poller;
+    std::unique_ptr<Poller> m_poller;
+};
+
+} // namespace tidemark
+
+Q_DECLARE_METATYPE(tidemark::WorkspaceChanges)

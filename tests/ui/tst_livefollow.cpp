@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The window follows runs made by other processes (cron, tidemark-cli, the runner) live,
+// without anyone pressing Refresh: the run appears in the history and the grid while it runs,
+// with its progress, and the control table's watermark and last-run columns follow.
+#include "model/models/controltablemodel.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
+#include "model/storage/workspacewatcher.h"
+#include "tests/engine/processrace.h"
+#include "tests/ui/uifixture.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/history/historypanel.h"
+#include "ui/mainwindow/mainwindow.h"
+#include "ui/run/runpanel.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+class TestLiveFollow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void watcherSeesOtherConnectionsOnly() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10);
+        WorkspaceWatcher watcher(fixture.wsPath, std::chrono::milliseconds(50));
+        QSignalSpy changed(&watcher, &WorkspaceWatcher::changed);
+        // Its first look is the baseline; a table added elsewhere is news.
+        QTest::qWait(200);
+        QCOMPARE(changed.size(), 0);
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        QTRY_VERIFY(!changed.isEmpty());
+        QVERIFY(changed.last().at(0).value<WorkspaceChanges>().tables);
+        // A run by another process: its run id is reported, and the tables (last run, watermark).
+        changed.clear();
+        QCOMPARE(runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")}).exitCode, 0);
+        QTRY_VERIFY(!changed.isEmpty());
+        bool sawRun = false;
+        bool sawTables = false;
+        for (const QList<QVariant> &signal : changed) {
+            const auto changes = signal.at(0).value<WorkspaceChanges>();
+            sawRun = sawRun || changes.runs.contains(1);
+            sawTables = sawTables || changes.tables;
+        }
+        QVERIFY(sawRun);
+        QVERIFY(sawTables);
+    }
+
+    void runOfAnotherProcessAppearsLive() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 200);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
+        ControlTableModel *tables = window.controlTable()->model();
+        QCOMPARE(tables->index(0, ControlTableModel::LastStatus).data().toString(), QString());
+        RunHistoryModel *history = window.historyPanel()->model();
+        QCOMPARE(history->rowCount(), 0);
+
+        // The other process stops itself just before its target commit: mid-run, for as long
+        // as the test looks.
+        QProcess cli;
+        detail::startRun(cli, fixture.wsPath, QStringLiteral("before_target_commit"));
+        QVERIFY2(detail::waitStopped(cli), cli.readAllStandardError().constData());
+
+        // In the history as running, and in the grid with its window's size.
+        QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 1, 30000);
+        QCOMPARE(history->runAt(0).status, QStringLiteral("running"));
+        QCOMPARE(history->runAt(0).trigger, QStringLiteral("cli"));
+        const qint64 runId = history->runAt(0).id;
+        IterationGridModel *grid = window.runPanel()->shownModel();
+        QTRY_COMPARE_WITH_TIMEOUT(grid->runId(), runId, 30000);
+        QCOMPARE(grid->rowCount(), 1);
+        QCOMPARE(grid->iterationAt(0).status, IterationStatus::Running);
+        QTRY_COMPARE_WITH_TIMEOUT(grid->iterationAt(0).windowRows, 200, 30000);
+        // Busy against the expected 200 rows, or 200 / 200 (what it last recorded).
+        const QString progress = grid->index(0, IterationGridModel::Progress).data().toString();
+        QVERIFY2(progress.startsWith(QStringLiteral("copying 200 rows")) ||
+                     progress.contains(QStringLiteral("/ 200")),
+                 qPrintable(progress));
+
+        ::kill(pid_t(cli.processId()), SIGCONT);
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+
+        // It ends in the history and the grid, and the control table follows: all without a
+        // reload asked by anyone.
+        QTRY_COMPARE_WITH_TIMEOUT(history->runAt(0).status, QStringLiteral("succeeded"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(grid->iterationAt(0).status, IterationStatus::Succeeded, 30000);
+        QCOMPARE(grid->iterationAt(0).rowsWritten, 200);
+        QTRY_COMPARE_WITH_TIMEOUT(tables->index(0, ControlTableModel::LastStatus).data().toString(),
+                                  QStringLiteral("Succeeded"), 30000);
+        QCOMPARE(tables->tableAt(0).lastWatermark, fixture.open()->table(id)->lastWatermark);
+        QVERIFY(!tables->tableAt(0).lastWatermark.isNull());
+
+        window.close();
+        QCOMPARE(queryValue(fixture.wsPath, QStringLiteral("PRAGMA integrity_check")).toString(),
+                 QStringLiteral("ok"));
+    }
+};
+
+QTEST_MAIN(TestLiveFollow)
+#include "tst_livefollow.moc"
