@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
+#include <QUrl>
 
 #include <sqlite3.h>
 
@@ -1057,11 +1058,18 @@ void SqliteConnector::preparePushDown(Connector &source) {
         return;
     SqliteDb &db = writable();
     const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
-    SqliteStatement attach(db,
-                           QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
-                           QStringLiteral("connection '%1'").arg(m_name));
-    attach.bind(1, path);
-    attach.step();
+    // Read-only, so a source file deleted since it was opened is an error, never a new empty file.
+    const QString uri =
+        QStringLiteral("file:%1?mode=ro").arg(QString::fromLatin1(QUrl::toPercentEncoding(path, "/")));
+    try {
+        SqliteStatement attach(
+            db, QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)));
+        attach.bind(1, uri);
+        attach.step();
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("connection '%1': cannot open source file %2 read-only: %3")
+                        .arg(sqliteSource->m_name, path, error.message()));
+    }
     m_attachedPath = path;
 }
 
