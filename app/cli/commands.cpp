@@ -315,9 +315,10 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
         throw ValidationError(
             QStringLiteral("workspace %1 does not exist (create it with: tidemark-cli -w %1 init)")
                 .arg(path));
-    installLogging(path);
     try {
         std::unique_ptr<Workspace> workspace = Workspace::open(path);
+        // Only now: a file that is not a workspace gets no `<file>.log` beside it.
+        installLogging(path);
         workspace->repairInterruptedRuns();
         return workspace;
     } catch (const ValidationError &) {

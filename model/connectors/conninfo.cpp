@@ -27,6 +27,11 @@ ConninfoOptions parse(const QString &conninfo, QString *error) {
     return options;
 }
 
+// The libpq keywords whose value is a secret (the password, the client key's passphrase).
+bool isSecret(const char *keyword) {
+    return qstrcmp(keyword, "password") == 0 || qstrcmp(keyword, "sslpassword") == 0;
+}
+
 // Quotes a value the way libpq's keyword/value syntax reads it back.
 QString quoteValue(const QString &value) {
     static const QRegularExpression plain(QStringLiteral("^[^\\s'\\\\]+$"));
@@ -46,11 +51,17 @@ void checkConninfo(const QString &connectionName, const QString &conninfo) {
     if (!options)
         throw ValidationError(
             QStringLiteral("connection '%1': CONNINFO does not parse: %2").arg(connectionName, error));
+    // A URI's user:password@ comes back from the parser as the password keyword.
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
-        if (qstrcmp(option->keyword, "password") == 0 && option->val) {
-            throw ValidationError(QStringLiteral("connection '%1': a password inside CONNINFO is refused; "
-                                                 "use --password-env VAR or ~/.pgpass")
-                                      .arg(connectionName));
+        if (isSecret(option->keyword) && option->val) {
+            const bool password = qstrcmp(option->keyword, "password") == 0;
+            throw ValidationError(
+                QStringLiteral("connection '%1': %2 inside CONNINFO is refused; use %3")
+                    .arg(connectionName,
+                         password ? QStringLiteral("a password") : QStringLiteral("an sslpassword"),
+                         password ? QStringLiteral("--password-env VAR or ~/.pgpass")
+                                  : QStringLiteral("a client key without a passphrase "
+                                                   "(the workspace stores no secrets)")));
         }
     }
 }
@@ -68,7 +79,7 @@ QString redactConninfo(const QString &conninfo) {
     }
     QStringList parts;
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
-        if (!option->val || qstrcmp(option->keyword, "password") == 0)
+        if (!option->val || isSecret(option->keyword))
             continue;
         parts << QString::fromUtf8(option->keyword) + QLatin1Char('=') +
                      quoteValue(QString::fromUtf8(option->val));

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// The edges of the CLI contract where rows used to be lost silently (issue 8): names PostgreSQL
+// would cut, two writers on one target, backfills that mean what they say, private workspaces,
+// numbers out of range. Through the real binary.
+
+#include "tests/support/testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+#include <csignal>
+#include <sys/stat.h>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
+
+class TestCliEdges : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_ws;
+    QString m_src;
+    QString m_dst;
+
+    QString path(const QString &name) const { return m_dir->filePath(name); }
+    CliResult cliOn(const QString &workspace, const QStringList &args) const {
+        return runCli(QStringList{QStringLiteral("-w"), workspace} + args, m_dir->path());
+    }
+    CliResult cli(const QStringList &args) const { return cliOn(m_ws, args); }
+
+    // init + SQLite connections "src" and "dst" in `workspace`.
+    void setupWorkspace(const QString &workspace) {
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("init")}), 0);
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                                   QStringLiteral("--sqlite"), m_src}),
+                 0);
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                                   QStringLiteral("--sqlite"), m_dst}),
+                 0);
+    }
+    void setupWorkspace() { setupWorkspace(m_ws); }
+
+    // A PostgreSQL connection "pg" that is never reached: `table add` checks names without it.
+    void addUnreachablePostgres() {
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
+                      QStringLiteral("--postgres"), QStringLiteral("host=127.0.0.1 port=1 dbname=none")}),
+                 0);
+    }
+
+    CliResult tableAddOn(const QString &workspace, const QStringList &args) const {
+        return cliOn(workspace, QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
+    }
+    CliResult tableAdd(const QStringList &args) const { return tableAddOn(m_ws, args); }
+
+    // `table add` that must succeed; returns the printed id.
+    qint64 addTableOn(const QString &workspace, const QStringList &args) {
+        const CliResult result = tableAddOn(workspace, args);
+        bool ok = false;
+        const qint64 id = result.out.trimmed().toLongLong(&ok);
+        if (result.exitCode != 0 || !ok)
+            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
+                         __LINE__);
+        return ok ? id : 0;
+    }
+
+    static QStringList ordersArgs(const QString &target, const QStringList &extra = {}) {
+        return QStringList{QStringLiteral("--source"),    QStringLiteral("src:orders"),
+                           QStringLiteral("--target"),    target,
+                           QStringLiteral("--watermark"), QStringLiteral("updated_at")} +
+               extra;
+    }
+
+    // Exit 2 with exactly one stderr line holding every one of `needles`.
+    static void expectRefusal(const CliResult &result, const QStringList &needles) {
+        QVERIFY2(result.exitCode == 2, qPrintable(result.describe()));
+        QCOMPARE(result.errLines().size(), 1);
+        for (const QString &needle : needles)
+            QVERIFY2(result.err.contains(needle),
+                     qPrintable(needle + QStringLiteral(" not in: ") + result.err));
+    }
+
+    // Runs tidemark-cli with the given umask (the test's own is left alone).
+    CliResult runWithUmask(const QStringList &args, mode_t mask) const {
+        QProcess process;
+        process.setWorkingDirectory(m_dir->path());
+        process.setChildProcessModifier([mask] { ::umask(mask); });
+        process.start(cliPath(), args);
+        CliResult result;
+        if (!process.waitForStarted(30000) || !process.waitForFinished(120000)) {
+            result.crashed = true;
+            return result;
+        }
+        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        result.out = QString::fromUtf8(process.readAllStandardOutput());
+        result.err = QString::fromUtf8(process.readAllStandardError());
+        return result;
+    }
+
+    static int modeOf(const QString &file) {
+        struct stat info {};
+        return ::stat(QFile::encodeName(file).constData(), &info) == 0 ? int(info.st_mode & 0777) : -1;
+    }
+
+    // The process state letter from /proc (T = stopped).
+    static QChar processState(qint64 pid) {
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            return QChar();
+        const QByteArray text = stat.readAll();
+        const qsizetype close = text.lastIndexOf(')');
+        return close >= 0 && close + 2 < text.size() ? QChar(text.at(close + 2)) : QChar();
+    }
+
+    // Starts tidemark-cli on the workspace and waits until it stops itself at fault point `point`.
+    void startStoppedAt(QProcess &process, const QString &point, const QStringList &args) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+        env.insert(QStringLiteral("TIDEMARK_FAULT_STOP"), point);
+        process.setProcessEnvironment(env);
+        process.setWorkingDirectory(m_dir->path());
+        process.start(cliPath(), QStringList{QStringLiteral("-w"), m_ws} + args);
+        QVERIFY(process.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(processState(process.processId()) == QLatin1Char('T') ||
+                                     process.state() == QProcess::NotRunning,
+                                 120000);
+        QVERIFY2(process.state() == QProcess::Running,
+                 qPrintable(QStringLiteral("never stopped at ") + point + QStringLiteral(": ") +
+                            QString::fromUtf8(process.readAllStandardError())));
+    }
+
+    // SIGINT while stopped (it stays pending), then SIGCONT: the signal lands right at the point.
+    static void interruptAndContinue(QProcess &process) {
+        ::kill(pid_t(process.processId()), SIGINT);
+        ::kill(pid_t(process.processId()), SIGCONT);
+    }
+
+private slots:
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
+        QVERIFY(m_dir->isValid());
+        m_ws = path(QStringLiteral("ws.tidemark"));
+        m_src = path(QStringLiteral("src.db"));
+        m_dst = path(QStringLiteral("dst.db"));
+    }
+    void cleanup() { m_dir.reset(); }
+
+    // --- item 13: private by default ---
+
+    void workspaceAndLogPrivateWhateverTheUmask() {
+        // umask 0 would leave a file created the ordinary way readable by everyone.
+        const CliResult init = runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("init")}, 0);
+        CLI_EXIT(init, 0);
+        const CliResult add =
+            runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("connection"), QStringLiteral("add"),
+                          QStringLiteral("src"), QStringLiteral("--sqlite"), m_src},
+                         0);
+        CLI_EXIT(add, 0);
+        for (const QString &file : {m_ws, m_ws + QStringLiteral(".log")}) {
+            QVERIFY2(QFileInfo::exists(file), qPrintable(file));
+            QCOMPARE(QStringLiteral("%1").arg(modeOf(file), 0, 8), QStringLiteral("600"));
+        }
+    }
+
+    void secretsInConninfoRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        for (const QString &conninfo : {QStringLiteral("host=db dbname=x sslpassword=s3cret"),
+                                        QStringLiteral("host=db password=s3cret"),
+                                        QStringLiteral("postgresql://alice:s3cret@db:5432/x"),
+                                        QStringLiteral("postgresql://alice@db/x?sslpassword=s3cret")}) {
+            const CliResult result = cli({QStringLiteral("connection"), QStringLiteral("add"),
+                                          QStringLiteral("pg"), QStringLiteral("--postgres"), conninfo});
+            expectRefusal(result, {QStringLiteral("password")});
+            QVERIFY2(!result.err.contains(QStringLiteral("s3cret")), qPrintable(result.err));
+        }
+        QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")})
+                     .out.trimmed(),
+                 QStringLiteral("[]"));
+    }
+
+    void notAWorkspaceCreatesNothingBesideIt() {
+        const QString notes = path(QStringLiteral("notes.txt"));
+        QFile file(notes);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not a workspace\n");
+        file.close();
+        for (const QStringList &command : {QStringList{QStringLiteral("table"), QStringLiteral("list")},
+                                           QStringList{QStringLiteral("run")}}) {
+            const CliResult result = cliOn(notes, command);
+            QCOMPARE(result.exitCode, 2);
+            QVERIFY2(result.err.contains(notes), qPrintable(result.describe()));
+        }
+        QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("notes.txt")});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliEdges)
+#include "tst_cliedges.moc"
