@@ -7,6 +7,7 @@
 #include "model/common/logging.h"
 #include "model/connectors/conninfo.h"
 #include "model/engine/backfill.h"
+#include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/verifier.h"
@@ -23,6 +24,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <limits>
 
 namespace tidemark::cli {
 
@@ -129,14 +131,23 @@ private:
     QCommandLineParser m_parser;
 };
 
-qint64 parseInteger(const QString &text, const QString &what, qint64 minimum) {
+// Every number an option takes is range-checked: '99999999999' for an int is refused, never wrapped.
+qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
+                    qint64 maximum = std::numeric_limits<qint64>::max()) {
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
-    if (!ok || value < minimum)
-        throw ValidationError(
-            QStringLiteral("%1: '%2' is not an integer >= %3").arg(what, text).arg(minimum));
+    if (!ok || value < minimum || value > maximum)
+        throw ValidationError(QStringLiteral("%1: '%2' is not an integer from %3 to %4")
+                                  .arg(what, text)
+                                  .arg(minimum)
+                                  .arg(maximum));
     return value;
 }
+
+// Upper bounds of the numbers that become an int: far above any useful value, far below overflow
+// (the window allows batches up to the same size).
+constexpr qint64 kMaxConcurrency = 256;
+constexpr qint64 kMaxBatchSize = 1'000'000;
 
 qint64 parseTableId(const QString &text) {
     return parseInteger(text, QStringLiteral("table ID"), 1);
@@ -185,6 +196,43 @@ extern "C" void onTerminationSignal(int signal) {
     g_signal.store(signal);
     // A second signal while the run rolls back kills the process the usual way.
     std::signal(signal, SIG_DFL);
+}
+
+// SIGINT/SIGTERM become a cooperative cancel for as long as `run` lives: installed before the
+// workspace is opened, so a signal during the set-up is never a silent kill.
+class TerminationSignals {
+public:
+    TerminationSignals() {
+        g_signal.store(0);
+        std::signal(SIGINT, onTerminationSignal);
+        std::signal(SIGTERM, onTerminationSignal);
+    }
+    ~TerminationSignals() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    TerminationSignals(const TerminationSignals &) = delete;
+    TerminationSignals &operator=(const TerminationSignals &) = delete;
+};
+
+// What an interrupt did, said once the run has ended: a signal that came after every iteration
+// had committed cancelled nothing.
+QString interruptOutcome(int signal, const RunRecord &run) {
+    qsizetype cancelled = 0;
+    for (const IterationRecord &record : run.iterations)
+        cancelled += record.status == IterationStatus::Cancelled ? 1 : 0;
+    if (cancelled > 0)
+        return QStringLiteral("interrupted (signal %1): run %2 %3; %4 iteration(s) cancelled, rolled back to "
+                              "their last commit")
+            .arg(signal)
+            .arg(run.id)
+            .arg(run.status)
+            .arg(cancelled);
+    return QStringLiteral("interrupted (signal %1) too late to cancel anything: every iteration had ended; "
+                          "run %2 %3")
+        .arg(signal)
+        .arg(run.id)
+        .arg(run.status);
 }
 
 int exitCodeOf(const RunRecord &run) {
@@ -475,8 +523,8 @@ int Commands::tableAdd(const QStringList &args) {
         spec.maxSkipped =
             parseInteger(parser.value(QStringLiteral("max-skipped")), QStringLiteral("--max-skipped"), 0);
     if (parser.isSet(QStringLiteral("batch-size")))
-        spec.batchSize =
-            int(parseInteger(parser.value(QStringLiteral("batch-size")), QStringLiteral("--batch-size"), 1));
+        spec.batchSize = int(parseInteger(parser.value(QStringLiteral("batch-size")),
+                                          QStringLiteral("--batch-size"), 1, kMaxBatchSize));
     spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
     spec.active = !parser.isSet(QStringLiteral("paused"));
     spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
@@ -559,6 +607,8 @@ int Commands::tableRestore(const QStringList &args) {
 }
 
 int Commands::run(const QStringList &args) {
+    const TerminationSignals interrupts;
+    faultPoint("cli_run_setup"); // lets a test interrupt the set-up
     SubcommandParser parser(QStringLiteral("run"));
     parser.addValue(QStringLiteral("table"), QStringLiteral("ID"));
     parser.addValue(QStringLiteral("concurrency"), QStringLiteral("N"));
@@ -574,8 +624,8 @@ int Commands::run(const QStringList &args) {
     request.dryRun = parser.isSet(QStringLiteral("dry-run"));
     request.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
     if (parser.isSet(QStringLiteral("concurrency")))
-        request.concurrency = int(
-            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+        request.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
+                                               QStringLiteral("--concurrency"), 1, kMaxConcurrency));
     if (parser.isSet(QStringLiteral("trigger"))) {
         request.trigger = parser.value(QStringLiteral("trigger"));
         if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
@@ -590,6 +640,10 @@ int Commands::run(const QStringList &args) {
         std::unique_ptr<Workspace> workspace = openWorkspace();
         for (qint64 id : request.tableIds)
             requireTable(*workspace, id);
+    }
+    if (const int signal = g_signal.load()) {
+        writeError(QStringLiteral("interrupted (signal %1) before the run started: nothing ran").arg(signal));
+        return 1;
     }
 
     qRegisterMetaType<tidemark::IterationRecord>("tidemark::IterationRecord");
@@ -624,6 +678,8 @@ int Commands::run(const QStringList &args) {
             writeOut(toJsonLine(runJson(run, false)));
         else
             writeOut(runText(run));
+        if (const int signal = g_signal.load())
+            writeError(interruptOutcome(signal, run));
         exitCode = exitCodeOf(run);
         done = true;
         QCoreApplication::exit(exitCode);
@@ -637,9 +693,6 @@ int Commands::run(const QStringList &args) {
         QCoreApplication::exit(exitCode);
     });
 
-    g_signal.store(0);
-    std::signal(SIGINT, onTerminationSignal);
-    std::signal(SIGTERM, onTerminationSignal);
     bool cancelRequested = false;
     QTimer signalPoll;
     signalPoll.setInterval(100);
@@ -648,8 +701,8 @@ int Commands::run(const QStringList &args) {
         if (signal == 0 || cancelRequested)
             return;
         cancelRequested = true;
-        writeError(QStringLiteral("interrupted (signal %1): cancelling the run; running iterations roll back")
-                       .arg(signal));
+        // Whether anything rolls back is only known at the end: an iteration may have committed.
+        writeError(QStringLiteral("interrupted (signal %1): cancelling the run").arg(signal));
         coordinator.cancel();
     });
     signalPoll.start();
@@ -657,8 +710,6 @@ int Commands::run(const QStringList &args) {
     if (coordinator.start(request) && !done)
         QCoreApplication::exec();
     signalPoll.stop();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (!done) {
         writeError(QStringLiteral("run did not start in workspace %1").arg(path));
         return 1;
@@ -730,7 +781,8 @@ int Commands::history(const QStringList &args) {
         runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
     int limit = 0;
     if (parser.isSet(QStringLiteral("limit")))
-        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 1));
+        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 1,
+                                 std::numeric_limits<int>::max()));
 
     const QList<RunRecord> runs = openWorkspace()->runs(limit, runId);
     if (runId > 0 && runs.isEmpty())

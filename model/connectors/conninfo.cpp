@@ -46,6 +46,11 @@ QString quoteValue(const QString &value) {
 } // namespace
 
 void checkConninfo(const QString &connectionName, const QString &conninfo) {
+    // libpq reads "" as "every default": a connection to whatever the environment points at.
+    if (conninfo.trimmed().isEmpty())
+        throw ValidationError(QStringLiteral("connection '%1': CONNINFO is empty; give at least "
+                                             "host=... dbname=...")
+                                  .arg(connectionName));
     QString error;
     const ConninfoOptions options = parse(conninfo, &error);
     if (!options)

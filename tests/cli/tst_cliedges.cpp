@@ -202,6 +202,79 @@ private slots:
         QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files | QDir::Hidden),
                  QStringList{QStringLiteral("notes.txt")});
     }
+
+    // --- item 14: numbers in range, no empty conninfo, interrupts that say what happened ---
+
+    void numbersOutOfRangeRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 3);
+        const QList<QStringList> refused{
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("99999999999")},
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("4294967297")},
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("0")},
+            {QStringLiteral("history"), QStringLiteral("--limit"), QStringLiteral("4294967297")},
+            {QStringLiteral("run"), QStringLiteral("--table"), QStringLiteral("99999999999999999999")},
+            QStringList{QStringLiteral("table"), QStringLiteral("add")} +
+                ordersArgs(QStringLiteral("dst:orders"),
+                           {QStringLiteral("--batch-size"), QStringLiteral("4294967297")}),
+            QStringList{QStringLiteral("table"), QStringLiteral("add")} +
+                ordersArgs(QStringLiteral("dst:orders"),
+                           {QStringLiteral("--max-skipped"), QStringLiteral("99999999999999999999")}),
+        };
+        for (const QStringList &args : refused) {
+            const CliResult result = cli(args);
+            expectRefusal(result, {args.at(args.size() - 2)});
+        }
+        QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT count(*) FROM runs")).toLongLong(), 0);
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+    }
+
+    void emptyConninfoRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        for (const QString &conninfo : {QString(), QStringLiteral("   ")}) {
+            expectRefusal(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
+                               QStringLiteral("--postgres"), conninfo}),
+                          {QStringLiteral("CONNINFO is empty")});
+        }
+    }
+
+    void interruptAfterTheCommitSaysTheRunSucceeded() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        QProcess process;
+        startStoppedAt(process, QStringLiteral("after_target_commit"), {QStringLiteral("run")});
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10); // committed before the stop
+        interruptAndContinue(process);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == 0, qPrintable(err));
+        QVERIFY2(!err.contains(QStringLiteral("roll back")) && !err.contains(QStringLiteral("rolled back")),
+                 qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("too late to cancel")) &&
+                     err.contains(QStringLiteral("succeeded")),
+                 qPrintable(err));
+    }
+
+    void interruptDuringSetUpIsNotASilentKill() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        QProcess process;
+        startStoppedAt(process, QStringLiteral("cli_run_setup"), {QStringLiteral("run")});
+        QVERIFY(!QTest::currentTestFailed());
+        interruptAndContinue(process);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == 1, qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("before the run started")), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(m_dst) || !tableExists(m_dst, QStringLiteral("orders")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliEdges)
