@@ -54,6 +54,11 @@ QStringList checkTableRules(const TableSpec &spec) {
         problems << QStringLiteral(
                         "--lookback needs --mode merge: a lookback re-reads rows, which %1 would copy twice")
                         .arg(writeModeName(spec.mode));
+    if (spec.commitPerBatch && spec.mode == WriteMode::Overwrite)
+        problems << QStringLiteral(
+            "--commit-per-batch cannot go with --mode overwrite: overwrite replaces the "
+            "whole target in one transaction, and a commit per batch would leave it "
+            "half replaced whenever a run fails");
     if (spec.maxSkipped < 0)
         problems << QStringLiteral("--max-skipped must be 0 or more");
     if (spec.batchSize < 1)

@@ -154,6 +154,26 @@ private slots:
     }
     void cleanup() { m_dir.reset(); }
 
+    // --- item 6: overwrite with --commit-per-batch ---
+
+    void overwriteWithCommitPerBatchRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 5);
+        for (const QStringList &watermark :
+             {QStringList{QStringLiteral("--watermark"), QStringLiteral("updated_at")}, QStringList{}}) {
+            expectRefusal(tableAdd(QStringList{QStringLiteral("--source"), QStringLiteral("src:orders"),
+                                               QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                                               QStringLiteral("--mode"), QStringLiteral("overwrite"),
+                                               QStringLiteral("--commit-per-batch"),
+                                               QStringLiteral("--batch-size"), QStringLiteral("2")} +
+                                   watermark),
+                          {QStringLiteral("--commit-per-batch"), QStringLiteral("overwrite")});
+        }
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+    }
+
     // --- item 13: private by default ---
 
     void workspaceAndLogPrivateWhateverTheUmask() {
