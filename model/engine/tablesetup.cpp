@@ -29,6 +29,31 @@ template <typename Fn> auto asValidation(Fn &&fn) {
     }
 }
 
+// PostgreSQL keeps only the first NAMEDATALEN - 1 bytes of an identifier and drops the rest
+// without an error: two long target names that share those bytes would be one table.
+constexpr qsizetype kPostgresNameBytes = 63;
+
+void requirePostgresName(const QString &name, const QString &what, const QString &context = QString()) {
+    const qsizetype bytes = name.toUtf8().size();
+    if (bytes <= kPostgresNameBytes)
+        return;
+    constexpr qsizetype shown = 100; // a 10,000-character name still fits one error line
+    const QString display = name.size() > shown ? name.left(shown) + QStringLiteral("...") : name;
+    throw ValidationError(QStringLiteral("%1 '%2'%3 is %4 bytes long in UTF-8: PostgreSQL would cut it to "
+                                         "%5 bytes (choose a shorter name)")
+                              .arg(what, display, context)
+                              .arg(bytes)
+                              .arg(kPostgresNameBytes));
+}
+
+// "schema.table" or "table", split like the PostgreSQL connector splits it.
+void requirePostgresTableName(const QString &text, const QString &option) {
+    const qsizetype dot = text.indexOf(QLatin1Char('.'));
+    if (dot >= 0)
+        requirePostgresName(text.left(dot), option + QStringLiteral(" schema"));
+    requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
+}
+
 void requireColumn(const TableSchema &schema, const QString &column, const QString &option,
                    const QString &table) {
     if (!schema.column(column))
@@ -73,7 +98,21 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
         throw ValidationError(problems.first());
     const ConnectionSpec sourceConnection =
         requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"));
-    requireConnection(workspace, spec.targetConnection, QStringLiteral("target"));
+    const ConnectionSpec targetConnection =
+        requireConnection(workspace, spec.targetConnection, QStringLiteral("target"));
+    const bool postgresSource = sourceConnection.kind == ConnectionKind::Postgres;
+    const bool postgresTarget = targetConnection.kind == ConnectionKind::Postgres;
+    if (postgresSource) {
+        requirePostgresTableName(spec.sourceTable, QStringLiteral("--source"));
+        requirePostgresName(spec.watermarkColumn, QStringLiteral("--watermark column"));
+        requirePostgresName(spec.tiebreakColumn, QStringLiteral("--tiebreak column"));
+    }
+    if (postgresSource || postgresTarget) {
+        for (const QString &key : spec.keyColumns)
+            requirePostgresName(key, QStringLiteral("--key column"));
+    }
+    if (postgresTarget)
+        requirePostgresTableName(spec.targetTable, QStringLiteral("--target"));
 
     auto source = asValidation([&] { return openConnector(sourceConnection); });
     const TableRef table = source->parseTableName(spec.sourceTable);
@@ -81,6 +120,12 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
         throw ValidationError(QStringLiteral("source table '%1' does not exist").arg(spec.sourceDisplay()));
     const TableSchema schema = asValidation([&] { return source->describeTable(table); });
     const QString where = spec.sourceDisplay();
+    if (postgresTarget) {
+        // Every source column becomes a target column of the same name.
+        for (const ColumnInfo &column : schema.columns)
+            requirePostgresName(column.name, QStringLiteral("column"),
+                                QStringLiteral(" of '%1' (a column of the PostgreSQL target)").arg(where));
+    }
 
     spec.watermarkType = WatermarkType::None;
     Watermark sample;

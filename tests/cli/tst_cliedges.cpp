@@ -154,6 +154,69 @@ private slots:
     }
     void cleanup() { m_dir.reset(); }
 
+    // --- item 2: names PostgreSQL would cut at 63 bytes ---
+
+    void postgresTargetNameOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        makeOrders(m_src, 3);
+        const QString long64 = QString(64, QLatin1Char('t'));
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:") + long64)),
+                      {long64, QStringLiteral("64 bytes")});
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:") + long64 + QStringLiteral(".orders"))),
+                      {QStringLiteral("--target schema"), QStringLiteral("64 bytes")});
+        // 32 characters, 64 bytes in UTF-8: bytes count, not characters.
+        const QString accented = QString(32, QChar(0x00E9));
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:public.") + accented)),
+                      {accented, QStringLiteral("64 bytes")});
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+        // 63 bytes is what PostgreSQL keeps: accepted.
+        QVERIFY(addTableOn(m_ws, ordersArgs(QStringLiteral("pg:") + QString(63, QLatin1Char('t')))) > 0);
+    }
+
+    void postgresTargetColumnOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        const QString longColumn = QStringLiteral("c") + QString(63, QLatin1Char('x'));
+        execSql(m_src,
+                QStringLiteral("CREATE TABLE wide (id INTEGER PRIMARY KEY, \"%1\" TEXT)").arg(longColumn));
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("src:wide"), QStringLiteral("--target"),
+                      QStringLiteral("pg:wide"), QStringLiteral("--watermark"), QStringLiteral("id")}),
+            {longColumn, QStringLiteral("64 bytes")});
+        // The same table into SQLite keeps its name whole: accepted.
+        QVERIFY(addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:wide"),
+                                  QStringLiteral("--target"), QStringLiteral("dst:wide"),
+                                  QStringLiteral("--watermark"), QStringLiteral("id")}) > 0);
+    }
+
+    void postgresSourceNamesOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        const QString long70 = QString(70, QLatin1Char('s'));
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:") + long70, QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("id")}),
+            {QStringLiteral("--source table"), long70, QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), long70}),
+            {QStringLiteral("--watermark column"), QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("ts"),
+                      QStringLiteral("--tiebreak"), long70}),
+            {QStringLiteral("--tiebreak column"), QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("ts"),
+                      QStringLiteral("--mode"), QStringLiteral("merge"), QStringLiteral("--key"),
+                      QStringLiteral("id,") + long70}),
+            {QStringLiteral("--key column"), QStringLiteral("70 bytes")});
+    }
+
     // --- item 6: overwrite with --commit-per-batch ---
 
     void overwriteWithCommitPerBatchRefused() {
