@@ -47,7 +47,8 @@ Commands:
   table pause ID | table resume ID | table remove ID
   table restore ID                    brings a removed table back, same id and position
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
-  backfill ID --from VALUE (--keep | --delete-newer | --truncate) [--yes] [--json]
+  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
+  backfill ID --truncate [--json]     empties the target; the next run reloads from the start
   history [--run RUN_ID] [--limit N] [--json]
   verify [--table ID]... [--json]
 
@@ -728,7 +729,6 @@ int Commands::backfill(const QStringList &args) {
 
     BackfillRequest request;
     request.tableId = id;
-    request.fromText = parser.required(QStringLiteral("from"));
     int actions = 0;
     if (parser.isSet(QStringLiteral("keep"))) {
         request.action = BackfillTargetAction::Keep;
@@ -746,6 +746,17 @@ int Commands::backfill(const QStringList &args) {
         throw ValidationError(
             QStringLiteral("backfill %1: choose exactly one of --keep, --delete-newer or --truncate")
                 .arg(id));
+    // A truncate is a full reload: it starts from the initial watermark, never from a --from.
+    if (request.action == BackfillTargetAction::Truncate) {
+        if (parser.isSet(QStringLiteral("from")))
+            throw ValidationError(
+                QStringLiteral("backfill %1: --truncate reloads from the initial watermark; "
+                               "--from cannot go with it (use --delete-newer to reload "
+                               "only the rows after a value)")
+                    .arg(id));
+    } else {
+        request.fromText = parser.required(QStringLiteral("from"));
+    }
     request.confirmDuplicates = parser.isSet(QStringLiteral("yes"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();

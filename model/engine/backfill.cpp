@@ -61,8 +61,11 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
     auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     const Watermark sample = source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
+    // A truncated target holds nothing, so the only position that matches it is the start.
     const Watermark from =
-        parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
+        request.action == BackfillTargetAction::Truncate
+            ? spec->initialWatermark
+            : parseUserWatermark(spec->watermarkType, request.fromText, sample, QStringLiteral("--from"));
 
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)

@@ -217,6 +217,42 @@ private slots:
             {QStringLiteral("--key column"), QStringLiteral("70 bytes")});
     }
 
+    // --- item 4: backfill --truncate is a full reload ---
+
+    void backfillTruncateReloadsFromTheStart() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        const qint64 id = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        // --from with --truncate would empty the target and reload only the rows after it.
+        const CliResult both = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--from"),
+                                    orderTimestamp(5), QStringLiteral("--truncate")});
+        expectRefusal(both, {QStringLiteral("--from"), QStringLiteral("--truncate")});
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        CLI_EXIT(cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--truncate")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 0);
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+        CLI_EXIT(cli({QStringLiteral("verify")}), 0);
+    }
+
+    void backfillTruncateReloadsFromTheInitialWatermark() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        const qint64 id =
+            addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders"),
+                                        {QStringLiteral("--initial-watermark"), orderTimestamp(4)}));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 6);
+        CLI_EXIT(cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--truncate")}), 0);
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 6);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT min(id) FROM orders")).toLongLong(), 5);
+    }
+
     // --- item 6: overwrite with --commit-per-batch ---
 
     void overwriteWithCommitPerBatchRefused() {

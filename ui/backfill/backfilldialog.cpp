@@ -171,9 +171,10 @@ void BackfillDialog::update() {
                                    .arg(m_spec.watermarkColumn));
         break;
     case BackfillTargetAction::Truncate:
-        m_explanation->setText(tr("Every row of %1 is deleted; the next run copies everything after the new "
-                                  "watermark.")
-                                   .arg(m_spec.targetDisplay()));
+        m_explanation->setText(
+            tr("Every row of %1 is deleted; the next run copies everything again, from the "
+               "table's initial watermark (the value above is not used).")
+                .arg(m_spec.targetDisplay()));
         break;
     }
     const bool duplicates = needsDuplicateConfirmation();
