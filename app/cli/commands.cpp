@@ -42,7 +42,8 @@ Commands:
             [--tiebreak COL] [--key COL[,COL...]] [--mode append|merge|overwrite]
             [--lookback VALUE] [--initial-watermark VALUE] [--max-skipped N]
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
-            [--add-new-columns]           prints the new table's id alone on stdout
+            [--add-new-columns] [--watermark-type timestamp|integer]
+                                          prints the new table's id alone on stdout
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table restore ID                    brings a removed table back, same id and position
@@ -482,6 +483,7 @@ int Commands::tableAdd(const QStringList &args) {
     parser.addValue(QStringLiteral("mode"), QStringLiteral("MODE"));
     parser.addValue(QStringLiteral("lookback"), QStringLiteral("VALUE"));
     parser.addValue(QStringLiteral("initial-watermark"), QStringLiteral("VALUE"));
+    parser.addValue(QStringLiteral("watermark-type"), QStringLiteral("TYPE"));
     parser.addValue(QStringLiteral("max-skipped"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("batch-size"), QStringLiteral("N"));
     for (const char *name : {"expect-rows", "paused", "commit-per-batch", "add-new-columns"})
@@ -511,6 +513,13 @@ int Commands::tableAdd(const QStringList &args) {
             QStringLiteral("table add %1: --watermark COL is required (except with --mode overwrite)")
                 .arg(spec.sourceDisplay()));
     spec.tiebreakColumn = parser.value(QStringLiteral("tiebreak"));
+    if (parser.isSet(QStringLiteral("watermark-type"))) {
+        const QString typeText = parser.value(QStringLiteral("watermark-type"));
+        draft.watermarkType = watermarkTypeFromName(typeText);
+        if (draft.watermarkType == WatermarkType::None)
+            throw ValidationError(
+                QStringLiteral("--watermark-type: '%1' is not timestamp or integer").arg(typeText));
+    }
     if (parser.isSet(QStringLiteral("key"))) {
         for (const QString &part : parser.value(QStringLiteral("key")).split(QLatin1Char(','))) {
             if (!part.trimmed().isEmpty())

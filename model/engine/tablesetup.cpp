@@ -54,6 +54,15 @@ void requirePostgresTableName(const QString &text, const QString &option) {
     requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
 }
 
+// True when the column holds no non-NULL value (an empty table, or only NULLs so far).
+bool holdsNoValue(Connector &source, const TableRef &table, const QString &column) {
+    try {
+        return source.probeWatermark(table, column, WatermarkType::Integer).maximum.isNull();
+    } catch (const Error &) {
+        return false; // values that are not integers: there are values
+    }
+}
+
 void requireColumn(const TableSchema &schema, const QString &column, const QString &option,
                    const QString &table) {
     if (!schema.column(column))
@@ -133,6 +142,26 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
         requireColumn(schema, spec.watermarkColumn, QStringLiteral("--watermark"), where);
         const ColumnInfo &column = *schema.column(spec.watermarkColumn);
         spec.watermarkType = asValidation([&] { return source->detectWatermarkType(table, column); });
+        if (spec.watermarkType == WatermarkType::None && sourceConnection.kind == ConnectionKind::Sqlite &&
+            holdsNoValue(*source, table, column.name)) {
+            // Nothing to detect from yet. A TEXT column can only ever hold timestamps as a
+            // watermark (SQLite turns integers stored in it into text); else the user says.
+            spec.watermarkType = draft.watermarkType != WatermarkType::None ? draft.watermarkType
+                                 : column.logical == LogicalType::Text      ? WatermarkType::Timestamp
+                                                                            : WatermarkType::None;
+            if (spec.watermarkType == WatermarkType::None)
+                throw ValidationError(
+                    QStringLiteral(
+                        "--watermark: column '%1' of '%2' is empty and its declared type '%3' does "
+                        "not say what it will hold; pass --watermark-type timestamp|integer")
+                        .arg(column.name, where, column.nativeType));
+        }
+        if (draft.watermarkType != WatermarkType::None && spec.watermarkType != draft.watermarkType)
+            throw ValidationError(QStringLiteral("--watermark-type %1: column '%2' of '%3' holds %4 values")
+                                      .arg(watermarkTypeName(draft.watermarkType), column.name, where,
+                                           spec.watermarkType == WatermarkType::None
+                                               ? QStringLiteral("neither integer nor timestamp")
+                                               : watermarkTypeName(spec.watermarkType)));
         if (spec.watermarkType == WatermarkType::None)
             throw ValidationError(
                 QStringLiteral("--watermark: column '%1' of '%2' cannot order a watermark: it holds "

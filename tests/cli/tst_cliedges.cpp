@@ -217,6 +217,45 @@ private slots:
             {QStringLiteral("--key column"), QStringLiteral("70 bytes")});
     }
 
+    // --- item 8: an empty SQLite source with a TEXT watermark column ---
+
+    void emptyTextWatermarkColumnAccepted() {
+        setupWorkspace();
+        execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT, n BLOB)"));
+        const qint64 id = addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:events"),
+                                            QStringLiteral("--target"), QStringLiteral("dst:events"),
+                                            QStringLiteral("--watermark"), QStringLiteral("at")});
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        execSql(m_src, QStringLiteral("INSERT INTO events (id, at) VALUES (1, '2025-01-01T00:00:00Z'), "
+                                      "(2, '2025-01-02T00:00:00Z')"));
+        CLI_EXIT(cli({QStringLiteral("run"), QStringLiteral("--table"), QString::number(id)}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("events")), 2);
+
+        // A column whose declared type says nothing: the user says what it will hold.
+        const QStringList untyped{QStringLiteral("--source"),    QStringLiteral("src:events"),
+                                  QStringLiteral("--target"),    QStringLiteral("dst:events_n"),
+                                  QStringLiteral("--watermark"), QStringLiteral("n")};
+        expectRefusal(tableAdd(untyped), {QStringLiteral("--watermark-type")});
+        QVERIFY(addTableOn(m_ws, untyped + QStringList{QStringLiteral("--watermark-type"),
+                                                       QStringLiteral("integer")}) > 0);
+        expectRefusal(
+            tableAdd(untyped + QStringList{QStringLiteral("--watermark-type"), QStringLiteral("date")}),
+            {QStringLiteral("--watermark-type")});
+    }
+
+    void nonEmptyUnusableWatermarkColumnStillRefused() {
+        setupWorkspace();
+        execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT)"));
+        execSql(m_src, QStringLiteral("INSERT INTO events (id, at) VALUES (1, 'yesterday')"));
+        const QStringList args{QStringLiteral("--source"),    QStringLiteral("src:events"),
+                               QStringLiteral("--target"),    QStringLiteral("dst:events"),
+                               QStringLiteral("--watermark"), QStringLiteral("at")};
+        expectRefusal(tableAdd(args), {QStringLiteral("'at'")});
+        expectRefusal(
+            tableAdd(args + QStringList{QStringLiteral("--watermark-type"), QStringLiteral("timestamp")}),
+            {QStringLiteral("'at'")});
+    }
+
     // --- item 4: backfill --truncate is a full reload ---
 
     void backfillTruncateReloadsFromTheStart() {
