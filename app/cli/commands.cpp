@@ -48,6 +48,8 @@ Commands:
   table pause ID | table resume ID | table remove ID
   table restore ID                    brings a removed table back, same id and position
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
+  run --adopt --table ID...           takes the tables' targets over from the workspace or table
+                                      that owns them (after a migration), then runs them
   backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start
   history [--run RUN_ID] [--limit N] [--json]
@@ -625,6 +627,7 @@ int Commands::run(const QStringList &args) {
     parser.addValue(QStringLiteral("trigger"), QStringLiteral("TRIGGER"));
     parser.addFlag(QStringLiteral("dry-run"));
     parser.addFlag(QStringLiteral("json"));
+    parser.addFlag(QStringLiteral("adopt"));
     parser.parse(args, 0, 0);
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
@@ -633,6 +636,14 @@ int Commands::run(const QStringList &args) {
     request.trigger = QStringLiteral("cli");
     request.dryRun = parser.isSet(QStringLiteral("dry-run"));
     request.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+    request.adopt = parser.isSet(QStringLiteral("adopt"));
+    // Taking a target over from its owner is explicit: one named table at a time, never implied.
+    if (request.adopt && request.tableIds.isEmpty())
+        throw ValidationError(QStringLiteral("run --adopt: name the tables that take their targets over with "
+                                             "--table ID"));
+    if (request.adopt && request.dryRun)
+        throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
+                                             "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
         request.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
                                                QStringLiteral("--concurrency"), 1, kMaxConcurrency));

@@ -925,6 +925,7 @@ void SqliteConnector::ensureStateTable() {
     const QStringList present = stateColumns();
     for (const QString &statement : sql.addMissingColumns(present))
         execute(db, statement, stateContext());
+    execute(db, sql.createOwnerIndex(), stateContext());
     if (!present.contains(QStringLiteral("state_version")))
         upgradeVersion1Rows();
 }
@@ -1028,6 +1029,14 @@ void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
     SqliteStatement statement(*m_db, StateTableSql(StateDialect::Sqlite).remove(), stateContext());
     statement.bind(1, workspaceId).bind(2, tableId);
     statement.run();
+}
+
+std::optional<StateOwner> SqliteConnector::readTargetOwner(const QString &targetKey) {
+    SqliteStatement query(handle(), StateTableSql(StateDialect::Sqlite).selectOwner(), stateContext());
+    query.bind(1, targetKey);
+    if (!query.step())
+        return std::nullopt;
+    return StateOwner{query.columnText(0), query.columnInt64(1), query.columnText(2)};
 }
 
 void SqliteConnector::interrupt() {

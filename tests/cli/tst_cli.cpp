@@ -404,7 +404,10 @@ private slots:
         const qint64 second = addOrders();
         QVERIFY(second > id);
         CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(second)}), 0);
-        const qint64 third = addOrders();
+        // Its own target: the removed table still owns dst:orders.
+        const qint64 third = addTable({QStringLiteral("--source"), QStringLiteral("src:orders"),
+                                       QStringLiteral("--target"), QStringLiteral("dst:orders_third"),
+                                       QStringLiteral("--watermark"), QStringLiteral("updated_at")});
         QVERIFY(third > second);
         QCOMPARE(tableList().size(), 2);
 

@@ -3,8 +3,10 @@
 // would cut, two writers on one target, backfills that mean what they say, private workspaces,
 // numbers out of range. Through the real binary.
 
+#include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -215,6 +217,140 @@ private slots:
                       QStringLiteral("--mode"), QStringLiteral("merge"), QStringLiteral("--key"),
                       QStringLiteral("id,") + long70}),
             {QStringLiteral("--key column"), QStringLiteral("70 bytes")});
+    }
+
+    // --- item 3: one target table, one writer ---
+
+    void sameTargetTwiceInOneWorkspaceRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 5);
+        makeOrders(m_src, 5, 1, QStringLiteral("other"));
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst_again"),
+                      QStringLiteral("--sqlite"), m_dst}),
+                 0);
+        const qint64 first = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        const QString owner = QStringLiteral("table %1").arg(first);
+        for (const QString &target : {QStringLiteral("dst:orders"), QStringLiteral("dst:ORDERS"),
+                                      QStringLiteral("dst_again:orders")}) {
+            expectRefusal(
+                tableAdd({QStringLiteral("--source"), QStringLiteral("src:other"), QStringLiteral("--target"),
+                          target, QStringLiteral("--watermark"), QStringLiteral("updated_at")}),
+                {target, owner});
+        }
+        // A removed table still owns its target: its rows and its state row are there.
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(first)}), 0);
+        expectRefusal(tableAdd({QStringLiteral("--source"), QStringLiteral("src:other"),
+                                QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                                QStringLiteral("--watermark"), QStringLiteral("updated_at")}),
+                      {owner, QStringLiteral("removed"), QStringLiteral("table restore %1").arg(first)});
+        QVERIFY(addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:other"),
+                                  QStringLiteral("--target"), QStringLiteral("dst:other"),
+                                  QStringLiteral("--watermark"), QStringLiteral("updated_at")}) > 0);
+    }
+
+    void secondWorkspaceCannotWriteIntoAnOwnedTarget() {
+        const QString other = path(QStringLiteral("other.tidemark"));
+        setupWorkspace(m_ws);
+        setupWorkspace(other);
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false); // keyless: a double copy doubles rows
+        const qint64 ours = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        const qint64 theirs = addTableOn(other, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        const CliResult second = cliOn(other, {QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(
+            second.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(ours).arg(m_ws)),
+            qPrintable(second.describe()));
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+        // A backfill from the second workspace may not empty it either.
+        const CliResult truncate =
+            cliOn(other, {QStringLiteral("backfill"), QString::number(theirs), QStringLiteral("--truncate")});
+        QVERIFY2(truncate.exitCode != 0 && truncate.err.contains(QStringLiteral("belongs to table")),
+                 qPrintable(truncate.describe()));
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        // --adopt takes it over where the owner left it: only the new rows are copied.
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        expectRefusal(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt")}),
+                      {QStringLiteral("--table")});
+        const CliResult adopt = cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"),
+                                              QStringLiteral("--table"), QString::number(theirs)});
+        CLI_EXIT(adopt, 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 15);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(), 15);
+        QCOMPARE(
+            queryValue(other, QStringLiteral("SELECT count(*) FROM watermark_changes WHERE cause = 'adopt'"))
+                .toLongLong(),
+            1);
+        QFile log(other + QStringLiteral(".log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("adopted target 'dst:orders' from table"));
+
+        // Now the first workspace is the second writer.
+        makeOrders(m_src, 5, 16, QStringLiteral("orders"), false);
+        const CliResult first = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(first.exitCode, 1);
+        QVERIFY2(
+            first.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(theirs).arg(other)),
+            qPrintable(first.describe()));
+        CLI_EXIT(cliOn(other, {QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 20);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(), 20);
+    }
+
+    void secondWorkspaceCannotWriteIntoAnOwnedPostgresTarget() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString other = path(QStringLiteral("other.tidemark"));
+        // Its own table name: the suites share one server.
+        const QString table = QStringLiteral("edges_owned_%1").arg(QCoreApplication::applicationPid());
+        PgSession pg;
+        const auto forget = [&] {
+            pg.exec(QStringLiteral("DROP TABLE IF EXISTS public.%1").arg(table));
+            if (pg.value(
+                    QStringLiteral("SELECT count(*) FROM information_schema.columns WHERE table_schema = "
+                                   "'public' AND table_name = 'tidemark_state' AND column_name = "
+                                   "'target_table'")) == QLatin1String("1"))
+                pg.exec(QStringLiteral("DELETE FROM public.tidemark_state WHERE target_table = $1"),
+                        {QStringLiteral("\"public\".\"%1\"").arg(table)});
+        };
+        forget();
+        for (const QString &workspace : {m_ws, other}) {
+            setupWorkspace(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        const QString target = QStringLiteral("pg:") + table;
+        const qint64 ours = addTableOn(m_ws, ordersArgs(target));
+        const qint64 theirs = addTableOn(other, ordersArgs(target));
+        const auto rows = [&] {
+            return pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table));
+        };
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(rows(), QStringLiteral("10"));
+
+        const CliResult second = cliOn(other, {QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(
+            second.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(ours).arg(m_ws)),
+            qPrintable(second.describe()));
+        QCOMPARE(rows(), QStringLiteral("10"));
+
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        CLI_EXIT(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"), QStringLiteral("--table"),
+                               QString::number(theirs)}),
+                 0);
+        QCOMPARE(rows(), QStringLiteral("15"));
+        const CliResult first = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(first.exitCode, 1);
+        QVERIFY2(
+            first.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(theirs).arg(other)),
+            qPrintable(first.describe()));
+        QCOMPARE(rows(), QStringLiteral("15"));
+        forget();
     }
 
     // --- item 8: an empty SQLite source with a TEXT watermark column ---
