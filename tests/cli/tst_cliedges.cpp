@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <memory>
 
 #include <csignal>
@@ -144,6 +145,16 @@ private:
     static void interruptAndContinue(QProcess &process) {
         ::kill(pid_t(process.processId()), SIGINT);
         ::kill(pid_t(process.processId()), SIGCONT);
+    }
+
+    // Drops public.`table` and the state rows that own it: the suites share one server.
+    static void forgetPostgresTable(PgSession &pg, const QString &table) {
+        pg.exec(QStringLiteral("DROP TABLE IF EXISTS public.%1").arg(table));
+        if (pg.value(QStringLiteral("SELECT count(*) FROM information_schema.columns WHERE table_schema = "
+                                    "'public' AND table_name = 'tidemark_state' AND column_name = "
+                                    "'target_table'")) == QLatin1String("1"))
+            pg.exec(QStringLiteral("DELETE FROM public.tidemark_state WHERE target_table = $1"),
+                    {QStringLiteral("\"public\".\"%1\"").arg(table)});
     }
 
 private slots:
@@ -306,16 +317,7 @@ private slots:
         // Its own table name: the suites share one server.
         const QString table = QStringLiteral("edges_owned_%1").arg(QCoreApplication::applicationPid());
         PgSession pg;
-        const auto forget = [&] {
-            pg.exec(QStringLiteral("DROP TABLE IF EXISTS public.%1").arg(table));
-            if (pg.value(
-                    QStringLiteral("SELECT count(*) FROM information_schema.columns WHERE table_schema = "
-                                   "'public' AND table_name = 'tidemark_state' AND column_name = "
-                                   "'target_table'")) == QLatin1String("1"))
-                pg.exec(QStringLiteral("DELETE FROM public.tidemark_state WHERE target_table = $1"),
-                        {QStringLiteral("\"public\".\"%1\"").arg(table)});
-        };
-        forget();
+        forgetPostgresTable(pg, table);
         for (const QString &workspace : {m_ws, other}) {
             setupWorkspace(workspace);
             CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
@@ -350,7 +352,56 @@ private slots:
             first.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(theirs).arg(other)),
             qPrintable(first.describe()));
         QCOMPARE(rows(), QStringLiteral("15"));
-        forget();
+        forgetPostgresTable(pg, table);
+    }
+
+    // Two workspaces' first runs into one fresh target at the same time: one owns it, the other
+    // writes nothing (the unique index on target_table decides when both checks found no owner).
+    void racingFirstRuns(const QString &target, const std::function<qint64()> &targetRows) {
+        const QString other = path(QStringLiteral("other.tidemark"));
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        addTableOn(m_ws, ordersArgs(target));
+        addTableOn(other, ordersArgs(target));
+        QProcess first;
+        QProcess second;
+        for (QProcess *process : {&first, &second}) {
+            process->setWorkingDirectory(m_dir->path());
+            process->start(cliPath(),
+                           {QStringLiteral("-w"), process == &first ? m_ws : other, QStringLiteral("run")});
+        }
+        QVERIFY(first.waitForFinished(120000) && second.waitForFinished(120000));
+        const QString output =
+            QString::fromUtf8(first.readAllStandardError() + second.readAllStandardError());
+        QCOMPARE(first.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(second.exitStatus(), QProcess::NormalExit);
+        QVERIFY2((first.exitCode() == 0) != (second.exitCode() == 0),
+                 qPrintable(QStringLiteral("exits %1 and %2: ").arg(first.exitCode()).arg(second.exitCode()) +
+                            output));
+        QCOMPARE(targetRows(), qint64(10));
+    }
+
+    void racingFirstRunsIntoOneSqliteTarget() {
+        setupWorkspace(m_ws);
+        setupWorkspace(path(QStringLiteral("other.tidemark")));
+        racingFirstRuns(QStringLiteral("dst:orders"),
+                        [&] { return countRows(m_dst, QStringLiteral("orders")); });
+    }
+
+    void racingFirstRunsIntoOnePostgresTarget() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString table = QStringLiteral("edges_race_%1").arg(QCoreApplication::applicationPid());
+        PgSession pg;
+        forgetPostgresTable(pg, table);
+        for (const QString &workspace : {m_ws, path(QStringLiteral("other.tidemark"))}) {
+            setupWorkspace(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+        racingFirstRuns(QStringLiteral("pg:") + table, [&] {
+            return pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table)).toLongLong();
+        });
+        forgetPostgresTable(pg, table);
     }
 
     // --- item 8: an empty SQLite source with a TEXT watermark column ---
