@@ -480,7 +480,15 @@ struct CopyIteration::State {
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
         const TargetState state = stateRow(next);
-        if (changesTarget && !target->compareAndSetState(expected, state)) {
+        bool swapped = true;
+        try {
+            swapped = !changesTarget || target->compareAndSetState(expected, state);
+        } catch (const Error &) {
+            rollbackQuietly();
+            explainFailedStateWrite(*target, state, spec.targetDisplay());
+            throw;
+        }
+        if (!swapped) {
             rollbackQuietly();
             std::optional<TargetState> current;
             try {

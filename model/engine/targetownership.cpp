@@ -23,13 +23,36 @@ QString describeOwner(const StateOwner &owner, const TargetState &claim) {
              owner.workspaceId);
 }
 
-void requireTargetOwnership(Connector &target, const TargetState &claim, const QString &targetDisplay) {
+namespace {
+
+// The error to report when another table owns the target; nullopt when this claim may write.
+std::optional<QString> ownershipConflict(Connector &target, const TargetState &claim,
+                                         const QString &targetDisplay) {
     const std::optional<StateOwner> owner = target.readTargetOwner(claim.targetTable);
     if (!owner || ownedBy(*owner, claim))
-        return;
-    throw Error(QStringLiteral("target '%1' belongs to %2: nothing written (one target table takes one "
-                               "table's rows; `run --adopt` takes it over, e.g. after a migration)")
-                    .arg(targetDisplay, describeOwner(*owner, claim)));
+        return std::nullopt;
+    return QStringLiteral(
+               "target '%1' belongs to %2: nothing written (one target table takes one table's rows; "
+               "`run --adopt` takes it over, e.g. after a migration)")
+        .arg(targetDisplay, describeOwner(*owner, claim));
+}
+
+} // namespace
+
+void requireTargetOwnership(Connector &target, const TargetState &claim, const QString &targetDisplay) {
+    if (const std::optional<QString> conflict = ownershipConflict(target, claim, targetDisplay))
+        throw Error(*conflict);
+}
+
+void explainFailedStateWrite(Connector &target, const TargetState &claim, const QString &targetDisplay) {
+    std::optional<QString> conflict;
+    try {
+        conflict = ownershipConflict(target, claim, targetDisplay);
+    } catch (const Error &) {
+        return; // reading the owner failed too: the caller's own error says more
+    }
+    if (conflict)
+        throw Error(*conflict);
 }
 
 std::optional<Adoption> adoptTarget(Connector &target, const TargetState &claim, qint64 workspaceGeneration) {

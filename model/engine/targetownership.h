@@ -18,6 +18,11 @@ namespace tidemark {
 // another workspace or table owns `claim.targetTable`. `targetDisplay` is "conn:table".
 void requireTargetOwnership(Connector &target, const TargetState &claim, const QString &targetDisplay);
 
+// After writing the state row failed, outside the rolled-back transaction: when another table owns
+// the target now (two first writers raced, both found no owner, and the unique index refused
+// this one), throws that ownership error; otherwise returns and the caller rethrows its own.
+void explainFailedStateWrite(Connector &target, const TargetState &claim, const QString &targetDisplay);
+
 // `run --adopt`: takes the target table over from whoever owns it (after a migration to a new
 // workspace, say). In one target transaction the owner's row is removed and `claim`'s row takes
 // its position with a generation above both rows' and `workspaceGeneration` (what the workspace
