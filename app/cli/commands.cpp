@@ -8,6 +8,7 @@
 #include "model/common/logging.h"
 #include "model/connectors/conninfo.h"
 #include "model/engine/backfill.h"
+#include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/verifier.h"
@@ -25,6 +26,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <limits>
 
 namespace tidemark::cli {
 
@@ -42,12 +44,16 @@ Commands:
             [--tiebreak COL] [--key COL[,COL...]] [--mode append|merge|overwrite]
             [--lookback VALUE] [--initial-watermark VALUE] [--max-skipped N]
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
-            [--add-new-columns]           prints the new table's id alone on stdout
+            [--add-new-columns] [--watermark-type timestamp|integer]
+                                          prints the new table's id alone on stdout
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table restore ID                    brings a removed table back, same id and position
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
-  backfill ID --from VALUE (--keep | --delete-newer | --truncate) [--yes] [--json]
+  run --adopt --table ID...           takes the tables' targets over from the workspace or table
+                                      that owns them (after a migration), then runs them
+  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
+  backfill ID --truncate [--json]     empties the target; the next run reloads from the start
   history [--run RUN_ID] [--limit N] [--json]
   verify [--table ID]... [--json]
   alert set [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
@@ -135,14 +141,23 @@ private:
     QCommandLineParser m_parser;
 };
 
-qint64 parseInteger(const QString &text, const QString &what, qint64 minimum) {
+// Every number an option takes is range-checked: '99999999999' for an int is refused, never wrapped.
+qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
+                    qint64 maximum = std::numeric_limits<qint64>::max()) {
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
-    if (!ok || value < minimum)
-        throw ValidationError(
-            QStringLiteral("%1: '%2' is not an integer >= %3").arg(what, text).arg(minimum));
+    if (!ok || value < minimum || value > maximum)
+        throw ValidationError(QStringLiteral("%1: '%2' is not an integer from %3 to %4")
+                                  .arg(what, text)
+                                  .arg(minimum)
+                                  .arg(maximum));
     return value;
 }
+
+// Upper bounds of the numbers that become an int: far above any useful value, far below overflow
+// (the window allows batches up to the same size).
+constexpr qint64 kMaxConcurrency = 256;
+constexpr qint64 kMaxBatchSize = 1'000'000;
 
 qint64 parseTableId(const QString &text) {
     return parseInteger(text, QStringLiteral("table ID"), 1);
@@ -191,6 +206,43 @@ extern "C" void onTerminationSignal(int signal) {
     g_signal.store(signal);
     // A second signal while the run rolls back kills the process the usual way.
     std::signal(signal, SIG_DFL);
+}
+
+// SIGINT/SIGTERM become a cooperative cancel for as long as `run` lives: installed before the
+// workspace is opened, so a signal during the set-up is never a silent kill.
+class TerminationSignals {
+public:
+    TerminationSignals() {
+        g_signal.store(0);
+        std::signal(SIGINT, onTerminationSignal);
+        std::signal(SIGTERM, onTerminationSignal);
+    }
+    ~TerminationSignals() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    TerminationSignals(const TerminationSignals &) = delete;
+    TerminationSignals &operator=(const TerminationSignals &) = delete;
+};
+
+// What an interrupt did, said once the run has ended: a signal that came after every iteration
+// had committed cancelled nothing.
+QString interruptOutcome(int signal, const RunRecord &run) {
+    qsizetype cancelled = 0;
+    for (const IterationRecord &record : run.iterations)
+        cancelled += record.status == IterationStatus::Cancelled ? 1 : 0;
+    if (cancelled > 0)
+        return QStringLiteral("interrupted (signal %1): run %2 %3; %4 iteration(s) cancelled, rolled back to "
+                              "their last commit")
+            .arg(signal)
+            .arg(run.id)
+            .arg(run.status)
+            .arg(cancelled);
+    return QStringLiteral("interrupted (signal %1) too late to cancel anything: every iteration had ended; "
+                          "run %2 %3")
+        .arg(signal)
+        .arg(run.id)
+        .arg(run.status);
 }
 
 int exitCodeOf(const RunRecord &run) {
@@ -336,9 +388,10 @@ std::unique_ptr<Workspace> Commands::openWorkspace() {
         throw ValidationError(
             QStringLiteral("workspace %1 does not exist (create it with: tidemark-cli -w %1 init)")
                 .arg(path));
-    installLogging(path);
     try {
         std::unique_ptr<Workspace> workspace = Workspace::open(path);
+        // Only now: a file that is not a workspace gets no `<file>.log` beside it.
+        installLogging(path);
         AlertDispatcher alerts(path);
         alerts.closeInterruptedRuns(*workspace);
         alerts.waitUntilIdle();
@@ -455,6 +508,7 @@ int Commands::tableAdd(const QStringList &args) {
     parser.addValue(QStringLiteral("mode"), QStringLiteral("MODE"));
     parser.addValue(QStringLiteral("lookback"), QStringLiteral("VALUE"));
     parser.addValue(QStringLiteral("initial-watermark"), QStringLiteral("VALUE"));
+    parser.addValue(QStringLiteral("watermark-type"), QStringLiteral("TYPE"));
     parser.addValue(QStringLiteral("max-skipped"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("batch-size"), QStringLiteral("N"));
     for (const char *name : {"expect-rows", "paused", "commit-per-batch", "add-new-columns"})
@@ -484,6 +538,13 @@ int Commands::tableAdd(const QStringList &args) {
             QStringLiteral("table add %1: --watermark COL is required (except with --mode overwrite)")
                 .arg(spec.sourceDisplay()));
     spec.tiebreakColumn = parser.value(QStringLiteral("tiebreak"));
+    if (parser.isSet(QStringLiteral("watermark-type"))) {
+        const QString typeText = parser.value(QStringLiteral("watermark-type"));
+        draft.watermarkType = watermarkTypeFromName(typeText);
+        if (draft.watermarkType == WatermarkType::None)
+            throw ValidationError(
+                QStringLiteral("--watermark-type: '%1' is not timestamp or integer").arg(typeText));
+    }
     if (parser.isSet(QStringLiteral("key"))) {
         for (const QString &part : parser.value(QStringLiteral("key")).split(QLatin1Char(','))) {
             if (!part.trimmed().isEmpty())
@@ -497,8 +558,8 @@ int Commands::tableAdd(const QStringList &args) {
         spec.maxSkipped =
             parseInteger(parser.value(QStringLiteral("max-skipped")), QStringLiteral("--max-skipped"), 0);
     if (parser.isSet(QStringLiteral("batch-size")))
-        spec.batchSize =
-            int(parseInteger(parser.value(QStringLiteral("batch-size")), QStringLiteral("--batch-size"), 1));
+        spec.batchSize = int(parseInteger(parser.value(QStringLiteral("batch-size")),
+                                          QStringLiteral("--batch-size"), 1, kMaxBatchSize));
     spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
     spec.active = !parser.isSet(QStringLiteral("paused"));
     spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
@@ -581,12 +642,15 @@ int Commands::tableRestore(const QStringList &args) {
 }
 
 int Commands::run(const QStringList &args) {
+    const TerminationSignals interrupts;
+    faultPoint("cli_run_setup"); // lets a test interrupt the set-up
     SubcommandParser parser(QStringLiteral("run"));
     parser.addValue(QStringLiteral("table"), QStringLiteral("ID"));
     parser.addValue(QStringLiteral("concurrency"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("trigger"), QStringLiteral("TRIGGER"));
     parser.addFlag(QStringLiteral("dry-run"));
     parser.addFlag(QStringLiteral("json"));
+    parser.addFlag(QStringLiteral("adopt"));
     parser.parse(args, 0, 0);
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
@@ -595,9 +659,17 @@ int Commands::run(const QStringList &args) {
     request.trigger = QStringLiteral("cli");
     request.dryRun = parser.isSet(QStringLiteral("dry-run"));
     request.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+    request.adopt = parser.isSet(QStringLiteral("adopt"));
+    // Taking a target over from its owner is explicit: one named table at a time, never implied.
+    if (request.adopt && request.tableIds.isEmpty())
+        throw ValidationError(QStringLiteral("run --adopt: name the tables that take their targets over with "
+                                             "--table ID"));
+    if (request.adopt && request.dryRun)
+        throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
+                                             "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
-        request.concurrency = int(
-            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+        request.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
+                                               QStringLiteral("--concurrency"), 1, kMaxConcurrency));
     if (parser.isSet(QStringLiteral("trigger"))) {
         request.trigger = parser.value(QStringLiteral("trigger"));
         if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
@@ -612,6 +684,10 @@ int Commands::run(const QStringList &args) {
         std::unique_ptr<Workspace> workspace = openWorkspace();
         for (qint64 id : request.tableIds)
             requireTable(*workspace, id);
+    }
+    if (const int signal = g_signal.load()) {
+        writeError(QStringLiteral("interrupted (signal %1) before the run started: nothing ran").arg(signal));
+        return 1;
     }
 
     qRegisterMetaType<tidemark::IterationRecord>("tidemark::IterationRecord");
@@ -647,6 +723,8 @@ int Commands::run(const QStringList &args) {
             writeOut(toJsonLine(runJson(run, false)));
         else
             writeOut(runText(run));
+        if (const int signal = g_signal.load())
+            writeError(interruptOutcome(signal, run));
         exitCode = exitCodeOf(run);
         finishedRun = run;
         done = true;
@@ -661,9 +739,6 @@ int Commands::run(const QStringList &args) {
         QCoreApplication::exit(exitCode);
     });
 
-    g_signal.store(0);
-    std::signal(SIGINT, onTerminationSignal);
-    std::signal(SIGTERM, onTerminationSignal);
     bool cancelRequested = false;
     QTimer signalPoll;
     signalPoll.setInterval(100);
@@ -672,8 +747,8 @@ int Commands::run(const QStringList &args) {
         if (signal == 0 || cancelRequested)
             return;
         cancelRequested = true;
-        writeError(QStringLiteral("interrupted (signal %1): cancelling the run; running iterations roll back")
-                       .arg(signal));
+        // Whether anything rolls back is only known at the end: an iteration may have committed.
+        writeError(QStringLiteral("interrupted (signal %1): cancelling the run").arg(signal));
         coordinator.cancel();
     });
     signalPoll.start();
@@ -681,8 +756,6 @@ int Commands::run(const QStringList &args) {
     if (coordinator.start(request) && !done)
         QCoreApplication::exec();
     signalPoll.stop();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (!done) {
         writeError(QStringLiteral("run did not start in workspace %1").arg(path));
         return 1;
@@ -706,7 +779,6 @@ int Commands::backfill(const QStringList &args) {
 
     BackfillRequest request;
     request.tableId = id;
-    request.fromText = parser.required(QStringLiteral("from"));
     int actions = 0;
     if (parser.isSet(QStringLiteral("keep"))) {
         request.action = BackfillTargetAction::Keep;
@@ -724,6 +796,17 @@ int Commands::backfill(const QStringList &args) {
         throw ValidationError(
             QStringLiteral("backfill %1: choose exactly one of --keep, --delete-newer or --truncate")
                 .arg(id));
+    // A truncate is a full reload: it starts from the initial watermark, never from a --from.
+    if (request.action == BackfillTargetAction::Truncate) {
+        if (parser.isSet(QStringLiteral("from")))
+            throw ValidationError(
+                QStringLiteral("backfill %1: --truncate reloads from the initial watermark; "
+                               "--from cannot go with it (use --delete-newer to reload "
+                               "only the rows after a value)")
+                    .arg(id));
+    } else {
+        request.fromText = parser.required(QStringLiteral("from"));
+    }
     request.confirmDuplicates = parser.isSet(QStringLiteral("yes"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -759,7 +842,8 @@ int Commands::history(const QStringList &args) {
         runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
     int limit = 0;
     if (parser.isSet(QStringLiteral("limit")))
-        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 1));
+        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 1,
+                                 std::numeric_limits<int>::max()));
 
     const QList<RunRecord> runs = openWorkspace()->runs(limit, runId);
     if (runId > 0 && runs.isEmpty())

@@ -5,7 +5,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <QtGlobal>
+#include <cstdio>
 #include <mutex>
+#include <sys/stat.h>
 #include <vector>
 
 namespace tidemark {
@@ -14,8 +16,7 @@ namespace {
 std::mutex g_mutex;
 std::vector<spdlog::sink_ptr> g_sinks;
 
-std::vector<spdlog::sink_ptr> &defaultSinks()
-{
+std::vector<spdlog::sink_ptr> &defaultSinks() {
     if (g_sinks.empty()) {
         auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
         console->set_level(spdlog::level::warn);
@@ -26,8 +27,7 @@ std::vector<spdlog::sink_ptr> &defaultSinks()
 
 } // namespace
 
-std::shared_ptr<spdlog::logger> logger(const char *name)
-{
+std::shared_ptr<spdlog::logger> logger(const char *name) {
     std::lock_guard lock(g_mutex);
     if (auto existing = spdlog::get(name))
         return existing;
@@ -38,8 +38,7 @@ std::shared_ptr<spdlog::logger> logger(const char *name)
     return created;
 }
 
-void installLogSinks(const QString &workspacePath, bool toStderr)
-{
+void installLogSinks(const QString &workspacePath, bool toStderr) {
     std::lock_guard lock(g_mutex);
     g_sinks.clear();
     if (toStderr) {
@@ -49,19 +48,22 @@ void installLogSinks(const QString &workspacePath, bool toStderr)
     }
     if (!workspacePath.isEmpty()) {
         try {
+            // Private like the workspace whatever the umask, and again after each rotation.
+            spdlog::file_event_handlers privateFile;
+            privateFile.after_open = [](const spdlog::filename_t &, std::FILE *file) {
+                ::fchmod(::fileno(file), S_IRUSR | S_IWUSR);
+            };
             g_sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-                (workspacePath + QStringLiteral(".log")).toStdString(), 5 * 1024 * 1024, 5));
+                (workspacePath + QStringLiteral(".log")).toStdString(), 5 * 1024 * 1024, 5, false,
+                privateFile));
         } catch (const spdlog::spdlog_ex &) {
             // A read-only folder must not stop a run; the iteration logs still go to history.
         }
     }
-    spdlog::apply_all([](const std::shared_ptr<spdlog::logger> &existing) {
-        existing->sinks() = g_sinks;
-    });
+    spdlog::apply_all([](const std::shared_ptr<spdlog::logger> &existing) { existing->sinks() = g_sinks; });
 }
 
-void forwardQtMessages()
-{
+void forwardQtMessages() {
     qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &, const QString &message) {
         auto qt = logger("qt");
         switch (type) {

@@ -126,8 +126,19 @@ struct TargetState {
     // Raised by every backfill and by nothing else (DESIGN.md, "Backfill"): a state is newer
     // than another when its generation is higher, or equal with a higher position.
     qint64 generation = 0;
+    // Who owns the target table (DESIGN.md, "The target is the lock"): written with every state,
+    // so one target table belongs to one (workspace, table). Empty = not recorded (older rows).
+    QString targetTable = {};   // stateTargetKey() of the target table
+    QString workspacePath = {}; // where the owning workspace was, for messages
 
     Position position() const { return Position(watermark, tiebreak); }
+};
+
+// The state row that owns a target table.
+struct StateOwner {
+    QString workspaceId;
+    qint64 tableId = 0;
+    QString workspacePath; // empty when not recorded
 };
 
 // What a push-down copied: the whole window, moved inside the database.
@@ -205,6 +216,9 @@ public:
     // Writes the row whatever it holds (an explicit backfill); creates the table when missing.
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
+    // The row owning `targetKey` (stateTargetKey()), inside the write transaction opened by
+    // beginStateWrite(); nullopt when no row names it.
+    virtual std::optional<StateOwner> readTargetOwner(const QString &targetKey) = 0;
 
     // Interrupts the statement this connector is running (or about to run), from any thread:
     // how Cancel stops a push-down, a count or a probe. The statement fails with an Error.

@@ -27,6 +27,11 @@ ConninfoOptions parse(const QString &conninfo, QString *error) {
     return options;
 }
 
+// The libpq keywords whose value is a secret (the password, the client key's passphrase).
+bool isSecret(const char *keyword) {
+    return qstrcmp(keyword, "password") == 0 || qstrcmp(keyword, "sslpassword") == 0;
+}
+
 // Quotes a value the way libpq's keyword/value syntax reads it back.
 QString quoteValue(const QString &value) {
     static const QRegularExpression plain(QStringLiteral("^[^\\s'\\\\]+$"));
@@ -41,16 +46,27 @@ QString quoteValue(const QString &value) {
 } // namespace
 
 void checkConninfo(const QString &connectionName, const QString &conninfo) {
+    // libpq reads "" as "every default": a connection to whatever the environment points at.
+    if (conninfo.trimmed().isEmpty())
+        throw ValidationError(QStringLiteral("connection '%1': CONNINFO is empty; give at least "
+                                             "host=... dbname=...")
+                                  .arg(connectionName));
     QString error;
     const ConninfoOptions options = parse(conninfo, &error);
     if (!options)
         throw ValidationError(
             QStringLiteral("connection '%1': CONNINFO does not parse: %2").arg(connectionName, error));
+    // A URI's user:password@ comes back from the parser as the password keyword.
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
-        if (qstrcmp(option->keyword, "password") == 0 && option->val) {
-            throw ValidationError(QStringLiteral("connection '%1': a password inside CONNINFO is refused; "
-                                                 "use --password-env VAR or ~/.pgpass")
-                                      .arg(connectionName));
+        if (isSecret(option->keyword) && option->val) {
+            const bool password = qstrcmp(option->keyword, "password") == 0;
+            throw ValidationError(
+                QStringLiteral("connection '%1': %2 inside CONNINFO is refused; use %3")
+                    .arg(connectionName,
+                         password ? QStringLiteral("a password") : QStringLiteral("an sslpassword"),
+                         password ? QStringLiteral("--password-env VAR or ~/.pgpass")
+                                  : QStringLiteral("a client key without a passphrase "
+                                                   "(the workspace stores no secrets)")));
         }
     }
 }
@@ -68,7 +84,7 @@ QString redactConninfo(const QString &conninfo) {
     }
     QStringList parts;
     for (const PQconninfoOption *option = options.get(); option->keyword; ++option) {
-        if (!option->val || qstrcmp(option->keyword, "password") == 0)
+        if (!option->val || isSecret(option->keyword))
             continue;
         parts << QString::fromUtf8(option->keyword) + QLatin1Char('=') +
                      quoteValue(QString::fromUtf8(option->val));

@@ -1322,6 +1322,7 @@ void PostgresConnector::ensureStateTable() {
         return;
     }
     statements.prepend(sql.create());
+    statements.append(sql.createOwnerIndex());
     const QString key = QStringLiteral("hashtext('tidemark_state')");
     if (m_inTransaction) {
         // Held until this transaction ends, so the next creator sees a committed table.
@@ -1431,6 +1432,14 @@ void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId) {
         QLatin1String("t"))
         return;
     execute(StateTableSql(StateDialect::Postgres).remove(), {workspaceId, QString::number(tableId)});
+}
+
+std::optional<StateOwner> PostgresConnector::readTargetOwner(const QString &targetKey) {
+    const auto rows = query(StateTableSql(StateDialect::Postgres).selectOwner(), {targetKey});
+    if (rows.isEmpty())
+        return std::nullopt;
+    const QStringList &row = rows.first();
+    return StateOwner{row.value(0), row.value(1).toLongLong(), row.value(2)};
 }
 
 void PostgresConnector::interrupt() {

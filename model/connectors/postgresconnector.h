@@ -59,6 +59,7 @@ public:
     bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
     void interrupt() override;
     std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
                                            const WriteSpec &write) override;

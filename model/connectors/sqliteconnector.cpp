@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
+#include <QUrl>
 
 #include <sqlite3.h>
 
@@ -924,6 +925,7 @@ void SqliteConnector::ensureStateTable() {
     const QStringList present = stateColumns();
     for (const QString &statement : sql.addMissingColumns(present))
         execute(db, statement, stateContext());
+    execute(db, sql.createOwnerIndex(), stateContext());
     if (!present.contains(QStringLiteral("state_version")))
         upgradeVersion1Rows();
 }
@@ -1029,6 +1031,14 @@ void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
     statement.run();
 }
 
+std::optional<StateOwner> SqliteConnector::readTargetOwner(const QString &targetKey) {
+    SqliteStatement query(handle(), StateTableSql(StateDialect::Sqlite).selectOwner(), stateContext());
+    query.bind(1, targetKey);
+    if (!query.step())
+        return std::nullopt;
+    return StateOwner{query.columnText(0), query.columnInt64(1), query.columnText(2)};
+}
+
 void SqliteConnector::interrupt() {
     // sqlite3_interrupt() is safe from another thread while the connection is open; the handle
     // is published once open and withdrawn before it closes.
@@ -1057,11 +1067,18 @@ void SqliteConnector::preparePushDown(Connector &source) {
         return;
     SqliteDb &db = writable();
     const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
-    SqliteStatement attach(db,
-                           QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
-                           QStringLiteral("connection '%1'").arg(m_name));
-    attach.bind(1, path);
-    attach.step();
+    // Read-only, so a source file deleted since it was opened is an error, never a new empty file.
+    const QString uri =
+        QStringLiteral("file:%1?mode=ro").arg(QString::fromLatin1(QUrl::toPercentEncoding(path, "/")));
+    try {
+        SqliteStatement attach(
+            db, QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)));
+        attach.bind(1, uri);
+        attach.step();
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("connection '%1': cannot open source file %2 read-only: %3")
+                        .arg(sqliteSource->m_name, path, error.message()));
+    }
     m_attachedPath = path;
 }
 

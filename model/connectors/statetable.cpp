@@ -26,11 +26,13 @@ constexpr StateColumn kColumns[] = {
     {"tiebreak", Kind::Text, false},         {"tiebreak_type", Kind::Text, false},
     {"run_id", Kind::Integer, false},        {"updated_at", Kind::Timestamp, false},
     {"state_version", Kind::Integer, false}, {"generation", Kind::Integer, true, true},
+    {"target_table", Kind::Text, false},     {"workspace_path", Kind::Text, false},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
 constexpr int kPositionFirstColumn = 2; // watermark_type .. tiebreak_type
 constexpr int kPositionColumnCount = 4;
-constexpr int kGenerationColumn = kColumnCount - 1;
+constexpr int kGenerationColumn = 9;
+constexpr int kTargetTableColumn = 10;
 
 QString nameOf(int column) {
     return QString::fromLatin1(kColumns[column].name);
@@ -110,6 +112,17 @@ QStringList StateTableSql::addMissingColumns(const QStringList &present) const {
                                columnDefinition(column));
     }
     return statements;
+}
+
+QString StateTableSql::createOwnerIndex() const {
+    return QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS %1 ON %2 (%3)")
+        .arg(quoteIdentifier(QStringLiteral("tidemark_state_target")), tableName(),
+             quoteIdentifier(nameOf(kTargetTableColumn)));
+}
+
+QString StateTableSql::selectOwner() const {
+    return QStringLiteral("SELECT workspace_id, table_id, workspace_path FROM %1 WHERE %2 = %3")
+        .arg(tableName(), quoteIdentifier(nameOf(kTargetTableColumn)), param(1));
 }
 
 QString StateTableSql::select(const QStringList &present, bool forUpdate) const {
@@ -219,7 +232,15 @@ QVariantList stateRowValues(const TargetState &state) {
     values << positionValues(state.position());
     values << state.runId << canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000)
            << qint64(kStateTableVersion) << state.generation;
+    const auto orNull = [](const QString &text) {
+        return text.isEmpty() ? QVariant() : QVariant(text);
+    };
+    values << orNull(state.targetTable) << orNull(state.workspacePath);
     return values;
+}
+
+QString stateTargetKey(const TableRef &table) {
+    return table.schema.isEmpty() ? quoteIdentifier(table.name) : quoteQualified(table.schema, table.name);
 }
 
 } // namespace tidemark

@@ -22,15 +22,20 @@ namespace tidemark {
 //   generation                  how many backfills reset the row (DESIGN.md, "Backfill"): only a
 //                               backfill increases it, so (generation, position) orders every
 //                               state the row ever held, and a run's compare-and-set includes it
+//   target_table, workspace_path  the table the rows go to (stateTargetKey) and where the owning
+//                               workspace was: one target table belongs to one row (a unique
+//                               index), so a second workspace or table copying into it is refused
+//                               naming the owner; NULL in rows written before version 4
 // Version 1 (the first builds) lacked state_version everywhere and tiebreak_type in SQLite
-// (where tiebreak kept SQLite's own value type); version 2 lacked generation. A write migrates
+// (where tiebreak kept SQLite's own value type); version 2 lacked generation; version 3 lacked
+// target_table and workspace_path. A write migrates
 // such a table in place: positions kept, generation 0.
 // Only writes create or migrate the table: a read of a target without it means "no state".
 // Every statement takes the row values in stateRowValues() order and the expected position in
 // positionValues() order, as bound parameters.
 enum class StateDialect { Sqlite, Postgres };
 
-inline constexpr int kStateTableVersion = 3;
+inline constexpr int kStateTableVersion = 4;
 
 class StateTableSql {
 public:
@@ -54,6 +59,10 @@ public:
     QString upsert() const;
     // (workspace_id ?1, table_id ?2)
     QString remove() const;
+    // The unique index on target_table; run after create() and addMissingColumns().
+    QString createOwnerIndex() const;
+    // workspace_id, table_id, workspace_path of the row owning target_table ?1.
+    QString selectOwner() const;
 
 private:
     QString param(int index) const;
@@ -64,8 +73,12 @@ private:
 };
 
 // workspace_id, table_id, watermark_type, watermark, tiebreak, tiebreak_type, run_id,
-// updated_at (now), state_version, generation; NULL as an invalid QVariant.
+// updated_at (now), state_version, generation, target_table, workspace_path; NULL as an invalid
+// QVariant.
 QVariantList stateRowValues(const TargetState &state);
+// How target_table names `table`: quoted (and schema-qualified in PostgreSQL), so no two tables
+// share a key.
+QString stateTargetKey(const TableRef &table);
 // watermark_type, watermark, tiebreak, tiebreak_type of a position.
 QVariantList positionValues(const Position &position);
 // The tiebreak as stored: text and type name (integer, real, text, blob); both NULL when none.

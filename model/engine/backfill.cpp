@@ -3,8 +3,10 @@
 
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/connectors/statetable.h"
 #include "model/domain/runrecord.h"
 #include "model/engine/faultpoint.h"
+#include "model/engine/targetownership.h"
 #include "model/storage/workspace.h"
 
 #include <algorithm>
@@ -99,6 +101,11 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
         // when the target lost its state row): every run that read an older state loses its
         // compare-and-set, and the workspace takes this one.
         generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
+        TargetState reset{workspace.workspaceId(), spec->id, from, QVariant(), 0, generation};
+        reset.targetTable = stateTargetKey(targetTable);
+        reset.workspacePath = workspace.path();
+        // A target another workspace or table owns is not ours to empty or to reset.
+        requireTargetOwnership(*target, reset, spec->targetDisplay());
         if (target->tableExists(targetTable)) {
             if (request.action == BackfillTargetAction::DeleteNewer) {
                 result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);
@@ -107,7 +114,7 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 result.rowsDeleted = -1;
             }
         }
-        target->writeState({workspace.workspaceId(), spec->id, from, QVariant(), 0, generation});
+        target->writeState(reset);
         target->commit();
     } catch (const Error &) {
         try {

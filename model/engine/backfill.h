@@ -14,7 +14,9 @@ enum class BackfillTargetAction { Keep, DeleteNewer, Truncate };
 
 struct BackfillRequest {
     qint64 tableId = 0;
-    QString fromText; // the new watermark, as typed (ISO-8601 or an integer); unused by Truncate
+    // The new watermark, as typed (ISO-8601 or an integer). Ignored by Truncate: a truncated
+    // target reloads from the table's initial watermark (none = everything).
+    QString fromText;
     BackfillTargetAction action = BackfillTargetAction::Keep;
     bool confirmDuplicates = false; // required for Keep on an append table
 };

@@ -4,9 +4,11 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/connectors/statetable.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
+#include "model/engine/targetownership.h"
 #include "model/storage/workspace.h"
 
 #include <QElapsedTimer>
@@ -184,6 +186,33 @@ struct CopyIteration::State {
         if (!spec.tiebreakColumn.isEmpty())
             columns << spec.tiebreakColumn;
         return columns;
+    }
+
+    // This table's state row as it is written: the position plus who owns the target table.
+    TargetState stateRow(const Position &at) const {
+        TargetState state{workspace.workspaceId(), spec.id, at.watermark(), at.tiebreak(), record.runId};
+        state.generation = generation; // a run never changes it
+        state.targetTable = stateTargetKey(targetTable);
+        state.workspacePath = workspace.path();
+        return state;
+    }
+
+    // --- 1b. Adopt (run --adopt only) ---
+    void adopt() {
+        const auto adoption = adoptTarget(*target, stateRow(Position()), spec.lastGeneration);
+        if (!adoption) {
+            log(QStringLiteral("info"), QStringLiteral("--adopt: target '%1' belongs to no other table; "
+                                                       "nothing to take over")
+                                            .arg(spec.targetDisplay()));
+            return;
+        }
+        const QString message =
+            QStringLiteral("adopted target '%1' from %2 at %3 (run --adopt)")
+                .arg(spec.targetDisplay(), describeOwner(adoption->previousOwner, adoption->state),
+                     displayOrNone(adoption->state.watermark));
+        workspace.followTargetState(spec.id, adoption->state.generation, adoption->state.position(),
+                                    QStringLiteral("adopt"), record.runId);
+        log(QStringLiteral("warning"), message);
     }
 
     // --- 2. Reconcile ---
@@ -452,9 +481,16 @@ struct CopyIteration::State {
         // row naming the run that last wrote; any other goes through the compare-and-set.
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
-        TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(), record.runId};
-        state.generation = generation; // a run never changes it
-        if (changesTarget && !target->compareAndSetState(expected, state)) {
+        const TargetState state = stateRow(next);
+        bool swapped = true;
+        try {
+            swapped = !changesTarget || target->compareAndSetState(expected, state);
+        } catch (const Error &) {
+            rollbackQuietly();
+            explainFailedStateWrite(*target, state, spec.targetDisplay());
+            throw;
+        }
+        if (!swapped) {
             rollbackQuietly();
             std::optional<TargetState> current;
             try {
@@ -490,6 +526,7 @@ struct CopyIteration::State {
             rollbackQuietly();
             lost(current);
         }
+        requireTargetOwnership(*target, stateRow(position), spec.targetDisplay());
     }
 
     // Another process committed this table since this iteration read its position (a lease
@@ -552,6 +589,8 @@ struct CopyIteration::State {
         openConnections();
         if (!options.dryRun)
             takeLease();
+        if (options.adopt && !options.dryRun)
+            adopt();
         reconcile();
         const bool anyRows = fixWindow();
         if (options.dryRun) {

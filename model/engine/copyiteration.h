@@ -33,6 +33,10 @@ class CopyIteration {
 public:
     struct Options {
         bool dryRun = false;
+        // `run --adopt`: take the target table over from the workspace or table that owns it
+        // (model/engine/targetownership.h) before reconciling; logged and recorded as a
+        // watermark change with cause "adopt".
+        bool adopt = false;
         // The environment variable TIDEMARK_TEST_LEASE_TTL_MS overrides it: for tests only, so
         // a lease can expire within a test run.
         std::chrono::milliseconds leaseTtl{60000};

@@ -243,8 +243,9 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
     const QString path = m_workspacePath;
     const auto cancel = m_cancel;
     const bool dryRun = m_request.dryRun;
+    const bool adopt = m_request.adopt;
     for (const IterationRecord &queued : iterations) {
-        m_pool.start([self, path, cancel, dryRun, queued, coordinator = this] {
+        m_pool.start([self, path, cancel, dryRun, adopt, queued, coordinator = this] {
             IterationRecord result = queued;
             try {
                 auto workspace = Workspace::open(path);
@@ -268,6 +269,7 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                     ForwardingObserver observer(coordinator, *workspace);
                     CopyIteration::Options options;
                     options.dryRun = dryRun;
+                    options.adopt = adopt;
                     options.cancel = cancel.get();
                     options.observer = &observer;
                     result = CopyIteration(*workspace, *spec, queued, options).run();

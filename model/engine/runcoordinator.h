@@ -18,6 +18,7 @@ struct RunRequest {
     QList<qint64> tableIds; // empty = every table of the control table (paused ones end skipped)
     int concurrency = 2;
     bool dryRun = false;
+    bool adopt = false; // CopyIteration::Options::adopt for every iteration of the run
     QString trigger = QStringLiteral("gui");
 };
 

@@ -16,6 +16,9 @@ class Workspace;
 struct TableDraft {
     TableSpec spec;               // connections, tables, columns, mode, flags, lookback text
     QString initialWatermarkText; // empty = none (full load on the first run)
+    // The watermark type the user names (`--watermark-type`); None = detect from the source. Only
+    // decides for a SQLite column that holds no value yet; otherwise it must match the values.
+    WatermarkType watermarkType = WatermarkType::None;
 };
 
 // The rules that need no database: lookback needs merge, overwrite may omit the watermark,

@@ -13,7 +13,8 @@ namespace tidemark {
 
 SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     : m_path(path) {
-    int flags = SQLITE_OPEN_NOMUTEX;
+    // URI names let an ATTACH say mode=ro; a plain path (absolute here) reads as before.
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     switch (mode) {
     case Mode::ReadWrite:
         flags |= SQLITE_OPEN_READWRITE;

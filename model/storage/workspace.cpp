@@ -475,6 +475,14 @@ std::unique_ptr<Workspace> Workspace::create(const QString &path) {
                 throw ValidationError(exists);
             throw Error(QStringLiteral("cannot create workspace file %1: %2").arg(path, file.errorString()));
         }
+        // Private whatever the umask: it holds rejected rows and connection details. SQLite
+        // gives its -wal and -shm files the main file's permissions.
+        if (!file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)) {
+            file.close();
+            QFile::remove(path);
+            throw Error(
+                QStringLiteral("cannot make workspace file %1 private: %2").arg(path, file.errorString()));
+        }
     }
     try {
         auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, kBusyTimeoutMs);

@@ -129,6 +129,8 @@ private slots:
     void deleteNewerThan();
     void stateRoundTrip();
     void stateReadDoesNotCreateTable();
+    // Issue 8, item 10: a source is attached read-only.
+    void pushDownNeverCreatesADeletedSource();
 
 private:
     QString path(const QString &file) const { return m_dir->filePath(file); }
@@ -948,6 +950,28 @@ void TestSqliteConnector::stateReadDoesNotCreateTable() {
     QVERIFY(!target.readState("ws", 1));
     target.clearState("ws", 1);
     QVERIFY(!target.tableExists(TableRef{{}, "tidemark_state"}));
+}
+
+void TestSqliteConnector::pushDownNeverCreatesADeletedSource() {
+    const QString sourcePath = path("source with space?#%.db");
+    {
+        SqliteDb db(sourcePath, SqliteDb::Mode::ReadWriteCreate);
+        db.exec("CREATE TABLE t (a INTEGER)");
+    }
+    SqliteConnector source(sqliteSpec("src", sourcePath));
+    SqliteConnector target(sqliteSpec("dst", path("dst.db")));
+    // The attach works on a path that needs escaping in a URI.
+    target.preparePushDown(source);
+    SqliteConnector secondTarget(sqliteSpec("dst2", path("dst2.db")));
+    // Deleted after the source connection opened it, before the target attaches it.
+    QVERIFY(QFile::remove(sourcePath));
+    try {
+        secondTarget.preparePushDown(source);
+        QFAIL("attaching a deleted source succeeded");
+    } catch (const Error &error) {
+        QVERIFY2(error.message().contains(sourcePath), qPrintable(error.message()));
+    }
+    QVERIFY(!QFileInfo::exists(sourcePath));
 }
 
 QTEST_GUILESS_MAIN(TestSqliteConnector)

@@ -51,6 +51,19 @@ bool streamingRoute(const Pairing &pairing, const Route &route) {
     return everyRoute(pairing, route) && !route.pushDown;
 }
 
+// Overwrite replaces the whole target in one transaction, so a commit per batch is refused when
+// the table is added (issue 8): on a per-batch route the matrix checks the refusal instead.
+bool refusesOverwritePerBatch(ContractFixture &f, const TableDraft &draft) {
+    if (draft.spec.mode != WriteMode::Overwrite || !draft.spec.commitPerBatch)
+        return false;
+    try {
+        f.addTable(draft);
+        QTest::qFail("overwrite with a commit per batch was accepted", __FILE__, __LINE__);
+    } catch (const ValidationError &) {
+    }
+    return true;
+}
+
 } // namespace
 
 // The push-down route must really push down and the others must really stream, else the matrix
@@ -132,6 +145,8 @@ void TestContractMatrix::fullLoadThenIncremental() {
     f.insertEvents(f.source, t, 1, 30);
     TableDraft draft = f.draft(t, QStringLiteral("ts"));
     draft.spec.mode = writeMode;
+    if (refusesOverwritePerBatch(f, draft))
+        return;
     const qint64 id = f.addTable(draft);
 
     IterationRecord first = f.run(id);
@@ -617,6 +632,8 @@ void TestContractMatrix::overwriteWithoutWatermark() {
            QStringLiteral("INSERT INTO %1 VALUES ('a', 'Alpha'), ('b', 'Beta'), ('c', 'Gamma')"));
     TableDraft draft = f.draft(t, QString());
     draft.spec.mode = WriteMode::Overwrite;
+    if (refusesOverwritePerBatch(f, draft))
+        return;
     const qint64 id = f.addTable(draft);
     IterationRecord first = f.run(id);
     QVERIFY2(first.status == IterationStatus::Succeeded, qPrintable(describe(first)));

@@ -246,11 +246,11 @@ void TestExactlyOnce::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("ev"), QStringLiteral("ev")), qint64(0));
     QCOMPARE(stateColumns(f.dst),
              QStringLiteral("workspace_id,table_id,watermark_type,watermark,tiebreak,run_id,"
-                            "updated_at,tiebreak_type,state_version,generation"));
+                            "updated_at,tiebreak_type,state_version,generation,target_table,workspace_path"));
     QCOMPARE(
         queryValue(f.dst, QStringLiteral("SELECT tiebreak || '/' || tiebreak_type || '/' || state_version "
                                          "|| '/' || generation FROM tidemark_state")),
-        QVariant(QStringLiteral("5/integer/3/0")));
+        QVariant(QStringLiteral("5/integer/4/0")));
 }
 
 // A target written by state_version 2 (no generation column). A dry run reads it as it is (no
@@ -283,10 +283,11 @@ void TestExactlyOnce::version2StateTableMigratesOnWrite() {
     QCOMPARE(record.rowsWritten, qint64(60));
     QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("events"), QStringLiteral("events")),
              qint64(0));
-    QCOMPARE(stateColumns(f.dst), version2Columns + QStringLiteral(",generation"));
+    QCOMPARE(stateColumns(f.dst),
+             version2Columns + QStringLiteral(",generation,target_table,workspace_path"));
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT watermark || '/' || state_version || '/' || generation "
                                               "FROM tidemark_state")),
-             QVariant(QStringLiteral("100/3/0")));
+             QVariant(QStringLiteral("100/4/0")));
     QCOMPARE(f.spec(id).lastGeneration, qint64(0));
 }
 

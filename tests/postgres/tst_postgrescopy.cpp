@@ -69,6 +69,7 @@ private slots:
 
 private:
     CliResult cli(const QStringList &args);
+    void forgetTargetOwners();
     void sqliteExec(const QString &sql);
     qint64 sqliteCount(const QString &sql);
     QString pgValue(const QString &sql);
@@ -91,6 +92,7 @@ void TestPostgresCopy::init() {
     m_admin = std::make_unique<PostgresConnector>(pgSpec(pgPort()));
     m_schema = QStringLiteral("copy %1").arg(QString::fromLatin1(QTest::currentTestFunction()));
     m_admin->execute(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
+    forgetTargetOwners();
     m_admin->execute(QStringLiteral("CREATE SCHEMA %1").arg(quoteIdentifier(m_schema)));
     QCOMPARE(cli({QStringLiteral("init")}).exitCode, 0);
     QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
@@ -104,10 +106,26 @@ void TestPostgresCopy::init() {
 }
 
 void TestPostgresCopy::cleanup() {
-    if (m_admin)
+    if (m_admin) {
         m_admin->execute(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
+        forgetTargetOwners();
+    }
     m_admin.reset();
     m_dir.reset();
+}
+
+// The state rows that own the schema's tables outlive the dropped schema: a rerun on the same server
+// would find its targets owned by this suite's earlier (deleted) workspace.
+void TestPostgresCopy::forgetTargetOwners() {
+    if (m_admin
+            ->query(QStringLiteral(
+                "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public' "
+                "AND table_name = 'tidemark_state' AND column_name = 'target_table'"))
+            .value(0)
+            .value(0) != QLatin1String("1"))
+        return;
+    m_admin->execute(QStringLiteral("DELETE FROM public.tidemark_state WHERE starts_with(target_table, $1)"),
+                     {quoteIdentifier(m_schema) + QLatin1Char('.')});
 }
 
 CliResult TestPostgresCopy::cli(const QStringList &args) {

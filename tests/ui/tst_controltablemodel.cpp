@@ -176,6 +176,7 @@ private slots:
             UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"), WriteMode::Merge);
         mergeDraft.spec.lookback = QStringLiteral("1h");
         mergeDraft.spec.active = false; // the edit dialog carries the active flag too
+        mergeDraft.spec.id = ordersId;  // and the table's id: its own target is no conflict
         TableSpec merged = fixture.prepared(mergeDraft);
         merged.id = ordersId;
         stack->push(new EditTableCommand(panel.commandContext(), *fixture.open()->table(ordersId), merged));

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: MIT
+// The edges of the CLI contract where rows used to be lost silently (issue 8): names PostgreSQL
+// would cut, two writers on one target, backfills that mean what they say, private workspaces,
+// numbers out of range. Through the real binary.
+
+#include "tests/support/pgsession.h"
+#include "tests/support/testsupport.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+#include <memory>
+
+#include <csignal>
+#include <sys/stat.h>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
+
+class TestCliEdges : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_ws;
+    QString m_src;
+    QString m_dst;
+
+    QString path(const QString &name) const { return m_dir->filePath(name); }
+    CliResult cliOn(const QString &workspace, const QStringList &args) const {
+        return runCli(QStringList{QStringLiteral("-w"), workspace} + args, m_dir->path());
+    }
+    CliResult cli(const QStringList &args) const { return cliOn(m_ws, args); }
+
+    // init + SQLite connections "src" and "dst" in `workspace`.
+    void setupWorkspace(const QString &workspace) {
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("init")}), 0);
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                                   QStringLiteral("--sqlite"), m_src}),
+                 0);
+        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                                   QStringLiteral("--sqlite"), m_dst}),
+                 0);
+    }
+    void setupWorkspace() { setupWorkspace(m_ws); }
+
+    // A PostgreSQL connection "pg" that is never reached: `table add` checks names without it.
+    void addUnreachablePostgres() {
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
+                      QStringLiteral("--postgres"), QStringLiteral("host=127.0.0.1 port=1 dbname=none")}),
+                 0);
+    }
+
+    CliResult tableAddOn(const QString &workspace, const QStringList &args) const {
+        return cliOn(workspace, QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
+    }
+    CliResult tableAdd(const QStringList &args) const { return tableAddOn(m_ws, args); }
+
+    // `table add` that must succeed; returns the printed id.
+    qint64 addTableOn(const QString &workspace, const QStringList &args) {
+        const CliResult result = tableAddOn(workspace, args);
+        bool ok = false;
+        const qint64 id = result.out.trimmed().toLongLong(&ok);
+        if (result.exitCode != 0 || !ok)
+            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
+                         __LINE__);
+        return ok ? id : 0;
+    }
+
+    static QStringList ordersArgs(const QString &target, const QStringList &extra = {}) {
+        return QStringList{QStringLiteral("--source"),    QStringLiteral("src:orders"),
+                           QStringLiteral("--target"),    target,
+                           QStringLiteral("--watermark"), QStringLiteral("updated_at")} +
+               extra;
+    }
+
+    // Exit 2 with exactly one stderr line holding every one of `needles`.
+    static void expectRefusal(const CliResult &result, const QStringList &needles) {
+        QVERIFY2(result.exitCode == 2, qPrintable(result.describe()));
+        QCOMPARE(result.errLines().size(), 1);
+        for (const QString &needle : needles)
+            QVERIFY2(result.err.contains(needle),
+                     qPrintable(needle + QStringLiteral(" not in: ") + result.err));
+    }
+
+    // Runs tidemark-cli with the given umask (the test's own is left alone).
+    CliResult runWithUmask(const QStringList &args, mode_t mask) const {
+        QProcess process;
+        process.setWorkingDirectory(m_dir->path());
+        process.setChildProcessModifier([mask] { ::umask(mask); });
+        process.start(cliPath(), args);
+        CliResult result;
+        if (!process.waitForStarted(30000) || !process.waitForFinished(120000)) {
+            result.crashed = true;
+            return result;
+        }
+        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        result.out = QString::fromUtf8(process.readAllStandardOutput());
+        result.err = QString::fromUtf8(process.readAllStandardError());
+        return result;
+    }
+
+    static int modeOf(const QString &file) {
+        struct stat info {};
+        return ::stat(QFile::encodeName(file).constData(), &info) == 0 ? int(info.st_mode & 0777) : -1;
+    }
+
+    // The process state letter from /proc (T = stopped).
+    static QChar processState(qint64 pid) {
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            return QChar();
+        const QByteArray text = stat.readAll();
+        const qsizetype close = text.lastIndexOf(')');
+        return close >= 0 && close + 2 < text.size() ? QChar(text.at(close + 2)) : QChar();
+    }
+
+    // Starts tidemark-cli on the workspace and waits until it stops itself at fault point `point`.
+    void startStoppedAt(QProcess &process, const QString &point, const QStringList &args) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+        env.insert(QStringLiteral("TIDEMARK_FAULT_STOP"), point);
+        process.setProcessEnvironment(env);
+        process.setWorkingDirectory(m_dir->path());
+        process.start(cliPath(), QStringList{QStringLiteral("-w"), m_ws} + args);
+        QVERIFY(process.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(processState(process.processId()) == QLatin1Char('T') ||
+                                     process.state() == QProcess::NotRunning,
+                                 120000);
+        QVERIFY2(process.state() == QProcess::Running,
+                 qPrintable(QStringLiteral("never stopped at ") + point + QStringLiteral(": ") +
+                            QString::fromUtf8(process.readAllStandardError())));
+    }
+
+    // SIGINT while stopped (it stays pending), then SIGCONT: the signal lands right at the point.
+    static void interruptAndContinue(QProcess &process) {
+        ::kill(pid_t(process.processId()), SIGINT);
+        ::kill(pid_t(process.processId()), SIGCONT);
+    }
+
+    // Drops public.`table` and the state rows that own it: the suites share one server.
+    static void forgetPostgresTable(PgSession &pg, const QString &table) {
+        pg.exec(QStringLiteral("DROP TABLE IF EXISTS public.%1").arg(table));
+        if (pg.value(QStringLiteral("SELECT count(*) FROM information_schema.columns WHERE table_schema = "
+                                    "'public' AND table_name = 'tidemark_state' AND column_name = "
+                                    "'target_table'")) == QLatin1String("1"))
+            pg.exec(QStringLiteral("DELETE FROM public.tidemark_state WHERE target_table = $1"),
+                    {QStringLiteral("\"public\".\"%1\"").arg(table)});
+    }
+
+private slots:
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
+        QVERIFY(m_dir->isValid());
+        m_ws = path(QStringLiteral("ws.tidemark"));
+        m_src = path(QStringLiteral("src.db"));
+        m_dst = path(QStringLiteral("dst.db"));
+    }
+    void cleanup() { m_dir.reset(); }
+
+    // --- item 2: names PostgreSQL would cut at 63 bytes ---
+
+    void postgresTargetNameOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        makeOrders(m_src, 3);
+        const QString long64 = QString(64, QLatin1Char('t'));
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:") + long64)),
+                      {long64, QStringLiteral("64 bytes")});
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:") + long64 + QStringLiteral(".orders"))),
+                      {QStringLiteral("--target schema"), QStringLiteral("64 bytes")});
+        // 32 characters, 64 bytes in UTF-8: bytes count, not characters.
+        const QString accented = QString(32, QChar(0x00E9));
+        expectRefusal(tableAdd(ordersArgs(QStringLiteral("pg:public.") + accented)),
+                      {accented, QStringLiteral("64 bytes")});
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+        // 63 bytes is what PostgreSQL keeps: accepted.
+        QVERIFY(addTableOn(m_ws, ordersArgs(QStringLiteral("pg:") + QString(63, QLatin1Char('t')))) > 0);
+    }
+
+    void postgresTargetColumnOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        const QString longColumn = QStringLiteral("c") + QString(63, QLatin1Char('x'));
+        execSql(m_src,
+                QStringLiteral("CREATE TABLE wide (id INTEGER PRIMARY KEY, \"%1\" TEXT)").arg(longColumn));
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("src:wide"), QStringLiteral("--target"),
+                      QStringLiteral("pg:wide"), QStringLiteral("--watermark"), QStringLiteral("id")}),
+            {longColumn, QStringLiteral("64 bytes")});
+        // The same table into SQLite keeps its name whole: accepted.
+        QVERIFY(addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:wide"),
+                                  QStringLiteral("--target"), QStringLiteral("dst:wide"),
+                                  QStringLiteral("--watermark"), QStringLiteral("id")}) > 0);
+    }
+
+    void postgresSourceNamesOver63BytesRefused() {
+        setupWorkspace();
+        addUnreachablePostgres();
+        const QString long70 = QString(70, QLatin1Char('s'));
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:") + long70, QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("id")}),
+            {QStringLiteral("--source table"), long70, QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), long70}),
+            {QStringLiteral("--watermark column"), QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("ts"),
+                      QStringLiteral("--tiebreak"), long70}),
+            {QStringLiteral("--tiebreak column"), QStringLiteral("70 bytes")});
+        expectRefusal(
+            tableAdd({QStringLiteral("--source"), QStringLiteral("pg:events"), QStringLiteral("--target"),
+                      QStringLiteral("dst:copy"), QStringLiteral("--watermark"), QStringLiteral("ts"),
+                      QStringLiteral("--mode"), QStringLiteral("merge"), QStringLiteral("--key"),
+                      QStringLiteral("id,") + long70}),
+            {QStringLiteral("--key column"), QStringLiteral("70 bytes")});
+    }
+
+    // --- item 3: one target table, one writer ---
+
+    void sameTargetTwiceInOneWorkspaceRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 5);
+        makeOrders(m_src, 5, 1, QStringLiteral("other"));
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst_again"),
+                      QStringLiteral("--sqlite"), m_dst}),
+                 0);
+        const qint64 first = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        const QString owner = QStringLiteral("table %1").arg(first);
+        for (const QString &target : {QStringLiteral("dst:orders"), QStringLiteral("dst:ORDERS"),
+                                      QStringLiteral("dst_again:orders")}) {
+            expectRefusal(
+                tableAdd({QStringLiteral("--source"), QStringLiteral("src:other"), QStringLiteral("--target"),
+                          target, QStringLiteral("--watermark"), QStringLiteral("updated_at")}),
+                {target, owner});
+        }
+        // A removed table still owns its target: its rows and its state row are there.
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(first)}), 0);
+        expectRefusal(tableAdd({QStringLiteral("--source"), QStringLiteral("src:other"),
+                                QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                                QStringLiteral("--watermark"), QStringLiteral("updated_at")}),
+                      {owner, QStringLiteral("removed"), QStringLiteral("table restore %1").arg(first)});
+        QVERIFY(addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:other"),
+                                  QStringLiteral("--target"), QStringLiteral("dst:other"),
+                                  QStringLiteral("--watermark"), QStringLiteral("updated_at")}) > 0);
+    }
+
+    void secondWorkspaceCannotWriteIntoAnOwnedTarget() {
+        const QString other = path(QStringLiteral("other.tidemark"));
+        setupWorkspace(m_ws);
+        setupWorkspace(other);
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false); // keyless: a double copy doubles rows
+        const qint64 ours = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        const qint64 theirs = addTableOn(other, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        const CliResult second = cliOn(other, {QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(
+            second.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(ours).arg(m_ws)),
+            qPrintable(second.describe()));
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+        // A backfill from the second workspace may not empty it either.
+        const CliResult truncate =
+            cliOn(other, {QStringLiteral("backfill"), QString::number(theirs), QStringLiteral("--truncate")});
+        QVERIFY2(truncate.exitCode != 0 && truncate.err.contains(QStringLiteral("belongs to table")),
+                 qPrintable(truncate.describe()));
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        // --adopt takes it over where the owner left it: only the new rows are copied.
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        expectRefusal(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt")}),
+                      {QStringLiteral("--table")});
+        const CliResult adopt = cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"),
+                                              QStringLiteral("--table"), QString::number(theirs)});
+        CLI_EXIT(adopt, 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 15);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(), 15);
+        QCOMPARE(
+            queryValue(other, QStringLiteral("SELECT count(*) FROM watermark_changes WHERE cause = 'adopt'"))
+                .toLongLong(),
+            1);
+        QFile log(other + QStringLiteral(".log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("adopted target 'dst:orders' from table"));
+
+        // Now the first workspace is the second writer.
+        makeOrders(m_src, 5, 16, QStringLiteral("orders"), false);
+        const CliResult first = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(first.exitCode, 1);
+        QVERIFY2(
+            first.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(theirs).arg(other)),
+            qPrintable(first.describe()));
+        CLI_EXIT(cliOn(other, {QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 20);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(), 20);
+    }
+
+    void secondWorkspaceCannotWriteIntoAnOwnedPostgresTarget() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString other = path(QStringLiteral("other.tidemark"));
+        // Its own table name: the suites share one server.
+        const QString table = QStringLiteral("edges_owned_%1").arg(QCoreApplication::applicationPid());
+        PgSession pg;
+        forgetPostgresTable(pg, table);
+        for (const QString &workspace : {m_ws, other}) {
+            setupWorkspace(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        const QString target = QStringLiteral("pg:") + table;
+        const qint64 ours = addTableOn(m_ws, ordersArgs(target));
+        const qint64 theirs = addTableOn(other, ordersArgs(target));
+        const auto rows = [&] {
+            return pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table));
+        };
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(rows(), QStringLiteral("10"));
+
+        const CliResult second = cliOn(other, {QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(
+            second.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(ours).arg(m_ws)),
+            qPrintable(second.describe()));
+        QCOMPARE(rows(), QStringLiteral("10"));
+
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        CLI_EXIT(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"), QStringLiteral("--table"),
+                               QString::number(theirs)}),
+                 0);
+        QCOMPARE(rows(), QStringLiteral("15"));
+        const CliResult first = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        QCOMPARE(first.exitCode, 1);
+        QVERIFY2(
+            first.out.contains(QStringLiteral("belongs to table %1 of workspace %2").arg(theirs).arg(other)),
+            qPrintable(first.describe()));
+        QCOMPARE(rows(), QStringLiteral("15"));
+        forgetPostgresTable(pg, table);
+    }
+
+    // Two workspaces' first runs into one fresh target at the same time: one owns it, the other
+    // writes nothing (the unique index on target_table decides when both checks found no owner).
+    void racingFirstRuns(const QString &target, const std::function<qint64()> &targetRows) {
+        const QString other = path(QStringLiteral("other.tidemark"));
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        addTableOn(m_ws, ordersArgs(target));
+        addTableOn(other, ordersArgs(target));
+        QProcess first;
+        QProcess second;
+        for (QProcess *process : {&first, &second}) {
+            process->setWorkingDirectory(m_dir->path());
+            process->start(cliPath(),
+                           {QStringLiteral("-w"), process == &first ? m_ws : other, QStringLiteral("run")});
+        }
+        QVERIFY(first.waitForFinished(120000) && second.waitForFinished(120000));
+        const QString output =
+            QString::fromUtf8(first.readAllStandardError() + second.readAllStandardError());
+        QCOMPARE(first.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(second.exitStatus(), QProcess::NormalExit);
+        QVERIFY2((first.exitCode() == 0) != (second.exitCode() == 0),
+                 qPrintable(QStringLiteral("exits %1 and %2: ").arg(first.exitCode()).arg(second.exitCode()) +
+                            output));
+        QCOMPARE(targetRows(), qint64(10));
+    }
+
+    void racingFirstRunsIntoOneSqliteTarget() {
+        setupWorkspace(m_ws);
+        setupWorkspace(path(QStringLiteral("other.tidemark")));
+        racingFirstRuns(QStringLiteral("dst:orders"),
+                        [&] { return countRows(m_dst, QStringLiteral("orders")); });
+    }
+
+    void racingFirstRunsIntoOnePostgresTarget() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString table = QStringLiteral("edges_race_%1").arg(QCoreApplication::applicationPid());
+        PgSession pg;
+        forgetPostgresTable(pg, table);
+        for (const QString &workspace : {m_ws, path(QStringLiteral("other.tidemark"))}) {
+            setupWorkspace(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+        racingFirstRuns(QStringLiteral("pg:") + table, [&] {
+            return pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table)).toLongLong();
+        });
+        forgetPostgresTable(pg, table);
+    }
+
+    // --- item 8: an empty SQLite source with a TEXT watermark column ---
+
+    void emptyTextWatermarkColumnAccepted() {
+        setupWorkspace();
+        execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT, n BLOB)"));
+        const qint64 id = addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:events"),
+                                            QStringLiteral("--target"), QStringLiteral("dst:events"),
+                                            QStringLiteral("--watermark"), QStringLiteral("at")});
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        execSql(m_src, QStringLiteral("INSERT INTO events (id, at) VALUES (1, '2025-01-01T00:00:00Z'), "
+                                      "(2, '2025-01-02T00:00:00Z')"));
+        CLI_EXIT(cli({QStringLiteral("run"), QStringLiteral("--table"), QString::number(id)}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("events")), 2);
+
+        // A column whose declared type says nothing: the user says what it will hold.
+        const QStringList untyped{QStringLiteral("--source"),    QStringLiteral("src:events"),
+                                  QStringLiteral("--target"),    QStringLiteral("dst:events_n"),
+                                  QStringLiteral("--watermark"), QStringLiteral("n")};
+        expectRefusal(tableAdd(untyped), {QStringLiteral("--watermark-type")});
+        QVERIFY(addTableOn(m_ws, untyped + QStringList{QStringLiteral("--watermark-type"),
+                                                       QStringLiteral("integer")}) > 0);
+        expectRefusal(
+            tableAdd(untyped + QStringList{QStringLiteral("--watermark-type"), QStringLiteral("date")}),
+            {QStringLiteral("--watermark-type")});
+    }
+
+    void nonEmptyUnusableWatermarkColumnStillRefused() {
+        setupWorkspace();
+        execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT)"));
+        execSql(m_src, QStringLiteral("INSERT INTO events (id, at) VALUES (1, 'yesterday')"));
+        const QStringList args{QStringLiteral("--source"),    QStringLiteral("src:events"),
+                               QStringLiteral("--target"),    QStringLiteral("dst:events"),
+                               QStringLiteral("--watermark"), QStringLiteral("at")};
+        expectRefusal(tableAdd(args), {QStringLiteral("'at'")});
+        expectRefusal(
+            tableAdd(args + QStringList{QStringLiteral("--watermark-type"), QStringLiteral("timestamp")}),
+            {QStringLiteral("'at'")});
+    }
+
+    // --- item 4: backfill --truncate is a full reload ---
+
+    void backfillTruncateReloadsFromTheStart() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        const qint64 id = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        // --from with --truncate would empty the target and reload only the rows after it.
+        const CliResult both = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--from"),
+                                    orderTimestamp(5), QStringLiteral("--truncate")});
+        expectRefusal(both, {QStringLiteral("--from"), QStringLiteral("--truncate")});
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+
+        CLI_EXIT(cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--truncate")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 0);
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10);
+        CLI_EXIT(cli({QStringLiteral("verify")}), 0);
+    }
+
+    void backfillTruncateReloadsFromTheInitialWatermark() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        const qint64 id =
+            addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders"),
+                                        {QStringLiteral("--initial-watermark"), orderTimestamp(4)}));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 6);
+        CLI_EXIT(cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--truncate")}), 0);
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 6);
+        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT min(id) FROM orders")).toLongLong(), 5);
+    }
+
+    // --- item 6: overwrite with --commit-per-batch ---
+
+    void overwriteWithCommitPerBatchRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 5);
+        for (const QStringList &watermark :
+             {QStringList{QStringLiteral("--watermark"), QStringLiteral("updated_at")}, QStringList{}}) {
+            expectRefusal(tableAdd(QStringList{QStringLiteral("--source"), QStringLiteral("src:orders"),
+                                               QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                                               QStringLiteral("--mode"), QStringLiteral("overwrite"),
+                                               QStringLiteral("--commit-per-batch"),
+                                               QStringLiteral("--batch-size"), QStringLiteral("2")} +
+                                   watermark),
+                          {QStringLiteral("--commit-per-batch"), QStringLiteral("overwrite")});
+        }
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+    }
+
+    // --- item 13: private by default ---
+
+    void workspaceAndLogPrivateWhateverTheUmask() {
+        // umask 0 would leave a file created the ordinary way readable by everyone.
+        const CliResult init = runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("init")}, 0);
+        CLI_EXIT(init, 0);
+        const CliResult add =
+            runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("connection"), QStringLiteral("add"),
+                          QStringLiteral("src"), QStringLiteral("--sqlite"), m_src},
+                         0);
+        CLI_EXIT(add, 0);
+        for (const QString &file : {m_ws, m_ws + QStringLiteral(".log")}) {
+            QVERIFY2(QFileInfo::exists(file), qPrintable(file));
+            QCOMPARE(QStringLiteral("%1").arg(modeOf(file), 0, 8), QStringLiteral("600"));
+        }
+    }
+
+    void secretsInConninfoRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        for (const QString &conninfo : {QStringLiteral("host=db dbname=x sslpassword=s3cret"),
+                                        QStringLiteral("host=db password=s3cret"),
+                                        QStringLiteral("postgresql://alice:s3cret@db:5432/x"),
+                                        QStringLiteral("postgresql://alice@db/x?sslpassword=s3cret")}) {
+            const CliResult result = cli({QStringLiteral("connection"), QStringLiteral("add"),
+                                          QStringLiteral("pg"), QStringLiteral("--postgres"), conninfo});
+            expectRefusal(result, {QStringLiteral("password")});
+            QVERIFY2(!result.err.contains(QStringLiteral("s3cret")), qPrintable(result.err));
+        }
+        QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")})
+                     .out.trimmed(),
+                 QStringLiteral("[]"));
+    }
+
+    void notAWorkspaceCreatesNothingBesideIt() {
+        const QString notes = path(QStringLiteral("notes.txt"));
+        QFile file(notes);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not a workspace\n");
+        file.close();
+        for (const QStringList &command : {QStringList{QStringLiteral("table"), QStringLiteral("list")},
+                                           QStringList{QStringLiteral("run")}}) {
+            const CliResult result = cliOn(notes, command);
+            QCOMPARE(result.exitCode, 2);
+            QVERIFY2(result.err.contains(notes), qPrintable(result.describe()));
+        }
+        QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("notes.txt")});
+    }
+
+    // --- item 14: numbers in range, no empty conninfo, interrupts that say what happened ---
+
+    void numbersOutOfRangeRefused() {
+        setupWorkspace();
+        makeOrders(m_src, 3);
+        const QList<QStringList> refused{
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("99999999999")},
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("4294967297")},
+            {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("0")},
+            {QStringLiteral("history"), QStringLiteral("--limit"), QStringLiteral("4294967297")},
+            {QStringLiteral("run"), QStringLiteral("--table"), QStringLiteral("99999999999999999999")},
+            QStringList{QStringLiteral("table"), QStringLiteral("add")} +
+                ordersArgs(QStringLiteral("dst:orders"),
+                           {QStringLiteral("--batch-size"), QStringLiteral("4294967297")}),
+            QStringList{QStringLiteral("table"), QStringLiteral("add")} +
+                ordersArgs(QStringLiteral("dst:orders"),
+                           {QStringLiteral("--max-skipped"), QStringLiteral("99999999999999999999")}),
+        };
+        for (const QStringList &args : refused) {
+            const CliResult result = cli(args);
+            expectRefusal(result, {args.at(args.size() - 2)});
+        }
+        QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT count(*) FROM runs")).toLongLong(), 0);
+        QCOMPARE(
+            cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out.trimmed(),
+            QStringLiteral("[]"));
+    }
+
+    void emptyConninfoRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        for (const QString &conninfo : {QString(), QStringLiteral("   ")}) {
+            expectRefusal(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
+                               QStringLiteral("--postgres"), conninfo}),
+                          {QStringLiteral("CONNINFO is empty")});
+        }
+    }
+
+    void interruptAfterTheCommitSaysTheRunSucceeded() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        QProcess process;
+        startStoppedAt(process, QStringLiteral("after_target_commit"), {QStringLiteral("run")});
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 10); // committed before the stop
+        interruptAndContinue(process);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == 0, qPrintable(err));
+        QVERIFY2(!err.contains(QStringLiteral("roll back")) && !err.contains(QStringLiteral("rolled back")),
+                 qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("too late to cancel")) &&
+                     err.contains(QStringLiteral("succeeded")),
+                 qPrintable(err));
+    }
+
+    void interruptDuringSetUpIsNotASilentKill() {
+        setupWorkspace();
+        makeOrders(m_src, 10);
+        addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        QProcess process;
+        startStoppedAt(process, QStringLiteral("cli_run_setup"), {QStringLiteral("run")});
+        QVERIFY(!QTest::currentTestFailed());
+        interruptAndContinue(process);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == 1, qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("before the run started")), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(m_dst) || !tableExists(m_dst, QStringLiteral("orders")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliEdges)
+#include "tst_cliedges.moc"
