@@ -482,10 +482,13 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        db.exec(QStringLiteral("ALTER TABLE tables DROP COLUMN last_generation; PRAGMA user_version = 2"));
+        // Back to schema 2: without version 3's column and version 4's tables.
+        db.exec(
+            QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
+                           "ALTER TABLE tables DROP COLUMN last_generation; PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(3));
+    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
     const TableSpec read = *workspace->table(id);
     QCOMPARE(read.lastWatermark.nativeText(), QStringLiteral("2025-07-30 23:05:18.123456"));
     QCOMPARE(read.lastTiebreak, QVariant(qint64(42)));
