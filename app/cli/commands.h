@@ -35,6 +35,13 @@ private:
     int backfill(const QStringList &args);
     int history(const QStringList &args);
     int verify(const QStringList &args);
+    int schedule(const QString &sub, const QStringList &args);
+    int scheduleAdd(const QStringList &args);
+    int scheduleList(const QStringList &args);
+    int scheduleNext(const QStringList &args);
+    int scheduleSetActive(const QStringList &args, const QString &command, bool active);
+    int scheduleRemove(const QStringList &args);
+    int serve(const QStringList &args);
 
     // The workspace file: -w/--workspace, else $TIDEMARK_WORKSPACE; absolute.
     QString workspacePath() const;

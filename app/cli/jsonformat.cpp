@@ -103,11 +103,36 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
         object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
         object.insert(QStringLiteral("concurrency"), run.concurrency);
         object.insert(QStringLiteral("dry_run"), run.dryRun);
+        object.insert(QStringLiteral("schedule"),
+                      run.schedule.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.schedule));
     }
     QJsonArray iterations;
     for (const IterationRecord &record : run.iterations)
         iterations.append(iterationJson(record));
     object.insert(QStringLiteral("iterations"), iterations);
+    return object;
+}
+
+QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, const QString &lastStatus) {
+    QJsonObject object;
+    object.insert(QStringLiteral("name"), spec.name);
+    object.insert(QStringLiteral("cron"), spec.cron);
+    object.insert(QStringLiteral("tz"), spec.timeZone);
+    QJsonArray tables;
+    for (const qint64 id : spec.tableIds)
+        tables.append(id);
+    object.insert(QStringLiteral("tables"), tables);
+    object.insert(QStringLiteral("concurrency"), spec.concurrency);
+    object.insert(QStringLiteral("retries"), spec.retries);
+    object.insert(QStringLiteral("timeout"), spec.timeoutSeconds > 0
+                                                 ? QJsonValue(durationText(spec.timeoutSeconds))
+                                                 : QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("active"), spec.active);
+    object.insert(QStringLiteral("next_run_at"), timeJson(nextRunAt));
+    object.insert(QStringLiteral("last_run_id"),
+                  spec.lastRunId > 0 ? QJsonValue(spec.lastRunId) : QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("last_status"),
+                  lastStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(lastStatus));
     return object;
 }
 

@@ -3,6 +3,7 @@
 
 #include "model/domain/connectionspec.h"
 #include "model/domain/runrecord.h"
+#include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "model/engine/backfill.h"
 #include "model/engine/verifier.h"
@@ -29,6 +30,9 @@ QJsonObject iterationJson(const IterationRecord &record);
 // {"run_id", "status", "iterations"} as `run --json` prints it; `withRunDetails` adds the
 // fields `history --json` shows (trigger, host, times, concurrency, dry_run).
 QJsonObject runJson(const RunRecord &run, bool withRunDetails);
+// `schedule list --json`: name, cron, tz, tables ([] = all active), concurrency, retries,
+// timeout ("15m", null = none), active, next_run_at, last_run_id, last_status.
+QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, const QString &lastStatus);
 QJsonObject verifyJson(const VerifyResult &result);
 QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
 
