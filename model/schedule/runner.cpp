@@ -137,6 +137,10 @@ void Runner::tick() {
         for (const qint64 iterationId : m_scheduler->takeOverdue()) {
             m_timedOut.insert(iterationId);
             runnerLog()->warn("iteration {} ran past its schedule's timeout: cancelling it", iterationId);
+            // The iteration itself only knows it was cancelled; its log says why.
+            m_workspace->appendLog(iterationId,
+                                   LogLine{QDateTime::currentDateTimeUtc(), QStringLiteral("warning"),
+                                           QStringLiteral("timed out: the schedule's timeout cancelled it")});
             for (RunCoordinator *coordinator : std::as_const(m_runs))
                 coordinator->cancelIteration(iterationId);
         }

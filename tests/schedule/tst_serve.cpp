@@ -73,6 +73,7 @@ private slots:
     void init();
     void firesCopiesAndHandsOverWithoutDuplicates();
     void sigtermCancelsTheRunningIteration();
+    void timeoutCancelsALongIteration();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -87,6 +88,23 @@ private:
         return QFileInfo::exists(dst) && tableExists(dst, QStringLiteral("orders"))
                    ? countRows(dst, QStringLiteral("orders"))
                    : 0;
+    }
+    // src.db's orders with `rows` rows (integer watermark id) and table 1 copying it to dst.db in
+    // batches of one row (--max-skipped keeps the engine off the one-statement push-down path):
+    // an iteration that takes seconds.
+    void addLongTable(int rows) {
+        execSql(path(QStringLiteral("src.db")),
+                QStringLiteral(
+                    "CREATE TABLE orders (id INTEGER PRIMARY KEY, v TEXT); "
+                    "INSERT INTO orders (id, v) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+                    "FROM c WHERE i < %1) SELECT i, 'row ' || i FROM c")
+                    .arg(rows));
+        const CliResult added =
+            cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                 QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                 QStringLiteral("--watermark"), QStringLiteral("id"), QStringLiteral("--batch-size"),
+                 QStringLiteral("1"), QStringLiteral("--max-skipped"), QStringLiteral("1")});
+        QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
     }
     qint64 runningRuns() const {
         return queryValue(m_ws, QStringLiteral("SELECT count(*) FROM runs WHERE status = 'running'"))
@@ -193,20 +211,9 @@ void tst_Serve::firesCopiesAndHandsOverWithoutDuplicates() {
 }
 
 void tst_Serve::sigtermCancelsTheRunningIteration() {
-    // 500,000 rows in batches of one: hundreds of thousands of batches still to go when the
-    // SIGTERM lands, so the cancel (polled every 100 ms) is sure to find the iteration running.
-    // --max-skipped keeps the engine off the one-statement push-down path.
-    execSql(
-        path(QStringLiteral("src.db")),
-        QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, v TEXT); "
-                       "INSERT INTO orders (id, v) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
-                       "FROM c WHERE i < 500000) SELECT i, 'row ' || i FROM c"));
-    const CliResult added =
-        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
-             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
-             QStringLiteral("--watermark"), QStringLiteral("id"), QStringLiteral("--batch-size"),
-             QStringLiteral("1"), QStringLiteral("--max-skipped"), QStringLiteral("1")});
-    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    // Hundreds of thousands of batches still to go when the SIGTERM lands, so the cancel (polled
+    // every 100 ms) is sure to find the iteration running.
+    addLongTable(500000);
     QCOMPARE(
         cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("s"), QStringLiteral("--cron"),
              QStringLiteral("* * * * * *"), QStringLiteral("--tz"), QStringLiteral("UTC")})
@@ -234,6 +241,34 @@ void tst_Serve::sigtermCancelsTheRunningIteration() {
     QCOMPARE(iterations.at(0).at(0), QStringLiteral("cancelled"));
     // Rolled back: the target holds nothing of the window.
     QCOMPARE(targetRows(), qint64(0));
+}
+
+void tst_Serve::timeoutCancelsALongIteration() {
+    addLongTable(2000000); // far longer than the 1 s timeout
+    QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("s"),
+                  QStringLiteral("--cron"), QStringLiteral("* * * * * *"), QStringLiteral("--tz"),
+                  QStringLiteral("UTC"), QStringLiteral("--timeout"), QStringLiteral("1s")})
+                 .exitCode,
+             0);
+    ServeProcess serve(m_ws, m_dir->path());
+    QVERIFY(serve.started());
+    const auto cancelledRuns = [&] {
+        return queryValue(m_ws, QStringLiteral("SELECT count(*) FROM runs WHERE status = 'cancelled'"))
+            .toLongLong();
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(cancelledRuns() > 0, qPrintable(serve.err()), kGenerous);
+    QVERIFY2(serve.err().contains(QStringLiteral("timed out")), qPrintable(serve.err()));
+    const QString log =
+        queryValue(m_ws, QStringLiteral("SELECT group_concat(message, ' | ') FROM iteration_logs "
+                                        "WHERE iteration_id = (SELECT min(id) FROM iterations "
+                                        "WHERE status = 'cancelled')"))
+            .toString();
+    QVERIFY2(log.contains(QStringLiteral("timeout")), qPrintable(log));
+    QCOMPARE(targetRows(), qint64(0)); // rolled back
+    serve.signal(SIGTERM);
+    QVERIFY(serve.process().waitForFinished(10000));
+    QCOMPARE(serve.process().exitCode(), 0);
+    QCOMPARE(runningRuns(), qint64(0));
 }
 
 QTEST_GUILESS_MAIN(tst_Serve)
