@@ -1045,6 +1045,8 @@ int Commands::serve(const QStringList &args) {
         console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     console->set_level(spdlog::level::info);
     replaceStderrSink(console);
+    // A runner lives for days and may be killed: every line reaches the workspace log at once.
+    spdlog::flush_on(spdlog::level::info);
 
     const SystemClock clock;
     const CronFireTimes fireTimes;
