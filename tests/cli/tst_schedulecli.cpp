@@ -146,7 +146,7 @@ void tst_ScheduleCli::nextGivesUtcInstantsAcrossDst() {
                            "2026-03-27T01:00:00.000Z\n2026-03-30T00:00:00.000Z\n2026-03-31T00:00:00.000Z\n"));
     const CliResult json = schedule(
         {QStringLiteral("next"), QStringLiteral("nightly"), QStringLiteral("--count"), QStringLiteral("2"),
-         QStringLiteral("--after"), QStringLiteral("2026-03-26 12:00"), QStringLiteral("--json")});
+         QStringLiteral("--after"), QStringLiteral("2026-03-26 12:00:00"), QStringLiteral("--json")});
     CLI_EXIT(json, 0);
     QCOMPARE(parseJsonArray(json.out), (QJsonArray{QStringLiteral("2026-03-27T01:00:00.000Z"),
                                                    QStringLiteral("2026-03-30T00:00:00.000Z")}));
