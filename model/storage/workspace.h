@@ -69,8 +69,8 @@ struct RunnerHeartbeat {
 // The result of trying to become the workspace's active runner.
 struct RunnerClaim {
     bool acquired = false;
-    std::optional<RunnerHeartbeat>
-        holder; // the live holder when refused; the dead one replaced when acquired
+    // The live holder when refused; the dead one replaced when acquired.
+    std::optional<RunnerHeartbeat> holder;
 };
 
 // The result of trying to take a table's lease.

@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
+#include "tests/support/testsupport.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -12,9 +13,11 @@
 #include <QTest>
 
 using namespace tidemark;
+using tidemark::test::queryValue;
 
 namespace {
 
+// The pid of a process that has ended (not reused by the time the test looks, in practice).
 qint64 deadPid() {
     QProcess child;
     child.start(QStringLiteral("true"), {});
@@ -23,18 +26,6 @@ qint64 deadPid() {
     const qint64 pid = child.processId();
     child.waitForFinished();
     return pid;
-}
-
-qint64 pragmaInt(const QString &path, const QString &pragma) {
-    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
-    SqliteStatement stmt(db, pragma);
-    return stmt.step() ? stmt.columnInt64(0) : -1;
-}
-
-qint64 scalar(const QString &path, const QString &sql) {
-    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
-    SqliteStatement stmt(db, sql);
-    return stmt.step() ? stmt.columnInt64(0) : -1;
 }
 
 // Makes the runner row look held by `pid` on `host` until `expiresAt`.
@@ -108,7 +99,7 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
     }
     QCOMPARE(Workspace::schemaVersion(), 4);
     auto workspace = Workspace::open(path);
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(4));
+    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(4));
     const QList<RunRecord> runs = workspace->runs();
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs.first().id, runId);
@@ -194,7 +185,7 @@ void tst_ScheduleStore::refusalsChangeNothing() {
     refused([&] { workspace->addSchedule(unknownTable); }, QStringLiteral("table 99"));
     refused([&] { workspace->setScheduleActive(QStringLiteral("nope"), false); }, QStringLiteral("nope"));
     refused([&] { workspace->removeSchedule(QStringLiteral("nope")); }, QStringLiteral("nope"));
-    QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM schedules")), qint64(1));
+    QCOMPARE(queryValue(path, QStringLiteral("SELECT count(*) FROM schedules")).toLongLong(), qint64(1));
     QCOMPARE(workspace->schedule(QStringLiteral("nightly"))->cron, QStringLiteral("0 2 * * mon-fri"));
 }
 
@@ -240,7 +231,7 @@ void tst_ScheduleStore::oneRunnerClaimsTheWorkspace() {
     QVERIFY(!workspace->beatRunner(std::chrono::seconds(20)));
     workspace->releaseRunner(); // not ours: stays
     QCOMPARE(workspace->runner()->pid, qint64(4242));
-    QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM runner")), qint64(1));
+    QCOMPARE(queryValue(path, QStringLiteral("SELECT count(*) FROM runner")).toLongLong(), qint64(1));
 }
 
 void tst_ScheduleStore::deadOrExpiredRunnerTakenOver() {
