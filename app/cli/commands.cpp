@@ -2,16 +2,23 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/jsonformat.h"
+#include "app/cli/jsonlogsink.h"
 #include "app/cli/textformat.h"
 #include "model/alerts/alertdispatcher.h"
+#include "model/common/duration.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
 #include "model/engine/backfill.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/verifier.h"
+#include "model/schedule/clock.h"
+#include "model/schedule/cronexpression.h"
+#include "model/schedule/firetimes.h"
+#include "model/schedule/runner.h"
 #include "model/storage/workspace.h"
 
 #include <QCommandLineParser>
@@ -21,12 +28,15 @@
 #include <QJsonArray>
 #include <QMetaType>
 #include <QSysInfo>
+#include <QTimeZone>
 #include <QTimer>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <limits>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
 
 namespace tidemark::cli {
 
@@ -60,6 +70,12 @@ Commands:
             [--on STATUS[,STATUS...]]   what a failed, warning or interrupted run notifies; only
                                          the options given change, "" removes the hook or webhook
   alert show [--json] | alert test [--run RUN_ID] | alert clear
+  schedule add NAME --cron EXPR [--tz ZONE] [--table ID]... [--concurrency N]
+               [--retries N] [--timeout DURATION] [--paused]
+  schedule list [--json]
+  schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
+  schedule pause NAME | schedule resume NAME | schedule remove NAME
+  serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
 
 Exit codes: 0 fine; 1 an iteration failed or was cancelled, or verify found a difference;
 2 usage or validation error (nothing was run).
@@ -329,6 +345,10 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 ? QStringLiteral("alert: missing subcommand (see tidemark-cli --help)")
                 : QStringLiteral("alert: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
     }
+    if (command == QLatin1String("schedule"))
+        return schedule(rest.value(0), rest.mid(1));
+    if (command == QLatin1String("serve"))
+        return serve(rest);
     if (command == QLatin1String("connection") || command == QLatin1String("table")) {
         const QString sub = rest.value(0);
         const QStringList subArgs = rest.mid(1);
@@ -863,26 +883,12 @@ int Commands::history(const QStringList &args) {
 namespace {
 
 // "500ms", "30s", "2m" -> milliseconds; ValidationError naming the option otherwise.
-int parseDurationMs(const QString &text, const QString &option) {
-    const QString trimmed = text.trimmed();
-    qsizetype digits = 0;
-    while (digits < trimmed.size() && trimmed[digits].isDigit())
-        ++digits;
-    const QString unit = trimmed.mid(digits);
-    const qint64 scale = unit == QLatin1String("ms")  ? 1
-                         : unit == QLatin1String("s") ? 1000
-                         : unit == QLatin1String("m") ? 60000
-                                                      : 0;
-    bool ok = false;
-    const qint64 amount = trimmed.left(digits).toLongLong(&ok);
-    if (!ok || scale == 0 || amount <= 0 || amount * scale > 24 * 3600 * 1000)
-        throw ValidationError(
-            QStringLiteral("%1: '%2' is not a duration such as 500ms, 30s or 2m").arg(option, text));
-    return int(amount * scale);
-}
-
-QString durationText(int ms) {
-    return ms % 1000 == 0 ? QStringLiteral("%1s").arg(ms / 1000) : QStringLiteral("%1ms").arg(ms);
+// Alerts wait at most a day for a hook or a webhook.
+int alertTimeoutMs(const QString &text, const QString &option) {
+    const qint64 ms = parseDurationMs(text, option);
+    if (ms > 24 * 3600 * 1000)
+        throw ValidationError(QStringLiteral("%1: '%2' is longer than a day").arg(option, text));
+    return int(ms);
 }
 
 } // namespace
@@ -909,12 +915,12 @@ int Commands::alertSet(const QStringList &args) {
     }
     if (parser.isSet(QStringLiteral("hook-timeout"))) {
         settings.hookTimeoutMs =
-            parseDurationMs(parser.value(QStringLiteral("hook-timeout")), QStringLiteral("--hook-timeout"));
+            alertTimeoutMs(parser.value(QStringLiteral("hook-timeout")), QStringLiteral("--hook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("webhook-timeout"))) {
-        settings.webhookTimeoutMs = parseDurationMs(parser.value(QStringLiteral("webhook-timeout")),
-                                                    QStringLiteral("--webhook-timeout"));
+        settings.webhookTimeoutMs = alertTimeoutMs(parser.value(QStringLiteral("webhook-timeout")),
+                                                   QStringLiteral("--webhook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("on"))) {
@@ -1082,6 +1088,263 @@ int Commands::verify(const QStringList &args) {
     if (json)
         writeOut(toJsonLine(array));
     return exitCode;
+}
+
+// --- schedules and the runner ---
+
+namespace {
+
+// The schedule's first fire times after `after`, at most `count`.
+QList<QDateTime> fireTimesAfter(const ScheduleSpec &spec, QDateTime after, int count) {
+    const CronFireTimes fireTimes;
+    QList<QDateTime> times;
+    while (times.size() < count) {
+        after = fireTimes.nextAfter(spec, after);
+        if (!after.isValid())
+            break;
+        times.append(after);
+    }
+    return times;
+}
+
+QDateTime nextRunAt(const ScheduleSpec &spec) {
+    if (!spec.active)
+        return {};
+    const QList<QDateTime> next = fireTimesAfter(spec, QDateTime::currentDateTimeUtc(), 1);
+    return next.isEmpty() ? QDateTime() : next.first();
+}
+
+ScheduleSpec requireSchedule(Workspace &workspace, const QString &name) {
+    if (std::optional<ScheduleSpec> spec = workspace.schedule(name))
+        return *spec;
+    throw ValidationError(
+        QStringLiteral("schedule '%1': no such schedule in workspace %2").arg(name, workspace.path()));
+}
+
+} // namespace
+
+int Commands::schedule(const QString &sub, const QStringList &args) {
+    if (sub == QLatin1String("add"))
+        return scheduleAdd(args);
+    if (sub == QLatin1String("list"))
+        return scheduleList(args);
+    if (sub == QLatin1String("next"))
+        return scheduleNext(args);
+    if (sub == QLatin1String("pause"))
+        return scheduleSetActive(args, QStringLiteral("schedule pause"), false);
+    if (sub == QLatin1String("resume"))
+        return scheduleSetActive(args, QStringLiteral("schedule resume"), true);
+    if (sub == QLatin1String("remove"))
+        return scheduleRemove(args);
+    if (sub.isEmpty())
+        throw ValidationError(QStringLiteral("schedule: missing subcommand (see tidemark-cli --help)"));
+    throw ValidationError(
+        QStringLiteral("schedule: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
+}
+
+int Commands::scheduleAdd(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule add"));
+    parser.addValue(QStringLiteral("cron"), QStringLiteral("EXPR"));
+    parser.addValue(QStringLiteral("tz"), QStringLiteral("ZONE"));
+    parser.addValue(QStringLiteral("table"), QStringLiteral("ID"));
+    parser.addValue(QStringLiteral("concurrency"), QStringLiteral("N"));
+    parser.addValue(QStringLiteral("retries"), QStringLiteral("N"));
+    parser.addValue(QStringLiteral("timeout"), QStringLiteral("DURATION"));
+    parser.addFlag(QStringLiteral("paused"));
+    ScheduleSpec spec;
+    spec.name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    if (spec.name.trimmed().isEmpty())
+        throw ValidationError(QStringLiteral("schedule add: the schedule needs a name"));
+
+    spec.cron = parser.required(QStringLiteral("cron")).trimmed();
+    try {
+        CronExpression::parse(spec.cron);
+    } catch (const ValidationError &error) {
+        throw ValidationError(
+            QStringLiteral("schedule add %1: --cron '%2': %3").arg(spec.name, spec.cron, error.message()));
+    }
+    spec.timeZone = parser.isSet(QStringLiteral("tz")) ? parser.value(QStringLiteral("tz")).trimmed()
+                                                       : QString::fromUtf8(QTimeZone::systemTimeZoneId());
+    if (spec.timeZone.isEmpty())
+        spec.timeZone = QStringLiteral("UTC");
+    // Validity, not isTimeZoneIdAvailable(): that list leaves out links such as Etc/UTC, the
+    // system zone of many servers.
+    if (!QTimeZone(spec.timeZone.toUtf8()).isValid())
+        throw ValidationError(
+            QStringLiteral("schedule add %1: --tz: unknown time zone '%2' (an IANA zone such as "
+                           "Europe/Paris)")
+                .arg(spec.name, spec.timeZone));
+    spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+    if (parser.isSet(QStringLiteral("concurrency")))
+        spec.concurrency = int(
+            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+    if (parser.isSet(QStringLiteral("retries")))
+        spec.retries =
+            int(parseInteger(parser.value(QStringLiteral("retries")), QStringLiteral("--retries"), 0));
+    if (parser.isSet(QStringLiteral("timeout")))
+        spec.timeoutSeconds =
+            parseDurationSeconds(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"));
+    spec.active = !parser.isSet(QStringLiteral("paused"));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    for (const qint64 id : std::as_const(spec.tableIds))
+        requireTable(*workspace, id);
+    workspace->addSchedule(spec);
+    const QDateTime next = nextRunAt(spec);
+    writeOut(QStringLiteral("schedule %1: %2\n")
+                 .arg(spec.name, !spec.active     ? QStringLiteral("paused")
+                                 : next.isValid() ? QStringLiteral("next run at %1").arg(isoUtc(next))
+                                                  : QStringLiteral("never fires")));
+    return 0;
+}
+
+int Commands::scheduleList(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule list"));
+    parser.addFlag(QStringLiteral("json"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    QJsonArray array;
+    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("CRON"), QStringLiteral("TZ"),
+                             QStringLiteral("TABLES"), QStringLiteral("CONCURRENCY"),
+                             QStringLiteral("RETRIES"), QStringLiteral("TIMEOUT"), QStringLiteral("ACTIVE"),
+                             QStringLiteral("NEXT RUN"), QStringLiteral("LAST RUN")}};
+    for (const ScheduleSpec &spec : workspace->schedules()) {
+        const QDateTime next = nextRunAt(spec);
+        const QString lastStatus = spec.lastRunId > 0 ? workspace->runStatus(spec.lastRunId) : QString();
+        array.append(scheduleJson(spec, next, lastStatus));
+        QStringList tables;
+        for (const qint64 id : spec.tableIds)
+            tables << QString::number(id);
+        rows.append({spec.name, spec.cron, spec.timeZone,
+                     tables.isEmpty() ? QStringLiteral("all active") : tables.join(QLatin1Char(',')),
+                     QString::number(spec.concurrency), QString::number(spec.retries),
+                     spec.timeoutSeconds > 0 ? durationText(spec.timeoutSeconds * 1000) : QStringLiteral("-"),
+                     spec.active ? QStringLiteral("yes") : QStringLiteral("paused"),
+                     next.isValid() ? isoUtc(next) : QStringLiteral("-"),
+                     spec.lastRunId > 0 ? QStringLiteral("%1 (%2)").arg(spec.lastRunId).arg(lastStatus)
+                                        : QStringLiteral("-")});
+    }
+    writeOut(parser.isSet(QStringLiteral("json")) ? toJsonLine(array) : alignColumns(rows).toUtf8());
+    return 0;
+}
+
+int Commands::scheduleNext(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule next"));
+    parser.addValue(QStringLiteral("count"), QStringLiteral("N"));
+    parser.addValue(QStringLiteral("after"), QStringLiteral("ISO"));
+    parser.addFlag(QStringLiteral("json"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    int count = 5;
+    if (parser.isSet(QStringLiteral("count")))
+        count = int(parseInteger(parser.value(QStringLiteral("count")), QStringLiteral("--count"), 1));
+    QDateTime after = QDateTime::currentDateTimeUtc();
+    if (parser.isSet(QStringLiteral("after"))) {
+        const std::optional<ParsedTimestamp> parsed =
+            parseTimestamp(parser.value(QStringLiteral("after")).trimmed());
+        if (!parsed)
+            throw ValidationError(QStringLiteral("--after: '%1' is not an ISO-8601 time")
+                                      .arg(parser.value(QStringLiteral("after"))));
+        after = QDateTime::fromMSecsSinceEpoch(parsed->micros / 1000, Qt::UTC);
+    }
+    const ScheduleSpec spec = requireSchedule(*openWorkspace(), name);
+    const QList<QDateTime> times = fireTimesAfter(spec, after, count);
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonArray array;
+        for (const QDateTime &time : times)
+            array.append(isoUtc(time));
+        writeOut(toJsonLine(array));
+    } else {
+        QString text;
+        for (const QDateTime &time : times)
+            text += isoUtc(time) + QLatin1Char('\n');
+        writeOut(text);
+    }
+    return 0;
+}
+
+int Commands::scheduleSetActive(const QStringList &args, const QString &command, bool active) {
+    SubcommandParser parser(command);
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    openWorkspace()->setScheduleActive(name, active);
+    return 0;
+}
+
+int Commands::scheduleRemove(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule remove"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    openWorkspace()->removeSchedule(name);
+    return 0;
+}
+
+int Commands::serve(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("serve"));
+    parser.addFlag(QStringLiteral("json-log"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    const QString path = workspacePath();
+    openWorkspace(); // refuses a missing or foreign file (exit 2); installs the log file
+    spdlog::sink_ptr console;
+    if (parser.isSet(QStringLiteral("json-log")))
+        console = std::make_shared<JsonLogSink>();
+    else
+        console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    console->set_level(spdlog::level::info);
+    replaceStderrSink(console);
+    // A runner lives for days and may be killed: every line reaches the workspace log at once.
+    spdlog::flush_on(spdlog::level::info);
+
+    const SystemClock clock;
+    const CronFireTimes fireTimes;
+    Runner runner(path, clock, fireTimes);
+    // Alerts of finished runs, and of dead processes' runs this runner closes as interrupted
+    // (each closed run is alerted once, by whoever closed it). On SIGTERM, deliveries still in
+    // flight are abandoned: the stop must take under 10 s.
+    AlertDispatcher alerts(path);
+    QObject::connect(&runner, &Runner::runFinished, &alerts,
+                     [&alerts](const RunRecord &run) { alerts.notify(run); });
+    QTimer interruptedRuns;
+    interruptedRuns.setInterval(60'000);
+    QObject::connect(&interruptedRuns, &QTimer::timeout, [&] {
+        try {
+            std::unique_ptr<Workspace> workspace = Workspace::open(path);
+            alerts.closeInterruptedRuns(*workspace);
+        } catch (const Error &error) {
+            logger("cli")->warn("looking for interrupted runs: {}", str(error.message()));
+        }
+    });
+    interruptedRuns.start();
+    QObject::connect(&runner, &Runner::stopped, [] { QCoreApplication::exit(0); });
+
+    g_signal.store(0);
+    std::signal(SIGINT, onTerminationSignal);
+    std::signal(SIGTERM, onTerminationSignal);
+    QTimer signalPoll;
+    signalPoll.setInterval(100);
+    QObject::connect(&signalPoll, &QTimer::timeout, [&] {
+        const int signal = g_signal.exchange(0);
+        if (signal == 0)
+            return;
+        logger("cli")->info("signal {}: stopping the runner; running iterations roll back", signal);
+        runner.stop();
+    });
+    signalPoll.start();
+    runner.start();
+    QCoreApplication::exec();
+    signalPoll.stop();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return 0;
 }
 
 } // namespace tidemark::cli

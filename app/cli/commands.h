@@ -39,6 +39,13 @@ private:
     int alertShow(const QStringList &args);
     int alertTest(const QStringList &args);
     int alertClear(const QStringList &args);
+    int schedule(const QString &sub, const QStringList &args);
+    int scheduleAdd(const QStringList &args);
+    int scheduleList(const QStringList &args);
+    int scheduleNext(const QStringList &args);
+    int scheduleSetActive(const QStringList &args, const QString &command, bool active);
+    int scheduleRemove(const QStringList &args);
+    int serve(const QStringList &args);
 
     // The workspace file: -w/--workspace, else $TIDEMARK_WORKSPACE; absolute.
     QString workspacePath() const;

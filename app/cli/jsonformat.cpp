@@ -53,6 +53,29 @@ QJsonObject tableJson(const TableSpec &spec) {
     return object;
 }
 
+QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, const QString &lastStatus) {
+    QJsonObject object;
+    object.insert(QStringLiteral("name"), spec.name);
+    object.insert(QStringLiteral("cron"), spec.cron);
+    object.insert(QStringLiteral("tz"), spec.timeZone);
+    QJsonArray tables;
+    for (const qint64 id : spec.tableIds)
+        tables.append(id);
+    object.insert(QStringLiteral("tables"), tables);
+    object.insert(QStringLiteral("concurrency"), spec.concurrency);
+    object.insert(QStringLiteral("retries"), spec.retries);
+    object.insert(QStringLiteral("timeout"), spec.timeoutSeconds > 0
+                                                 ? QJsonValue(durationText(spec.timeoutSeconds * 1000))
+                                                 : QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("active"), spec.active);
+    object.insert(QStringLiteral("next_run_at"), timeJson(nextRunAt));
+    object.insert(QStringLiteral("last_run_id"),
+                  spec.lastRunId > 0 ? QJsonValue(spec.lastRunId) : QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("last_status"),
+                  lastStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(lastStatus));
+    return object;
+}
+
 QJsonObject verifyJson(const VerifyResult &result) {
     QJsonObject object;
     object.insert(QStringLiteral("table_id"), result.tableId);

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "model/alerts/alertsettings.h"
+#include "model/common/duration.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/runjson.h"
 #include "model/domain/runrecord.h"
+#include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "model/engine/backfill.h"
 #include "model/engine/verifier.h"
@@ -23,6 +25,9 @@ namespace tidemark::cli {
 
 QJsonObject connectionJson(const ConnectionSpec &spec);
 QJsonObject tableJson(const TableSpec &spec);
+// `schedule list --json`: name, cron, tz, tables ([] = all active), concurrency, retries,
+// timeout ("15m", null = none), active, next_run_at, last_run_id, last_status.
+QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, const QString &lastStatus);
 QJsonObject verifyJson(const VerifyResult &result);
 QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
 // `alert show --json`: hook, hook_timeout_ms, webhook (as stored: secrets are ${NAME}

@@ -63,6 +63,15 @@ void installLogSinks(const QString &workspacePath, bool toStderr) {
     spdlog::apply_all([](const std::shared_ptr<spdlog::logger> &existing) { existing->sinks() = g_sinks; });
 }
 
+void replaceStderrSink(spdlog::sink_ptr sink) {
+    std::lock_guard lock(g_mutex);
+    std::erase_if(g_sinks, [](const spdlog::sink_ptr &existing) {
+        return std::dynamic_pointer_cast<spdlog::sinks::stderr_color_sink_mt>(existing) != nullptr;
+    });
+    g_sinks.insert(g_sinks.begin(), std::move(sink));
+    spdlog::apply_all([](const std::shared_ptr<spdlog::logger> &existing) { existing->sinks() = g_sinks; });
+}
+
 void forwardQtMessages() {
     qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &, const QString &message) {
         auto qt = logger("qt");

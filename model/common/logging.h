@@ -16,6 +16,10 @@ std::shared_ptr<spdlog::logger> logger(const char *name);
 // and, when `toStderr`, stderr at warning level. Called by app/ only.
 void installLogSinks(const QString &workspacePath, bool toStderr);
 
+// Replaces the stderr sink installed by installLogSinks (or adds one): the runner logs to stderr
+// at info level, as plain lines or JSON lines, for journald. Called by app/ only.
+void replaceStderrSink(spdlog::sink_ptr sink);
+
 // Forwards qDebug/qWarning/... to the "qt" logger.
 void forwardQtMessages();
 

@@ -63,6 +63,8 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
         object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
         object.insert(QStringLiteral("concurrency"), run.concurrency);
         object.insert(QStringLiteral("dry_run"), run.dryRun);
+        object.insert(QStringLiteral("schedule"),
+                      run.schedule.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.schedule));
     }
     QJsonArray iterations;
     for (const IterationRecord &record : run.iterations)

@@ -22,7 +22,7 @@ QJsonValue timeJson(const QDateTime &time);
 
 QJsonObject iterationJson(const IterationRecord &record);
 // {"run_id", "status", "iterations"} as `run --json` prints it; `withRunDetails` adds the
-// fields `history --json` shows (trigger, host, times, concurrency, dry_run).
+// fields `history --json` shows (trigger, host, times, concurrency, dry_run, schedule).
 QJsonObject runJson(const RunRecord &run, bool withRunDetails);
 
 } // namespace tidemark

@@ -66,6 +66,7 @@ QString runTriggerName(RunTrigger trigger);
 struct RunRecord {
     qint64 id = 0;
     QString trigger; // "gui" | "cli" | "schedule"
+    QString schedule; // the schedule that fired the run; empty otherwise
     QString host;
     qint64 pid = 0;
     QDateTime startedAt;

@@ -166,6 +166,7 @@ bool RunCoordinator::start(const RunRequest &request) {
     m_request = request;
     m_request.concurrency = qMax(1, request.concurrency);
     m_cancel = std::make_shared<std::atomic_bool>(false);
+    m_iterationCancels.clear();
     m_results.clear();
     m_runId = 0;
     m_pool.setMaxThreadCount(m_request.concurrency);
@@ -199,7 +200,8 @@ bool RunCoordinator::start(const RunRequest &request) {
                     }
                 }
             }
-            runId = workspace->beginRun(runRequest.trigger, runRequest.concurrency, runRequest.dryRun);
+            runId = workspace->beginRun(runRequest.trigger, runRequest.concurrency, runRequest.dryRun,
+                                        runRequest.schedule);
             heartbeat = std::make_shared<RunHeartbeat>(path, runId);
             for (const TableSpec &spec : tables) {
                 IterationRecord record = queuedIteration(runId, spec);
@@ -241,10 +243,12 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
 
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
-    const auto cancel = m_cancel;
     const bool dryRun = m_request.dryRun;
     const bool adopt = m_request.adopt;
     for (const IterationRecord &queued : iterations) {
+        // Each iteration has its own flag, so one can be cancelled alone; cancel() sets them all.
+        const auto cancel = std::make_shared<std::atomic_bool>(m_cancel->load());
+        m_iterationCancels.insert(queued.id, cancel);
         m_pool.start([self, path, cancel, dryRun, adopt, queued, coordinator = this] {
             IterationRecord result = queued;
             try {
@@ -347,6 +351,13 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
 void RunCoordinator::cancel() {
     if (m_cancel)
         m_cancel->store(true);
+    for (const auto &cancel : std::as_const(m_iterationCancels))
+        cancel->store(true);
+}
+
+void RunCoordinator::cancelIteration(qint64 iterationId) {
+    if (const auto cancel = m_iterationCancels.value(iterationId))
+        cancel->store(true);
 }
 
 void RunCoordinator::waitForDone() {

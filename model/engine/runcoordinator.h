@@ -3,6 +3,7 @@
 
 #include "model/domain/runrecord.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -20,6 +21,7 @@ struct RunRequest {
     bool dryRun = false;
     bool adopt = false; // CopyIteration::Options::adopt for every iteration of the run
     QString trigger = QStringLiteral("gui");
+    QString schedule; // the schedule that fired the run (trigger "schedule"); empty otherwise
 };
 
 // Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time,
@@ -45,6 +47,9 @@ public:
     bool start(const RunRequest &request);
     // Cooperative: running iterations roll back between batches, queued ones end cancelled.
     void cancel();
+    // Cancels one iteration of the current run (a schedule's per-iteration timeout), the same
+    // cooperative way; the others go on.
+    void cancelIteration(qint64 iterationId);
     // Blocks until the pool is idle (tests and the CLI's shutdown only).
     void waitForDone();
 
@@ -65,6 +70,7 @@ private:
     QThreadPool m_pool;        // iterations, `concurrency` at a time
     QThreadPool m_bookkeeping; // the run's setup and its final record, never behind an iteration
     std::shared_ptr<std::atomic_bool> m_cancel;
+    QHash<qint64, std::shared_ptr<std::atomic_bool>> m_iterationCancels; // by iteration id
     RunRequest m_request;
     bool m_running = false;
     qint64 m_runId = 0;

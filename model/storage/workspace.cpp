@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -301,8 +301,41 @@ CREATE TABLE alert_settings (
 )"));
 }
 
+// Schedules, the schedule that fired a run, and the heartbeat of the workspace's one active
+// runner (the CHECK keeps it to one row).
+void migrateTo5(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE TABLE schedules (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    cron TEXT NOT NULL,
+    tz TEXT NOT NULL,
+    tables TEXT NOT NULL DEFAULT '[]', -- JSON array of table ids; [] = every active table
+    concurrency INTEGER NOT NULL DEFAULT 2,
+    retries INTEGER NOT NULL DEFAULT 0,
+    timeout_seconds INTEGER NOT NULL DEFAULT 0,
+    active INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_fired_at TEXT,
+    last_run_id INTEGER
+);
+ALTER TABLE runs ADD COLUMN schedule TEXT;
+CREATE TABLE runner (
+    slot INTEGER PRIMARY KEY CHECK (slot = 1),
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    last_beat_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
+                                                       &migrateTo5};
 
 // --- row mapping ---
 
@@ -960,12 +993,12 @@ int Workspace::runHeartbeatIntervalMs() {
     return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
 }
 
-qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun) {
+qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     SqliteStatement insert(*m_db,
                            QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
-                                          R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at) )"
-                                          R"(VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8))"));
+                                          R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
+                                          R"(schedule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
@@ -974,6 +1007,7 @@ qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun)
         .bind(6, concurrency)
         .bind(7, dryRun ? 1 : 0)
         .bind(8, isoUtc(now.addMSecs(qint64(runHeartbeatIntervalMs()) * kBeatsToExpire)))
+        .bind(9, textOrNull(schedule))
         .run();
     return m_db->lastInsertId();
 }
@@ -1170,9 +1204,10 @@ QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
     m_db->exec(QStringLiteral("BEGIN"));
     try {
         SqliteStatement selectRuns(
-            *m_db, QStringLiteral(
-                       R"(SELECT id, "trigger", host, pid, started_at, finished_at, status, concurrency, )"
-                       R"(dry_run FROM runs WHERE (?1 <= 0 OR id = ?1) ORDER BY id DESC LIMIT ?2)"));
+            *m_db,
+            QStringLiteral(
+                R"(SELECT id, "trigger", host, pid, started_at, finished_at, status, concurrency, )"
+                R"(dry_run, schedule FROM runs WHERE (?1 <= 0 OR id = ?1) ORDER BY id DESC LIMIT ?2)"));
         selectRuns.bind(1, runId).bind(2, limit > 0 ? qint64(limit) : qint64(-1));
         SqliteStatement selectIterations(
             *m_db,
@@ -1191,6 +1226,7 @@ QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
             run.status = selectRuns.columnText(6);
             run.concurrency = int(selectRuns.columnInt64(7));
             run.dryRun = selectRuns.columnInt64(8) != 0;
+            run.schedule = selectRuns.columnText(9);
             selectIterations.reset();
             selectIterations.bind(1, run.id);
             while (selectIterations.step()) {
@@ -1278,6 +1314,211 @@ void Workspace::renewLease(qint64 tableId, qint64 runId, std::chrono::millisecon
 void Workspace::releaseLease(qint64 tableId, qint64 runId) {
     SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2"));
     remove.bind(1, tableId).bind(2, runId).run();
+}
+
+// --- schedules ---
+
+namespace {
+
+const QString kScheduleColumns =
+    QStringLiteral("id, name, cron, tz, tables, concurrency, retries, timeout_seconds, active, created_at, "
+                   "updated_at, last_fired_at, last_run_id");
+
+ScheduleSpec readSchedule(const SqliteStatement &stmt) {
+    ScheduleSpec spec;
+    spec.id = stmt.columnInt64(0);
+    spec.name = stmt.columnText(1);
+    spec.cron = stmt.columnText(2);
+    spec.timeZone = stmt.columnText(3);
+    const QJsonArray tables = QJsonDocument::fromJson(stmt.columnText(4).toUtf8()).array();
+    for (const QJsonValue &id : tables)
+        spec.tableIds.append(id.toInteger());
+    spec.concurrency = int(stmt.columnInt64(5));
+    spec.retries = int(stmt.columnInt64(6));
+    spec.timeoutSeconds = stmt.columnInt64(7);
+    spec.active = stmt.columnInt64(8) != 0;
+    spec.createdAt = readTime(stmt, 9);
+    spec.updatedAt = readTime(stmt, 10);
+    spec.lastFiredAt = readTime(stmt, 11);
+    spec.lastRunId = stmt.columnInt64(12);
+    return spec;
+}
+
+} // namespace
+
+QList<ScheduleSpec> Workspace::schedules() {
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT %1 FROM schedules ORDER BY name").arg(kScheduleColumns));
+    QList<ScheduleSpec> result;
+    while (stmt.step())
+        result.append(readSchedule(stmt));
+    return result;
+}
+
+std::optional<ScheduleSpec> Workspace::schedule(const QString &name) {
+    SqliteStatement stmt(*m_db,
+                         QStringLiteral("SELECT %1 FROM schedules WHERE name = ?1").arg(kScheduleColumns));
+    stmt.bind(1, name);
+    if (!stmt.step())
+        return std::nullopt;
+    return readSchedule(stmt);
+}
+
+qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
+    if (spec.name.trimmed().isEmpty())
+        throw ValidationError(QStringLiteral("a schedule needs a name"));
+    Transaction transaction(*m_db);
+    if (schedule(spec.name))
+        throw ValidationError(QStringLiteral("schedule '%1' already exists").arg(spec.name));
+    QJsonArray tables;
+    for (const qint64 id : spec.tableIds) {
+        if (!table(id))
+            throw ValidationError(QStringLiteral("schedule '%1': table %2 is not a table of workspace %3")
+                                      .arg(spec.name)
+                                      .arg(id)
+                                      .arg(m_path));
+        tables.append(id);
+    }
+    const QString now = nowText();
+    SqliteStatement insert(
+        *m_db, QStringLiteral("INSERT INTO schedules (name, cron, tz, tables, concurrency, retries, "
+                              "timeout_seconds, active, created_at, updated_at) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)"));
+    insert.bind(1, spec.name)
+        .bind(2, spec.cron)
+        .bind(3, spec.timeZone)
+        .bind(4, QString::fromUtf8(QJsonDocument(tables).toJson(QJsonDocument::Compact)))
+        .bind(5, spec.concurrency)
+        .bind(6, spec.retries)
+        .bind(7, spec.timeoutSeconds)
+        .bind(8, spec.active ? 1 : 0)
+        .bind(9, now)
+        .run();
+    const qint64 id = m_db->lastInsertId();
+    transaction.commit();
+    storageLog()->info("workspace {}: schedule '{}' added ({}, {})", str(m_path), str(spec.name),
+                       str(spec.cron), str(spec.timeZone));
+    return id;
+}
+
+namespace {
+
+// Runs `sql` with ?1 = the schedule's name and `values` from ?2 on; ValidationError when no
+// schedule has that name.
+void updateSchedule(SqliteDb &db, const QString &workspacePath, const QString &name, const QString &sql,
+                    const QVariantList &values = {}) {
+    SqliteStatement update(db, sql);
+    update.bind(1, name);
+    for (int i = 0; i < values.size(); ++i)
+        update.bind(i + 2, values[i]);
+    update.run();
+    if (db.changes() == 0)
+        throw ValidationError(
+            QStringLiteral("schedule '%1': no such schedule in workspace %2").arg(name, workspacePath));
+}
+
+} // namespace
+
+void Workspace::setScheduleActive(const QString &name, bool active) {
+    updateSchedule(*m_db, m_path, name,
+                   QStringLiteral("UPDATE schedules SET active = ?2, updated_at = ?3 WHERE name = ?1"),
+                   {active ? 1 : 0, nowText()});
+}
+
+void Workspace::removeSchedule(const QString &name) {
+    updateSchedule(*m_db, m_path, name, QStringLiteral("DELETE FROM schedules WHERE name = ?1"));
+    storageLog()->info("workspace {}: schedule '{}' removed", str(m_path), str(name));
+}
+
+void Workspace::recordScheduleFiring(const QString &name, const QDateTime &firedAt) {
+    updateSchedule(*m_db, m_path, name,
+                   QStringLiteral("UPDATE schedules SET last_fired_at = ?2 WHERE name = ?1"),
+                   {isoUtc(firedAt)});
+}
+
+void Workspace::setScheduleLastRun(const QString &name, qint64 runId) {
+    updateSchedule(*m_db, m_path, name,
+                   QStringLiteral("UPDATE schedules SET last_run_id = ?2 WHERE name = ?1"), {runId});
+}
+
+QString Workspace::runStatus(qint64 runId) {
+    SqliteStatement select(*m_db, QStringLiteral("SELECT status FROM runs WHERE id = ?1"));
+    select.bind(1, runId);
+    return select.step() ? select.columnText(0) : QString();
+}
+
+// --- the runner's heartbeat ---
+
+int Workspace::runnerHeartbeatIntervalMs() {
+    bool ok = false;
+    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_RUNNER_HEARTBEAT_MS", &ok);
+    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+}
+
+std::optional<RunnerHeartbeat> Workspace::runner() {
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT host, pid, version, started_at, last_beat_at, expires_at "
+                                          "FROM runner WHERE slot = 1"));
+    if (!select.step())
+        return std::nullopt;
+    return RunnerHeartbeat{select.columnText(0), select.columnInt64(1), select.columnText(2),
+                           readTime(select, 3),  readTime(select, 4),   readTime(select, 5)};
+}
+
+RunnerClaim Workspace::claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl) {
+    const QString host = hostName();
+    const qint64 pid = QCoreApplication::applicationPid();
+    Transaction transaction(*m_db);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    RunnerClaim claim;
+    if (const std::optional<RunnerHeartbeat> current = runner()) {
+        const bool sameHost = current->host == host;
+        const bool own = sameHost && current->pid == pid;
+        const bool expired = !current->expiresAt.isValid() || current->expiresAt <= now;
+        // A pid only means something on its own host; elsewhere the heartbeat is all we trust.
+        const bool dead = sameHost && !processAlive(current->pid);
+        if (!own && !expired && !dead) {
+            claim.holder = current;
+            return claim; // rolls back: nothing written
+        }
+        if (!own) {
+            claim.holder = current;
+            storageLog()->warn("workspace {}: taking over from runner pid {} on host {} ({})", str(m_path),
+                               current->pid, str(current->host),
+                               expired ? "heartbeat expired" : "process gone");
+        }
+    }
+    SqliteStatement upsert(*m_db, QStringLiteral("INSERT OR REPLACE INTO runner (slot, host, pid, version, "
+                                                 "started_at, last_beat_at, expires_at) "
+                                                 "VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)"));
+    upsert.bind(1, host)
+        .bind(2, pid)
+        .bind(3, QStringLiteral(TIDEMARK_VERSION))
+        .bind(4, isoUtc(startedAt.isValid() ? startedAt : now))
+        .bind(5, isoUtc(now))
+        .bind(6, isoUtc(now.addMSecs(ttl.count())))
+        .run();
+    transaction.commit();
+    claim.acquired = true;
+    return claim;
+}
+
+bool Workspace::beatRunner(std::chrono::milliseconds ttl) {
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE runner SET last_beat_at = ?1, expires_at = ?2 "
+                                                 "WHERE slot = 1 AND host = ?3 AND pid = ?4"));
+    update.bind(1, isoUtc(now))
+        .bind(2, isoUtc(now.addMSecs(ttl.count())))
+        .bind(3, hostName())
+        .bind(4, QCoreApplication::applicationPid())
+        .run();
+    return m_db->changes() > 0;
+}
+
+void Workspace::releaseRunner() {
+    SqliteStatement remove(*m_db,
+                           QStringLiteral("DELETE FROM runner WHERE slot = 1 AND host = ?1 AND pid = ?2"));
+    remove.bind(1, hostName()).bind(2, QCoreApplication::applicationPid()).run();
 }
 
 } // namespace tidemark

@@ -5,6 +5,7 @@
 #include "model/domain/connectionspec.h"
 #include "model/domain/position.h"
 #include "model/domain/runrecord.h"
+#include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 
 #include <QDateTime>
@@ -54,6 +55,23 @@ enum class FollowResult {
     Moved,     // newer than what it showed: taken, and logged as a watermark change
     Unchanged, // it showed that state already
     Stale,     // older than what it shows (another process moved it since the read): refused
+};
+
+// The workspace's active runner (`tidemark-cli serve`), as its heartbeat row records it.
+struct RunnerHeartbeat {
+    QString host;
+    qint64 pid = 0;
+    QString version;
+    QDateTime startedAt;
+    QDateTime lastBeatAt;
+    QDateTime expiresAt; // taken for dead after this (or at once when its pid is gone on this host)
+};
+
+// The result of trying to become the workspace's active runner.
+struct RunnerClaim {
+    bool acquired = false;
+    // The live holder when refused; the dead one replaced when acquired.
+    std::optional<RunnerHeartbeat> holder;
 };
 
 // The result of trying to take a table's lease.
@@ -129,8 +147,10 @@ public:
     QString lastIterationStatus(qint64 tableId);
 
     // --- runs and iterations ---
-    // Records a running run owned by this process (host, pid) with a first heartbeat.
-    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun);
+    // Records a running run owned by this process (host, pid) with a first heartbeat;
+    // `schedule` names the schedule that fired it (empty: none).
+    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun,
+                    const QString &schedule = QString());
     // The owner's heartbeat: call every runHeartbeatIntervalMs() while the run is alive; a run
     // that misses a few beats in a row is taken for dead by repairInterruptedRuns().
     void beatRun(qint64 runId);
@@ -166,6 +186,33 @@ public:
         renewLease(tableId, runId, std::chrono::seconds(ttlSeconds));
     }
     void releaseLease(qint64 tableId, qint64 runId);
+
+    // --- schedules (DESIGN.md, "Schedules and the runner") ---
+    QList<ScheduleSpec> schedules(); // ordered by name
+    std::optional<ScheduleSpec> schedule(const QString &name);
+    // ValidationError when the name is taken or a listed table is not a live table; the cron
+    // text and zone are the caller's to validate (CronExpression, QTimeZone). Returns the id.
+    qint64 addSchedule(const ScheduleSpec &spec);
+    // ValidationError naming the schedule when it does not exist.
+    void setScheduleActive(const QString &name, bool active);
+    void removeSchedule(const QString &name);
+    // The runner fired the schedule at `firedAt` (its missed-firing anchor after a restart).
+    void recordScheduleFiring(const QString &name, const QDateTime &firedAt);
+    void setScheduleLastRun(const QString &name, qint64 runId);
+    // The status of a run, or empty when there is no such run.
+    QString runStatus(qint64 runId);
+
+    // --- the runner's heartbeat: one active runner per workspace ---
+    // Becomes the active runner (this host and pid) when no runner is recorded, the recorded
+    // one's heartbeat expired, or its process is gone on this host. One IMMEDIATE transaction.
+    RunnerClaim claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl);
+    // Renews this process's claim; false when it no longer holds it (taken over meanwhile).
+    bool beatRunner(std::chrono::milliseconds ttl);
+    void releaseRunner(); // only this process's own claim
+    std::optional<RunnerHeartbeat> runner();
+    // 5 s, or TIDEMARK_TEST_RUNNER_HEARTBEAT_MS (tests); a runner missing 4 beats is taken for dead.
+    static int runnerHeartbeatIntervalMs();
+    static constexpr int kRunnerBeatsToExpire = 4;
 
 private:
     Workspace(std::unique_ptr<SqliteDb> db, const QString &path);

@@ -482,8 +482,11 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        db.exec(QStringLiteral("ALTER TABLE tables DROP COLUMN last_generation; DROP TABLE alert_settings; "
-                               "PRAGMA user_version = 2"));
+        // Back to schema 2: without version 3's column and the tables of versions 4 and 5.
+        db.exec(
+            QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
+                           "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
+                           "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+#include "model/schedule/runner.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/engine/runcoordinator.h"
+#include "model/schedule/clock.h"
+#include "model/schedule/firetimes.h"
+#include "model/storage/workspace.h"
+
+#include <QCoreApplication>
+#include <QSysInfo>
+
+#include <algorithm>
+
+namespace tidemark {
+namespace {
+
+constexpr int kRetryBaseMs = 30000;
+// The scheduler is asked at least this often, so schedules added, paused or removed by
+// another process are seen soon.
+constexpr int kMaxTickMs = 1000;
+
+auto runnerLog() {
+    return logger("core.schedule");
+}
+
+std::chrono::milliseconds runnerTtl() {
+    return std::chrono::milliseconds(qint64(Workspace::runnerHeartbeatIntervalMs()) *
+                                     Workspace::kRunnerBeatsToExpire);
+}
+
+QString idList(const QList<qint64> &ids) {
+    QStringList texts;
+    for (const qint64 id : ids)
+        texts << QString::number(id);
+    return texts.join(QLatin1String(", "));
+}
+
+} // namespace
+
+int Runner::retryBaseMs() {
+    bool ok = false;
+    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_RETRY_BASE_MS", &ok);
+    return ok && testMs > 0 ? testMs : kRetryBaseMs;
+}
+
+Runner::Runner(const QString &workspacePath, const Clock &clock, const FireTimes &fireTimes, QObject *parent)
+    : QObject(parent)
+    , m_path(workspacePath)
+    , m_clock(clock)
+    , m_fireTimes(fireTimes) {
+    m_beatTimer.setInterval(Workspace::runnerHeartbeatIntervalMs());
+    connect(&m_beatTimer, &QTimer::timeout, this, &Runner::beat);
+    m_tickTimer.setSingleShot(true);
+    connect(&m_tickTimer, &QTimer::timeout, this, &Runner::tick);
+}
+
+Runner::~Runner() {
+    for (RunCoordinator *coordinator : std::as_const(m_runs))
+        coordinator->cancel();
+    qDeleteAll(m_runs); // each waits for its iterations to roll back
+}
+
+void Runner::start() {
+    m_workspace = Workspace::open(m_path);
+    m_startedAt = QDateTime::currentDateTimeUtc();
+    runnerLog()->info("runner started for workspace {} (host {}, pid {}, version {})", str(m_path),
+                      str(QSysInfo::machineHostName()), QCoreApplication::applicationPid(), TIDEMARK_VERSION);
+    m_beatTimer.start();
+    tryClaim();
+}
+
+void Runner::beat() {
+    if (m_stopping)
+        return;
+    if (!m_active) {
+        tryClaim();
+        return;
+    }
+    try {
+        if (!m_workspace->beatRunner(runnerTtl()))
+            becomeStandby(QStringLiteral("another runner took over this workspace"));
+    } catch (const Error &error) {
+        // One missed beat is harmless; only several in a row let a standby take over.
+        runnerLog()->warn("runner heartbeat failed: {}", str(error.message()));
+    }
+}
+
+void Runner::tryClaim() {
+    RunnerClaim claim;
+    try {
+        m_workspace->repairInterruptedRuns();
+        claim = m_workspace->claimRunner(m_startedAt, runnerTtl());
+    } catch (const Error &error) {
+        runnerLog()->warn("cannot claim the runner of workspace {}: {}", str(m_path), str(error.message()));
+        return;
+    }
+    if (!claim.acquired) {
+        const QString holder = QStringLiteral("%1:%2").arg(claim.holder->host).arg(claim.holder->pid);
+        if (holder != m_lastHolder)
+            runnerLog()->info("standby: runner pid {} on host {} is active (since {}, last beat {})",
+                              claim.holder->pid, str(claim.holder->host),
+                              str(isoUtc(claim.holder->startedAt)), str(isoUtc(claim.holder->lastBeatAt)));
+        m_lastHolder = holder;
+        return;
+    }
+    m_active = true;
+    m_lastHolder.clear();
+    runnerLog()->info("active runner for workspace {}", str(m_path));
+    m_scheduler = std::make_unique<Scheduler>(
+        m_clock, m_fireTimes,
+        Scheduler::Options{std::chrono::milliseconds(retryBaseMs()), std::chrono::minutes(10)});
+    emit activeChanged(true);
+    tick();
+}
+
+void Runner::becomeStandby(const QString &why) {
+    runnerLog()->error("runner of workspace {} stands by: {}; cancelling its runs", str(m_path), str(why));
+    m_active = false;
+    m_tickTimer.stop();
+    for (RunCoordinator *coordinator : std::as_const(m_runs))
+        coordinator->cancel();
+    emit activeChanged(false);
+}
+
+void Runner::tick() {
+    if (!m_active || m_stopping)
+        return;
+    try {
+        m_scheduler->update(m_workspace->schedules());
+        for (const SkippedFiring &skipped : m_scheduler->takeSkipped())
+            runnerLog()->warn("schedule '{}': firing at {} skipped: its run {} is still running",
+                              str(skipped.schedule), str(isoUtc(skipped.at)),
+                              skipped.runningRunId > 0 ? QString::number(skipped.runningRunId).toStdString()
+                                                       : std::string("(starting)"));
+        for (const qint64 iterationId : m_scheduler->takeOverdue()) {
+            m_timedOut.insert(iterationId);
+            runnerLog()->warn("iteration {} ran past its schedule's timeout: cancelling it", iterationId);
+            // The iteration itself only knows it was cancelled; its log says why.
+            m_workspace->appendLog(iterationId,
+                                   LogLine{QDateTime::currentDateTimeUtc(), QStringLiteral("warning"),
+                                           QStringLiteral("timed out: the schedule's timeout cancelled it")});
+            for (RunCoordinator *coordinator : std::as_const(m_runs))
+                coordinator->cancelIteration(iterationId);
+        }
+        for (const Firing &firing : m_scheduler->takeDue())
+            fire(firing);
+    } catch (const Error &error) {
+        runnerLog()->error("runner of workspace {}: {}", str(m_path), str(error.message()));
+    }
+    armTick();
+}
+
+void Runner::armTick() {
+    if (!m_active || m_stopping)
+        return;
+    qint64 wait = kMaxTickMs;
+    const QDateTime next = m_scheduler->nextWakeUp();
+    if (next.isValid())
+        wait = std::clamp<qint64>(m_clock.now().msecsTo(next), 0, kMaxTickMs);
+    m_tickTimer.start(int(wait));
+}
+
+void Runner::fire(const Firing &firing) {
+    const std::optional<ScheduleSpec> spec = m_workspace->schedule(firing.schedule);
+    if (!spec) {
+        m_scheduler->runFinished(firing.schedule, RunRecord()); // removed since the last update
+        return;
+    }
+    QList<qint64> tableIds = firing.tableIds.isEmpty() ? spec->tableIds : firing.tableIds;
+    if (firing.attempt == 0)
+        m_workspace->recordScheduleFiring(firing.schedule, firing.at);
+    if (tableIds.isEmpty()) {
+        for (const TableSpec &table : m_workspace->tables()) {
+            if (table.active)
+                tableIds << table.id;
+        }
+    } else {
+        // A table removed since the schedule was made is left out, not a failure of the others.
+        QList<qint64> live;
+        for (const qint64 id : std::as_const(tableIds)) {
+            if (m_workspace->table(id))
+                live << id;
+            else
+                runnerLog()->warn("schedule '{}': table {} no longer exists; left out", str(firing.schedule),
+                                  id);
+        }
+        tableIds = live;
+    }
+    if (tableIds.isEmpty()) {
+        runnerLog()->info("schedule '{}': fired at {} with nothing to run", str(firing.schedule),
+                          str(isoUtc(firing.at)));
+        m_scheduler->runFinished(firing.schedule, RunRecord());
+        return;
+    }
+
+    auto *coordinator = new RunCoordinator(m_path, this);
+    m_runs.insert(firing.schedule, coordinator);
+    const QString name = firing.schedule;
+    const int attempt = firing.attempt;
+    const QDateTime firedAt = firing.at;
+    connect(coordinator, &RunCoordinator::runStarted, this,
+            [this, name, attempt, firedAt](qint64 runId, const QList<IterationRecord> &iterations) {
+                m_scheduler->runStarted(name, runId);
+                try {
+                    m_workspace->setScheduleLastRun(name, runId);
+                } catch (const Error &error) {
+                    runnerLog()->warn("schedule '{}': {}", str(name), str(error.message()));
+                }
+                if (attempt == 0)
+                    runnerLog()->info("schedule '{}' fired (due {}): run {} over {} table(s)", str(name),
+                                      str(isoUtc(firedAt)), runId, iterations.size());
+                else
+                    runnerLog()->info("schedule '{}': retry {} is run {} over {} table(s)", str(name),
+                                      attempt, runId, iterations.size());
+            });
+    connect(coordinator, &RunCoordinator::iterationChanged, this,
+            [this, name](const IterationRecord &record) {
+                if (record.status == IterationStatus::Running)
+                    m_scheduler->iterationStarted(name, record.id);
+                else if (isFinished(record.status))
+                    m_scheduler->iterationEnded(record.id);
+            });
+    connect(coordinator, &RunCoordinator::runFinished, this,
+            [this, name, coordinator](const RunRecord &run) { onRunFinished(name, coordinator, run); });
+    connect(coordinator, &RunCoordinator::runFailedToStart, this,
+            [this, name, coordinator](const QString &error) {
+                runnerLog()->error("schedule '{}': run did not start: {}", str(name), str(error));
+                m_scheduler->runFinished(name, RunRecord());
+                forget(name, coordinator);
+            });
+
+    RunRequest request;
+    request.tableIds = tableIds;
+    request.concurrency = spec->concurrency;
+    request.trigger = runTriggerName(RunTrigger::Schedule);
+    request.schedule = name;
+    coordinator->start(request);
+}
+
+void Runner::onRunFinished(const QString &schedule, RunCoordinator *coordinator, const RunRecord &run) {
+    for (const IterationRecord &iteration : run.iterations) {
+        if (m_timedOut.remove(iteration.id))
+            runnerLog()->warn("schedule '{}': run {}, table {}: timed out, ended {}", str(schedule), run.id,
+                              iteration.tableId, str(iterationStatusName(iteration.status)));
+    }
+    const bool bad = run.status == QLatin1String("failed") || run.status == QLatin1String("cancelled");
+    const std::string summary = QStringLiteral("schedule '%1': run %2 ended %3 (%4 iteration(s))")
+                                    .arg(schedule)
+                                    .arg(run.id)
+                                    .arg(run.status)
+                                    .arg(run.iterations.size())
+                                    .toStdString();
+    if (bad)
+        runnerLog()->warn(summary);
+    else
+        runnerLog()->info(summary);
+    if (m_scheduler) {
+        if (const std::optional<Firing> retry = m_scheduler->runFinished(schedule, run))
+            runnerLog()->warn("schedule '{}': table(s) {} failed on a transient error; retry {} in {} ms",
+                              str(schedule), str(idList(retry->tableIds)), retry->attempt,
+                              m_clock.now().msecsTo(retry->at));
+    }
+    forget(schedule, coordinator);
+    emit runFinished(run);
+}
+
+void Runner::forget(const QString &schedule, RunCoordinator *coordinator) {
+    if (m_runs.value(schedule) == coordinator)
+        m_runs.remove(schedule);
+    coordinator->deleteLater();
+    if (m_stopping)
+        stopIfIdle();
+    else
+        armTick();
+}
+
+void Runner::stop() {
+    if (m_stopping)
+        return;
+    m_stopping = true;
+    m_beatTimer.stop();
+    m_tickTimer.stop();
+    runnerLog()->info("runner stopping: cancelling {} run(s)", m_runs.size());
+    for (RunCoordinator *coordinator : std::as_const(m_runs))
+        coordinator->cancel();
+    stopIfIdle();
+}
+
+void Runner::stopIfIdle() {
+    if (!m_runs.isEmpty() || m_stoppedEmitted)
+        return;
+    m_stoppedEmitted = true;
+    if (m_active && m_workspace) {
+        try {
+            m_workspace->releaseRunner();
+        } catch (const Error &error) {
+            runnerLog()->warn("cannot release the runner row: {}", str(error.message()));
+        }
+    }
+    m_active = false;
+    runnerLog()->info("runner stopped");
+    emit stopped();
+}
+
+} // namespace tidemark

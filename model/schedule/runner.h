@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/runrecord.h"
+#include "model/schedule/scheduler.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QTimer>
+#include <memory>
+
+namespace tidemark {
+
+class Clock;
+class FireTimes;
+class RunCoordinator;
+class Workspace;
+
+// The runner behind `tidemark-cli serve` (DESIGN.md, "Schedules and the runner"): one per
+// workspace acts. It claims the workspace's runner heartbeat row and renews it every
+// Workspace::runnerHeartbeatIntervalMs(); while another live process holds it, it waits as a
+// standby and tries again each beat, so it takes over once the holder's heartbeat stops (or
+// its pid is gone on this host). The active runner asks its Scheduler what is due and runs
+// each firing through a RunCoordinator of its own (trigger "schedule", the run records the
+// schedule's name); the target's compare-and-set keeps runs from copying a window twice even
+// when two processes overlap for a moment. Lives on the thread that created it (an event
+// loop); workspace calls are short and made there.
+class Runner : public QObject {
+    Q_OBJECT
+public:
+    Runner(const QString &workspacePath, const Clock &clock, const FireTimes &fireTimes,
+           QObject *parent = nullptr);
+    ~Runner() override;
+
+    void start();
+    // Cancels the running iterations cooperatively (their runs end cancelled), releases the
+    // heartbeat row once every run has ended, then emits stopped().
+    void stop();
+    bool isActive() const { return m_active; }
+
+    // 30 s, or TIDEMARK_TEST_RETRY_BASE_MS (tests): the first retry's back-off, doubled after.
+    static int retryBaseMs();
+
+signals:
+    // A run fired by a schedule has finished: the one place a finished run leaves the runner
+    // (alerts hook in here).
+    void runFinished(const tidemark::RunRecord &run);
+    void activeChanged(bool active);
+    void stopped();
+
+private:
+    void beat();
+    void tryClaim();
+    void tick();
+    void armTick();
+    void fire(const Firing &firing);
+    void onRunFinished(const QString &schedule, RunCoordinator *coordinator, const RunRecord &run);
+    void forget(const QString &schedule, RunCoordinator *coordinator);
+    void becomeStandby(const QString &why);
+    void stopIfIdle();
+
+    const QString m_path;
+    const Clock &m_clock;
+    const FireTimes &m_fireTimes;
+    std::unique_ptr<Workspace> m_workspace;
+    std::unique_ptr<Scheduler> m_scheduler; // made afresh on each takeover: anchors come from the workspace
+    QDateTime m_startedAt;
+    bool m_active = false;
+    bool m_stopping = false;
+    bool m_stoppedEmitted = false;
+    QString m_lastHolder; // the holder last logged while standing by
+    QTimer m_beatTimer;
+    QTimer m_tickTimer;
+    QHash<QString, RunCoordinator *> m_runs; // by schedule name; children of this
+    QSet<qint64> m_timedOut;                 // iterations cancelled for their timeout
+};
+
+} // namespace tidemark
