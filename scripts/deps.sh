@@ -8,12 +8,15 @@
 # Extra packages (e.g. `time` for the benchmark, `imagemagick` for screenshots) are checked the
 # same way. libqt6svg6 is the runtime plugin that lets QIcon load the SVG icons in resources/.
 # libschedule-cron-events-perl is the independent oracle tst_cronexpression compares fire times with.
+# qtkeychain-qt6-dev stores connection passwords in the Secret Service; the keychain tests start a
+# private gnome-keyring-daemon inside dbus-run-session (dbus-daemon); secret-tool checks entries.
 
 TIDEMARK_PACKAGES=(
     cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
     libspdlog-dev libsqlite3-dev libpq-dev sqlite3 postgresql postgresql-client
     libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin
     libschedule-cron-events-perl
+    qtkeychain-qt6-dev gnome-keyring dbus-daemon libsecret-tools
 )
 
 tidemark_deps() {
