@@ -443,17 +443,9 @@ int Commands::connectionAdd(const QStringList &args) {
     }
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    const qint64 id = workspace->addConnection(spec);
-    if (!password.isEmpty()) {
-        try {
-            CredentialStore::savePassword(*workspace->connection(name), password);
-        } catch (const Error &error) {
-            // All or nothing: a connection whose password went nowhere would fail at its first run.
-            workspace->removeConnection(name);
-            throw Error(error.message() + QStringLiteral("; connection '%1' was not added").arg(name));
-        }
+    const qint64 id = addCheckedConnection(*workspace, spec, password);
+    if (!password.isEmpty())
         logger("cli")->info("stored the password of connection '{}' in the system keychain", str(name));
-    }
     writeOut(QStringLiteral("%1\n").arg(id));
     return 0;
 }
