@@ -162,6 +162,9 @@ qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, co
 }
 
 void updateCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {
+    if (spec.id <= 0)
+        throw ValidationError(
+            QStringLiteral("connection '%1': which connection to change (no id)").arg(spec.name));
     if (spec.kind == ConnectionKind::Postgres)
         checkConninfo(spec.name, spec.conninfo);
     if (!password.isEmpty()) {

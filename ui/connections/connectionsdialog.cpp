@@ -252,24 +252,34 @@ ConnectionSpec ConnectionsDialog::formSpec() const {
 
 void ConnectionsDialog::addConnection() {
     const ConnectionSpec spec = formSpec();
-    if (spec.name.isEmpty())
-        return setMessage(tr("Give the connection a name."), true);
-    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
-        return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
+    if (const QString problem = formProblem(spec); !problem.isEmpty())
+        return setMessage(problem, true);
     const QString password = passwordToStore();
     m_gateway->submit(
         this, [spec, password](Workspace &ws) { return addCheckedConnection(ws, spec, password); },
         [this, spec, stored = !password.isEmpty()](qint64) {
-            QString text = tr("Added connection %1.").arg(spec.name);
-            if (stored)
-                text += QLatin1Char(' ') + tr("Its password is in the system keychain.");
-            setMessage(text + missingFileNote(spec), false);
+            saved(tr("Added connection %1.").arg(spec.name), spec, stored);
             m_name->clear();
-            m_password->clear();
-            reload();
-            emit connectionsChanged();
         },
         [this](const QString &error) { setMessage(error, true); });
+}
+
+QString ConnectionsDialog::formProblem(const ConnectionSpec &spec) const {
+    if (spec.name.isEmpty())
+        return tr("Give the connection a name.");
+    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
+        return tr("Choose the SQLite database file of %1.").arg(spec.name);
+    return QString();
+}
+
+void ConnectionsDialog::saved(const QString &what, const ConnectionSpec &spec, bool passwordStored) {
+    QString text = what;
+    if (passwordStored)
+        text += QLatin1Char(' ') + tr("Its password is in the system keychain.");
+    setMessage(text + missingFileNote(spec), false);
+    m_password->clear();
+    reload();
+    emit connectionsChanged();
 }
 
 QString ConnectionsDialog::passwordToStore() const {
@@ -298,12 +308,12 @@ void ConnectionsDialog::loadSelected() {
     const ConnectionSpec *spec = selected();
     m_saveChanges->setEnabled(spec != nullptr);
     m_forgetPassword->setEnabled(spec && spec->kind == ConnectionKind::Postgres);
+    m_extraConninfo.clear();
     if (!spec)
         return;
     m_name->setText(spec->name);
     m_kind->setCurrentIndex(m_kind->findData(int(spec->kind)));
     m_password->clear();
-    m_extraConninfo.clear();
     if (spec->kind == ConnectionKind::Sqlite) {
         m_sqlitePath->setText(spec->path);
         return;
@@ -338,21 +348,13 @@ void ConnectionsDialog::saveChanges() {
         return setMessage(tr("Choose the connection to change."), true);
     ConnectionSpec spec = formSpec();
     spec.id = current->id;
-    if (spec.name.isEmpty())
-        return setMessage(tr("Give the connection a name."), true);
-    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
-        return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
+    if (const QString problem = formProblem(spec); !problem.isEmpty())
+        return setMessage(problem, true);
     const QString password = passwordToStore();
     m_gateway->submit(
         this, [spec, password](Workspace &ws) { updateCheckedConnection(ws, spec, password); },
         [this, spec, stored = !password.isEmpty()] {
-            QString text = tr("Saved connection %1.").arg(spec.name);
-            if (stored)
-                text += QLatin1Char(' ') + tr("Its password is in the system keychain.");
-            setMessage(text + missingFileNote(spec), false);
-            m_password->clear();
-            reload();
-            emit connectionsChanged();
+            saved(tr("Saved connection %1.").arg(spec.name), spec, stored);
         },
         [this](const QString &error) { setMessage(error, true); });
 }

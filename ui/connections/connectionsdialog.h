@@ -43,6 +43,10 @@ private:
     void loadSelected();
     // The password to store: the field's text when "Save in system keychain" is ticked, else empty.
     QString passwordToStore() const;
+    // Why the form cannot be saved yet, or empty.
+    QString formProblem(const ConnectionSpec &spec) const;
+    // After an add or change: says so (and whether the keychain got the password), reloads.
+    void saved(const QString &what, const ConnectionSpec &spec, bool passwordStored);
     // "Its file … does not exist yet …" for a SQLite connection whose file is missing, else empty.
     QString missingFileNote(const ConnectionSpec &spec) const;
     void removeSelected();
