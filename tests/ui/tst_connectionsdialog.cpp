@@ -6,6 +6,7 @@
 #include "model/credentials/credentialstore.h"
 #include "model/storage/workspace.h"
 #include "tests/support/keychainsession.h"
+#include "tests/support/testsupport.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 
@@ -151,6 +152,28 @@ private slots:
         const QString text = child<QLabel>(dialog, "message")->text();
         QVERIFY2(text.contains(QLatin1String("does not exist")) && text.contains(QLatin1String("created")),
                  qPrintable(text));
+    }
+
+    void testsTheFormBeforeAdding() {
+        WorkspaceGateway gateway(m_ws);
+        ConnectionsDialog dialog(&gateway);
+        const qsizetype before = Workspace::open(m_ws)->connections().size();
+        const QString existing = m_dir.filePath(QStringLiteral("shop.db"));
+        test::execSql(existing, QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY)"));
+        child<QLineEdit>(dialog, "name")->setText(QStringLiteral("shop"));
+        child<QLineEdit>(dialog, "sqlitePath")->setText(existing);
+        QLabel *message = child<QLabel>(dialog, "message");
+        QTest::mouseClick(child<QPushButton>(dialog, "testForm"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(message->text().contains(QLatin1String("works")), kReplyWaitMs);
+        QVERIFY2(message->text().contains(QLatin1String("1 table")), qPrintable(message->text()));
+
+        const QString missing = m_dir.filePath(QStringLiteral("missing.db"));
+        child<QLineEdit>(dialog, "sqlitePath")->setText(missing);
+        clickAndWait(dialog, "testForm");
+        QVERIFY2(message->text().contains(QLatin1String("does not exist")), qPrintable(message->text()));
+        QVERIFY(!QFile::exists(missing)); // testing created nothing
+        gateway.waitForIdle();
+        QCOMPARE(Workspace::open(m_ws)->connections().size(), before);
     }
 };
 

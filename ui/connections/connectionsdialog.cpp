@@ -166,6 +166,11 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     connect(add, &QPushButton::clicked, this, &ConnectionsDialog::addConnection);
     connect(remove, &QPushButton::clicked, this, &ConnectionsDialog::removeSelected);
     connect(test, &QPushButton::clicked, this, &ConnectionsDialog::testSelected);
+    auto *testForm = new QPushButton(tr("Test"), this);
+    testForm->setObjectName(QStringLiteral("testForm"));
+    testForm->setToolTip(tr("Connect with the form's settings, before adding or saving (a typed password "
+                            "counts once it is saved; until then the password variable or ~/.pgpass)"));
+    connect(testForm, &QPushButton::clicked, this, &ConnectionsDialog::testForm);
     auto *listButtons = new QHBoxLayout;
     listButtons->addWidget(test);
     listButtons->addWidget(remove);
@@ -183,6 +188,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     layout->addLayout(form);
     layout->addWidget(m_pages);
     auto *formButtons = new QHBoxLayout;
+    formButtons->addWidget(testForm);
     formButtons->addStretch();
     formButtons->addWidget(m_saveChanges);
     formButtons->addWidget(add);
@@ -405,7 +411,24 @@ void ConnectionsDialog::testSelected() {
     const int row = m_list->currentRow();
     if (row < 0 || row >= m_connections.size())
         return setMessage(tr("Choose a connection to test."), true);
-    const ConnectionSpec spec = m_connections.at(row);
+    test(m_connections.at(row));
+}
+
+void ConnectionsDialog::testForm() {
+    ConnectionSpec spec = formSpec();
+    if (spec.name.isEmpty())
+        spec.name = tr("the new connection");
+    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
+        return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
+    // Opening a missing file would create it: say so instead of testing.
+    if (const QString note = missingFileNote(spec); !note.isEmpty())
+        return setMessage(note.trimmed(), true);
+    if (const ConnectionSpec *current = selected(); current && current->name == spec.name)
+        spec.keychainKey = current->keychainKey; // editing: its stored password counts
+    test(spec);
+}
+
+void ConnectionsDialog::test(const ConnectionSpec &spec) {
     setMessage(tr("Connecting to %1…").arg(spec.name), false);
     m_gateway->submit(
         this, [spec](Workspace &) { return countTables(spec); },

@@ -51,6 +51,8 @@ private:
     QString missingFileNote(const ConnectionSpec &spec) const;
     void removeSelected();
     void testSelected();
+    void testForm(); // the form as it stands, before adding or saving
+    void test(const ConnectionSpec &spec);
     void browseSqlite();
     void setMessage(const QString &message, bool error);
     ConnectionSpec formSpec() const;
