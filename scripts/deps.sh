@@ -10,12 +10,15 @@
 # libschedule-cron-events-perl is the independent oracle tst_cronexpression compares fire times with.
 # systemd brings systemd-analyze and systemd-escape, which the package test runs on the runner's
 # units (a fresh Debian 12 container lacks it).
+# qtkeychain-qt6-dev stores connection passwords in the Secret Service; the keychain tests start a
+# private gnome-keyring-daemon inside dbus-run-session (dbus-daemon); secret-tool checks entries.
 
 TIDEMARK_PACKAGES=(
     cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
     libspdlog-dev libsqlite3-dev libpq-dev sqlite3 postgresql postgresql-client
     libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin systemd
     libschedule-cron-events-perl
+    qtkeychain-qt6-dev gnome-keyring dbus-daemon libsecret-tools
 )
 
 tidemark_deps() {

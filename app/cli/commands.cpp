@@ -3,6 +3,7 @@
 
 #include "app/cli/jsonformat.h"
 #include "app/cli/jsonlogsink.h"
+#include "app/cli/passwordinput.h"
 #include "app/cli/textformat.h"
 #include "model/alerts/alertdispatcher.h"
 #include "model/common/duration.h"
@@ -10,6 +11,7 @@
 #include "model/common/logging.h"
 #include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
+#include "model/credentials/credentialstore.h"
 #include "model/engine/backfill.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
@@ -48,7 +50,11 @@ const char *const usageText =
 Commands:
   init                                   create an empty workspace; refuses to overwrite a file
   connection add NAME --sqlite PATH
-  connection add NAME --postgres CONNINFO [--password-env VAR]
+  connection add NAME --postgres CONNINFO [--password-env VAR | --password-prompt | --password-stdin]
+                                         --password-prompt/--password-stdin store the password in
+                                         the system keychain (never in the workspace)
+  connection set-password NAME [--password-prompt | --password-stdin]   the terminal by default
+  connection forget-password NAME        removes the connection's password from the keychain
   connection list [--json]
   table add --source CONN:TABLE --target CONN:TABLE --watermark COL
             [--tiebreak COL] [--key COL[,COL...]] [--mode append|merge|overwrite]
@@ -76,6 +82,10 @@ Commands:
   schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
   schedule pause NAME | schedule resume NAME | schedule remove NAME
   serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
+
+A PostgreSQL password is taken from --password-env VAR if given, else from the system keychain
+(service "Tidemark"), else libpq reads ~/.pgpass or a service file. TIDEMARK_NO_KEYCHAIN=1 skips
+the keychain.
 
 Exit codes: 0 fine; 1 an iteration failed or was cancelled, or verify found a difference;
 2 usage or validation error (nothing was run).
@@ -218,6 +228,24 @@ QPair<QString, QString> splitConnTable(const QString &text, const QString &optio
 // Set by SIGINT/SIGTERM; polled on the event loop, because a signal handler may do nothing else.
 std::atomic_int g_signal{0};
 
+// The password a `connection add` / `set-password` was given through --password-prompt (the
+// terminal, no echo) or --password-stdin; null when neither option is set.
+QString passwordFromOptions(const SubcommandParser &parser, const QString &command, const QString &name) {
+    const bool fromStdin = parser.isSet(QStringLiteral("password-stdin"));
+    const bool prompt = parser.isSet(QStringLiteral("password-prompt"));
+    if (fromStdin && prompt)
+        throw ValidationError(
+            QStringLiteral("%1 %2: give one of --password-prompt or --password-stdin").arg(command, name));
+    if (!fromStdin && !prompt)
+        return QString();
+    const QString password = fromStdin
+                                 ? readPasswordLine()
+                                 : promptPassword(QStringLiteral("Password of connection '%1'").arg(name));
+    if (password.isEmpty())
+        throw ValidationError(QStringLiteral("%1 %2: the password is empty").arg(command, name));
+    return password;
+}
+
 extern "C" void onTerminationSignal(int signal) {
     g_signal.store(signal);
     // A second signal while the run rolls back kills the process the usual way.
@@ -357,6 +385,10 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 return connectionAdd(subArgs);
             if (sub == QLatin1String("list"))
                 return connectionList(subArgs);
+            if (sub == QLatin1String("set-password"))
+                return connectionSetPassword(subArgs);
+            if (sub == QLatin1String("forget-password"))
+                return connectionForgetPassword(subArgs);
         } else {
             if (sub == QLatin1String("add"))
                 return tableAdd(subArgs);
@@ -451,6 +483,8 @@ int Commands::connectionAdd(const QStringList &args) {
     parser.addValue(QStringLiteral("sqlite"), QStringLiteral("PATH"));
     parser.addValue(QStringLiteral("postgres"), QStringLiteral("CONNINFO"));
     parser.addValue(QStringLiteral("password-env"), QStringLiteral("VAR"));
+    parser.addFlag(QStringLiteral("password-prompt"));
+    parser.addFlag(QStringLiteral("password-stdin"));
     const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
@@ -468,9 +502,11 @@ int Commands::connectionAdd(const QStringList &args) {
     ConnectionSpec spec;
     spec.name = name;
     if (isSqlite) {
-        if (parser.isSet(QStringLiteral("password-env")))
-            throw ValidationError(
-                QStringLiteral("connection add %1: --password-env applies to --postgres only").arg(name));
+        for (const char *option : {"password-env", "password-prompt", "password-stdin"}) {
+            if (parser.isSet(QString::fromLatin1(option)))
+                throw ValidationError(QStringLiteral("connection add %1: --%2 applies to --postgres only")
+                                          .arg(name, QString::fromLatin1(option)));
+        }
         const QString path = parser.value(QStringLiteral("sqlite"));
         if (path.isEmpty())
             throw ValidationError(QStringLiteral("connection add %1: --sqlite needs a PATH").arg(name));
@@ -493,9 +529,72 @@ int Commands::connectionAdd(const QStringList &args) {
         }
     }
 
+    QString password;
+    if (isPostgres) {
+        password = passwordFromOptions(parser, QStringLiteral("connection add"), name);
+        if (!password.isEmpty() && !spec.passwordEnv.isEmpty())
+            throw ValidationError(QStringLiteral("connection add %1: --password-env and a stored password "
+                                                 "exclude each other (the variable would always win)")
+                                      .arg(name));
+    }
+
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    const qint64 id = workspace->addConnection(spec);
+    const qint64 id = addCheckedConnection(*workspace, spec, password);
+    if (!password.isEmpty())
+        logger("cli")->info("stored the password of connection '{}' in the system keychain", str(name));
     writeOut(QStringLiteral("%1\n").arg(id));
+    return 0;
+}
+
+int Commands::connectionSetPassword(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("connection set-password"));
+    parser.addFlag(QStringLiteral("password-prompt"));
+    parser.addFlag(QStringLiteral("password-stdin"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const std::optional<ConnectionSpec> spec = workspace->connection(name);
+    if (!spec)
+        throw ValidationError(
+            QStringLiteral("connection set-password: connection '%1' does not exist").arg(name));
+    if (spec->kind != ConnectionKind::Postgres)
+        throw ValidationError(
+            QStringLiteral("connection set-password %1: only a PostgreSQL connection has a password")
+                .arg(name));
+    QString password = passwordFromOptions(parser, QStringLiteral("connection set-password"), name);
+    if (password.isNull()) // neither option: ask on the terminal
+        password = promptPassword(QStringLiteral("Password of connection '%1'").arg(name));
+    if (password.isEmpty())
+        throw ValidationError(QStringLiteral("connection set-password %1: the password is empty").arg(name));
+    CredentialStore::savePassword(*spec, password);
+    logger("cli")->info("stored the password of connection '{}' in the system keychain", str(name));
+    QString note;
+    if (!spec->passwordEnv.isEmpty())
+        note = QStringLiteral(" (while $%1 is set, --password-env still wins)").arg(spec->passwordEnv);
+    writeOut(
+        QStringLiteral("stored the password of connection '%1' in the system keychain%2\n").arg(name, note));
+    return 0;
+}
+
+int Commands::connectionForgetPassword(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("connection forget-password"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    const std::optional<ConnectionSpec> spec = openWorkspace()->connection(name);
+    if (!spec)
+        throw ValidationError(
+            QStringLiteral("connection forget-password: connection '%1' does not exist").arg(name));
+    if (CredentialStore::forgetPassword(*spec)) {
+        logger("cli")->info("removed the password of connection '{}' from the system keychain", str(name));
+        writeOut(
+            QStringLiteral("removed the password of connection '%1' from the system keychain\n").arg(name));
+    } else {
+        writeOut(QStringLiteral("connection '%1' had no password in the system keychain\n").arg(name));
+    }
     return 0;
 }
 

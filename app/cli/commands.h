@@ -26,6 +26,8 @@ private:
     int init(const QStringList &args);
     int connectionAdd(const QStringList &args);
     int connectionList(const QStringList &args);
+    int connectionSetPassword(const QStringList &args);
+    int connectionForgetPassword(const QStringList &args);
     int tableAdd(const QStringList &args);
     int tableList(const QStringList &args);
     int tableSetActive(const QStringList &args, const QString &command, bool active);

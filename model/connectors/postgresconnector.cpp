@@ -7,6 +7,7 @@
 #include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
 #include "model/connectors/statetable.h"
+#include "model/credentials/credentialstore.h"
 
 #include <libpq-fe.h>
 
@@ -745,12 +746,7 @@ std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec) {
 
 PostgresConnector::PostgresConnector(const ConnectionSpec &spec)
     : m_spec(spec) {
-    if (!spec.passwordEnv.isEmpty()) {
-        m_password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
-        if (m_password.isEmpty())
-            throw Error(QStringLiteral("connection '%1': environment variable %2 (--password-env) is not set")
-                            .arg(spec.name, spec.passwordEnv));
-    }
+    m_password = resolvePostgresPassword(spec);
     // libpq reads the conninfo itself (expand_dbname), so ~/.pgpass, service files and PG*
     // variables work as in psql; later keywords override it.
     const QByteArray conninfo = spec.conninfo.toUtf8();

@@ -26,4 +26,8 @@ QString ConnectionSpec::describe() const {
     return result;
 }
 
+QString connectionKeychainKey(const QString &workspaceId, qint64 connectionId) {
+    return QStringLiteral("%1/connection/%2").arg(workspaceId).arg(connectionId);
+}
+
 } // namespace tidemark

@@ -10,7 +10,8 @@ enum class ConnectionKind { Sqlite, Postgres };
 QString connectionKindName(ConnectionKind kind); // "sqlite" | "postgres"
 
 // A named endpoint. Never holds a password: PostgreSQL secrets come from the environment
-// variable named in passwordEnv, from libpq's ~/.pgpass or service file.
+// variable named in passwordEnv, from the system keychain entry named by keychainKey, or from
+// libpq's ~/.pgpass or service file (model/credentials/credentialstore.h, in that order).
 struct ConnectionSpec {
     qint64 id = 0;
     QString name;
@@ -18,9 +19,18 @@ struct ConnectionSpec {
     QString path;        // sqlite: the database file
     QString conninfo;    // postgres: "host=… port=… dbname=… user=…" without password
     QString passwordEnv; // postgres: name of the environment variable holding the password
+    // Set by Workspace when it reads the connection (not a column): the key of its password in
+    // the system keychain, connectionKeychainKey(workspace id, connection id). Empty = no
+    // keychain lookup (a connection not saved yet).
+    QString keychainKey;
 
     // "sqlite /path/file.db" or "postgres host=… dbname=…", for lists and errors.
     QString describe() const;
 };
+
+// "<workspace id>/connection/<connection id>": the workspace id (a UUID kept in the workspace's
+// meta table) and the connection id are what every process opening the same workspace file
+// sees, whatever path it was opened by, and they survive a rename of the connection.
+QString connectionKeychainKey(const QString &workspaceId, qint64 connectionId);
 
 } // namespace tidemark

@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
+#include "model/credentials/credentialstore.h"
 #include "model/storage/workspace.h"
 
 namespace tidemark {
@@ -270,10 +271,34 @@ int countTables(const ConnectionSpec &spec) {
     return int(openConnector(spec)->listTables().size());
 }
 
-qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec) {
+qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {
     if (spec.kind == ConnectionKind::Postgres)
         checkConninfo(spec.name, spec.conninfo);
-    return workspace.addConnection(spec);
+    const qint64 id = workspace.addConnection(spec);
+    if (!password.isEmpty()) {
+        try {
+            CredentialStore::savePassword(*workspace.connection(spec.name), password);
+        } catch (const Error &error) {
+            // A connection whose password went nowhere would only fail at its first run.
+            workspace.removeConnection(spec.name);
+            throw Error(error.message() + QStringLiteral("; connection '%1' was not added").arg(spec.name));
+        }
+    }
+    return id;
+}
+
+void updateCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {
+    if (spec.id <= 0)
+        throw ValidationError(
+            QStringLiteral("connection '%1': which connection to change (no id)").arg(spec.name));
+    if (spec.kind == ConnectionKind::Postgres)
+        checkConninfo(spec.name, spec.conninfo);
+    if (!password.isEmpty()) {
+        ConnectionSpec stored = spec;
+        stored.keychainKey = connectionKeychainKey(workspace.workspaceId(), spec.id);
+        CredentialStore::savePassword(stored, password);
+    }
+    workspace.updateConnection(spec);
 }
 
 } // namespace tidemark

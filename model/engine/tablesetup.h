@@ -46,7 +46,12 @@ QStringList listSourceTables(Workspace &workspace, const QString &connection);
 // Connects and counts the tables: the window's "test connection".
 int countTables(const ConnectionSpec &spec);
 // Adds a connection after the checks `connection add` makes (a PostgreSQL conninfo must parse and
-// must not hold a password); returns its id.
-qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec);
+// must not hold a password); returns its id. A non-empty `password` goes to the system keychain
+// (never the workspace); all or nothing: when the keychain refuses it, the connection is removed
+// again and the Error says so.
+qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password = {});
+// Changes a connection (found by spec.id; it may be renamed) after the same checks. A non-empty
+// `password` is stored first, so a refusing keychain changes nothing.
+void updateCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password = {});
 
 } // namespace tidemark

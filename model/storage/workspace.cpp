@@ -631,8 +631,10 @@ QList<ConnectionSpec> Workspace::connections() {
     SqliteStatement stmt(*m_db,
                          QStringLiteral("SELECT %1 FROM connections ORDER BY name").arg(kConnectionColumns));
     QList<ConnectionSpec> result;
-    while (stmt.step())
+    while (stmt.step()) {
         result.append(readConnection(stmt));
+        result.last().keychainKey = connectionKeychainKey(m_workspaceId, result.last().id);
+    }
     return result;
 }
 
@@ -642,7 +644,9 @@ std::optional<ConnectionSpec> Workspace::connection(const QString &name) {
     stmt.bind(1, name);
     if (!stmt.step())
         return std::nullopt;
-    return readConnection(stmt);
+    ConnectionSpec spec = readConnection(stmt);
+    spec.keychainKey = connectionKeychainKey(m_workspaceId, spec.id);
+    return spec;
 }
 
 qint64 Workspace::addConnection(const ConnectionSpec &spec) {

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "ui/connections/connectionsdialog.h"
 
+#include "model/common/error.h"
+#include "model/credentials/credentialstore.h"
 #include "model/engine/tablesetup.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -34,6 +38,38 @@ QString conninfoValue(const QString &value) {
     return QLatin1Char('\'') + escaped + QLatin1Char('\'');
 }
 
+// Reads back what postgresConninfo() writes (keyword=value, values optionally '…' with \ escapes).
+QList<QPair<QString, QString>> conninfoPairs(const QString &conninfo) {
+    QList<QPair<QString, QString>> pairs;
+    qsizetype i = 0;
+    const qsizetype n = conninfo.size();
+    while (i < n) {
+        while (i < n && conninfo.at(i).isSpace())
+            ++i;
+        const qsizetype eq = conninfo.indexOf(QLatin1Char('='), i);
+        if (i >= n || eq < 0)
+            break;
+        const QString key = conninfo.mid(i, eq - i).trimmed();
+        i = eq + 1;
+        while (i < n && conninfo.at(i).isSpace())
+            ++i;
+        QString value;
+        if (i < n && conninfo.at(i) == QLatin1Char('\'')) {
+            for (++i; i < n && conninfo.at(i) != QLatin1Char('\''); ++i) {
+                if (conninfo.at(i) == QLatin1Char('\\') && i + 1 < n)
+                    ++i;
+                value += conninfo.at(i);
+            }
+            ++i;
+        } else {
+            while (i < n && !conninfo.at(i).isSpace())
+                value += conninfo.at(i++);
+        }
+        pairs.append({key, value});
+    }
+    return pairs;
+}
+
 } // namespace
 
 ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
@@ -50,6 +86,10 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     , m_user(new QLineEdit(this))
     , m_sslmode(new QComboBox(this))
     , m_passwordEnv(new QLineEdit(this))
+    , m_password(new QLineEdit(this))
+    , m_savePassword(new QCheckBox(tr("Save in system keychain"), this))
+    , m_saveChanges(new QPushButton(tr("Save changes"), this))
+    , m_forgetPassword(new QPushButton(tr("Forget password"), this))
     , m_message(new QLabel(this)) {
     setWindowTitle(tr("Connections"));
     resize(720, 520);
@@ -84,8 +124,27 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     pgForm->addRow(tr("Database:"), m_dbname);
     pgForm->addRow(tr("User:"), m_user);
     pgForm->addRow(tr("SSL mode:"), m_sslmode);
+    m_name->setObjectName(QStringLiteral("name"));
+    m_host->setObjectName(QStringLiteral("host"));
+    m_dbname->setObjectName(QStringLiteral("database"));
+    m_sqlitePath->setObjectName(QStringLiteral("sqlitePath"));
+    m_message->setObjectName(QStringLiteral("message"));
+    m_list->setObjectName(QStringLiteral("connections"));
+    m_password->setObjectName(QStringLiteral("password"));
+    m_password->setEchoMode(QLineEdit::Password);
+    m_password->setEnabled(false);
+    m_password->setPlaceholderText(tr("stored in the system keychain, never in the workspace"));
+    m_savePassword->setObjectName(QStringLiteral("savePassword"));
+    connect(m_savePassword, &QCheckBox::toggled, m_password, &QLineEdit::setEnabled);
+    auto *passwordRow = new QHBoxLayout;
+    passwordRow->addWidget(m_password, 1);
+    passwordRow->addWidget(m_savePassword);
+    pgForm->addRow(tr("Password:"), passwordRow);
     pgForm->addRow(tr("Password variable:"), m_passwordEnv);
-    pgForm->addRow(QString(), new QLabel(tr("Passwords are never stored in the workspace."), this));
+    pgForm->addRow(QString(),
+                   new QLabel(tr("Passwords are never stored in the workspace. A password variable, "
+                                 "when set, wins over the keychain; without either, ~/.pgpass is used."),
+                              this));
     m_pages->addWidget(sqlitePage);
     m_pages->addWidget(pgPage);
     connect(m_kind, &QComboBox::currentIndexChanged, m_pages, &QStackedWidget::setCurrentIndex);
@@ -94,14 +153,28 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     form->addRow(tr("Name:"), m_name);
     form->addRow(tr("Kind:"), m_kind);
     auto *add = new QPushButton(tr("Add connection"), this);
+    add->setObjectName(QStringLiteral("addConnection"));
+    m_saveChanges->setObjectName(QStringLiteral("saveChanges"));
+    m_saveChanges->setEnabled(false);
+    m_forgetPassword->setObjectName(QStringLiteral("forgetPassword"));
+    m_forgetPassword->setEnabled(false);
+    connect(m_saveChanges, &QPushButton::clicked, this, &ConnectionsDialog::saveChanges);
+    connect(m_forgetPassword, &QPushButton::clicked, this, &ConnectionsDialog::forgetPassword);
+    connect(m_list, &QTableWidget::itemSelectionChanged, this, &ConnectionsDialog::loadSelected);
     auto *remove = new QPushButton(tr("Remove"), this);
     auto *test = new QPushButton(tr("Test"), this);
     connect(add, &QPushButton::clicked, this, &ConnectionsDialog::addConnection);
     connect(remove, &QPushButton::clicked, this, &ConnectionsDialog::removeSelected);
     connect(test, &QPushButton::clicked, this, &ConnectionsDialog::testSelected);
+    auto *testForm = new QPushButton(tr("Test"), this);
+    testForm->setObjectName(QStringLiteral("testForm"));
+    testForm->setToolTip(tr("Connect with the form's settings, before adding or saving (a typed password "
+                            "counts once it is saved; until then the password variable or ~/.pgpass)"));
+    connect(testForm, &QPushButton::clicked, this, &ConnectionsDialog::testForm);
     auto *listButtons = new QHBoxLayout;
     listButtons->addWidget(test);
     listButtons->addWidget(remove);
+    listButtons->addWidget(m_forgetPassword);
     listButtons->addStretch();
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -111,10 +184,15 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_list, 1);
     layout->addLayout(listButtons);
-    layout->addWidget(new QLabel(tr("<b>New connection</b>"), this));
+    layout->addWidget(new QLabel(tr("<b>Connection</b> (select one above to edit it)"), this));
     layout->addLayout(form);
     layout->addWidget(m_pages);
-    layout->addWidget(add, 0, Qt::AlignRight);
+    auto *formButtons = new QHBoxLayout;
+    formButtons->addWidget(testForm);
+    formButtons->addStretch();
+    formButtons->addWidget(m_saveChanges);
+    formButtons->addWidget(add);
+    layout->addLayout(formButtons);
     layout->addWidget(m_message);
     layout->addWidget(close);
     reload();
@@ -160,6 +238,8 @@ QString ConnectionsDialog::postgresConninfo() const {
     add("dbname", m_dbname->text());
     add("user", m_user->text());
     add("sslmode", m_sslmode->currentText());
+    if (!m_extraConninfo.isEmpty())
+        parts << m_extraConninfo;
     return parts.join(QLatin1Char(' '));
 }
 
@@ -178,17 +258,124 @@ ConnectionSpec ConnectionsDialog::formSpec() const {
 
 void ConnectionsDialog::addConnection() {
     const ConnectionSpec spec = formSpec();
-    if (spec.name.isEmpty())
-        return setMessage(tr("Give the connection a name."), true);
-    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
-        return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
+    if (const QString problem = formProblem(spec); !problem.isEmpty())
+        return setMessage(problem, true);
+    const QString password = passwordToStore();
     m_gateway->submit(
-        this, [spec](Workspace &ws) { return addCheckedConnection(ws, spec); },
-        [this, name = spec.name](qint64) {
-            setMessage(tr("Added connection %1.").arg(name), false);
+        this, [spec, password](Workspace &ws) { return addCheckedConnection(ws, spec, password); },
+        [this, spec, stored = !password.isEmpty()](qint64) {
+            saved(tr("Added connection %1.").arg(spec.name), spec, stored);
             m_name->clear();
-            reload();
-            emit connectionsChanged();
+        },
+        [this](const QString &error) { setMessage(error, true); });
+}
+
+QString ConnectionsDialog::formProblem(const ConnectionSpec &spec) const {
+    if (spec.name.isEmpty())
+        return tr("Give the connection a name.");
+    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
+        return tr("Choose the SQLite database file of %1.").arg(spec.name);
+    return QString();
+}
+
+void ConnectionsDialog::saved(const QString &what, const ConnectionSpec &spec, bool passwordStored) {
+    QString text = what;
+    if (passwordStored)
+        text += QLatin1Char(' ') + tr("Its password is in the system keychain.");
+    setMessage(text + missingFileNote(spec), false);
+    m_password->clear();
+    reload();
+    emit connectionsChanged();
+}
+
+QString ConnectionsDialog::passwordToStore() const {
+    if (ConnectionKind(m_kind->currentData().toInt()) != ConnectionKind::Postgres ||
+        !m_savePassword->isChecked())
+        return QString();
+    return m_password->text();
+}
+
+QString ConnectionsDialog::missingFileNote(const ConnectionSpec &spec) const {
+    if (spec.kind != ConnectionKind::Sqlite || QFileInfo::exists(spec.path))
+        return QString();
+    return QLatin1Char(' ') + tr("The file %1 does not exist: as a source it has no tables to copy; as a "
+                                 "target it will be created by the first run.")
+                                  .arg(spec.path);
+}
+
+const ConnectionSpec *ConnectionsDialog::selected() const {
+    const int row = m_list->currentRow();
+    if (row < 0 || row >= m_connections.size() || !m_list->selectionModel()->hasSelection())
+        return nullptr;
+    return &m_connections.at(row);
+}
+
+void ConnectionsDialog::loadSelected() {
+    const ConnectionSpec *spec = selected();
+    m_saveChanges->setEnabled(spec != nullptr);
+    m_forgetPassword->setEnabled(spec && spec->kind == ConnectionKind::Postgres);
+    m_extraConninfo.clear();
+    if (!spec)
+        return;
+    m_name->setText(spec->name);
+    m_kind->setCurrentIndex(m_kind->findData(int(spec->kind)));
+    m_password->clear();
+    if (spec->kind == ConnectionKind::Sqlite) {
+        m_sqlitePath->setText(spec->path);
+        return;
+    }
+    m_host->clear();
+    m_port->setValue(5432);
+    m_dbname->clear();
+    m_user->clear();
+    m_sslmode->setCurrentIndex(0);
+    m_passwordEnv->setText(spec->passwordEnv);
+    QStringList extra;
+    for (const auto &[key, value] : conninfoPairs(spec->conninfo)) {
+        if (key == QLatin1String("host"))
+            m_host->setText(value);
+        else if (key == QLatin1String("port") && value.toInt() > 0)
+            m_port->setValue(value.toInt());
+        else if (key == QLatin1String("dbname"))
+            m_dbname->setText(value);
+        else if (key == QLatin1String("user"))
+            m_user->setText(value);
+        else if (key == QLatin1String("sslmode") && m_sslmode->findText(value) >= 0)
+            m_sslmode->setCurrentIndex(m_sslmode->findText(value));
+        else // kept as they are (service=…, options=…): the form has no field for them
+            extra << QStringLiteral("%1=%2").arg(key, conninfoValue(value));
+    }
+    m_extraConninfo = extra.join(QLatin1Char(' '));
+}
+
+void ConnectionsDialog::saveChanges() {
+    const ConnectionSpec *current = selected();
+    if (!current)
+        return setMessage(tr("Choose the connection to change."), true);
+    ConnectionSpec spec = formSpec();
+    spec.id = current->id;
+    if (const QString problem = formProblem(spec); !problem.isEmpty())
+        return setMessage(problem, true);
+    const QString password = passwordToStore();
+    m_gateway->submit(
+        this, [spec, password](Workspace &ws) { updateCheckedConnection(ws, spec, password); },
+        [this, spec, stored = !password.isEmpty()] {
+            saved(tr("Saved connection %1.").arg(spec.name), spec, stored);
+        },
+        [this](const QString &error) { setMessage(error, true); });
+}
+
+void ConnectionsDialog::forgetPassword() {
+    const ConnectionSpec *current = selected();
+    if (!current || current->kind != ConnectionKind::Postgres)
+        return setMessage(tr("Choose a PostgreSQL connection."), true);
+    const ConnectionSpec spec = *current;
+    m_gateway->submit(
+        this, [spec](Workspace &) { return CredentialStore::forgetPassword(spec); },
+        [this, name = spec.name](bool removed) {
+            setMessage(removed ? tr("Removed the password of %1 from the system keychain.").arg(name)
+                               : tr("%1 had no password in the system keychain.").arg(name),
+                       false);
         },
         [this](const QString &error) { setMessage(error, true); });
 }
@@ -197,9 +384,21 @@ void ConnectionsDialog::removeSelected() {
     const int row = m_list->currentRow();
     if (row < 0 || row >= m_connections.size())
         return;
-    const QString name = m_connections.at(row).name;
+    const ConnectionSpec spec = m_connections.at(row);
+    const QString name = spec.name;
     m_gateway->submit(
-        this, [name](Workspace &ws) { ws.removeConnection(name); },
+        this,
+        [spec](Workspace &ws) {
+            ws.removeConnection(spec.name);
+            if (spec.kind != ConnectionKind::Postgres)
+                return;
+            try {
+                CredentialStore::forgetPassword(spec);
+            } catch (const Error &) {
+                // A keychain that does not answer must not undo the removal; the entry, if any,
+                // is unreachable without the connection's id anyway.
+            }
+        },
         [this, name] {
             setMessage(tr("Removed connection %1.").arg(name), false);
             reload();
@@ -212,7 +411,24 @@ void ConnectionsDialog::testSelected() {
     const int row = m_list->currentRow();
     if (row < 0 || row >= m_connections.size())
         return setMessage(tr("Choose a connection to test."), true);
-    const ConnectionSpec spec = m_connections.at(row);
+    test(m_connections.at(row));
+}
+
+void ConnectionsDialog::testForm() {
+    ConnectionSpec spec = formSpec();
+    if (spec.name.isEmpty())
+        spec.name = tr("the new connection");
+    if (spec.kind == ConnectionKind::Sqlite && spec.path.isEmpty())
+        return setMessage(tr("Choose the SQLite database file of %1.").arg(spec.name), true);
+    // Opening a missing file would create it: say so instead of testing.
+    if (const QString note = missingFileNote(spec); !note.isEmpty())
+        return setMessage(note.trimmed(), true);
+    if (const ConnectionSpec *current = selected(); current && current->name == spec.name)
+        spec.keychainKey = current->keychainKey; // editing: its stored password counts
+    test(spec);
+}
+
+void ConnectionsDialog::test(const ConnectionSpec &spec) {
     setMessage(tr("Connecting to %1…").arg(spec.name), false);
     m_gateway->submit(
         this, [spec](Workspace &) { return countTables(spec); },

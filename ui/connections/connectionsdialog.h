@@ -5,9 +5,11 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 class QStackedWidget;
 class QTableWidget;
@@ -16,10 +18,12 @@ namespace tidemark {
 
 class WorkspaceGateway;
 
-// Lists the workspace's connections and adds, tests and removes them. SQLite connections pick
-// a file; PostgreSQL ones take host, port, database, user and SSL mode, and the *name* of an
-// environment variable holding the password. A password itself is never asked for or stored
-// (libpq's ~/.pgpass or service file work as well).
+// Lists the workspace's connections and adds, edits, tests and removes them. SQLite connections
+// pick a file; PostgreSQL ones take host, port, database, user and SSL mode, and a password kept
+// in the system keychain ("Save in system keychain"; never in the workspace) or the *name* of an
+// environment variable holding it (libpq's ~/.pgpass or service file work as well). Selecting a
+// connection loads it into the form: "Save changes" updates it, "Forget password" removes its
+// keychain entry. Keychain and workspace work runs on the gateway's worker, off the GUI thread.
 class ConnectionsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -34,11 +38,25 @@ signals:
 private:
     void reload();
     void addConnection();
+    void saveChanges();
+    void forgetPassword();
+    void loadSelected();
+    // The password to store: the field's text when "Save in system keychain" is ticked, else empty.
+    QString passwordToStore() const;
+    // Why the form cannot be saved yet, or empty.
+    QString formProblem(const ConnectionSpec &spec) const;
+    // After an add or change: says so (and whether the keychain got the password), reloads.
+    void saved(const QString &what, const ConnectionSpec &spec, bool passwordStored);
+    // "Its file … does not exist yet …" for a SQLite connection whose file is missing, else empty.
+    QString missingFileNote(const ConnectionSpec &spec) const;
     void removeSelected();
     void testSelected();
+    void testForm(); // the form as it stands, before adding or saving
+    void test(const ConnectionSpec &spec);
     void browseSqlite();
     void setMessage(const QString &message, bool error);
     ConnectionSpec formSpec() const;
+    const ConnectionSpec *selected() const;
 
     WorkspaceGateway *m_gateway;
     QList<ConnectionSpec> m_connections;
@@ -53,6 +71,11 @@ private:
     QLineEdit *m_user;
     QComboBox *m_sslmode;
     QLineEdit *m_passwordEnv;
+    QLineEdit *m_password;
+    QCheckBox *m_savePassword;
+    QPushButton *m_saveChanges;
+    QPushButton *m_forgetPassword;
+    QString m_extraConninfo; // keywords of the loaded connection the form has no field for
     QLabel *m_message;
 };
 

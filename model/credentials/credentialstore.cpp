@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#include "model/credentials/credentialstore.h"
+
+#include "model/common/error.h"
+#include "model/common/logging.h"
+
+#include <qt6keychain/keychain.h>
+
+#include <QCoreApplication>
+#include <QThread>
+
+#include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+
+namespace tidemark {
+namespace {
+
+// Longer than libsecret's own D-Bus timeout (25 s), so its error is what the user sees.
+constexpr std::chrono::seconds kAnswerTimeout{40};
+
+struct JobOutcome {
+    QKeychain::Error error = QKeychain::NoError;
+    QString errorString;
+    QString text; // read jobs: the password
+};
+
+// The thread every QtKeychain job runs on. QtKeychain queues jobs in a process-wide executor
+// that is not thread-safe and answers through the event loop of the thread it was created in;
+// one thread with its own event loop (and, with Qt's GLib dispatcher, its own GLib main context
+// for libsecret's callbacks) keeps that executor on one thread for the life of the process.
+class KeychainThread {
+public:
+    static QObject *context() {
+        std::lock_guard lock(s_mutex);
+        if (!s_instance) {
+            if (!QCoreApplication::instance())
+                return nullptr;
+            s_instance = new KeychainThread;
+            qAddPostRoutine(&KeychainThread::stop);
+        }
+        return s_instance->m_context;
+    }
+
+private:
+    KeychainThread()
+        : m_context(new QObject) {
+        m_thread.setObjectName(QStringLiteral("keychain"));
+        m_context->moveToThread(&m_thread);
+        m_thread.start();
+    }
+    ~KeychainThread() {
+        m_thread.quit();
+        m_thread.wait();
+        delete m_context;
+    }
+    static void stop() {
+        std::lock_guard lock(s_mutex);
+        delete s_instance;
+        s_instance = nullptr;
+    }
+
+    QThread m_thread;
+    QObject *m_context;
+    static inline std::mutex s_mutex;
+    static inline KeychainThread *s_instance = nullptr;
+};
+
+JobOutcome runJob(const ConnectionSpec &spec, const QString &action,
+                  std::function<QKeychain::Job *()> makeJob) {
+    if (spec.keychainKey.isEmpty())
+        throw Error(QStringLiteral("connection '%1': %2: the connection is not saved in a workspace yet")
+                        .arg(spec.name, action));
+    QObject *context = KeychainThread::context();
+    if (!context)
+        throw Error(QStringLiteral("connection '%1': %2: the keychain needs a running application")
+                        .arg(spec.name, action));
+    auto promise = std::make_shared<std::promise<JobOutcome>>();
+    std::future<JobOutcome> answer = promise->get_future();
+    QMetaObject::invokeMethod(
+        context,
+        [makeJob = std::move(makeJob), promise] {
+            QKeychain::Job *job = makeJob();
+            job->setAutoDelete(false);
+            job->setInsecureFallback(false);
+            QObject::connect(job, &QKeychain::Job::finished, job, [promise](QKeychain::Job *finished) {
+                JobOutcome outcome{finished->error(), finished->errorString(), QString()};
+                if (const auto *read = qobject_cast<QKeychain::ReadPasswordJob *>(finished))
+                    outcome.text = read->textData();
+                promise->set_value(std::move(outcome));
+                finished->deleteLater();
+            });
+            job->start();
+        },
+        Qt::QueuedConnection);
+    if (answer.wait_for(kAnswerTimeout) != std::future_status::ready)
+        throw Error(QStringLiteral("connection '%1': %2: the system keychain did not answer within %3 s")
+                        .arg(spec.name, action)
+                        .arg(kAnswerTimeout.count()));
+    return answer.get();
+}
+
+[[noreturn]] void throwKeychainError(const ConnectionSpec &spec, const QString &action,
+                                     const JobOutcome &outcome) {
+    throw Error(QStringLiteral("connection '%1': %2: the system keychain failed: %3 "
+                               "(is a Secret Service such as gnome-keyring or KWallet running and unlocked?)")
+                    .arg(spec.name, action, outcome.errorString));
+}
+
+} // namespace
+
+std::optional<QString> CredentialStore::readPassword(const ConnectionSpec &spec) {
+    const QString action = QStringLiteral("reading its password");
+    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey] {
+        auto *job = new QKeychain::ReadPasswordJob(QString::fromLatin1(serviceName));
+        job->setKey(key);
+        return job;
+    });
+    if (outcome.error == QKeychain::EntryNotFound)
+        return std::nullopt;
+    if (outcome.error != QKeychain::NoError)
+        throwKeychainError(spec, action, outcome);
+    return outcome.text;
+}
+
+void CredentialStore::savePassword(const ConnectionSpec &spec, const QString &password) {
+    if (password.isEmpty())
+        throw ValidationError(
+            QStringLiteral("connection '%1': an empty password is not stored").arg(spec.name));
+    const QString action = QStringLiteral("storing its password");
+    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey, password] {
+        auto *job = new QKeychain::WritePasswordJob(QString::fromLatin1(serviceName));
+        job->setKey(key);
+        job->setTextData(password);
+        return job;
+    });
+    if (outcome.error != QKeychain::NoError)
+        throwKeychainError(spec, action, outcome);
+}
+
+bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
+    const QString action = QStringLiteral("forgetting its password");
+    // libsecret deletes a missing entry without complaint: read first to tell the two apart.
+    if (!readPassword(spec))
+        return false;
+    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey] {
+        auto *job = new QKeychain::DeletePasswordJob(QString::fromLatin1(serviceName));
+        job->setKey(key);
+        return job;
+    });
+    if (outcome.error == QKeychain::EntryNotFound)
+        return false;
+    if (outcome.error != QKeychain::NoError)
+        throwKeychainError(spec, action, outcome);
+    return true;
+}
+
+QByteArray resolvePostgresPassword(const ConnectionSpec &spec) {
+    if (!spec.passwordEnv.isEmpty()) {
+        const QByteArray password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
+        if (password.isEmpty())
+            throw Error(QStringLiteral("connection '%1': environment variable %2 (--password-env) is not set")
+                            .arg(spec.name, spec.passwordEnv));
+        return password;
+    }
+    if (spec.keychainKey.isEmpty() || qgetenv("TIDEMARK_NO_KEYCHAIN") == "1")
+        return {};
+    try {
+        if (const std::optional<QString> password = CredentialStore::readPassword(spec))
+            return password->toUtf8();
+    } catch (const Error &error) {
+        // No keychain here (a server, a cron job): ~/.pgpass and service files still work.
+        logger("core.credentials")->debug("{}; trying ~/.pgpass", str(error.message()));
+    }
+    return {};
+}
+
+} // namespace tidemark

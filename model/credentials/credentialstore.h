@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/connectionspec.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <optional>
+
+namespace tidemark {
+
+// Passwords of PostgreSQL connections in the system keychain (the Secret Service on Linux,
+// e.g. gnome-keyring or KWallet, through QtKeychain). An entry is found by the service
+// "Tidemark" and the connection's keychainKey ("<workspace id>/connection/<id>"), so the window
+// and `tidemark-cli` of the same user, opening the same workspace file by any path, find the
+// same entry. To look at it by hand: `secret-tool lookup server Tidemark user KEY`.
+//
+// QtKeychain's jobs are asynchronous and need an event loop; they all run on one thread of their
+// own (started on first use, stopped when the QCoreApplication goes), and these calls wait for
+// the answer, so they work from the CLI's main thread without a running event loop and from any
+// worker. They block: the window calls them off the GUI thread. A QCoreApplication must exist.
+// Errors are Error exceptions naming the connection; they never carry the password.
+class CredentialStore {
+public:
+    static constexpr const char *serviceName = "Tidemark";
+
+    // The stored password, or nullopt when there is no entry. Throws Error when no keychain
+    // answers (no Secret Service, locked, refused).
+    static std::optional<QString> readPassword(const ConnectionSpec &spec);
+    // Stores (or replaces) the password. Throws Error when it could not be stored.
+    static void savePassword(const ConnectionSpec &spec, const QString &password);
+    // Removes the entry; returns false when there was none. Throws Error when no keychain answers.
+    static bool forgetPassword(const ConnectionSpec &spec);
+};
+
+// The password libpq gets for a PostgreSQL connection, first found of:
+//   1. the environment variable named in passwordEnv (Error naming it when it is not set);
+//   2. the keychain entry of the connection (skipped when TIDEMARK_NO_KEYCHAIN=1, or when no
+//      keychain answers: that is logged at debug level, the password is not);
+//   3. nothing: libpq then reads ~/.pgpass, a service file or PGPASSWORD itself.
+QByteArray resolvePostgresPassword(const ConnectionSpec &spec);
+
+} // namespace tidemark
