@@ -196,6 +196,10 @@ public:
     // ValidationError naming the schedule when it does not exist.
     void setScheduleActive(const QString &name, bool active);
     void removeSchedule(const QString &name);
+    // Replaces the cron, zone, tables, concurrency, retries and timeout of the schedule named
+    // `spec.name` (the window's edit dialog); keeps its firing history. ValidationError when it
+    // does not exist or a listed table is not a live table. In workspacescheduleedit.cpp.
+    void editSchedule(const ScheduleSpec &spec);
     // The runner fired the schedule at `firedAt` (its missed-firing anchor after a restart).
     void recordScheduleFiring(const QString &name, const QDateTime &firedAt);
     void setScheduleLastRun(const QString &name, qint64 runId);

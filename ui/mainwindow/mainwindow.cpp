@@ -16,6 +16,7 @@
 #include "ui/history/historypanel.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
+#include "ui/schedules/schedulespanel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -71,6 +72,14 @@ MainWindow::MainWindow(QWidget *parent)
     m_historyDock->setWidget(m_history);
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
 
+    m_schedules = new SchedulesPanel(m_controlTable->undoStack(), this);
+    m_schedulesDock = new QDockWidget(tr("Schedules"), this);
+    m_schedulesDock->setObjectName(QStringLiteral("schedulesDock"));
+    m_schedulesDock->setWidget(m_schedules);
+    addDockWidget(Qt::BottomDockWidgetArea, m_schedulesDock);
+    tabifyDockWidget(m_historyDock, m_schedulesDock);
+    m_historyDock->raise();
+
     m_concurrency->setObjectName(QStringLiteral("concurrency"));
     m_concurrency->setRange(1, 16);
     m_concurrency->setValue(2);
@@ -120,6 +129,7 @@ MainWindow::~MainWindow() {
     m_coordinator = nullptr;
     m_controlTable->setGateway(nullptr);
     m_history->setGateway(nullptr);
+    m_schedules->setGateway(nullptr);
     delete m_gateway;
 }
 
@@ -266,6 +276,7 @@ void MainWindow::createMenus() {
     QAction *historyToggle = m_historyDock->toggleViewAction();
     historyToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     view->addAction(historyToggle);
+    view->addAction(m_schedulesDock->toggleViewAction());
     view->addAction(m_refreshAction);
 }
 
@@ -372,6 +383,7 @@ void MainWindow::setWorkspace(const QString &path) {
     m_runPanel->setCoordinator(m_coordinator);
     m_controlTable->setGateway(m_gateway);
     m_history->setGateway(m_gateway);
+    m_schedules->setGateway(m_gateway);
     delete oldCoordinator;
     delete oldGateway;
     // Runs of other processes (cron, tidemark-cli, the runner) and their watermarks, live.

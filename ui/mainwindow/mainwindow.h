@@ -19,6 +19,7 @@ class HistoryPanel;
 class RunCoordinator;
 class RunNotifier;
 class RunPanel;
+class SchedulesPanel;
 class WorkspaceGateway;
 class WorkspaceWatcher;
 
@@ -38,6 +39,7 @@ public:
     ControlTablePanel *controlTable() const { return m_controlTable; }
     RunPanel *runPanel() const { return m_runPanel; }
     HistoryPanel *historyPanel() const { return m_history; }
+    SchedulesPanel *schedulesPanel() const { return m_schedules; }
 
 public slots:
     // Opens an existing workspace (checked off the GUI thread first); errors are shown.
@@ -84,6 +86,8 @@ private:
     RunPanel *m_runPanel;
     HistoryPanel *m_history;
     QDockWidget *m_historyDock;
+    SchedulesPanel *m_schedules = nullptr;
+    QDockWidget *m_schedulesDock = nullptr;
     QSplitter *m_mainSplitter;
     QSpinBox *m_concurrency;
     QLabel *m_pathLabel;

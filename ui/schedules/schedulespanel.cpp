@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include "ui/schedules/schedulespanel.h"
+
+#include "model/models/schedulelistmodel.h"
+#include "model/storage/workspace.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/schedules/schedulecommands.h"
+#include "ui/schedules/scheduledialog.h"
+
+#include <QAction>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace tidemark {
+
+namespace {
+
+constexpr int kRefreshMs = 30'000;
+
+struct ScheduleList {
+    QList<ScheduleSpec> schedules;
+    QHash<QString, QString> lastStatuses;
+};
+
+} // namespace
+
+SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
+    : QWidget(parent)
+    , m_undoStack(undoStack)
+    , m_model(new ScheduleListModel(this))
+    , m_view(new QTableView(this))
+    , m_refreshTimer(new QTimer(this)) {
+    m_view->setObjectName(QStringLiteral("schedulesView"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+
+    auto *toolbar = new QToolBar(this);
+    const auto make = [this, toolbar](const char *name, const QString &text, void (SchedulesPanel::*slot)()) {
+        auto *action = toolbar->addAction(text, this, slot);
+        action->setObjectName(QString::fromLatin1(name));
+        return action;
+    };
+    m_addAction = make("actionAddSchedule", tr("Add…"), &SchedulesPanel::addSchedule);
+    m_editAction = make("actionEditSchedule", tr("Edit…"), &SchedulesPanel::editSchedule);
+    m_pauseAction = make("actionPauseSchedule", tr("Pause"), &SchedulesPanel::pauseSchedule);
+    m_resumeAction = make("actionResumeSchedule", tr("Resume"), &SchedulesPanel::resumeSchedule);
+    m_removeAction = make("actionRemoveSchedule", tr("Remove"), &SchedulesPanel::removeSchedule);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(toolbar);
+    layout->addWidget(m_view);
+
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &SchedulesPanel::updateActions);
+    connect(m_view, &QTableView::doubleClicked, this, &SchedulesPanel::editSchedule);
+    connect(m_refreshTimer, &QTimer::timeout, this, &SchedulesPanel::reload);
+    m_refreshTimer->start(kRefreshMs);
+    updateActions();
+}
+
+void SchedulesPanel::setGateway(WorkspaceGateway *gateway) {
+    m_gateway = gateway;
+    reload();
+}
+
+void SchedulesPanel::reload() {
+    if (!m_gateway) {
+        m_model->setSchedules({}, {}, QDateTime::currentDateTimeUtc());
+        updateActions();
+        return;
+    }
+    const quint64 generation = ++m_generation;
+    m_gateway->submit(
+        this,
+        [](Workspace &ws) {
+            ScheduleList list;
+            list.schedules = ws.schedules();
+            for (const ScheduleSpec &spec : std::as_const(list.schedules))
+                if (spec.lastRunId > 0)
+                    list.lastStatuses.insert(spec.name, ws.runStatus(spec.lastRunId));
+            return list;
+        },
+        [this, generation](ScheduleList list) {
+            if (generation != m_generation)
+                return; // a later read is on its way
+            const QString selected = current() ? current()->name : QString();
+            m_model->setSchedules(list.schedules, list.lastStatuses, QDateTime::currentDateTimeUtc());
+            const int row = m_model->rowOfSchedule(selected);
+            if (row >= 0)
+                m_view->selectRow(row);
+            updateActions();
+            emit reloaded();
+        });
+}
+
+std::optional<ScheduleSpec> SchedulesPanel::current() const {
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return std::nullopt;
+    return m_model->scheduleAt(rows.first().row());
+}
+
+void SchedulesPanel::updateActions() {
+    const auto spec = current();
+    const bool open = m_gateway != nullptr;
+    m_addAction->setEnabled(open);
+    m_editAction->setEnabled(open && spec);
+    m_pauseAction->setEnabled(open && spec && spec->active);
+    m_resumeAction->setEnabled(open && spec && !spec->active);
+    m_removeAction->setEnabled(open && spec);
+}
+
+ScheduleCommand::Context SchedulesPanel::commandContext() {
+    // Commands stay on the window's stack; the panel may be gone when one is undone.
+    return {m_gateway, [panel = QPointer<SchedulesPanel>(this)] {
+                if (panel)
+                    panel->reload();
+            }};
+}
+
+void SchedulesPanel::push(QUndoCommand *command) {
+    m_undoStack->push(command); // runs redo()
+}
+
+void SchedulesPanel::addSchedule() {
+    showDialog(std::nullopt);
+}
+
+void SchedulesPanel::editSchedule() {
+    if (const auto spec = current())
+        showDialog(spec);
+}
+
+void SchedulesPanel::showDialog(const std::optional<ScheduleSpec> &existing) {
+    if (!m_gateway || m_dialog)
+        return;
+    // The table list comes from the workspace first; the dialog opens when it is there.
+    m_gateway->submit(
+        this, [](Workspace &ws) { return ws.tables(); },
+        [this, existing](const QList<TableSpec> &tables) {
+            if (m_dialog)
+                return;
+            m_dialog = new ScheduleDialog(tables, this);
+            m_dialog->setAttribute(Qt::WA_DeleteOnClose);
+            if (existing)
+                m_dialog->setSchedule(*existing);
+            connect(m_dialog, &QDialog::accepted, this, [this, existing, dialog = m_dialog] {
+                const ScheduleCommand::Context context = commandContext();
+                if (existing)
+                    push(new EditScheduleCommand(context, *existing, dialog->schedule()));
+                else
+                    push(new AddScheduleCommand(context, dialog->schedule()));
+            });
+            m_dialog->open();
+        });
+}
+
+void SchedulesPanel::pauseSchedule() {
+    if (const auto spec = current(); spec && spec->active)
+        push(new SetScheduleActiveCommand(commandContext(), spec->name, false));
+}
+
+void SchedulesPanel::resumeSchedule() {
+    if (const auto spec = current(); spec && !spec->active)
+        push(new SetScheduleActiveCommand(commandContext(), spec->name, true));
+}
+
+void SchedulesPanel::removeSchedule() {
+    if (const auto spec = current())
+        push(new RemoveScheduleCommand(commandContext(), *spec));
+}
+
+} // namespace tidemark
