@@ -26,6 +26,8 @@ QString quoted(const TableRef &table) {
 
 constexpr auto kAttachedSchema = "tidemark_source";
 constexpr auto kShapeFunction = "tidemark_has_shape";
+// How long a statement waits for another connection's lock on a source or target file.
+constexpr int kLockWaitMs = 5 * 60 * 1000;
 
 // tidemark_has_shape(value, template): 1 when value is text of exactly the template's bytes, where
 // '#' in the template stands for any ASCII digit. The spelling check runs it over many rows, and
@@ -280,8 +282,10 @@ SqliteConnector::~SqliteConnector() {
 
 void SqliteConnector::open(bool create) {
     try {
-        m_db = std::make_unique<SqliteDb>(m_path, create ? SqliteDb::Mode::ReadWriteCreate
-                                                         : SqliteDb::Mode::ReadWrite);
+        // Iterations of one run often write into one target file; each waits its turn behind
+        // the others' commits (a Cancel still stops the wait at once).
+        m_db = std::make_unique<SqliteDb>(
+            m_path, create ? SqliteDb::Mode::ReadWriteCreate : SqliteDb::Mode::ReadWrite, kLockWaitMs);
     } catch (const Error &error) {
         throw Error(QStringLiteral("connection '%1': %2").arg(m_name, error.message()));
     }
@@ -290,7 +294,7 @@ void SqliteConnector::open(bool create) {
     // The engine reads and writes a file that is both source and target through one connector.
     // A larger page cache keeps big copy transactions from spilling pages early.
     sqlite3_exec(m_db->handle(), "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
-    m_interruptible.store(m_db->handle());
+    m_interruptible.store(m_db.get());
     sqlite3_create_function_v2(m_db->handle(), kShapeFunction, 2,
                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, hasShape,
                                nullptr, nullptr, nullptr);
@@ -1040,10 +1044,10 @@ std::optional<StateOwner> SqliteConnector::readTargetOwner(const QString &target
 }
 
 void SqliteConnector::interrupt() {
-    // sqlite3_interrupt() is safe from another thread while the connection is open; the handle
-    // is published once open and withdrawn before it closes.
-    if (sqlite3 *db = m_interruptible.load())
-        sqlite3_interrupt(db);
+    // Safe from another thread while the connection is open; it is published once open and
+    // withdrawn before it closes.
+    if (SqliteDb *db = m_interruptible.load())
+        db->interrupt();
 }
 
 } // namespace tidemark

@@ -89,7 +89,7 @@ private:
     std::unique_ptr<SqliteDb> m_db;
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down
-    std::atomic<sqlite3 *> m_interruptible{nullptr}; // m_db's handle, for interrupt()
+    std::atomic<SqliteDb *> m_interruptible{nullptr}; // m_db, for interrupt()
 };
 
 } // namespace tidemark

@@ -5,14 +5,18 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <thread>
 #include <utility>
 
 namespace tidemark {
 
 SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
-    : m_path(path) {
+    : m_path(path)
+    , m_busyTimeoutMs(busyTimeoutMs) {
     // URI names let an ATTACH say mode=ro; a plain path (absolute here) reads as before.
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     switch (mode) {
@@ -35,8 +39,27 @@ SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
         m_db = nullptr;
         throw Error(QStringLiteral("cannot open SQLite file %1: %2").arg(path, message));
     }
-    sqlite3_busy_timeout(m_db, busyTimeoutMs);
+    sqlite3_busy_handler(m_db, &SqliteDb::onBusy, this);
     sqlite3_extended_result_codes(m_db, 1);
+}
+
+int SqliteDb::onBusy(void *self, int attempt) {
+    auto *db = static_cast<SqliteDb *>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (attempt == 0)
+        db->m_busySince = now;
+    if (db->m_interrupted.load() || now - db->m_busySince >= std::chrono::milliseconds(db->m_busyTimeoutMs))
+        return 0;
+    // SQLite's own back-off (1 ms growing to 100 ms): short waits stay short, long ones cheap.
+    static constexpr int kDelaysMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+    constexpr int kSteps = int(std::size(kDelaysMs));
+    std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[std::min(attempt, kSteps - 1)]));
+    return 1;
+}
+
+void SqliteDb::interrupt() {
+    m_interrupted.store(true);
+    sqlite3_interrupt(m_db);
 }
 
 QByteArray SqliteDb::readHeader(const QString &path, int size) {

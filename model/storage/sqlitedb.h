@@ -3,6 +3,8 @@
 
 #include <QString>
 #include <QVariant>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 
@@ -16,6 +18,8 @@ namespace tidemark {
 class SqliteDb {
 public:
     enum class Mode { ReadWrite, ReadWriteCreate, ReadOnly };
+    // `busyTimeoutMs`: how long a statement waits for another connection's lock before it fails
+    // with "database is locked".
     SqliteDb(const QString &path, Mode mode, int busyTimeoutMs = 10000);
     ~SqliteDb();
     SqliteDb(const SqliteDb &) = delete;
@@ -36,9 +40,19 @@ public:
     qint64 changes() const;
     QString lastError() const;
 
+    // Stops the running statement and any wait for another connection's lock (which
+    // sqlite3_interrupt alone does not end), from any thread. Stays in effect: an interrupted
+    // connection is not used again.
+    void interrupt();
+
 private:
+    static int onBusy(void *self, int attempt);
+
     sqlite3 *m_db = nullptr;
     QString m_path;
+    const int m_busyTimeoutMs;
+    std::chrono::steady_clock::time_point m_busySince;
+    std::atomic_bool m_interrupted{false};
 };
 
 // RAII prepared statement with 1-based binds. Reset + rebind to reuse it on the hot path.

@@ -8,6 +8,15 @@
 
 namespace tidemark {
 
+namespace {
+
+// A cancelled table is reported as cancelled, not failed (isFailure counts it).
+bool failedOrInterrupted(IterationStatus status) {
+    return status == IterationStatus::Failed || status == IterationStatus::Interrupted;
+}
+
+} // namespace
+
 RunNotifier::RunNotifier(QObject *parent)
     : QObject(parent) {}
 
@@ -19,7 +28,7 @@ std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
     QStringList warned;
     QStringList skipped;
     for (const IterationRecord &it : run.iterations) {
-        if (isFailure(it.status))
+        if (failedOrInterrupted(it.status))
             failed << it.source;
         else if (it.status == IterationStatus::Cancelled)
             cancelled << it.source;
@@ -60,8 +69,9 @@ void RunNotifier::runFinished(const RunRecord &run) {
         }
         m_tray->show();
         const bool warningOnly = run.status == iterationStatusName(IterationStatus::Warning);
-        const bool failure = std::any_of(run.iterations.cbegin(), run.iterations.cend(),
-                                         [](const IterationRecord &it) { return isFailure(it.status); });
+        const bool failure =
+            std::any_of(run.iterations.cbegin(), run.iterations.cend(),
+                        [](const IterationRecord &it) { return failedOrInterrupted(it.status); });
         const QSystemTrayIcon::MessageIcon icon =
             failure || run.status == iterationStatusName(IterationStatus::Interrupted)
                 ? QSystemTrayIcon::Critical
