@@ -65,14 +65,6 @@ QString describeColumns(const QTableView *view) {
     return QStringLiteral("viewport %1: ").arg(view->viewport()->width()) + parts.join(QLatin1Char(' '));
 }
 
-int columnNamed(const QTableView *view, const QString &title) {
-    for (int c = 0; c < view->model()->columnCount(); ++c) {
-        if (view->model()->headerData(c, Qt::Horizontal).toString() == title)
-            return c;
-    }
-    return -1;
-}
-
 // By name, so that this suite also builds against the window before the layout work.
 QTableView *historyView(const MainWindow &window) {
     return window.findChild<QTableView *>(QStringLiteral("historyView"));
