@@ -289,6 +289,8 @@ private slots:
         MainWindow window;
         openInWindow(fixture, window, 0);
 
+        for (const char *name : {"actionAbout", "actionKeyboardShortcuts", "actionLogFile"})
+            QVERIFY2(window.findChild<QAction *>(QLatin1String(name)), name);
         window.findChild<QAction *>(QStringLiteral("actionAbout"))->trigger();
         auto *about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"));
         QVERIFY(about);
