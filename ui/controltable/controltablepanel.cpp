@@ -3,6 +3,7 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
+#include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/commands/addtablecommand.h"
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QUndoStack>
@@ -28,7 +30,8 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     , m_proxy(new QSortFilterProxyModel(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
-    , m_undoStack(new QUndoStack(this)) {
+    , m_undoStack(new QUndoStack(this))
+    , m_firstSteps(new QWidget(this)) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RawRole);
     m_proxy->setFilterKeyColumn(-1);
@@ -48,17 +51,29 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
     m_view->verticalHeader()->hide();
+    m_view->setTabKeyNavigation(false); // Tab leaves for the next panel; arrows move in the table
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
     m_view->setWordWrap(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->setItemDelegateForColumn(ControlTableModel::LastStatus, new StatusDelegate(m_view));
-    m_view->setColumnWidth(ControlTableModel::Id, 48);
-    m_view->setColumnWidth(ControlTableModel::Active, 56);
-    m_view->setColumnWidth(ControlTableModel::Source, 200);
-    m_view->setColumnWidth(ControlTableModel::Target, 200);
-    m_view->setColumnWidth(ControlTableModel::WatermarkColumn, 170);
-    m_view->setColumnWidth(ControlTableModel::LastWatermark, 210);
+    // Widths that keep "Last watermark" and the status on screen at 1024 pixels; long names
+    // elide in the middle. Tie-breaker and lookback are rarely set: hidden until asked for
+    // from the header's menu.
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setColumnWidth(ControlTableModel::Id, 40);
+    m_view->setColumnWidth(ControlTableModel::Active, 52);
+    m_view->setColumnWidth(ControlTableModel::Source, 150);
+    m_view->setColumnWidth(ControlTableModel::Target, 150);
+    m_view->setColumnWidth(ControlTableModel::WatermarkColumn, 110);
+    m_view->setColumnWidth(ControlTableModel::Tiebreak, 80);
+    m_view->setColumnWidth(ControlTableModel::Keys, 80);
+    m_view->setColumnWidth(ControlTableModel::Mode, 70);
+    m_view->setColumnWidth(ControlTableModel::Lookback, 70);
+    m_view->setColumnWidth(ControlTableModel::LastWatermark, 170);
+    m_view->hideColumn(ControlTableModel::Tiebreak);
+    m_view->hideColumn(ControlTableModel::Lookback);
+    installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)
             editSelected();
@@ -74,19 +89,51 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     header->addWidget(title);
     header->addStretch();
     header->addWidget(m_filter, 1);
+    // First launch: say what to do, with the buttons that do it.
+    m_firstSteps->setObjectName(QStringLiteral("firstSteps"));
+    auto *connections = new QPushButton(tr("Connections…"), m_firstSteps);
+    connections->setObjectName(QStringLiteral("firstStepsConnections"));
+    connect(connections, &QPushButton::clicked, this, &ControlTablePanel::connectionsRequested);
+    auto *add = new QPushButton(tr("Add Table…"), m_firstSteps);
+    add->setObjectName(QStringLiteral("firstStepsAddTable"));
+    connect(add, &QPushButton::clicked, this, &ControlTablePanel::addTable);
+    auto *hint = new QLabel(tr("This workspace has no tables yet. Add a connection (source and target "
+                               "databases), then a table to copy."),
+                            m_firstSteps);
+    hint->setWordWrap(true);
+    auto *steps = new QHBoxLayout(m_firstSteps);
+    steps->addWidget(hint, 1);
+    steps->addWidget(connections);
+    steps->addWidget(add);
+    m_firstSteps->hide();
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &ControlTablePanel::updateFirstSteps);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ControlTablePanel::updateFirstSteps);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ControlTablePanel::updateFirstSteps);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
+    layout->addWidget(m_firstSteps);
     layout->addWidget(m_view);
+}
+
+void ControlTablePanel::updateFirstSteps() {
+    m_firstSteps->setVisible(m_gateway && m_loaded && m_model->rowCount() == 0);
 }
 
 void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
     m_undoStack->clear();
+    m_loaded = false;
     m_model->setTables({});
     m_gateway = gateway;
+    updateFirstSteps();
     if (!m_gateway)
         return;
     connect(m_gateway, &WorkspaceGateway::tablesLoaded, m_model, &ControlTableModel::setTables);
+    connect(m_gateway, &WorkspaceGateway::tablesLoaded, this, [this] {
+        m_loaded = true;
+        updateFirstSteps();
+    });
     reload();
 }
 
@@ -157,7 +204,7 @@ void ControlTablePanel::removeSelected() {
     if (answer != QMessageBox::Yes)
         return;
     m_undoStack->beginMacro(tables.size() == 1 ? tr("Remove table %1").arg(names.first())
-                                               : tr("Remove %1 tables").arg(tables.size()));
+                                               : tr("Remove %n table(s)", nullptr, int(tables.size())));
     for (const TableSpec &spec : tables)
         m_undoStack->push(new RemoveTableCommand(commandContext(), spec));
     m_undoStack->endMacro();

@@ -46,9 +46,12 @@ public slots:
 signals:
     void selectionChanged();
     void statusMessage(const QString &message);
+    // The first-launch guide's "Connections…" button (the dialog belongs to the window).
+    void connectionsRequested();
 
 private:
     void setActive(const QList<qint64> &ids, bool active);
+    void updateFirstSteps();
 
     WorkspaceGateway *m_gateway = nullptr;
     ControlTableModel *m_model;
@@ -56,6 +59,8 @@ private:
     QTableView *m_view;
     QLineEdit *m_filter;
     QUndoStack *m_undoStack;
+    QWidget *m_firstSteps; // shown while an open workspace has no tables
+    bool m_loaded = false; // the open workspace's tables have been read once
 };
 
 } // namespace tidemark

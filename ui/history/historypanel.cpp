@@ -5,6 +5,7 @@
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
+#include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
@@ -43,12 +44,22 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
+    m_view->setTabKeyNavigation(false); // Tab leaves for the next panel; arrows move in the table
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
     m_view->setWordWrap(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(RunHistoryModel::Status, new StatusDelegate(m_view));
-    m_view->setColumnWidth(RunHistoryModel::Id, 50);
-    m_view->setColumnWidth(RunHistoryModel::Started, 140);
+    // Widths that keep Read and Written on screen at 1024 pixels beside the chart.
+    m_view->setColumnWidth(RunHistoryModel::Id, 44);
+    m_view->setColumnWidth(RunHistoryModel::Started, 130);
+    m_view->setColumnWidth(RunHistoryModel::Trigger, 60);
+    m_view->setColumnWidth(RunHistoryModel::Status, 100);
+    m_view->setColumnWidth(RunHistoryModel::Duration, 64);
+    m_view->setColumnWidth(RunHistoryModel::Tables, 52);
+    m_view->setColumnWidth(RunHistoryModel::RowsRead, 80);
+    m_view->setColumnWidth(RunHistoryModel::RowsWritten, 80);
+    m_view->setColumnWidth(RunHistoryModel::RowsSkipped, 64);
+    installColumnMenu(m_view, RunHistoryModel::Status);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 const QModelIndex source = m_filter->mapToSource(current);
@@ -98,7 +109,7 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_splitter->addWidget(m_chart);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
-    m_splitter->setSizes({760, 560});
+    m_splitter->setSizes({820, 500});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);

@@ -30,6 +30,7 @@ public:
     void setGateway(WorkspaceGateway *gateway);
     RunHistoryModel *model() const { return m_model; }
     RunHistoryFilterModel *filterModel() const { return m_filter; }
+    QTableView *view() const { return m_view; }
     QSplitter *splitter() const { return m_splitter; }
     HistoryChart *chart() const { return m_chart; }
 

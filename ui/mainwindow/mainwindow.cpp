@@ -6,14 +6,19 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
+#include "ui/common/columnmenu.h"
+#include "ui/common/englishplurals.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/history/historypanel.h"
+#include "ui/mainwindow/helpdialogs.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
 #include "ui/schedules/schedulespanel.h"
@@ -60,6 +65,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_runLabel(new QLabel(this))
     , m_reloadTimer(new QTimer(this)) {
     ensureResources();
+    installEnglishPlurals();
     setWindowTitle(QStringLiteral("Tidemark"));
     m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
     m_mainSplitter->addWidget(m_controlTable);
@@ -105,6 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
         if (ids.size() == 1)
             m_history->setChartTable(ids.first());
     });
+    connect(m_controlTable, &ControlTablePanel::connectionsRequested, this, &MainWindow::manageConnections);
     connect(m_controlTable, &ControlTablePanel::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, 5000); });
     connect(m_history, &HistoryPanel::statusMessage, this,
@@ -216,7 +223,16 @@ void MainWindow::createActions() {
     tableView->addActions({m_runSelectedAction, separator1, m_editAction, m_pauseAction, m_resumeAction,
                            m_backfillAction, separator2, m_removeAction});
 
-    auto *toolbar = addToolBar(tr("Main"));
+    // Two rows, short labels: at 1024 pixels no action hides behind the » overflow. The undo
+    // actions keep a fixed label (their tooltip names the command).
+    m_runAllAction->setIconText(tr("Run All"));
+    m_cancelAction->setIconText(tr("Cancel"));
+    m_addAction->setIconText(tr("Add"));
+    m_editAction->setIconText(tr("Edit"));
+    m_removeAction->setIconText(tr("Remove"));
+    m_undoAction->setIconText(tr("Undo"));
+    m_redoAction->setIconText(tr("Redo"));
+    auto *toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_runAllAction->setIcon(QIcon(QStringLiteral(":/icons/status-running.svg")));
@@ -227,16 +243,18 @@ void MainWindow::createActions() {
     toolbar->addAction(m_dryRunAction);
     toolbar->addAction(m_cancelAction);
     toolbar->addWidget(m_concurrency);
-    toolbar->addSeparator();
-    toolbar->addAction(m_addAction);
-    toolbar->addAction(m_editAction);
-    toolbar->addAction(m_removeAction);
-    toolbar->addAction(m_pauseAction);
-    toolbar->addAction(m_resumeAction);
-    toolbar->addAction(m_backfillAction);
-    toolbar->addSeparator();
-    toolbar->addAction(m_undoAction);
-    toolbar->addAction(m_redoAction);
+    addToolBarBreak();
+    auto *tablesToolbar = addToolBar(tr("Tables"));
+    tablesToolbar->setObjectName(QStringLiteral("tablesToolbar"));
+    tablesToolbar->addAction(m_addAction);
+    tablesToolbar->addAction(m_editAction);
+    tablesToolbar->addAction(m_removeAction);
+    tablesToolbar->addAction(m_pauseAction);
+    tablesToolbar->addAction(m_resumeAction);
+    tablesToolbar->addAction(m_backfillAction);
+    tablesToolbar->addSeparator();
+    tablesToolbar->addAction(m_undoAction);
+    tablesToolbar->addAction(m_redoAction);
 }
 
 void MainWindow::createMenus() {
@@ -278,6 +296,29 @@ void MainWindow::createMenus() {
     view->addAction(historyToggle);
     view->addAction(m_schedulesDock->toggleViewAction());
     view->addAction(m_refreshAction);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    const auto openDialog = [this](QDialog *dialog) {
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    };
+    QAction *shortcuts = help->addAction(tr("&Keyboard Shortcuts"), this, [this, openDialog] {
+        openDialog(new ShortcutsDialog(findChildren<QAction *>(), this));
+    });
+    shortcuts->setObjectName(QStringLiteral("actionKeyboardShortcuts"));
+    QAction *log = help->addAction(tr("Where Is the &Log File"), this, [this, openDialog] {
+        openDialog(new LogFileDialog(workspacePath(), this));
+    });
+    log->setObjectName(QStringLiteral("actionLogFile"));
+    help->addSeparator();
+    QAction *about = help->addAction(tr("&About Tidemark"), this, [this, openDialog] {
+        auto *box = new QMessageBox(QMessageBox::Information, tr("About Tidemark"), aboutText(),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("aboutBox"));
+        openDialog(box);
+    });
+    about->setObjectName(QStringLiteral("actionAbout"));
+    about->setMenuRole(QAction::AboutRole);
 }
 
 void MainWindow::updateActions() {
@@ -422,6 +463,24 @@ void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun) {
 }
 
 void MainWindow::runAll() {
+    if (m_gateway && !m_coordinator->isRunning()) {
+        // Say why nothing ran rather than flash an empty run.
+        const QList<TableSpec> tables = m_controlTable->model()->tables();
+        if (tables.isEmpty()) {
+            statusBar()->showMessage(
+                tr("Nothing to run: the workspace has no tables yet. Add one with Tables › "
+                   "Add Table… (Insert), after a connection (File › Connections…)."),
+                10000);
+            return;
+        }
+        if (std::none_of(tables.begin(), tables.end(), [](const TableSpec &t) { return t.active; })) {
+            statusBar()->showMessage(
+                tr("Nothing to run: every table is paused. Resume them (Ctrl+Shift+P) or run the "
+                   "selected ones (Shift+F5)."),
+                10000);
+            return;
+        }
+    }
     startRun({}, false);
 }
 
@@ -573,6 +632,11 @@ void MainWindow::restoreSettings() {
     m_runPanel->splitter()->restoreState(settings.value(QStringLiteral("window/runSplitter")).toByteArray());
     m_history->splitter()->restoreState(
         settings.value(QStringLiteral("window/historySplitter")).toByteArray());
+    restoreColumns(settings, QStringLiteral("columns/controlTable"), m_controlTable->view(),
+                   ControlTableModel::LastStatus);
+    restoreColumns(settings, QStringLiteral("columns/iterationGrid"), m_runPanel->view(),
+                   IterationGridModel::Status);
+    restoreColumns(settings, QStringLiteral("columns/history"), m_history->view(), RunHistoryModel::Status);
     m_concurrency->setValue(settings.value(QStringLiteral("run/concurrency"), 2).toInt());
 }
 
@@ -583,6 +647,9 @@ void MainWindow::saveSettings() {
     settings.setValue(QStringLiteral("window/mainSplitter"), m_mainSplitter->saveState());
     settings.setValue(QStringLiteral("window/runSplitter"), m_runPanel->splitter()->saveState());
     settings.setValue(QStringLiteral("window/historySplitter"), m_history->splitter()->saveState());
+    saveColumns(settings, QStringLiteral("columns/controlTable"), m_controlTable->view());
+    saveColumns(settings, QStringLiteral("columns/iterationGrid"), m_runPanel->view());
+    saveColumns(settings, QStringLiteral("columns/history"), m_history->view());
     settings.setValue(QStringLiteral("run/concurrency"), m_concurrency->value());
 }
 

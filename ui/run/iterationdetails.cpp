@@ -22,6 +22,24 @@ QString orNone(const QString &text) {
     return text.isEmpty() ? QObject::tr("(none)") : text.toHtmlEscaped();
 }
 
+// A QLabel wraps only between words: a long path, SQL identifier or hash in an error would
+// widen the pane instead. Zero-width spaces inside such runs let it wrap anywhere.
+QString wrappable(const QString &text) {
+    constexpr int kRun = 24;
+    QString out;
+    out.reserve(text.size() + text.size() / kRun);
+    int run = 0;
+    for (const QChar c : text) {
+        run = c.isSpace() ? 0 : run + 1;
+        if (run > kRun) {
+            out += QChar(0x200B);
+            run = 1;
+        }
+        out += c;
+    }
+    return out;
+}
+
 } // namespace
 
 IterationDetails::IterationDetails(QWidget *parent)
@@ -35,6 +53,7 @@ IterationDetails::IterationDetails(QWidget *parent)
     m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setObjectName(QStringLiteral("iterationError"));
     m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
     m_log->setObjectName(QStringLiteral("iterationLog"));
@@ -88,7 +107,8 @@ void IterationDetails::showIteration(const IterationRecord &record) {
         facts += tr(", finished %1 (%2)")
                      .arg(formatLocalTime(record.finishedAt), formatDuration(record.durationMs));
     m_facts->setText(facts);
-    m_error->setText(record.error);
+    m_error->setText(wrappable(record.error));
+    m_error->setToolTip(record.error);
     m_error->setVisible(!record.error.isEmpty());
     // Rewrite the log only when it changed size; appendLog keeps it current meanwhile.
     if (m_logLines != record.log.size() || record.log.isEmpty()) {

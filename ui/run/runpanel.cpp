@@ -4,6 +4,7 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
+#include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/run/iterationdetails.h"
 #include "ui/run/progressdelegate.h"
@@ -39,6 +40,7 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
+    m_view->setTabKeyNavigation(false); // Tab leaves for the next panel; arrows move in the table
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegate(new StatusRowDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Status, new StatusDelegate(m_view));
@@ -95,16 +97,20 @@ RunPanel::RunPanel(QWidget *parent)
     layout->addWidget(m_splitter);
 
     setShown(m_live);
-    m_view->setColumnWidth(IterationGridModel::Source, 170);
-    m_view->setColumnWidth(IterationGridModel::Target, 170);
-    m_view->setColumnWidth(IterationGridModel::Status, 120);
-    m_view->setColumnWidth(IterationGridModel::Started, 150);
-    m_view->setColumnWidth(IterationGridModel::Duration, 80);
-    m_view->setColumnWidth(IterationGridModel::RowsRead, 80);
-    m_view->setColumnWidth(IterationGridModel::RowsWritten, 80);
-    m_view->setColumnWidth(IterationGridModel::RowsSkipped, 70);
-    m_view->setColumnWidth(IterationGridModel::Progress, 180);
-    m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 200);
+    // Widths that keep the status and the figures on screen at 1024 pixels (the watermarks a
+    // scroll away); long names and watermarks elide in the middle, whole in the details pane.
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setColumnWidth(IterationGridModel::Source, 110);
+    m_view->setColumnWidth(IterationGridModel::Target, 110);
+    m_view->setColumnWidth(IterationGridModel::Status, 100);
+    m_view->setColumnWidth(IterationGridModel::Started, 120);
+    m_view->setColumnWidth(IterationGridModel::Duration, 64);
+    m_view->setColumnWidth(IterationGridModel::RowsRead, 72);
+    m_view->setColumnWidth(IterationGridModel::RowsWritten, 72);
+    m_view->setColumnWidth(IterationGridModel::RowsSkipped, 64);
+    m_view->setColumnWidth(IterationGridModel::Progress, 140);
+    m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 150);
+    installColumnMenu(m_view, IterationGridModel::Status);
 }
 
 void RunPanel::setCoordinator(RunCoordinator *coordinator) {

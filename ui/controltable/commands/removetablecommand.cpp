@@ -7,8 +7,7 @@
 namespace tidemark {
 
 RemoveTableCommand::RemoveTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent)
-    : ControlTableCommand(context, QObject::tr("Remove table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay()),
-                          parent)
+    : ControlTableCommand(context, QObject::tr("Remove table %1").arg(spec.sourceDisplay()), parent)
     , m_spec(spec) {}
 
 void RemoveTableCommand::redo() {

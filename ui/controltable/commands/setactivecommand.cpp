@@ -8,19 +8,22 @@ namespace tidemark {
 
 namespace {
 
-QString describe(const QList<qint64> &ids, bool active) {
-    if (ids.size() == 1)
-        return active ? QObject::tr("Resume table %1").arg(ids.first())
-                      : QObject::tr("Pause table %1").arg(ids.first());
-    return active ? QObject::tr("Resume %1 tables").arg(ids.size())
-                  : QObject::tr("Pause %1 tables").arg(ids.size());
+// As every command of the control table says it: the table's source for one, a count for more.
+QString describe(const ControlTableCommand::Context &context, const QList<qint64> &ids, bool active) {
+    if (ids.size() == 1) {
+        const auto spec = context.model->table(ids.first());
+        const QString name = spec ? spec->sourceDisplay() : QString::number(ids.first());
+        return active ? QObject::tr("Resume table %1").arg(name) : QObject::tr("Pause table %1").arg(name);
+    }
+    return active ? QObject::tr("Resume %n table(s)", nullptr, int(ids.size()))
+                  : QObject::tr("Pause %n table(s)", nullptr, int(ids.size()));
 }
 
 } // namespace
 
 SetActiveCommand::SetActiveCommand(const Context &context, const QList<qint64> &tableIds, bool active,
                                    QUndoCommand *parent)
-    : ControlTableCommand(context, describe(tableIds, active), parent)
+    : ControlTableCommand(context, describe(context, tableIds, active), parent)
     , m_ids(tableIds)
     , m_active(active) {}
 

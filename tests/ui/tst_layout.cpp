@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+// The window at 1024×768: every toolbar action on screen, the essential columns of the three
+// views visible, and columns shown, hidden and fitted from the header's menu and remembered
+// (with the splitters) on the next open.
+#include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
+#include "tests/ui/uifixture.h"
+#include "ui/connections/connectionsdialog.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/controltable/tabledialog.h"
+#include "ui/history/historypanel.h"
+#include "ui/mainwindow/mainwindow.h"
+#include "ui/run/iterationdetails.h"
+#include "ui/run/runpanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+void addOrders(UiFixture &fixture) {
+    makeOrders(fixture.src, 10);
+    fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+}
+
+// Whether `column` is shown and starts inside the viewport with at least `minimum` pixels of
+// it visible (or all of it, when narrower).
+bool onScreen(const QTableView *view, int column, int minimum = 40) {
+    const QHeaderView *header = view->horizontalHeader();
+    if (header->isSectionHidden(column))
+        return false;
+    const int left = header->sectionViewportPosition(column);
+    const int wanted = std::min(minimum, header->sectionSize(column));
+    return left >= 0 && left + wanted <= view->viewport()->width();
+}
+
+QString describeColumns(const QTableView *view) {
+    const QHeaderView *header = view->horizontalHeader();
+    QStringList parts;
+    for (int c = 0; c < header->count(); ++c)
+        parts << QStringLiteral("%1@%2+%3%4")
+                     .arg(view->model()->headerData(c, Qt::Horizontal).toString())
+                     .arg(header->sectionViewportPosition(c))
+                     .arg(header->sectionSize(c))
+                     .arg(header->isSectionHidden(c) ? QStringLiteral("(hidden)") : QString());
+    return QStringLiteral("viewport %1: ").arg(view->viewport()->width()) + parts.join(QLatin1Char(' '));
+}
+
+// By name, so that this suite also builds against the window before the layout work.
+QTableView *historyView(const MainWindow &window) {
+    return window.findChild<QTableView *>(QStringLiteral("historyView"));
+}
+
+// Opens the header's context menu of `view` and returns it.
+QMenu *openColumnMenu(QTableView *view) {
+    QHeaderView *header = view->horizontalHeader();
+    if (header->contextMenuPolicy() != Qt::CustomContextMenu)
+        return nullptr;
+    emit header->customContextMenuRequested(QPoint(10, header->height() / 2));
+    return view->findChild<QMenu *>(QStringLiteral("columnMenu"));
+}
+
+QAction *menuAction(QMenu *menu, const QString &text) {
+    for (QAction *action : menu->actions()) {
+        if (action->text() == text)
+            return action;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        isolateSettings();
+        QVERIFY(m_settingsDir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void init() { QSettings().clear(); }
+
+    void toolbarActionsOnScreenAt1024() {
+        UiFixture fixture;
+        addOrders(fixture);
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 1);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.size(), QSize(1024, 768));
+
+        const QList<QToolBar *> toolbars = window.findChildren<QToolBar *>();
+        QVERIFY(!toolbars.isEmpty());
+        QStringList seen;
+        for (QToolBar *toolbar : toolbars) {
+            QVERIFY(toolbar->isVisible());
+            for (QAction *action : toolbar->actions()) {
+                if (action->isSeparator())
+                    continue;
+                QWidget *widget = toolbar->widgetForAction(action);
+                QVERIFY2(widget && widget->isVisible(), qPrintable(action->objectName() + " hidden (»)"));
+                QVERIFY2(toolbar->rect().contains(widget->geometry()),
+                         qPrintable(action->objectName() + " outside its toolbar"));
+                seen << action->objectName();
+            }
+        }
+        for (const char *name :
+             {"actionResume", "actionBackfill", "actionUndo", "actionRedo", "actionRunAll"})
+            QVERIFY2(seen.contains(QLatin1String(name)), name);
+    }
+
+    void essentialColumnsOnScreenAt1024() {
+        UiFixture fixture;
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 0);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        const QTableView *tables = window.controlTable()->view();
+        for (int column :
+             {ControlTableModel::Source, ControlTableModel::LastWatermark, ControlTableModel::LastStatus})
+            QVERIFY2(onScreen(tables, column), qPrintable(describeColumns(tables)));
+
+        const QTableView *grid = window.runPanel()->view();
+        for (int column : {IterationGridModel::Status, IterationGridModel::RowsRead,
+                           IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
+            QVERIFY2(onScreen(grid, column), qPrintable(describeColumns(grid)));
+        // The watermarks are shown, and reachable by scrolling when the pane is narrow.
+        QVERIFY(!grid->isColumnHidden(IterationGridModel::WatermarkBefore));
+        QVERIFY(!grid->isColumnHidden(IterationGridModel::WatermarkAfter));
+
+        const QTableView *history = historyView(window);
+        for (int column : {RunHistoryModel::Status, RunHistoryModel::RowsRead, RunHistoryModel::RowsWritten})
+            QVERIFY2(onScreen(history, column), qPrintable(describeColumns(history)));
+    }
+
+    void columnMenuInEveryView() {
+        MainWindow window;
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const std::pair<QTableView *, int> views[] = {
+            {window.controlTable()->view(), ControlTableModel::LastStatus},
+            {window.runPanel()->view(), IterationGridModel::Status},
+            {historyView(window), RunHistoryModel::Status},
+        };
+        for (const auto &[view, statusColumn] : views) {
+            QMenu *menu = openColumnMenu(view);
+            QVERIFY2(menu, qPrintable(view->objectName()));
+            const QString statusTitle = view->model()->headerData(statusColumn, Qt::Horizontal).toString();
+            // The status column stays: its entry is checked and cannot be unchecked.
+            QAction *status = menuAction(menu, statusTitle);
+            QVERIFY(status && status->isChecked() && !status->isEnabled());
+            // Hide the first column, then show it again.
+            const QString firstTitle = view->model()->headerData(0, Qt::Horizontal).toString();
+            QAction *first = menuAction(menu, firstTitle);
+            QVERIFY(first && first->isChecked());
+            first->trigger();
+            QVERIFY(view->horizontalHeader()->isSectionHidden(0));
+            menu->close();
+            menu = openColumnMenu(view);
+            first = menuAction(menu, firstTitle);
+            QVERIFY(first && !first->isChecked());
+            first->trigger();
+            QVERIFY(!view->horizontalHeader()->isSectionHidden(0));
+            // Fit to contents: a column squeezed to 5 pixels grows back to its title.
+            view->setColumnWidth(statusColumn, 5);
+            QAction *fit = menuAction(menu, QStringLiteral("Fit Columns to Contents"));
+            QVERIFY(fit);
+            fit->trigger();
+            QVERIFY(view->columnWidth(statusColumn) > 5);
+            menu->close();
+        }
+    }
+
+    void columnsAndSplittersRemembered() {
+        QList<int> mainSizes;
+        int keysWidth = 0;
+        {
+            MainWindow window;
+            window.resize(1024, 768);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QTableView *tables = window.controlTable()->view();
+            QMenu *menu = openColumnMenu(tables);
+            QVERIFY(menu);
+            const int keys = ControlTableModel::Keys;
+            menuAction(menu, tables->model()->headerData(keys, Qt::Horizontal).toString())->trigger();
+            menu->close();
+            QVERIFY(tables->isColumnHidden(keys));
+            tables->setColumnWidth(ControlTableModel::Source, 97);
+            window.runPanel()->view()->setColumnWidth(IterationGridModel::RowsRead, 91);
+            historyView(window)->hideColumn(RunHistoryModel::Trigger);
+            auto *splitter = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+            splitter->setSizes({200, 400});
+            mainSizes = splitter->sizes();
+            keysWidth = tables->columnWidth(ControlTableModel::Source);
+            QVERIFY(window.close());
+        }
+        MainWindow again;
+        again.resize(1024, 768);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTableView *tables = again.controlTable()->view();
+        QVERIFY(tables->isColumnHidden(ControlTableModel::Keys));
+        QCOMPARE(tables->columnWidth(ControlTableModel::Source), keysWidth);
+        QCOMPARE(again.runPanel()->view()->columnWidth(IterationGridModel::RowsRead), 91);
+        QVERIFY(historyView(again)->isColumnHidden(RunHistoryModel::Trigger));
+        QCOMPARE(again.findChild<QSplitter *>(QStringLiteral("mainSplitter"))->sizes(), mainSizes);
+        QVERIFY(!tables->isColumnHidden(ControlTableModel::LastStatus));
+    }
+
+    void tabReachesEveryPanel() {
+        UiFixture fixture;
+        addOrders(fixture);
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 1);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTableView *tables = window.controlTable()->view();
+        tables->setFocus();
+        QTRY_VERIFY(tables->hasFocus());
+        QSet<QString> reached;
+        for (int press = 0; press < 80; ++press) {
+            QWidget *focus = QApplication::focusWidget();
+            QVERIFY(focus);
+            reached << focus->objectName();
+            QTest::keyClick(focus, Qt::Key_Tab);
+        }
+        for (const char *name : {"controlTableView", "controlTableFilter", "iterationGrid", "historyView",
+                                 "historyTableFilter", "concurrency"})
+            QVERIFY2(reached.contains(QLatin1String(name)), name);
+    }
+
+    void pluralsAndUndoTexts() {
+        UiFixture fixture;
+        for (const char *name : {"a", "b"}) {
+            makeOrders(fixture.src, 5, 1, QLatin1String(name));
+            fixture.addTable(UiFixture::draft(QLatin1String(name), QStringLiteral("updated_at")));
+        }
+        MainWindow window;
+        openInWindow(fixture, window, 2);
+        QCOMPARE(tr("%n table(s)", nullptr, 1), QStringLiteral("1 table"));
+        QCOMPARE(tr("%n table(s)", nullptr, 7), QStringLiteral("7 tables"));
+        QCOMPARE(tr("%n table(s)", nullptr, 0), QStringLiteral("0 tables"));
+
+        // Every undo text names the table by its source, or counts them.
+        QTableView *tables = window.controlTable()->view();
+        QUndoStack *stack = window.controlTable()->undoStack();
+        tables->selectAll();
+        window.findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
+        QTRY_COMPARE(stack->undoText(), QStringLiteral("Pause 2 tables"));
+        tables->clearSelection();
+        tables->selectRow(0);
+        const QString first = tables->model()->index(0, ControlTableModel::Source).data().toString();
+        window.findChild<QAction *>(QStringLiteral("actionResume"))->trigger();
+        QTRY_COMPARE(stack->undoText(), QStringLiteral("Resume table %1").arg(first));
+        // The toolbar button keeps a short label, the tooltip names the command.
+        auto *undo = window.findChild<QAction *>(QStringLiteral("actionUndo"));
+        QCOMPARE(undo->iconText(), QStringLiteral("Undo"));
+        QVERIFY(undo->toolTip().contains(first));
+    }
+
+    void helpMenu() {
+        UiFixture fixture;
+        MainWindow window;
+        openInWindow(fixture, window, 0);
+
+        for (const char *name : {"actionAbout", "actionKeyboardShortcuts", "actionLogFile"})
+            QVERIFY2(window.findChild<QAction *>(QLatin1String(name)), name);
+        window.findChild<QAction *>(QStringLiteral("actionAbout"))->trigger();
+        auto *about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"));
+        QVERIFY(about);
+        QVERIFY(about->text().contains(QStringLiteral(TIDEMARK_VERSION)));
+        QVERIFY(about->text().contains(QString::fromLatin1(qVersion())));
+        QVERIFY(about->text().contains(QStringLiteral("MIT")));
+        about->close();
+
+        // The shortcuts dialog lists every action that has a shortcut, from the actions.
+        window.findChild<QAction *>(QStringLiteral("actionKeyboardShortcuts"))->trigger();
+        auto *list = window.findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
+        QVERIFY(list);
+        QStringList listed;
+        for (int row = 0; row < list->rowCount(); ++row)
+            listed << list->item(row, 1)->text();
+        int withShortcut = 0;
+        for (QAction *action : window.findChildren<QAction *>()) {
+            if (action->shortcut().isEmpty())
+                continue;
+            ++withShortcut;
+            const QString key = action->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(std::any_of(
+                         listed.begin(), listed.end(),
+                         [&](const QString &keys) { return keys.split(QStringLiteral(", ")).contains(key); }),
+                     qPrintable(action->objectName() + QLatin1Char(' ') + key));
+        }
+        QVERIFY(withShortcut >= 15);
+        QCOMPARE(list->rowCount(), withShortcut);
+        list->window()->close();
+
+        window.findChild<QAction *>(QStringLiteral("actionLogFile"))->trigger();
+        auto *path = window.findChild<QLabel *>(QStringLiteral("logFilePath"));
+        QVERIFY(path);
+        QVERIFY(path->text().contains(QDir::toNativeSeparators(fixture.wsPath + QStringLiteral(".log"))));
+        QVERIFY(window.findChild<QPushButton *>(QStringLiteral("openLogFolder")));
+    }
+
+    void f5WithoutTablesSaysWhy() {
+        UiFixture fixture;
+        MainWindow window;
+        openInWindow(fixture, window, 0);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_F5);
+        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("no tables")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(!window.coordinator()->isRunning());
+    }
+
+    void firstLaunchGuides() {
+        UiFixture fixture;
+        MainWindow window;
+        openInWindow(fixture, window, 0);
+        auto *steps = window.findChild<QWidget *>(QStringLiteral("firstSteps"));
+        QVERIFY(steps);
+        QTRY_VERIFY(steps->isVisible());
+        QTest::mouseClick(window.findChild<QPushButton *>(QStringLiteral("firstStepsConnections")),
+                          Qt::LeftButton);
+        auto *connections = window.findChild<ConnectionsDialog *>();
+        QVERIFY(connections && connections->isVisible());
+        connections->close();
+        QTest::mouseClick(window.findChild<QPushButton *>(QStringLiteral("firstStepsAddTable")),
+                          Qt::LeftButton);
+        auto *tableDialog = window.findChild<TableDialog *>();
+        QVERIFY(tableDialog && tableDialog->isVisible());
+        tableDialog->close();
+
+        // Once the workspace has a table, the guide goes.
+        addOrders(fixture);
+        window.controlTable()->reload();
+        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
+        QVERIFY(!steps->isVisible());
+    }
+
+    void longErrorsWrapInTheDetails() {
+        IterationDetails details;
+        details.resize(300, 500);
+        details.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&details));
+        IterationRecord record;
+        record.source = QStringLiteral("src:orders");
+        record.target = QStringLiteral("dst:orders");
+        record.status = IterationStatus::Failed;
+        record.error = QStringLiteral("cannot open /var/lib/tidemark/") + QString(200, QLatin1Char('x')) +
+                       QStringLiteral("/target.db: no such file or directory");
+        details.showIteration(record);
+        auto *error = details.findChild<QLabel *>(QStringLiteral("iterationError"));
+        QVERIFY(error && error->isVisible());
+        // The label fits the pane (no forced width) and takes several lines.
+        QVERIFY2(error->minimumSizeHint().width() <= 300,
+                 qPrintable(QString::number(error->minimumSizeHint().width())));
+        QVERIFY(error->width() <= details.width());
+        QVERIFY(error->heightForWidth(280) >= 3 * error->fontMetrics().height());
+        QCOMPARE(error->toolTip(), record.error);
+    }
+
+private:
+    QTemporaryDir m_settingsDir;
+};
+
+QTEST_MAIN(TestLayout)
+#include "tst_layout.moc"
