@@ -1080,14 +1080,13 @@ QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &pa
     QStringList conditions;
     conditions << wm + QStringLiteral(" IS NOT NULL");
     if (!query.lower.isNull()) {
-        params << boundWatermark(query.lower, cast);
+        params << boundWatermark(query.lower.watermark(), cast);
         const QString bound = QStringLiteral("$%1::%2").arg(params.size()).arg(cast);
         if (query.lowerInclusive) {
             conditions << QStringLiteral("%1 >= %2").arg(wm, bound);
-        } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() &&
-                   !query.lowerTiebreak.isNull()) {
+        } else if (!query.tiebreakColumn.isEmpty() && query.lower.hasTiebreak()) {
             // The tiebreak parameter takes the column's type from the comparison.
-            params << tiebreakStoredText(query.lowerTiebreak).toString();
+            params << tiebreakStoredText(query.lower.tiebreak()).toString();
             conditions << QStringLiteral("(%1, %2) > (%3, $%4)")
                               .arg(wm, quoteIdentifier(query.tiebreakColumn), bound)
                               .arg(params.size());
@@ -1364,9 +1363,9 @@ std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceI
     TargetState state;
     state.workspaceId = workspaceId;
     state.tableId = tableId;
-    state.watermark = Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1));
-    if (!row.value(2).isNull())
-        state.tiebreak = tiebreakFromStored(row.value(3), row.value(2));
+    state.position =
+        Position(Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1)),
+                 row.value(2).isNull() ? QVariant() : tiebreakFromStored(row.value(3), row.value(2)));
     state.runId = row.value(4).toLongLong();
     state.generation = row.value(5).toLongLong();
     return state;
@@ -1442,15 +1441,21 @@ void PostgresConnector::interrupt() {
     }
 }
 
-std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, const WindowQuery &window,
+PushDownOrigin PostgresConnector::pushDownOrigin() {
+    return {QStringLiteral("postgres"), databaseIdentity()};
+}
+
+std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                           const WriteSpec &write) {
-    auto *pg = dynamic_cast<PostgresConnector *>(&source);
-    if (!pg || !m_inTransaction || window.watermarkColumn.isEmpty())
+    if (!m_inTransaction || window.watermarkColumn.isEmpty())
         return std::nullopt;
     QStringList columns;
     for (const ColumnInfo &column : write.columns)
         columns << column.name;
-    if (columns != window.columns || pg->databaseIdentity() != databaseIdentity())
+    if (columns != window.columns)
+        return std::nullopt;
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine != QLatin1String("postgres") || origin.database != databaseIdentity())
         return std::nullopt;
     QStringList params;
     const QString where = windowWhere(window, params);
@@ -1496,20 +1501,24 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
             const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4 LIMIT 1")
                                         .arg(select, from, where, order),
                                     params);
-            const WatermarkType type = window.upper.isNull() ? window.lower.type() : window.upper.type();
+            const WatermarkType type =
+                window.upper.isNull() ? window.lower.watermark().type() : window.upper.type();
             ColumnInfo watermarkColumn;
             watermarkColumn.name = window.watermarkColumn;
-            result.maximum = watermarkFromText(
-                rows.value(0).value(0),
-                type == WatermarkType::None ? detectWatermarkType(window.table, watermarkColumn) : type,
-                context);
+            QVariant tiebreak;
             if (!window.tiebreakColumn.isEmpty() && !rows.value(0).value(1).isNull()) {
                 const QString text = rows.value(0).value(1);
                 const bool integer = tiebreakType == QLatin1String("int2") ||
                                      tiebreakType == QLatin1String("int4") ||
                                      tiebreakType == QLatin1String("int8");
-                result.maximumTiebreak = integer ? QVariant(text.toLongLong()) : QVariant(text);
+                tiebreak = integer ? QVariant(text.toLongLong()) : QVariant(text);
             }
+            result.reached = Position(
+                watermarkFromText(
+                    rows.value(0).value(0),
+                    type == WatermarkType::None ? detectWatermarkType(window.table, watermarkColumn) : type,
+                    context),
+                tiebreak);
         }
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1 (%2)").arg(error.message(), context));

@@ -43,6 +43,7 @@ public:
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
+    PushDownOrigin pushDownOrigin() override;
 
     void begin() override;
     void commit() override;
@@ -60,7 +61,7 @@ public:
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
     void interrupt() override;
-    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+    std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
 
     // Runs one statement with bound text parameters (a null QString binds NULL) and returns its

@@ -632,7 +632,7 @@ QString SqliteConnector::windowSql(const WindowQuery &query, bool count) {
     if (!query.lower.isNull()) {
         if (query.lowerInclusive)
             conditions << wm + QStringLiteral(" >= ?1");
-        else if (!tb.isEmpty() && !query.lowerTiebreak.isNull())
+        else if (!tb.isEmpty() && query.lower.hasTiebreak())
             conditions << QStringLiteral("(%1 > ?1 OR (%1 = ?1 AND %2 > ?2))").arg(wm, tb);
         else
             conditions << wm + QStringLiteral(" > ?1");
@@ -674,9 +674,9 @@ Watermark spelledLike(const Watermark &value, const Watermark &model) {
 
 void bindWindow(SqliteStatement &statement, const WindowQuery &query) {
     if (!query.lower.isNull()) {
-        bindWatermark(statement, 1, spelledLike(query.lower, query.upper));
-        if (!query.lowerInclusive && !query.tiebreakColumn.isEmpty() && !query.lowerTiebreak.isNull())
-            statement.bind(2, query.lowerTiebreak);
+        bindWatermark(statement, 1, spelledLike(query.lower.watermark(), query.upper));
+        if (!query.lowerInclusive && !query.tiebreakColumn.isEmpty() && query.lower.hasTiebreak())
+            statement.bind(2, query.lower.tiebreak());
     }
     if (!query.upper.isNull())
         bindWatermark(statement, 3, query.upper);
@@ -973,16 +973,16 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
     TargetState state;
     state.workspaceId = workspaceId;
     state.tableId = tableId;
+    Watermark watermark;
     try {
-        state.watermark =
-            Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
+        watermark = Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1: %2").arg(stateContext(), error.message()));
     }
     // A version-1 row has no tiebreak type: its value kept SQLite's own type.
-    state.tiebreak = query.columnVariant(3).isNull()
-                         ? query.columnVariant(2)
-                         : tiebreakFromStored(query.columnText(3), query.columnText(2));
+    state.position = Position(watermark, query.columnVariant(3).isNull()
+                                             ? query.columnVariant(2)
+                                             : tiebreakFromStored(query.columnText(3), query.columnText(2)));
     state.runId = query.columnInt64(4);
     state.generation = query.columnInt64(5);
     return state;
@@ -1040,29 +1040,33 @@ void SqliteConnector::interrupt() {
 
 namespace tidemark {
 
-QString SqliteConnector::sourceSchema(Connector &source) const {
-    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
-    if (!sqliteSource)
-        return QString();
-    if (sqliteSource == this)
+PushDownOrigin SqliteConnector::pushDownOrigin() {
+    return {QStringLiteral("sqlite"), QFileInfo(m_path).absoluteFilePath()};
+}
+
+QString SqliteConnector::sourceSchema(SourceReader &source) {
+    if (&source == static_cast<SourceReader *>(this))
         return QStringLiteral("main");
-    if (!m_attachedPath.isEmpty() && m_attachedPath == QFileInfo(sqliteSource->m_path).absoluteFilePath())
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine == QLatin1String("sqlite") && !m_attachedPath.isEmpty() &&
+        m_attachedPath == origin.database)
         return QString::fromLatin1(kAttachedSchema);
     return QString();
 }
 
-void SqliteConnector::preparePushDown(Connector &source) {
-    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
-    if (!sqliteSource || sqliteSource == this || !m_attachedPath.isEmpty())
+void SqliteConnector::preparePushDown(SourceReader &source) {
+    if (&source == static_cast<SourceReader *>(this) || !m_attachedPath.isEmpty())
+        return;
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine != QLatin1String("sqlite"))
         return;
     SqliteDb &db = writable();
-    const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
     SqliteStatement attach(db,
                            QStringLiteral("ATTACH DATABASE ?1 AS %1").arg(quoteIdentifier(kAttachedSchema)),
                            QStringLiteral("connection '%1'").arg(m_name));
-    attach.bind(1, path);
+    attach.bind(1, origin.database);
     attach.step();
-    m_attachedPath = path;
+    m_attachedPath = origin.database;
 }
 
 // A first load into an empty table with the source's columns in the source's order, and no NULL
@@ -1088,7 +1092,7 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
     return nulls.columnInt64(0) == 0;
 }
 
-std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const WindowQuery &window,
+std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                         const WriteSpec &write) {
     const QString schema = sourceSchema(source);
     if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable().handle()))
@@ -1139,13 +1143,12 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
         sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", ")) + QStringLiteral(" LIMIT 1");
         SqliteStatement maximum(writable(), sql, context);
         bindWindow(maximum, attached);
-        if (maximum.step()) {
-            result.maximum = maximum.columnType(0) == SQLITE_INTEGER
-                                 ? Watermark::integer(maximum.columnInt64(0))
-                                 : Watermark::timestamp(maximum.columnText(0)).value_or(Watermark());
-            if (!window.tiebreakColumn.isEmpty())
-                result.maximumTiebreak = maximum.columnVariant(1);
-        }
+        if (maximum.step())
+            result.reached =
+                Position(maximum.columnType(0) == SQLITE_INTEGER
+                             ? Watermark::integer(maximum.columnInt64(0))
+                             : Watermark::timestamp(maximum.columnText(0)).value_or(Watermark()),
+                         window.tiebreakColumn.isEmpty() ? QVariant() : maximum.columnVariant(1));
     }
     return result;
 }

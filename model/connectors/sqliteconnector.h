@@ -38,6 +38,7 @@ public:
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
+    PushDownOrigin pushDownOrigin() override;
 
     void begin() override;
     void commit() override;
@@ -55,8 +56,8 @@ public:
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
     void interrupt() override;
-    void preparePushDown(Connector &source) override;
-    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+    void preparePushDown(SourceReader &source) override;
+    std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
 
     // SQLite's type affinity rules, refined: what a declared column type holds.
@@ -70,7 +71,7 @@ private:
     bool copiesWholeTable(const WindowQuery &window, const WriteSpec &write);
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
-    QString sourceSchema(Connector &source) const;
+    QString sourceSchema(SourceReader &source);
     SqliteDb &handle();   // throws when the file does not exist
     SqliteDb &writable(); // creates the file when missing
     void open(bool create);

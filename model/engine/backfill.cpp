@@ -58,7 +58,8 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 .arg(spec->id)
                 .arg(spec->sourceDisplay(), request.fromText));
 
-    auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
+    std::unique_ptr<SourceReader> source =
+        openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     const Watermark sample = source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
     const Watermark from =
@@ -75,11 +76,12 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 .arg(lease.holder->pid));
     LeaseGuard guard(workspace, spec->id);
 
-    auto target = openConnector(requireConnection(workspace, spec->targetConnection));
+    std::unique_ptr<TargetWriter> target =
+        openConnector(requireConnection(workspace, spec->targetConnection));
     const TableRef targetTable = target->parseTableName(spec->targetTable);
     BackfillResult result;
     const auto state = target->readState(workspace.workspaceId(), spec->id);
-    result.before = state ? state->watermark : spec->lastWatermark;
+    result.before = state ? state->position.watermark() : spec->lastWatermark;
     result.after = from;
     qint64 generation = 0;
     try {
@@ -97,7 +99,7 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 result.rowsDeleted = -1;
             }
         }
-        target->writeState({workspace.workspaceId(), spec->id, from, QVariant(), 0, generation});
+        target->writeState({workspace.workspaceId(), spec->id, Position(from), 0, generation});
         target->commit();
     } catch (const Error &) {
         try {

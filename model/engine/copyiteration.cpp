@@ -35,8 +35,11 @@ struct CopyIteration::State {
     IterationRecord record;
     Options options;
 
-    std::shared_ptr<Connector> source;
-    std::shared_ptr<Connector> target;
+    // One connector when source and target are the same SQLite file; the steps see the roles.
+    std::shared_ptr<Connector> sourceConnector;
+    std::shared_ptr<Connector> targetConnector;
+    SourceReader *source = nullptr;
+    TargetWriter *target = nullptr;
     TableRef sourceTable;
     TableRef targetTable;
     TableSchema sourceSchema;
@@ -149,16 +152,18 @@ struct CopyIteration::State {
     void openConnections() {
         const ConnectionSpec sourceSpec = requireConnection(spec.sourceConnection);
         const ConnectionSpec targetSpec = requireConnection(spec.targetConnection);
-        source = openConnector(sourceSpec);
+        sourceConnector = openConnector(sourceSpec);
         // One SQLite file on both sides: one connection, so the read snapshot never waits on the
         // write lock of a second connection to the same file.
         const bool sameFile =
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
-        target = sameFile ? source : std::shared_ptr<Connector>(openConnector(targetSpec));
-        std::vector<Connector *> watched{source.get()};
-        if (target != source)
-            watched.push_back(target.get());
+        targetConnector = sameFile ? sourceConnector : std::shared_ptr<Connector>(openConnector(targetSpec));
+        source = sourceConnector.get();
+        target = targetConnector.get();
+        std::vector<Connector *> watched{sourceConnector.get()};
+        if (targetConnector != sourceConnector)
+            watched.push_back(targetConnector.get());
         watchdog = std::make_unique<IterationWatchdog>(options.cancel, watched);
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
@@ -189,9 +194,9 @@ struct CopyIteration::State {
     // --- 2. Reconcile ---
     void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
-        expected = state ? std::optional<Position>(state->position()) : std::nullopt;
+        expected = state ? std::optional<Position>(state->position) : std::nullopt;
         generation = state ? state->generation : 0;
-        position = state ? state->position() : Position(spec.initialWatermark);
+        position = state ? state->position : Position(spec.initialWatermark);
         if (position == Position(spec.lastWatermark, spec.lastTiebreak) && generation == spec.lastGeneration)
             return;
         const QString truth = state ? QStringLiteral("the target's state row (run %1)").arg(state->runId)
@@ -228,15 +233,15 @@ struct CopyIteration::State {
         if (spec.mode != WriteMode::Overwrite) {
             const Lookback lookback = Lookback::parse(spec.lookback, spec.watermarkType);
             if (!lookback.isEmpty() && !position.isNull()) {
-                window.lower = subtractLookback(position.watermark(), lookback);
+                window.lower = Position(subtractLookback(position.watermark(), lookback));
                 window.lowerInclusive = true;
             } else {
-                window.lower = position.watermark();
-                window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : position.tiebreak();
+                window.lower = spec.tiebreakColumn.isEmpty() ? Position(position.watermark()) : position;
             }
         }
-        const WatermarkProbe probe = source->probeWatermark(
-            sourceTable, spec.watermarkColumn, spec.watermarkType, std::optional<Watermark>(window.lower));
+        const WatermarkProbe probe =
+            source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType,
+                                   std::optional<Watermark>(window.lower.watermark()));
         record.rowsNullWatermark = probe.nullCount;
         if (probe.nullCount > 0)
             log(QStringLiteral("warning"),
@@ -244,7 +249,7 @@ struct CopyIteration::State {
                     .arg(probe.nullCount)
                     .arg(spec.watermarkColumn));
         window.upper = probe.maximum;
-        record.windowLower = window.lower.display();
+        record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
     }
@@ -355,8 +360,8 @@ struct CopyIteration::State {
         record.rowsRead = result->rowsRead;
         record.rowsWritten = result->rowsWritten;
         record.windowRows = result->rowsRead;
-        if (!result->maximum.isNull())
-            written = Position(result->maximum, result->maximumTiebreak);
+        if (!result->reached.isNull())
+            written = result->reached;
         publish();
         faultPoint("after_push_down");
         throwIfCancelled(); // the whole window was one batch: a cancel still rolls it back
@@ -450,7 +455,7 @@ struct CopyIteration::State {
         // row naming the run that last wrote; any other goes through the compare-and-set.
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
-        TargetState state{workspace.workspaceId(), spec.id, next.watermark(), next.tiebreak(), record.runId};
+        TargetState state{workspace.workspaceId(), spec.id, next, record.runId};
         state.generation = generation; // a run never changes it
         if (changesTarget && !target->compareAndSetState(expected, state)) {
             rollbackQuietly();
@@ -483,7 +488,7 @@ struct CopyIteration::State {
     // this iteration expects, or it ends before writing anything.
     void beginWrite() {
         const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
-        const auto found = current ? std::optional<Position>(current->position()) : std::nullopt;
+        const auto found = current ? std::optional<Position>(current->position) : std::nullopt;
         if (found != expected || (current ? current->generation : 0) != generation) {
             rollbackQuietly();
             lost(current);
@@ -499,7 +504,7 @@ struct CopyIteration::State {
         throw EarlyEnd{IterationStatus::Skipped,
                        QStringLiteral("table %1: %2 committed this table first (target now at %3); %4")
                            .arg(spec.id)
-                           .arg(who, current ? current->position().display() : QStringLiteral("no state"),
+                           .arg(who, current ? current->position.display() : QStringLiteral("no state"),
                                 committedWritten > 0 || committedSkipped > 0
                                     ? QStringLiteral("only this run's batches committed before that stand")
                                     : QStringLiteral("nothing written"))};

@@ -70,7 +70,8 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
         requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"));
     requireConnection(workspace, spec.targetConnection, QStringLiteral("target"));
 
-    auto source = asValidation([&] { return openConnector(sourceConnection); });
+    const std::unique_ptr<SourceReader> source =
+        asValidation([&] { return openConnector(sourceConnection); });
     const TableRef table = source->parseTableName(spec.sourceTable);
     if (!asValidation([&] { return source->tableExists(table); }))
         throw ValidationError(QStringLiteral("source table '%1' does not exist").arg(spec.sourceDisplay()));
@@ -123,7 +124,7 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
 QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
                                           const QString &table) {
     const ConnectionSpec spec = requireConnection(workspace, connection, QStringLiteral("source"));
-    auto source = openConnector(spec);
+    const std::unique_ptr<SourceReader> source = openConnector(spec);
     const TableRef ref = source->parseTableName(table);
     const TableSchema schema = source->describeTable(ref);
     QList<SourceColumn> columns;
