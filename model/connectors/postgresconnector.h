@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/connector.h"
+#include "model/connectors/contractsql.h"
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
@@ -98,7 +99,8 @@ private:
     qint64 execute(const QString &sql, const QStringList &params, bool *conflict);
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
                                              const QString &what);
-    QString windowWhere(const WindowQuery &query, QStringList &params);
+    ContractSql windowContract(const WindowQuery &query);
+    QStringList windowParams(const WindowQuery &query, const SqlBindings &bindings);
     QString m_identity; // databaseIdentity(), cached
 
     ConnectionSpec m_spec;

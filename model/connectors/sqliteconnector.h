@@ -82,7 +82,7 @@ private:
     QStringList stateColumns();
     void ensureStateTable();
     void upgradeVersion1Rows();
-    QString windowSql(const WindowQuery &query, bool count);
+    QStringList tieOrder(const TableRef &table);
 
     QString m_name;
     QString m_path;

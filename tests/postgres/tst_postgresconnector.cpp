@@ -116,6 +116,7 @@ private slots:
     void nullWatermarksAreCounted();
     void appendMergeOverwrite();
     void mergeNeverReplacesNewerWithOlder();
+    void mergeOrderIsTheSameInEveryEngine();
     void stateCommitsWithRows();
     void hostileNames();
     void rejectsRowsOneByOne();
@@ -562,6 +563,50 @@ void TestPostgresConnector::mergeNeverReplacesNewerWithOlder() {
     QVERIFY(rejected.empty());
     QCOMPARE(m_admin->query(QStringLiteral("SELECT id, note FROM %1 ORDER BY id").arg(qualified("m"))),
              QList<QStringList>({{"1", "new"}, {"2", "same again"}}));
+}
+
+void TestPostgresConnector::mergeOrderIsTheSameInEveryEngine() {
+    // One merge rule for every engine (model/connectors/contractsql.h), ordered like Position: at
+    // an equal watermark a row without a tiebreak sorts before a row with one, so it never
+    // replaces it, and a row with a tiebreak replaces a stored row without one.
+    QTemporaryDir dir;
+    SqliteConnector lite(sqliteSpec(QStringLiteral("lite"), dir.filePath(QStringLiteral("m.db"))));
+    auto pg = connect();
+    const QList<ColumnInfo> columns = {column(QStringLiteral("id"), LogicalType::Integer, QString(), 1),
+                                       column(QStringLiteral("v"), LogicalType::Integer),
+                                       column(QStringLiteral("seq"), LogicalType::Integer),
+                                       column(QStringLiteral("note"), LogicalType::Text)};
+    const QList<QVariantList> stored = {{1, 10, 5, QStringLiteral("stored")},
+                                        {2, 10, QVariant(), QStringLiteral("stored")}};
+    const QList<QVariantList> incoming = {{1, 10, QVariant(), QStringLiteral("no tiebreak")},
+                                          {2, 10, 3, QStringLiteral("tiebreak")}};
+    const QList<QVariantList> expected = {{qint64(1), qint64(10), qint64(5), QStringLiteral("stored")},
+                                          {qint64(2), qint64(10), qint64(3), QStringLiteral("tiebreak")}};
+    for (Connector *target : std::initializer_list<Connector *>{&lite, pg.get()}) {
+        const TableRef ref{target == pg.get() ? m_schema : QString(), QStringLiteral("m")};
+        target->createTable(ref, columns, {QStringLiteral("id")});
+        WriteSpec spec;
+        spec.table = ref;
+        spec.columns = columns;
+        spec.mode = WriteMode::Merge;
+        spec.keyColumns = {QStringLiteral("id")};
+        spec.watermarkColumn = QStringLiteral("v");
+        spec.tiebreakColumn = QStringLiteral("seq");
+        for (const QList<QVariantList> &rows : {stored, incoming}) {
+            RowBatch batch;
+            std::vector<RowRejection> rejected;
+            target->begin();
+            auto writer = target->openWriter(spec);
+            fillBatch(batch, rows, 4);
+            writer->writeBatch(batch, rejected);
+            writer->finish(rejected);
+            writer.reset();
+            target->commit();
+            QVERIFY(rejected.empty());
+        }
+        auto cursor = target->openScan(ref, {"id", "v", "seq", "note"}, {"id"});
+        QCOMPARE(readAll(*cursor), expected);
+    }
 }
 
 void TestPostgresConnector::stateCommitsWithRows() {
