@@ -13,9 +13,10 @@ QString ContractSql::placeholder(int index) const {
     return (m_dialect == SqlDialect::Postgres ? QStringLiteral("$%1") : QStringLiteral("?%1")).arg(index);
 }
 
-QString ContractSql::bound(int index) const {
-    return m_watermarkCast.isEmpty() ? placeholder(index)
-                                     : QStringLiteral("%1::%2").arg(placeholder(index), m_watermarkCast);
+QString ContractSql::bindWatermark(const Watermark &watermark, SqlBindings &bindings) const {
+    bindings.append(SqlBinding{watermark, QVariant(), false, m_watermarkCast});
+    const QString index = placeholder(int(bindings.size()));
+    return m_watermarkCast.isEmpty() ? index : QStringLiteral("%1::%2").arg(index, m_watermarkCast);
 }
 
 QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings) const {
@@ -24,12 +25,11 @@ QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings
     const QString wm = quoteIdentifier(window.watermarkColumn);
     QStringList conditions{wm + QStringLiteral(" IS NOT NULL")};
     if (!window.lower.isNull()) {
-        bindings.append(SqlBinding{window.lower.watermark(), QVariant(), false});
-        const QString lower = bound(int(bindings.size()));
+        const QString lower = bindWatermark(window.lower.watermark(), bindings);
         if (window.lowerInclusive) {
             conditions << QStringLiteral("%1 >= %2").arg(wm, lower);
         } else if (!window.tiebreakColumn.isEmpty() && window.lower.hasTiebreak()) {
-            bindings.append(SqlBinding{Watermark(), window.lower.tiebreak(), true});
+            bindings.append(SqlBinding{Watermark(), window.lower.tiebreak(), true, QString()});
             const QString tb = quoteIdentifier(window.tiebreakColumn);
             const QString tiebreak = placeholder(int(bindings.size()));
             // The same order in the form each planner serves from an index on (watermark, tiebreak).
@@ -43,8 +43,7 @@ QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings
         }
     }
     if (!window.upper.isNull()) {
-        bindings.append(SqlBinding{window.upper, QVariant(), false});
-        conditions << QStringLiteral("%1 <= %2").arg(wm, bound(int(bindings.size())));
+        conditions << QStringLiteral("%1 <= %2").arg(wm, bindWatermark(window.upper, bindings));
     }
     return conditions.join(QLatin1String(" AND "));
 }
@@ -104,6 +103,18 @@ BoundSql ContractSql::positionReached(const WindowQuery &window, const QStringLi
         QStringLiteral("SELECT %1 FROM %2%3 ORDER BY %4 LIMIT 1")
             .arg(selected.join(QLatin1String(", ")), table, whereClause(conditions(window, result.bindings)),
                  keysetOrder(window, table + QLatin1Char('.'), QStringLiteral(" DESC")));
+    return result;
+}
+
+BoundSql ContractSql::deleteNewer(const TableRef &table, const QString &watermarkColumn,
+                                  const Watermark &position) const {
+    const QString wm = quoteIdentifier(watermarkColumn);
+    BoundSql result;
+    const QString condition =
+        position.isNull() ? wm + QStringLiteral(" IS NOT NULL")
+                          : QStringLiteral("%1 > %2").arg(wm, bindWatermark(position, result.bindings));
+    result.sql =
+        QStringLiteral("DELETE FROM %1 WHERE %2").arg(quoteQualified(table.schema, table.name), condition);
     return result;
 }
 

@@ -19,6 +19,7 @@ struct SqlBinding {
     Watermark watermark;
     QVariant tiebreak;
     bool isTiebreak = false;
+    QString cast; // the type a watermark's placeholder is cast to (PostgreSQL); empty = none
 };
 using SqlBindings = QList<SqlBinding>;
 
@@ -53,6 +54,10 @@ public:
     // One row, the window's highest position: `selected` (SQL expressions for the watermark and,
     // with a tiebreak column, the tiebreak) of its last row in keyset order.
     BoundSql positionReached(const WindowQuery &window, const QStringList &selected) const;
+    // Backfill --delete-newer: deletes the target rows after `position` (every row with a
+    // watermark when there is none).
+    BoundSql deleteNewer(const TableRef &table, const QString &watermarkColumn,
+                         const Watermark &position) const;
 
     // The merge rule as an upsert clause: " ON CONFLICT (keys) DO UPDATE SET … WHERE <incoming is
     // not older>" (or DO NOTHING when every column is a key). `stored` names the target row in
@@ -63,7 +68,8 @@ public:
 
 private:
     QString placeholder(int index) const;
-    QString bound(int index) const; // placeholder with the watermark cast
+    // Appends a watermark to `bindings`; returns its placeholder, cast to the column's type.
+    QString bindWatermark(const Watermark &watermark, SqlBindings &bindings) const;
     // The window's conditions (empty without a watermark column); appends the values they bind.
     QString conditions(const WindowQuery &window, SqlBindings &bindings) const;
     QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;

@@ -1061,20 +1061,19 @@ ContractSql PostgresConnector::windowContract(const WindowQuery &query) {
                                                  : watermarkCast(query.table, query.watermarkColumn));
 }
 
-// A window statement's values as text parameters: each watermark spelled for its cast, a
+// A contract statement's values as text parameters: each watermark spelled for its cast, a
 // tiebreak as stored (the parameter takes the column's type from the comparison).
-QStringList PostgresConnector::windowParams(const WindowQuery &query, const SqlBindings &bindings) {
+QStringList PostgresConnector::boundParams(const SqlBindings &bindings) const {
     QStringList params;
     for (const SqlBinding &binding : bindings)
         params << (binding.isTiebreak ? tiebreakStoredText(binding.tiebreak).toString()
-                                      : boundWatermark(binding.watermark,
-                                                       watermarkCast(query.table, query.watermarkColumn)));
+                                      : boundWatermark(binding.watermark, binding.cast));
     return params;
 }
 
 qint64 PostgresConnector::countWindow(const WindowQuery &query) {
     const BoundSql count = windowContract(query).countWindow(query);
-    return this->query(count.sql, windowParams(query, count.bindings)).value(0).value(0).toLongLong();
+    return this->query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &select, const QStringList &params,
@@ -1100,7 +1099,7 @@ std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &selec
 
 std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &query) {
     const BoundSql select = windowContract(query).selectWindow(query);
-    return openCursor(select.sql, windowParams(query, select.bindings),
+    return openCursor(select.sql, boundParams(select.bindings),
                       QStringLiteral("reading window of %1").arg(query.table.display()));
 }
 
@@ -1234,13 +1233,9 @@ void PostgresConnector::deleteAll(const TableRef &table) {
 
 qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                           const Watermark &position) {
-    const QString cast = watermarkCast(table, watermarkColumn);
-    if (position.isNull())
-        return execute(QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL")
-                           .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn)));
-    return execute(QStringLiteral("DELETE FROM %1 WHERE %2 > $1::%3")
-                       .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn), cast),
-                   {boundWatermark(position, cast)});
+    const BoundSql sql = ContractSql(SqlDialect::Postgres, watermarkCast(table, watermarkColumn))
+                             .deleteNewer(table, watermarkColumn, position);
+    return execute(sql.sql, boundParams(sql.bindings));
 }
 
 namespace {
@@ -1407,7 +1402,7 @@ std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, 
         return std::nullopt;
     const ContractSql contract = windowContract(window);
     const BoundSql where = contract.windowPredicate(window);
-    const QStringList params = windowParams(window, where.bindings);
+    const QStringList params = boundParams(where.bindings);
     const QString from = quoteQualified(window.table.schema, window.table.name);
     const QString target = quoteQualified(write.table.schema, write.table.name);
     const QString context = QStringLiteral("copying %1 into %2 inside the server")
@@ -1420,8 +1415,7 @@ std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, 
                                 .arg(describe(), write.table.display()));
             execute(mergeStatement(target, columns, write, from, where.sql, QString()), params);
             const BoundSql count = contract.countWindow(window);
-            result.rowsRead =
-                query(count.sql, windowParams(window, count.bindings)).value(0).value(0).toLongLong();
+            result.rowsRead = query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
         } else {
             const QString list = quoteIdentifierList(columns);
             result.rowsRead = execute(QStringLiteral("INSERT INTO %1 (%2) SELECT %2 FROM %3 WHERE %4")
@@ -1442,7 +1436,7 @@ std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, 
                 selected << (timestamp ? watermarkText(tb, tiebreakType) : tb + QStringLiteral("::text"));
             }
             const BoundSql reached = contract.positionReached(window, selected);
-            const auto rows = query(reached.sql, windowParams(window, reached.bindings));
+            const auto rows = query(reached.sql, boundParams(reached.bindings));
             const WatermarkType type =
                 window.upper.isNull() ? window.lower.watermark().type() : window.upper.type();
             ColumnInfo watermarkColumn;

@@ -100,7 +100,7 @@ private:
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
                                              const QString &what);
     ContractSql windowContract(const WindowQuery &query);
-    QStringList windowParams(const WindowQuery &query, const SqlBindings &bindings);
+    QStringList boundParams(const SqlBindings &bindings) const;
     QString m_identity; // databaseIdentity(), cached
 
     ConnectionSpec m_spec;

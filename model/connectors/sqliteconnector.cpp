@@ -822,28 +822,14 @@ void SqliteConnector::deleteAll(const TableRef &table) {
 qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                         const Watermark &position) {
     SqliteDb &db = writable();
-    const QString wm = quoteIdentifier(watermarkColumn);
-    if (position.isNull()) {
-        execute(db, QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL").arg(quoted(table), wm),
-                where(table));
-        return db.changes();
-    }
-    Watermark bound = position;
-    if (position.type() == WatermarkType::Timestamp) {
-        // Text comparison: spell the position like the target column spells its values.
-        const Watermark sample = sampleWatermark(table, watermarkColumn, WatermarkType::Timestamp);
-        const auto sampleParsed = sample.isNull() ? std::nullopt : parseTimestamp(sample.nativeText());
-        const auto positionParsed = parseTimestamp(position.nativeText());
-        if (sampleParsed && positionParsed && sampleParsed->spelling != positionParsed->spelling) {
-            const auto respelled =
-                formatTimestamp(positionParsed->micros, sampleParsed->spelling, positionParsed->subMicros);
-            if (respelled)
-                bound = Watermark::timestamp(*respelled).value_or(position);
-        }
-    }
-    SqliteStatement statement(db, QStringLiteral("DELETE FROM %1 WHERE %2 > ?1").arg(quoted(table), wm),
-                              where(table));
-    bindWatermark(statement, 1, bound);
+    // Text comparison: the position is spelled like the target column spells its values.
+    const Watermark bound =
+        position.type() == WatermarkType::Timestamp
+            ? spelledLike(position, sampleWatermark(table, watermarkColumn, position.type()))
+            : position;
+    const BoundSql sql = kContract.deleteNewer(table, watermarkColumn, bound);
+    SqliteStatement statement(db, sql.sql, where(table));
+    bindContract(statement, sql.bindings);
     statement.run();
     return db.changes();
 }
