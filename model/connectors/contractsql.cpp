@@ -42,9 +42,8 @@ QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings
             conditions << QStringLiteral("%1 > %2").arg(wm, lower);
         }
     }
-    if (!window.upper.isNull()) {
+    if (!window.upper.isNull())
         conditions << QStringLiteral("%1 <= %2").arg(wm, bindWatermark(window.upper, bindings));
-    }
     return conditions.join(QLatin1String(" AND "));
 }
 

@@ -204,7 +204,7 @@ private:
                 .arg(result.source, result.target, parts.join(QStringLiteral(", ")))
                 .arg(result.sourceRows)
                 .arg(result.targetRows)
-                .arg(Position(m_position.watermark()).display());
+                .arg(m_position.isNull() ? QStringLiteral("none") : m_position.watermark().display());
         if (m_keys.isEmpty())
             return;
         std::vector<int> keyIndexes;
