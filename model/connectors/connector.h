@@ -57,17 +57,19 @@ struct TableSchema {
     QStringList columnNames() const;
 };
 
-// The rows of one iteration: strictly after `lower` (or from `lower` inclusive, with a
-// lookback) and up to `upper` inclusive, in keyset order (watermark, tiebreak).
+// The rows of one iteration: strictly after `lower` (or from `lower`'s watermark inclusive, with
+// a lookback) and up to `upper` inclusive, in keyset order (watermark, tiebreak).
+// model/connectors/contractsql.h renders it.
 struct WindowQuery {
     TableRef table;
     QStringList columns; // what to read, in this order
     QString watermarkColumn;
     QString tiebreakColumn; // empty = none
-    Watermark lower;        // none = no lower bound
+    // Null = no lower bound. Its tiebreak counts only with an exclusive bound and a tiebreak
+    // column; without one, rows strictly after its watermark.
+    Position lower;
     bool lowerInclusive = false;
-    QVariant lowerTiebreak; // only with an exclusive lower bound and a tiebreak column
-    Watermark upper;        // none = no upper bound (overwrite without watermark)
+    Watermark upper; // none = no upper bound (overwrite without watermark)
 };
 
 // What a source knows about a watermark column at the start of an iteration.
@@ -120,8 +122,7 @@ public:
 struct TargetState {
     QString workspaceId;
     qint64 tableId = 0;
-    Watermark watermark;
-    QVariant tiebreak;
+    Position position;
     qint64 runId = 0;
     // Raised by every backfill and by nothing else (DESIGN.md, "Backfill"): a state is newer
     // than another when its generation is higher, or equal with a higher position.
@@ -130,8 +131,6 @@ struct TargetState {
     // so one target table belongs to one (workspace, table). Empty = not recorded (older rows).
     QString targetTable = {};   // stateTargetKey() of the target table
     QString workspacePath = {}; // where the owning workspace was, for messages
-
-    Position position() const { return Position(watermark, tiebreak); }
 };
 
 // The state row that owns a target table.
@@ -145,27 +144,38 @@ struct StateOwner {
 struct PushDownResult {
     qint64 rowsRead = 0;    // rows in the window
     qint64 rowsWritten = 0; // rows the target now reflects (every read row: a failure throws)
-    Watermark maximum;      // the window's last (watermark, tiebreak) position
-    QVariant maximumTiebreak;
+    Position reached;       // the window's last (watermark, tiebreak) position; null when empty
 };
 
-// One open connection to a database, used as source, target or both. Owned by one thread;
-// never shared. Every method throws Error with a message naming the connection and the table
-// or column at fault (never a password).
-class Connector {
+// Where a source's tables can be read from inside a database: the read side of a push-down.
+// A target of the same engine that reaches `database` copies the window in one statement.
+struct PushDownOrigin {
+    QString engine;   // "sqlite" | "postgres"
+    QString database; // the SQLite file's absolute path, or PostgreSQL's database identity
+};
+
+// The roles a connection to a database plays. A connector supplies quoting, types and bulk I/O
+// through them; the engine (model/engine) owns the copy contract and takes the narrowest role it
+// needs. Every method throws Error with a message naming the connection and the table or column
+// at fault (never a password). Owned by one thread; never shared.
+
+// What is in the database: its tables and their columns.
+class Catalog {
 public:
-    virtual ~Connector() = default;
+    virtual ~Catalog() = default;
 
     virtual QString connectionName() const = 0;
-
     // "schema.table" / "table" as the CLI spells it, into a TableRef (PostgreSQL defaults to
     // "public"; SQLite takes the text verbatim).
     virtual TableRef parseTableName(const QString &text) const = 0;
     virtual QList<TableRef> listTables() = 0;
     virtual bool tableExists(const TableRef &table) = 0;
     virtual TableSchema describeTable(const TableRef &table) = 0; // throws when missing
+};
 
-    // --- source side ---
+// Reads a source table: its watermark column, the window's rows, a whole scan.
+class SourceReader : public virtual Catalog {
+public:
     // Timestamp, Integer, or None when the column cannot order a watermark.
     virtual WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) = 0;
     // Reads max and NULL count; refuses (throws) a timestamp column whose values mix spellings.
@@ -183,8 +193,13 @@ public:
     // Every row of `table` ordered by `orderBy` (verify reads both sides with it).
     virtual std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                                    const QStringList &orderBy) = 0;
+    // Where a target could read this source's tables itself (see TargetWriter::pushDown).
+    virtual PushDownOrigin pushDownOrigin() = 0;
+};
 
-    // --- target side: one transaction at a time ---
+// Writes a target table and its state row, one transaction at a time.
+class TargetWriter : public virtual Catalog {
+public:
     virtual void begin() = 0;
     virtual void commit() = 0;
     virtual void rollback() = 0; // no-op when no transaction is open
@@ -197,7 +212,8 @@ public:
     // Deletes rows whose watermark is after `position` (backfill --delete-newer).
     virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                    const Watermark &position) = 0;
-    // --- target side: the state row (model/connectors/statetable.h has its one definition) ---
+
+    // --- the state row (model/connectors/statetable.h has its one definition) ---
     // Reads outside or inside a transaction; never creates anything: a target without
     // tidemark_state has no state (so a dry run never writes to the target, not even DDL).
     virtual std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) = 0;
@@ -220,21 +236,27 @@ public:
     // beginStateWrite(); nullopt when no row names it.
     virtual std::optional<StateOwner> readTargetOwner(const QString &targetKey) = 0;
 
-    // Interrupts the statement this connector is running (or about to run), from any thread:
-    // how Cancel stops a push-down, a count or a probe. The statement fails with an Error.
-    virtual void interrupt() {}
-
-    // --- optional: same-database push-down (additive; default: not possible) ---
+    // --- optional: same-database push-down (default: not possible) ---
     // Called before begin() when the engine may push the copy down: set-up that cannot run inside
     // a transaction (SQLite's ATTACH of the source file) happens here.
-    virtual void preparePushDown(Connector &source) {}
+    virtual void preparePushDown(SourceReader &source) {}
     // Copies `window` from `source` into `write.table` as one statement inside this target's
-    // open transaction, when both reach the same database; no row travels through Tidemark.
-    // Returns nullopt when push-down is not possible (the caller streams instead).
-    virtual std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+    // open transaction, when this connection reaches the source's database
+    // (SourceReader::pushDownOrigin()); no row travels through Tidemark. Returns nullopt when
+    // push-down is not possible (the caller streams instead).
+    virtual std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                                    const WriteSpec &write) {
         return std::nullopt;
     }
+};
+
+// One open connection to a database, in every role: what the concrete SQLite and PostgreSQL
+// connectors implement and the factory opens.
+class Connector : public SourceReader, public TargetWriter {
+public:
+    // Interrupts the statement this connector is running (or about to run), from any thread:
+    // how Cancel stops a push-down, a count or a probe. The statement fails with an Error.
+    virtual void interrupt() {}
 };
 
 } // namespace tidemark

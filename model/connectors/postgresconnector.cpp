@@ -6,6 +6,7 @@
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
+#include "model/connectors/contractsql.h"
 #include "model/connectors/statetable.h"
 #include "model/credentials/credentialstore.h"
 
@@ -287,45 +288,24 @@ void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIn
 
 // The merge rule as one statement: the latest version per key from `from` (highest watermark,
 // then tiebreak, then `lastOrder`), upserted only over an older or equal stored version.
+// PostgreSQL cannot change one row twice in one INSERT ... ON CONFLICT, hence DISTINCT ON.
 QString mergeStatement(const QString &target, const QStringList &columns, const WriteSpec &spec,
                        const QString &from, const QString &where, const QString &lastOrder) {
     const QString keys = quoteIdentifierList(spec.keyColumns);
     QStringList order;
     for (const QString &key : spec.keyColumns)
         order << quoteIdentifier(key);
-    QStringList versionIncoming, versionStored;
-    for (const QString &column : {spec.watermarkColumn, spec.tiebreakColumn}) {
-        if (column.isEmpty() || !columns.contains(column))
-            continue;
-        order << quoteIdentifier(column) + QStringLiteral(" DESC");
-        versionIncoming << QStringLiteral("excluded.") + quoteIdentifier(column);
-        versionStored << QStringLiteral("t.") + quoteIdentifier(column);
-    }
+    for (const QString &version : ContractSql::versionColumns(spec, columns))
+        order << quoteIdentifier(version) + QStringLiteral(" DESC");
     if (!lastOrder.isEmpty())
         order << lastOrder;
-    QStringList updates;
-    for (const QString &column : columns) {
-        if (!spec.keyColumns.contains(column))
-            updates << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(column));
-    }
-    QString conflict;
-    if (updates.isEmpty()) {
-        conflict = QStringLiteral("DO NOTHING");
-    } else {
-        conflict = QStringLiteral("DO UPDATE SET ") + updates.join(QStringLiteral(", "));
-        // Never replace a newer stored version with an older one; NULL versions do not block.
-        if (!versionIncoming.isEmpty())
-            conflict += QStringLiteral(" WHERE ((%1) < (%2)) IS NOT TRUE")
-                            .arg(versionIncoming.join(QStringLiteral(", ")),
-                                 versionStored.join(QStringLiteral(", ")));
-    }
     const QString list = quoteIdentifierList(columns);
     QString sql = QStringLiteral("INSERT INTO %1 AS t (%2) SELECT DISTINCT ON (%3) %2 FROM %4")
                       .arg(target, list, keys, from);
     if (!where.isEmpty())
         sql += QStringLiteral(" WHERE ") + where;
-    return sql + QStringLiteral(" ORDER BY %1 ON CONFLICT (%2) %3")
-                     .arg(order.join(QStringLiteral(", ")), keys, conflict);
+    return sql + QStringLiteral(" ORDER BY ") + order.join(QStringLiteral(", ")) +
+           ContractSql(SqlDialect::Postgres).mergeConflict(spec, columns, QStringLiteral("t"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1070,52 +1050,26 @@ Watermark PostgresConnector::sampleWatermark(const TableRef &table, const QStrin
         QStringLiteral("%1: a value of \"%2\" in %3").arg(describe(), column, table.display()));
 }
 
-QString PostgresConnector::windowWhere(const WindowQuery &query, QStringList &params) {
-    const QString cast = watermarkCast(query.table, query.watermarkColumn);
-    const QString wm = quoteIdentifier(query.watermarkColumn);
-    QStringList conditions;
-    conditions << wm + QStringLiteral(" IS NOT NULL");
-    if (!query.lower.isNull()) {
-        params << boundWatermark(query.lower, cast);
-        const QString bound = QStringLiteral("$%1::%2").arg(params.size()).arg(cast);
-        if (query.lowerInclusive) {
-            conditions << QStringLiteral("%1 >= %2").arg(wm, bound);
-        } else if (!query.tiebreakColumn.isEmpty() && query.lowerTiebreak.isValid() &&
-                   !query.lowerTiebreak.isNull()) {
-            // The tiebreak parameter takes the column's type from the comparison.
-            params << tiebreakStoredText(query.lowerTiebreak).toString();
-            conditions << QStringLiteral("(%1, %2) > (%3, $%4)")
-                              .arg(wm, quoteIdentifier(query.tiebreakColumn), bound)
-                              .arg(params.size());
-        } else {
-            conditions << QStringLiteral("%1 > %2").arg(wm, bound);
-        }
-    }
-    if (!query.upper.isNull()) {
-        params << boundWatermark(query.upper, cast);
-        conditions << QStringLiteral("%1 <= $%2::%3").arg(wm).arg(params.size()).arg(cast);
-    }
-    return conditions.join(QStringLiteral(" AND "));
+// The window's statements compare a bound watermark on the column's own type.
+ContractSql PostgresConnector::windowContract(const WindowQuery &query) {
+    return ContractSql(SqlDialect::Postgres, query.watermarkColumn.isEmpty()
+                                                 ? QString()
+                                                 : watermarkCast(query.table, query.watermarkColumn));
+}
+
+// A contract statement's values as text parameters: each watermark spelled for its cast, a
+// tiebreak as stored (the parameter takes the column's type from the comparison).
+QStringList PostgresConnector::boundParams(const SqlBindings &bindings) const {
+    QStringList params;
+    for (const SqlBinding &binding : bindings)
+        params << (binding.isTiebreak ? tiebreakStoredText(binding.tiebreak).toString()
+                                      : boundWatermark(binding.watermark, binding.cast));
+    return params;
 }
 
 qint64 PostgresConnector::countWindow(const WindowQuery &query) {
-    if (query.watermarkColumn.isEmpty()) {
-        return this
-            ->query(QStringLiteral("SELECT count(*) FROM %1")
-                        .arg(quoteQualified(query.table.schema, query.table.name)))
-            .value(0)
-            .value(0)
-            .toLongLong();
-    }
-    QStringList params;
-    const QString where = windowWhere(query, params);
-    return this
-        ->query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2")
-                    .arg(quoteQualified(query.table.schema, query.table.name), where),
-                params)
-        .value(0)
-        .value(0)
-        .toLongLong();
+    const BoundSql count = windowContract(query).countWindow(query);
+    return this->query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &select, const QStringList &params,
@@ -1140,17 +1094,9 @@ std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &selec
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openWindow(const WindowQuery &query) {
-    const QString table = quoteQualified(query.table.schema, query.table.name);
-    QStringList params;
-    QString select = QStringLiteral("SELECT %1 FROM %2").arg(quoteIdentifierList(query.columns), table);
-    if (!query.watermarkColumn.isEmpty()) {
-        select += QStringLiteral(" WHERE ") + windowWhere(query, params);
-        QStringList order{quoteIdentifier(query.watermarkColumn)};
-        if (!query.tiebreakColumn.isEmpty())
-            order << quoteIdentifier(query.tiebreakColumn);
-        select += QStringLiteral(" ORDER BY ") + order.join(QStringLiteral(", "));
-    }
-    return openCursor(select, params, QStringLiteral("reading window of %1").arg(query.table.display()));
+    const BoundSql select = windowContract(query).selectWindow(query);
+    return openCursor(select.sql, boundParams(select.bindings),
+                      QStringLiteral("reading window of %1").arg(query.table.display()));
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openScan(const TableRef &table, const QStringList &columns,
@@ -1283,13 +1229,9 @@ void PostgresConnector::deleteAll(const TableRef &table) {
 
 qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                           const Watermark &position) {
-    const QString cast = watermarkCast(table, watermarkColumn);
-    if (position.isNull())
-        return execute(QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL")
-                           .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn)));
-    return execute(QStringLiteral("DELETE FROM %1 WHERE %2 > $1::%3")
-                       .arg(quoteQualified(table.schema, table.name), quoteIdentifier(watermarkColumn), cast),
-                   {boundWatermark(position, cast)});
+    const BoundSql sql = ContractSql(SqlDialect::Postgres, watermarkCast(table, watermarkColumn))
+                             .deleteNewer(table, watermarkColumn, position);
+    return execute(sql.sql, boundParams(sql.bindings));
 }
 
 namespace {
@@ -1361,9 +1303,9 @@ std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceI
     TargetState state;
     state.workspaceId = workspaceId;
     state.tableId = tableId;
-    state.watermark = Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1));
-    if (!row.value(2).isNull())
-        state.tiebreak = tiebreakFromStored(row.value(3), row.value(2));
+    state.position =
+        Position(Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1)),
+                 row.value(2).isNull() ? QVariant() : tiebreakFromStored(row.value(3), row.value(2)));
     state.runId = row.value(4).toLongLong();
     state.generation = row.value(5).toLongLong();
     return state;
@@ -1447,18 +1389,25 @@ void PostgresConnector::interrupt() {
     }
 }
 
-std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, const WindowQuery &window,
+PushDownOrigin PostgresConnector::pushDownOrigin() {
+    return {QStringLiteral("postgres"), databaseIdentity()};
+}
+
+std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                           const WriteSpec &write) {
-    auto *pg = dynamic_cast<PostgresConnector *>(&source);
-    if (!pg || !m_inTransaction || window.watermarkColumn.isEmpty())
+    if (!m_inTransaction || window.watermarkColumn.isEmpty())
         return std::nullopt;
     QStringList columns;
     for (const ColumnInfo &column : write.columns)
         columns << column.name;
-    if (columns != window.columns || pg->databaseIdentity() != databaseIdentity())
+    if (columns != window.columns)
         return std::nullopt;
-    QStringList params;
-    const QString where = windowWhere(window, params);
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine != QLatin1String("postgres") || origin.database != databaseIdentity())
+        return std::nullopt;
+    const ContractSql contract = windowContract(window);
+    const BoundSql where = contract.windowPredicate(window);
+    const QStringList params = boundParams(where.bindings);
     const QString from = quoteQualified(window.table.schema, window.table.name);
     const QString target = quoteQualified(write.table.schema, write.table.name);
     const QString context = QStringLiteral("copying %1 into %2 inside the server")
@@ -1469,24 +1418,19 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
             if (write.keyColumns.isEmpty())
                 throw Error(QStringLiteral("%1: merge into %2 needs key columns")
                                 .arg(describe(), write.table.display()));
-            execute(mergeStatement(target, columns, write, from, where, QString()), params);
-            result.rowsRead =
-                query(QStringLiteral("SELECT count(*) FROM %1 WHERE %2").arg(from, where), params)
-                    .value(0)
-                    .value(0)
-                    .toLongLong();
+            execute(mergeStatement(target, columns, write, from, where.sql, QString()), params);
+            const BoundSql count = contract.countWindow(window);
+            result.rowsRead = query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
         } else {
             const QString list = quoteIdentifierList(columns);
             result.rowsRead = execute(QStringLiteral("INSERT INTO %1 (%2) SELECT %2 FROM %3 WHERE %4")
-                                          .arg(target, list, from, where),
+                                          .arg(target, list, from, where.sql),
                                       params);
         }
         result.rowsWritten = result.rowsRead;
         if (result.rowsRead > 0) {
-            const QString wm = quoteIdentifier(window.watermarkColumn);
-            QString select = watermarkText(wm, columnTypeName(window.table, window.watermarkColumn));
-            // Ordered by the table's own columns: a bare name would mean the text output column.
-            QString order = from + QLatin1Char('.') + wm + QStringLiteral(" DESC");
+            QStringList selected{watermarkText(quoteIdentifier(window.watermarkColumn),
+                                               columnTypeName(window.table, window.watermarkColumn))};
             QString tiebreakType;
             if (!window.tiebreakColumn.isEmpty()) {
                 const QString tb = quoteIdentifier(window.tiebreakColumn);
@@ -1494,27 +1438,28 @@ std::optional<PushDownResult> PostgresConnector::pushDown(Connector &source, con
                 const bool timestamp = tiebreakType == QLatin1String("timestamptz") ||
                                        tiebreakType == QLatin1String("timestamp") ||
                                        tiebreakType == QLatin1String("date");
-                select += QStringLiteral(", ") +
-                          (timestamp ? watermarkText(tb, tiebreakType) : tb + QStringLiteral("::text"));
-                order += QStringLiteral(", ") + from + QLatin1Char('.') + tb + QStringLiteral(" DESC");
+                selected << (timestamp ? watermarkText(tb, tiebreakType) : tb + QStringLiteral("::text"));
             }
-            const auto rows = query(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4 LIMIT 1")
-                                        .arg(select, from, where, order),
-                                    params);
-            const WatermarkType type = window.upper.isNull() ? window.lower.type() : window.upper.type();
+            const BoundSql reached = contract.positionReached(window, selected);
+            const auto rows = query(reached.sql, boundParams(reached.bindings));
+            const WatermarkType type =
+                window.upper.isNull() ? window.lower.watermark().type() : window.upper.type();
             ColumnInfo watermarkColumn;
             watermarkColumn.name = window.watermarkColumn;
-            result.maximum = watermarkFromText(
-                rows.value(0).value(0),
-                type == WatermarkType::None ? detectWatermarkType(window.table, watermarkColumn) : type,
-                context);
+            QVariant tiebreak;
             if (!window.tiebreakColumn.isEmpty() && !rows.value(0).value(1).isNull()) {
                 const QString text = rows.value(0).value(1);
                 const bool integer = tiebreakType == QLatin1String("int2") ||
                                      tiebreakType == QLatin1String("int4") ||
                                      tiebreakType == QLatin1String("int8");
-                result.maximumTiebreak = integer ? QVariant(text.toLongLong()) : QVariant(text);
+                tiebreak = integer ? QVariant(text.toLongLong()) : QVariant(text);
             }
+            result.reached = Position(
+                watermarkFromText(
+                    rows.value(0).value(0),
+                    type == WatermarkType::None ? detectWatermarkType(window.table, watermarkColumn) : type,
+                    context),
+                tiebreak);
         }
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1 (%2)").arg(error.message(), context));

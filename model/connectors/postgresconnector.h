@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/connector.h"
+#include "model/connectors/contractsql.h"
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
@@ -43,6 +44,7 @@ public:
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
+    PushDownOrigin pushDownOrigin() override;
 
     void begin() override;
     void commit() override;
@@ -61,7 +63,7 @@ public:
     void clearState(const QString &workspaceId, qint64 tableId) override;
     std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
     void interrupt() override;
-    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+    std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
 
     // Runs one statement with bound text parameters (a null QString binds NULL) and returns its
@@ -98,7 +100,8 @@ private:
     qint64 execute(const QString &sql, const QStringList &params, bool *conflict);
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
                                              const QString &what);
-    QString windowWhere(const WindowQuery &query, QStringList &params);
+    ContractSql windowContract(const WindowQuery &query);
+    QStringList boundParams(const SqlBindings &bindings) const;
     QString m_identity; // databaseIdentity(), cached
 
     ConnectionSpec m_spec;

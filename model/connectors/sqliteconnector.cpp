@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
+#include "model/connectors/contractsql.h"
 #include "model/connectors/statetable.h"
 #include "model/storage/sqlitedb.h"
 
@@ -625,41 +626,6 @@ bool SqliteConnector::hasRowid(const TableRef &table) {
     return result;
 }
 
-QString SqliteConnector::windowSql(const WindowQuery &query, bool count) {
-    const QString wm = quoteIdentifier(query.watermarkColumn);
-    const QString tb = query.tiebreakColumn.isEmpty() ? QString() : quoteIdentifier(query.tiebreakColumn);
-    QString sql = count ? QStringLiteral("SELECT count(*)")
-                        : QStringLiteral("SELECT ") + quoteIdentifierList(query.columns);
-    sql += QStringLiteral(" FROM ") + quoted(query.table);
-    QStringList conditions;
-    if (!query.watermarkColumn.isEmpty())
-        conditions << wm + QStringLiteral(" IS NOT NULL");
-    if (!query.lower.isNull()) {
-        if (query.lowerInclusive)
-            conditions << wm + QStringLiteral(" >= ?1");
-        else if (!tb.isEmpty() && !query.lowerTiebreak.isNull())
-            conditions << QStringLiteral("(%1 > ?1 OR (%1 = ?1 AND %2 > ?2))").arg(wm, tb);
-        else
-            conditions << wm + QStringLiteral(" > ?1");
-    }
-    if (!query.upper.isNull())
-        conditions << wm + QStringLiteral(" <= ?3");
-    if (!conditions.isEmpty())
-        sql += QStringLiteral(" WHERE ") + conditions.join(QLatin1String(" AND "));
-    if (!count) {
-        QStringList order;
-        if (!query.watermarkColumn.isEmpty())
-            order << wm;
-        if (!tb.isEmpty())
-            order << tb;
-        if (hasRowid(query.table))
-            order << QStringLiteral("rowid");
-        if (!order.isEmpty())
-            sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", "));
-    }
-    return sql;
-}
-
 namespace {
 
 // SQLite compares timestamps as text: a lower bound spelled unlike the column (a position kept
@@ -677,21 +643,36 @@ Watermark spelledLike(const Watermark &value, const Watermark &model) {
     return Watermark::timestamp(*text).value_or(value);
 }
 
-void bindWindow(SqliteStatement &statement, const WindowQuery &query) {
-    if (!query.lower.isNull()) {
-        bindWatermark(statement, 1, spelledLike(query.lower, query.upper));
-        if (!query.lowerInclusive && !query.tiebreakColumn.isEmpty() && !query.lowerTiebreak.isNull())
-            statement.bind(2, query.lowerTiebreak);
-    }
-    if (!query.upper.isNull())
-        bindWatermark(statement, 3, query.upper);
+// The window as SQLite compares it: timestamps are text, so the lower bound is spelled like the
+// column (its upper bound, read from it).
+WindowQuery comparable(WindowQuery query) {
+    query.lower = Position(spelledLike(query.lower.watermark(), query.upper), query.lower.tiebreak());
+    return query;
 }
+
+// A contract statement's values: a watermark as the column spells it, a tiebreak as it was read.
+void bindContract(SqliteStatement &statement, const SqlBindings &bindings) {
+    for (int i = 0; i < int(bindings.size()); ++i) {
+        if (bindings[i].isTiebreak)
+            statement.bind(i + 1, bindings[i].tiebreak);
+        else
+            bindWatermark(statement, i + 1, bindings[i].watermark);
+    }
+}
+
+const ContractSql kContract(SqlDialect::Sqlite);
 
 } // namespace
 
+QStringList SqliteConnector::tieOrder(const TableRef &table) {
+    // Without a tiebreak, rows of equal watermark come in insertion order.
+    return hasRowid(table) ? QStringList{QStringLiteral("rowid")} : QStringList();
+}
+
 qint64 SqliteConnector::countWindow(const WindowQuery &query) {
-    SqliteStatement statement(handle(), windowSql(query, true), where(query.table));
-    bindWindow(statement, query);
+    const BoundSql count = kContract.countWindow(comparable(query));
+    SqliteStatement statement(handle(), count.sql, where(query.table));
+    bindContract(statement, count.bindings);
     statement.step();
     return statement.columnInt64(0);
 }
@@ -700,10 +681,10 @@ std::unique_ptr<SourceCursor> SqliteConnector::openWindow(const WindowQuery &que
     if (query.columns.isEmpty())
         throw Error(QStringLiteral("%1: no columns to read").arg(where(query.table)));
     SqliteDb &db = handle();
-    const QString sql = windowSql(query, false);
+    const BoundSql select = kContract.selectWindow(comparable(query), tieOrder(query.table));
     auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
-    SqliteStatement statement(db, sql, where(query.table));
-    bindWindow(statement, query);
+    SqliteStatement statement(db, select.sql, where(query.table));
+    bindContract(statement, select.bindings);
     cursor->start(statement);
     return cursor;
 }
@@ -836,33 +817,7 @@ QString SqliteConnector::insertSql(const WriteSpec &spec, const QString &rows) {
         throw Error(QStringLiteral("%1: merge needs a primary key or unique index on (%2) in the target")
                         .arg(where(spec.table), spec.keyColumns.join(QLatin1String(", "))));
 
-    QStringList assignments;
-    for (const QString &name : names) {
-        if (!keys.contains(name.toLower()))
-            assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(name));
-    }
-    sql += QStringLiteral(" ON CONFLICT (%1) DO ").arg(quoteIdentifierList(spec.keyColumns));
-    if (assignments.isEmpty()) {
-        sql += QStringLiteral("NOTHING");
-    } else {
-        sql += QStringLiteral("UPDATE SET ") + assignments.join(QLatin1String(", "));
-        if (!spec.watermarkColumn.isEmpty()) {
-            // An older version never replaces a newer one; an equal position (a rerun, or a
-            // later row of the same window) does.
-            const QString wm = quoteIdentifier(spec.watermarkColumn);
-            const QString stored = target + QLatin1Char('.') + wm;
-            if (spec.tiebreakColumn.isEmpty()) {
-                sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 >= %1").arg(stored, wm);
-            } else {
-                const QString tb = quoteIdentifier(spec.tiebreakColumn);
-                const QString storedTb = target + QLatin1Char('.') + tb;
-                sql += QStringLiteral(" WHERE %1 IS NULL OR excluded.%2 > %1 OR (excluded.%2 = %1 AND "
-                                      "(%3 IS NULL OR excluded.%4 >= %3))")
-                           .arg(stored, wm, storedTb, tb);
-            }
-        }
-    }
-    return sql;
+    return sql + kContract.mergeConflict(spec, names, target);
 }
 
 void SqliteConnector::deleteAll(const TableRef &table) {
@@ -872,28 +827,14 @@ void SqliteConnector::deleteAll(const TableRef &table) {
 qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                         const Watermark &position) {
     SqliteDb &db = writable();
-    const QString wm = quoteIdentifier(watermarkColumn);
-    if (position.isNull()) {
-        execute(db, QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL").arg(quoted(table), wm),
-                where(table));
-        return db.changes();
-    }
-    Watermark bound = position;
-    if (position.type() == WatermarkType::Timestamp) {
-        // Text comparison: spell the position like the target column spells its values.
-        const Watermark sample = sampleWatermark(table, watermarkColumn, WatermarkType::Timestamp);
-        const auto sampleParsed = sample.isNull() ? std::nullopt : parseTimestamp(sample.nativeText());
-        const auto positionParsed = parseTimestamp(position.nativeText());
-        if (sampleParsed && positionParsed && sampleParsed->spelling != positionParsed->spelling) {
-            const auto respelled =
-                formatTimestamp(positionParsed->micros, sampleParsed->spelling, positionParsed->subMicros);
-            if (respelled)
-                bound = Watermark::timestamp(*respelled).value_or(position);
-        }
-    }
-    SqliteStatement statement(db, QStringLiteral("DELETE FROM %1 WHERE %2 > ?1").arg(quoted(table), wm),
-                              where(table));
-    bindWatermark(statement, 1, bound);
+    // Text comparison: the position is spelled like the target column spells its values.
+    const Watermark bound =
+        position.type() == WatermarkType::Timestamp
+            ? spelledLike(position, sampleWatermark(table, watermarkColumn, position.type()))
+            : position;
+    const BoundSql sql = kContract.deleteNewer(table, watermarkColumn, bound);
+    SqliteStatement statement(db, sql.sql, where(table));
+    bindContract(statement, sql.bindings);
     statement.run();
     return db.changes();
 }
@@ -979,16 +920,16 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
     TargetState state;
     state.workspaceId = workspaceId;
     state.tableId = tableId;
+    Watermark watermark;
     try {
-        state.watermark =
-            Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
+        watermark = Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1: %2").arg(stateContext(), error.message()));
     }
     // A version-1 row has no tiebreak type: its value kept SQLite's own type.
-    state.tiebreak = query.columnVariant(3).isNull()
-                         ? query.columnVariant(2)
-                         : tiebreakFromStored(query.columnText(3), query.columnText(2));
+    state.position = Position(watermark, query.columnVariant(3).isNull()
+                                             ? query.columnVariant(2)
+                                             : tiebreakFromStored(query.columnText(3), query.columnText(2)));
     state.runId = query.columnInt64(4);
     state.generation = query.columnInt64(5);
     return state;
@@ -1054,23 +995,28 @@ void SqliteConnector::interrupt() {
 
 namespace tidemark {
 
-QString SqliteConnector::sourceSchema(Connector &source) const {
-    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
-    if (!sqliteSource)
-        return QString();
-    if (sqliteSource == this)
+PushDownOrigin SqliteConnector::pushDownOrigin() {
+    return {QStringLiteral("sqlite"), QFileInfo(m_path).absoluteFilePath()};
+}
+
+QString SqliteConnector::sourceSchema(SourceReader &source) {
+    if (&source == static_cast<SourceReader *>(this))
         return QStringLiteral("main");
-    if (!m_attachedPath.isEmpty() && m_attachedPath == QFileInfo(sqliteSource->m_path).absoluteFilePath())
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine == QLatin1String("sqlite") && !m_attachedPath.isEmpty() &&
+        m_attachedPath == origin.database)
         return QString::fromLatin1(kAttachedSchema);
     return QString();
 }
 
-void SqliteConnector::preparePushDown(Connector &source) {
-    auto *sqliteSource = dynamic_cast<SqliteConnector *>(&source);
-    if (!sqliteSource || sqliteSource == this || !m_attachedPath.isEmpty())
+void SqliteConnector::preparePushDown(SourceReader &source) {
+    if (&source == static_cast<SourceReader *>(this) || !m_attachedPath.isEmpty())
+        return;
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine != QLatin1String("sqlite"))
         return;
     SqliteDb &db = writable();
-    const QString path = QFileInfo(sqliteSource->m_path).absoluteFilePath();
+    const QString path = origin.database;
     // Read-only, so a source file deleted since it was opened is an error, never a new empty file.
     const QString uri =
         QStringLiteral("file:%1?mode=ro").arg(QString::fromLatin1(QUrl::toPercentEncoding(path, "/")));
@@ -1081,7 +1027,7 @@ void SqliteConnector::preparePushDown(Connector &source) {
         attach.step();
     } catch (const Error &error) {
         throw Error(QStringLiteral("connection '%1': cannot open source file %2 read-only: %3")
-                        .arg(sqliteSource->m_name, path, error.message()));
+                        .arg(source.connectionName(), path, error.message()));
     }
     m_attachedPath = path;
 }
@@ -1109,12 +1055,12 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
     return nulls.columnInt64(0) == 0;
 }
 
-std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const WindowQuery &window,
+std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                         const WriteSpec &write) {
     const QString schema = sourceSchema(source);
     if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable().handle()))
         return std::nullopt;
-    WindowQuery attached = window;
+    WindowQuery attached = comparable(window);
     attached.table.schema = schema;
     const QString context = where(write.table);
 
@@ -1123,15 +1069,17 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
     if (write.mode == WriteMode::Merge) {
         // A merge that keeps a newer stored version changes nothing, yet the row is reflected:
         // only a count tells how many rows the window held.
-        SqliteStatement count(writable(), windowSql(attached, true), context);
-        bindWindow(count, attached);
+        const BoundSql sql = kContract.countWindow(attached);
+        SqliteStatement count(writable(), sql.sql, context);
+        bindContract(count, sql.bindings);
         count.step();
         result.rowsRead = count.columnInt64(0);
     }
+    WindowQuery reach = attached;
     if (copiesWholeTable(attached, write)) {
         // SQLite's transfer optimisation copies whole records when the statement is this plain.
         // The snapshot's maximum, not the one probed before, is then the position reached.
-        attached.upper = Watermark();
+        reach.upper = Watermark();
         SqliteStatement insert(writable(),
                                QStringLiteral("INSERT INTO %1 SELECT * FROM %2")
                                    .arg(quoted(write.table), quoted(attached.table)),
@@ -1139,34 +1087,27 @@ std::optional<PushDownResult> SqliteConnector::pushDown(Connector &source, const
         insert.step();
         result.rowsRead = result.rowsWritten = writable().changes();
     } else {
-        SqliteStatement insert(writable(), insertSql(write, windowSql(attached, false)), context);
-        bindWindow(insert, attached);
+        const BoundSql select = kContract.selectWindow(attached, tieOrder(attached.table));
+        SqliteStatement insert(writable(), insertSql(write, select.sql), context);
+        bindContract(insert, select.bindings);
         insert.step();
         if (write.mode != WriteMode::Merge)
             result.rowsRead = writable().changes(); // every row inserted, or the statement failed
         result.rowsWritten = result.rowsRead;
     }
     if (result.rowsRead > 0) {
-        // The window's count query with the position columns in place of count(*).
-        QString sql = windowSql(attached, true);
-        QStringList columns{quoteIdentifier(window.watermarkColumn)};
-        QStringList order{columns.first() + QStringLiteral(" DESC")};
-        if (!window.tiebreakColumn.isEmpty()) {
-            columns << quoteIdentifier(window.tiebreakColumn);
-            order << columns.last() + QStringLiteral(" DESC");
-        }
-        sql.replace(0, int(qstrlen("SELECT count(*)")),
-                    QStringLiteral("SELECT ") + columns.join(QLatin1String(", ")));
-        sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", ")) + QStringLiteral(" LIMIT 1");
-        SqliteStatement maximum(writable(), sql, context);
-        bindWindow(maximum, attached);
-        if (maximum.step()) {
-            result.maximum = maximum.columnType(0) == SQLITE_INTEGER
-                                 ? Watermark::integer(maximum.columnInt64(0))
-                                 : Watermark::timestamp(maximum.columnText(0)).value_or(Watermark());
-            if (!window.tiebreakColumn.isEmpty())
-                result.maximumTiebreak = maximum.columnVariant(1);
-        }
+        QStringList position{quoteIdentifier(window.watermarkColumn)};
+        if (!window.tiebreakColumn.isEmpty())
+            position << quoteIdentifier(window.tiebreakColumn);
+        const BoundSql sql = kContract.positionReached(reach, position);
+        SqliteStatement maximum(writable(), sql.sql, context);
+        bindContract(maximum, sql.bindings);
+        if (maximum.step())
+            result.reached =
+                Position(maximum.columnType(0) == SQLITE_INTEGER
+                             ? Watermark::integer(maximum.columnInt64(0))
+                             : Watermark::timestamp(maximum.columnText(0)).value_or(Watermark()),
+                         window.tiebreakColumn.isEmpty() ? QVariant() : maximum.columnVariant(1));
     }
     return result;
 }

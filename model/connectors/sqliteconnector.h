@@ -38,6 +38,7 @@ public:
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
+    PushDownOrigin pushDownOrigin() override;
 
     void begin() override;
     void commit() override;
@@ -56,8 +57,8 @@ public:
     void clearState(const QString &workspaceId, qint64 tableId) override;
     std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
     void interrupt() override;
-    void preparePushDown(Connector &source) override;
-    std::optional<PushDownResult> pushDown(Connector &source, const WindowQuery &window,
+    void preparePushDown(SourceReader &source) override;
+    std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                            const WriteSpec &write) override;
 
     // SQLite's type affinity rules, refined: what a declared column type holds.
@@ -71,7 +72,7 @@ private:
     bool copiesWholeTable(const WindowQuery &window, const WriteSpec &write);
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
-    QString sourceSchema(Connector &source) const;
+    QString sourceSchema(SourceReader &source);
     SqliteDb &handle();   // throws when the file does not exist
     SqliteDb &writable(); // creates the file when missing
     void open(bool create);
@@ -82,7 +83,7 @@ private:
     QStringList stateColumns();
     void ensureStateTable();
     void upgradeVersion1Rows();
-    QString windowSql(const WindowQuery &query, bool count);
+    QStringList tieOrder(const TableRef &table);
 
     QString m_name;
     QString m_path;

@@ -229,7 +229,7 @@ QVariantList positionValues(const Position &position) {
 
 QVariantList stateRowValues(const TargetState &state) {
     QVariantList values{state.workspaceId, state.tableId};
-    values << positionValues(state.position());
+    values << positionValues(state.position);
     values << state.runId << canonicalTimestamp(QDateTime::currentMSecsSinceEpoch() * 1000)
            << qint64(kStateTableVersion) << state.generation;
     const auto orNull = [](const QString &text) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/connector.h"
+#include "model/connectors/contractsql.h"
 #include "model/domain/position.h"
 
 #include <QString>
@@ -33,7 +34,7 @@ namespace tidemark {
 // Only writes create or migrate the table: a read of a target without it means "no state".
 // Every statement takes the row values in stateRowValues() order and the expected position in
 // positionValues() order, as bound parameters.
-enum class StateDialect { Sqlite, Postgres };
+using StateDialect = SqlDialect;
 
 inline constexpr int kStateTableVersion = 4;
 

@@ -65,7 +65,8 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 .arg(spec->id)
                 .arg(spec->sourceDisplay(), request.fromText));
 
-    auto source = openConnector(requireConnection(workspace, spec->sourceConnection));
+    std::unique_ptr<SourceReader> source =
+        openConnector(requireConnection(workspace, spec->sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     // Truncate is a full reload: from the initial watermark, whatever value was given.
     const Watermark from =
@@ -87,11 +88,12 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 .arg(lease.holder->pid));
     LeaseGuard guard(workspace, spec->id);
 
-    auto target = openConnector(requireConnection(workspace, spec->targetConnection));
+    std::unique_ptr<TargetWriter> target =
+        openConnector(requireConnection(workspace, spec->targetConnection));
     const TableRef targetTable = target->parseTableName(spec->targetTable);
     BackfillResult result;
     const auto state = target->readState(workspace.workspaceId(), spec->id);
-    result.before = state ? state->watermark : spec->lastWatermark;
+    result.before = state ? state->position.watermark() : spec->lastWatermark;
     result.after = from;
     qint64 generation = 0;
     try {
@@ -101,7 +103,7 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
         // when the target lost its state row): every run that read an older state loses its
         // compare-and-set, and the workspace takes this one.
         generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
-        TargetState reset{workspace.workspaceId(), spec->id, from, QVariant(), 0, generation};
+        TargetState reset{workspace.workspaceId(), spec->id, Position(from), 0, generation};
         reset.targetTable = stateTargetKey(targetTable);
         reset.workspacePath = workspace.path();
         // A target another workspace or table owns is not ours to empty or to reset.

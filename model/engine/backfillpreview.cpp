@@ -43,12 +43,12 @@ std::unique_ptr<Connector> openNamed(Workspace &workspace, const QString &name) 
 }
 
 // Counts `column > from` on `table` (every row when `column` is empty or `from` is none).
-qint64 countAfter(Connector &connector, const TableRef &table, const QString &column, const Watermark &from) {
+qint64 countAfter(SourceReader &reader, const TableRef &table, const QString &column, const Watermark &from) {
     WindowQuery query;
     query.table = table;
     query.watermarkColumn = from.isNull() ? QString() : column;
-    query.lower = from;
-    return connector.countWindow(query);
+    query.lower = Position(from);
+    return reader.countWindow(query);
 }
 
 BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, const std::atomic_bool *cancel,
@@ -98,8 +98,9 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
     result.action = request.action;
 
     throwIfCancelled(cancel);
-    auto source = openNamed(workspace, spec->sourceConnection);
-    Registered sourceGuard(job, source.get());
+    const std::unique_ptr<Connector> sourceConnector = openNamed(workspace, spec->sourceConnection);
+    Registered sourceGuard(job, sourceConnector.get());
+    SourceReader *source = sourceConnector.get();
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     if (request.action == BackfillTargetAction::Truncate) {
         result.from = spec->initialWatermark;
@@ -115,8 +116,10 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
 
     if (request.action == BackfillTargetAction::Keep)
         return result;
-    auto target = openNamed(workspace, spec->targetConnection);
-    Registered targetGuard(job, target.get());
+    const std::unique_ptr<Connector> targetConnector = openNamed(workspace, spec->targetConnection);
+    Registered targetGuard(job, targetConnector.get());
+    // Counting what a backfill would delete only reads the target table, like a source.
+    SourceReader *target = targetConnector.get();
     const TableRef targetTable = target->parseTableName(spec->targetTable);
     result.targetExists = target->tableExists(targetTable);
     if (!result.targetExists)

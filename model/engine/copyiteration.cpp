@@ -37,8 +37,11 @@ struct CopyIteration::State {
     IterationRecord record;
     Options options;
 
-    std::shared_ptr<Connector> source;
-    std::shared_ptr<Connector> target;
+    // One connector when source and target are the same SQLite file; the steps see the roles.
+    std::shared_ptr<Connector> sourceConnector;
+    std::shared_ptr<Connector> targetConnector;
+    SourceReader *source = nullptr;
+    TargetWriter *target = nullptr;
     TableRef sourceTable;
     TableRef targetTable;
     TableSchema sourceSchema;
@@ -151,16 +154,18 @@ struct CopyIteration::State {
     void openConnections() {
         const ConnectionSpec sourceSpec = requireConnection(spec.sourceConnection);
         const ConnectionSpec targetSpec = requireConnection(spec.targetConnection);
-        source = openConnector(sourceSpec);
+        sourceConnector = openConnector(sourceSpec);
         // One SQLite file on both sides: one connection, so the read snapshot never waits on the
         // write lock of a second connection to the same file.
         const bool sameFile =
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
-        target = sameFile ? source : std::shared_ptr<Connector>(openConnector(targetSpec));
-        std::vector<Connector *> watched{source.get()};
-        if (target != source)
-            watched.push_back(target.get());
+        targetConnector = sameFile ? sourceConnector : std::shared_ptr<Connector>(openConnector(targetSpec));
+        source = sourceConnector.get();
+        target = targetConnector.get();
+        std::vector<Connector *> watched{sourceConnector.get()};
+        if (targetConnector != sourceConnector)
+            watched.push_back(targetConnector.get());
         watchdog = std::make_unique<IterationWatchdog>(options.cancel, watched);
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
@@ -190,7 +195,7 @@ struct CopyIteration::State {
 
     // This table's state row as it is written: the position plus who owns the target table.
     TargetState stateRow(const Position &at) const {
-        TargetState state{workspace.workspaceId(), spec.id, at.watermark(), at.tiebreak(), record.runId};
+        TargetState state{workspace.workspaceId(), spec.id, at, record.runId};
         state.generation = generation; // a run never changes it
         state.targetTable = stateTargetKey(targetTable);
         state.workspacePath = workspace.path();
@@ -209,8 +214,8 @@ struct CopyIteration::State {
         const QString message =
             QStringLiteral("adopted target '%1' from %2 at %3 (run --adopt)")
                 .arg(spec.targetDisplay(), describeOwner(adoption->previousOwner, adoption->state),
-                     displayOrNone(adoption->state.watermark));
-        workspace.followTargetState(spec.id, adoption->state.generation, adoption->state.position(),
+                     displayOrNone(adoption->state.position.watermark()));
+        workspace.followTargetState(spec.id, adoption->state.generation, adoption->state.position,
                                     QStringLiteral("adopt"), record.runId);
         log(QStringLiteral("warning"), message);
     }
@@ -218,9 +223,9 @@ struct CopyIteration::State {
     // --- 2. Reconcile ---
     void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
-        expected = state ? std::optional<Position>(state->position()) : std::nullopt;
+        expected = state ? std::optional<Position>(state->position) : std::nullopt;
         generation = state ? state->generation : 0;
-        position = state ? state->position() : Position(spec.initialWatermark);
+        position = state ? state->position : Position(spec.initialWatermark);
         if (position == Position(spec.lastWatermark, spec.lastTiebreak) && generation == spec.lastGeneration)
             return;
         const QString truth = state ? QStringLiteral("the target's state row (run %1)").arg(state->runId)
@@ -257,15 +262,15 @@ struct CopyIteration::State {
         if (spec.mode != WriteMode::Overwrite) {
             const Lookback lookback = Lookback::parse(spec.lookback, spec.watermarkType);
             if (!lookback.isEmpty() && !position.isNull()) {
-                window.lower = subtractLookback(position.watermark(), lookback);
+                window.lower = Position(subtractLookback(position.watermark(), lookback));
                 window.lowerInclusive = true;
             } else {
-                window.lower = position.watermark();
-                window.lowerTiebreak = spec.tiebreakColumn.isEmpty() ? QVariant() : position.tiebreak();
+                window.lower = spec.tiebreakColumn.isEmpty() ? Position(position.watermark()) : position;
             }
         }
-        const WatermarkProbe probe = source->probeWatermark(
-            sourceTable, spec.watermarkColumn, spec.watermarkType, std::optional<Watermark>(window.lower));
+        const WatermarkProbe probe =
+            source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType,
+                                   std::optional<Watermark>(window.lower.watermark()));
         record.rowsNullWatermark = probe.nullCount;
         if (probe.nullCount > 0)
             log(QStringLiteral("warning"),
@@ -273,7 +278,7 @@ struct CopyIteration::State {
                     .arg(probe.nullCount)
                     .arg(spec.watermarkColumn));
         window.upper = probe.maximum;
-        record.windowLower = window.lower.display();
+        record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
     }
@@ -386,8 +391,8 @@ struct CopyIteration::State {
         record.rowsRead = result->rowsRead;
         record.rowsWritten = result->rowsWritten;
         record.windowRows = result->rowsRead;
-        if (!result->maximum.isNull())
-            written = Position(result->maximum, result->maximumTiebreak);
+        if (!result->reached.isNull())
+            written = result->reached;
         publish();
         faultPoint("after_push_down");
         throwIfCancelled(); // the whole window was one batch: a cancel still rolls it back
@@ -521,7 +526,7 @@ struct CopyIteration::State {
     // this iteration expects, or it ends before writing anything.
     void beginWrite() {
         const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
-        const auto found = current ? std::optional<Position>(current->position()) : std::nullopt;
+        const auto found = current ? std::optional<Position>(current->position) : std::nullopt;
         if (found != expected || (current ? current->generation : 0) != generation) {
             rollbackQuietly();
             lost(current);
@@ -538,7 +543,7 @@ struct CopyIteration::State {
         throw EarlyEnd{IterationStatus::Skipped,
                        QStringLiteral("table %1: %2 committed this table first (target now at %3); %4")
                            .arg(spec.id)
-                           .arg(who, current ? current->position().display() : QStringLiteral("no state"),
+                           .arg(who, current ? current->position.display() : QStringLiteral("no state"),
                                 committedWritten > 0 || committedSkipped > 0
                                     ? QStringLiteral("only this run's batches committed before that stand")
                                     : QStringLiteral("nothing written"))};

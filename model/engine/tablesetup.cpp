@@ -102,7 +102,7 @@ void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const Conn
 }
 
 // True when the column holds no non-NULL value (an empty table, or only NULLs so far).
-bool holdsNoValue(Connector &source, const TableRef &table, const QString &column) {
+bool holdsNoValue(SourceReader &source, const TableRef &table, const QString &column) {
     try {
         return source.probeWatermark(table, column, WatermarkType::Integer).maximum.isNull();
     } catch (const Error &) {
@@ -171,7 +171,8 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
         requirePostgresTableName(spec.targetTable, QStringLiteral("--target"));
     requireUnusedTarget(workspace, spec, targetConnection);
 
-    auto source = asValidation([&] { return openConnector(sourceConnection); });
+    const std::unique_ptr<SourceReader> source =
+        asValidation([&] { return openConnector(sourceConnection); });
     const TableRef table = source->parseTableName(spec.sourceTable);
     if (!asValidation([&] { return source->tableExists(table); }))
         throw ValidationError(QStringLiteral("source table '%1' does not exist").arg(spec.sourceDisplay()));
@@ -250,7 +251,7 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
 QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
                                           const QString &table) {
     const ConnectionSpec spec = requireConnection(workspace, connection, QStringLiteral("source"));
-    auto source = openConnector(spec);
+    const std::unique_ptr<SourceReader> source = openConnector(spec);
     const TableRef ref = source->parseTableName(table);
     const TableSchema schema = source->describeTable(ref);
     QList<SourceColumn> columns;

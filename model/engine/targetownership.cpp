@@ -26,7 +26,7 @@ QString describeOwner(const StateOwner &owner, const TargetState &claim) {
 namespace {
 
 // The error to report when another table owns the target; nullopt when this claim may write.
-std::optional<QString> ownershipConflict(Connector &target, const TargetState &claim,
+std::optional<QString> ownershipConflict(TargetWriter &target, const TargetState &claim,
                                          const QString &targetDisplay) {
     const std::optional<StateOwner> owner = target.readTargetOwner(claim.targetTable);
     if (!owner || ownedBy(*owner, claim))
@@ -39,12 +39,12 @@ std::optional<QString> ownershipConflict(Connector &target, const TargetState &c
 
 } // namespace
 
-void requireTargetOwnership(Connector &target, const TargetState &claim, const QString &targetDisplay) {
+void requireTargetOwnership(TargetWriter &target, const TargetState &claim, const QString &targetDisplay) {
     if (const std::optional<QString> conflict = ownershipConflict(target, claim, targetDisplay))
         throw Error(*conflict);
 }
 
-void explainFailedStateWrite(Connector &target, const TargetState &claim, const QString &targetDisplay) {
+void explainFailedStateWrite(TargetWriter &target, const TargetState &claim, const QString &targetDisplay) {
     std::optional<QString> conflict;
     try {
         conflict = ownershipConflict(target, claim, targetDisplay);
@@ -55,7 +55,8 @@ void explainFailedStateWrite(Connector &target, const TargetState &claim, const 
         throw Error(*conflict);
 }
 
-std::optional<Adoption> adoptTarget(Connector &target, const TargetState &claim, qint64 workspaceGeneration) {
+std::optional<Adoption> adoptTarget(TargetWriter &target, const TargetState &claim,
+                                    qint64 workspaceGeneration) {
     try {
         const std::optional<TargetState> own = target.beginStateWrite(claim.workspaceId, claim.tableId);
         const std::optional<StateOwner> owner = target.readTargetOwner(claim.targetTable);
@@ -66,10 +67,8 @@ std::optional<Adoption> adoptTarget(Connector &target, const TargetState &claim,
         // The owner's row moves as a whole: its position is what the target holds.
         std::optional<TargetState> previous = target.readState(owner->workspaceId, owner->tableId);
         TargetState adopted = claim;
-        if (previous) {
-            adopted.watermark = previous->watermark;
-            adopted.tiebreak = previous->tiebreak;
-        }
+        if (previous)
+            adopted.position = previous->position;
         adopted.generation =
             std::max({own ? own->generation : 0, previous ? previous->generation : 0, workspaceGeneration}) +
             1;

@@ -16,12 +16,12 @@ namespace tidemark {
 
 // Inside the write transaction (after beginStateWrite): throws Error naming the owner when
 // another workspace or table owns `claim.targetTable`. `targetDisplay` is "conn:table".
-void requireTargetOwnership(Connector &target, const TargetState &claim, const QString &targetDisplay);
+void requireTargetOwnership(TargetWriter &target, const TargetState &claim, const QString &targetDisplay);
 
 // After writing the state row failed, outside the rolled-back transaction: when another table owns
 // the target now (two first writers raced, both found no owner, and the unique index refused
 // this one), throws that ownership error; otherwise returns and the caller rethrows its own.
-void explainFailedStateWrite(Connector &target, const TargetState &claim, const QString &targetDisplay);
+void explainFailedStateWrite(TargetWriter &target, const TargetState &claim, const QString &targetDisplay);
 
 // `run --adopt`: takes the target table over from whoever owns it (after a migration to a new
 // workspace, say). In one target transaction the owner's row is removed and `claim`'s row takes
@@ -32,7 +32,8 @@ struct Adoption {
     StateOwner previousOwner;
     TargetState state; // as written
 };
-std::optional<Adoption> adoptTarget(Connector &target, const TargetState &claim, qint64 workspaceGeneration);
+std::optional<Adoption> adoptTarget(TargetWriter &target, const TargetState &claim,
+                                    qint64 workspaceGeneration);
 // "table 3 of workspace /path (id …)" or "table 3 of this workspace", as seen from `claim`.
 QString describeOwner(const StateOwner &owner, const TargetState &claim);
 

@@ -74,8 +74,7 @@ public:
         m_columns = sourceSchema.columnNames();
         m_keys = m_spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : m_spec.keyColumns;
         const auto state = m_target->readState(m_workspace.workspaceId(), m_spec.id);
-        m_position = state ? state->watermark : m_spec.lastWatermark;
-        m_positionTiebreak = state ? state->tiebreak : m_spec.lastTiebreak;
+        m_position = state ? state->position : Position(m_spec.lastWatermark, m_spec.lastTiebreak);
 
         if (!m_target->tableExists(targetTable)) {
             Side source = read(*m_source, sourceTable, true, nullptr);
@@ -117,16 +116,15 @@ private:
         const Cell &cell = batch.cell(row, watermarkIndex);
         if (cell.type == CellType::Null)
             return true; // never selectable, so never copied
-        if (m_position.isNull())
-            return true;
-        const int order = watermarkFromCell(batch, cell).compare(m_position);
-        if (order != 0 || tiebreakIndex < 0 || m_positionTiebreak.isNull())
-            return order > 0;
-        return QVariant::compare(cellToVariant(batch, batch.cell(row, tiebreakIndex)), m_positionTiebreak) ==
-               QPartialOrdering::Greater;
+        // Like the window: the tiebreak counts only when the position has one.
+        const bool byTiebreak = tiebreakIndex >= 0 && m_position.hasTiebreak();
+        return Position(watermarkFromCell(batch, cell),
+                        byTiebreak ? cellToVariant(batch, batch.cell(row, tiebreakIndex)) : QVariant()) >
+               m_position;
     }
 
-    Side read(Connector &connector, const TableRef &table, bool isSource, const QSet<quint64> *excludedKeys) {
+    Side read(SourceReader &connector, const TableRef &table, bool isSource,
+              const QSet<quint64> *excludedKeys) {
         Side side;
         const bool filter = !m_spec.watermarkColumn.isEmpty() && m_spec.mode != WriteMode::Overwrite;
         const auto indexOf = [&](const QString &column) {
@@ -206,14 +204,14 @@ private:
                 .arg(result.source, result.target, parts.join(QStringLiteral(", ")))
                 .arg(result.sourceRows)
                 .arg(result.targetRows)
-                .arg(m_position.isNull() ? QStringLiteral("none") : m_position.display());
+                .arg(m_position.isNull() ? QStringLiteral("none") : m_position.watermark().display());
         if (m_keys.isEmpty())
             return;
         std::vector<int> keyIndexes;
         for (const QString &key : m_keys)
             keyIndexes.push_back(int(m_columns.indexOf(key)));
         QSet<QString> seen;
-        for (Connector *connector : {m_source.get(), m_target.get()}) {
+        for (SourceReader *connector : {m_source.get(), static_cast<SourceReader *>(m_target.get())}) {
             auto cursor = connector->openScan(connector == m_source.get() ? sourceTable : targetTable,
                                               m_columns, m_keys);
             RowBatch batch(int(m_columns.size()));
@@ -233,12 +231,11 @@ private:
 
     Workspace &m_workspace;
     TableSpec m_spec;
-    std::unique_ptr<Connector> m_source;
-    std::unique_ptr<Connector> m_target;
+    std::unique_ptr<SourceReader> m_source;
+    std::unique_ptr<Connector> m_target; // read like a source, and its state row
     QStringList m_columns;
     QStringList m_keys;
-    Watermark m_position;
-    QVariant m_positionTiebreak;
+    Position m_position;
     QSet<quint64> m_exampleKeys;
 };
 

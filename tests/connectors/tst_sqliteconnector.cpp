@@ -289,7 +289,7 @@ void TestSqliteConnector::hostileIdentifiers() {
     query.columns = schema.columnNames();
     query.watermarkColumn = wmCol;
     query.tiebreakColumn = idCol;
-    query.lower = *Watermark::timestamp("2025-01-02T00:00:00Z");
+    query.lower = Position(*Watermark::timestamp("2025-01-02T00:00:00Z"));
     query.upper = probe.maximum;
     QCOMPARE(source.countWindow(query), 3);
     auto cursor = source.openWindow(query);
@@ -578,17 +578,17 @@ void TestSqliteConnector::windowBounds() {
     QCOMPARE(run(base), (QStringList{"a1", "b1", "b2", "b3", "c1", "c2", "d1"}));
 
     WindowQuery exclusive = base;
-    exclusive.lower = Watermark::integer(20);
+    exclusive.lower = Position(Watermark::integer(20));
     QCOMPARE(run(exclusive), (QStringList{"c1", "c2", "d1"}));
 
     WindowQuery withTiebreak = exclusive;
-    withTiebreak.lowerTiebreak = qint64(1);
+    withTiebreak.lower = Position(Watermark::integer(20), qint64(1));
     QCOMPARE(run(withTiebreak), (QStringList{"b2", "b3", "c1", "c2", "d1"}));
 
     WindowQuery inclusive = base;
-    inclusive.lower = Watermark::integer(20);
+    // The tiebreak is ignored: a lookback re-reads the whole watermark.
+    inclusive.lower = Position(Watermark::integer(20), qint64(2));
     inclusive.lowerInclusive = true;
-    inclusive.lowerTiebreak = qint64(2); // ignored: a lookback re-reads the whole watermark
     QCOMPARE(run(inclusive), (QStringList{"b1", "b2", "b3", "c1", "c2", "d1"}));
 
     WindowQuery bounded = withTiebreak;
@@ -597,7 +597,7 @@ void TestSqliteConnector::windowBounds() {
 
     WindowQuery noTiebreak = base;
     noTiebreak.tiebreakColumn.clear();
-    noTiebreak.lower = Watermark::integer(10);
+    noTiebreak.lower = Position(Watermark::integer(10));
     noTiebreak.upper = Watermark::integer(20);
     // Without a tiebreak the rowid orders ties: insertion order b3, b1, b2.
     QCOMPARE(run(noTiebreak), (QStringList{"b3", "b1", "b2"}));
@@ -625,7 +625,7 @@ void TestSqliteConnector::windowBatchesAndSpelling() {
     query.columns = {"id", "ts", "payload", "amount"};
     query.watermarkColumn = "ts";
     // Spelled like the column: a 'T'-spelled bound would compare wrongly as text.
-    query.lower = *Watermark::timestamp("2025-03-02 08:00:00");
+    query.lower = Position(*Watermark::timestamp("2025-03-02 08:00:00"));
     query.upper = *Watermark::timestamp("2025-03-09 08:00:00");
     QCOMPARE(connector.countWindow(query), 7);
 
@@ -649,7 +649,7 @@ void TestSqliteConnector::windowBatchesAndSpelling() {
 
     // A position spelled unlike the column is compared in the column's spelling.
     // Compared as text it would miss the row at the bound ('T' sorts after ' ').
-    query.lower = *Watermark::timestamp("2025-03-02T08:00:00Z");
+    query.lower = Position(*Watermark::timestamp("2025-03-02T08:00:00Z"));
     query.lowerInclusive = true;
     QCOMPARE(connector.countWindow(query), 8);
     cursor = connector.openWindow(query);
@@ -667,7 +667,7 @@ void TestSqliteConnector::windowWithoutRowidTable() {
     query.table = TableRef{{}, "k"};
     query.columns = {"code"};
     query.watermarkColumn = "wm";
-    query.lower = Watermark::integer(1);
+    query.lower = Position(Watermark::integer(1));
     auto cursor = connector.openWindow(query);
     QCOMPARE(texts(readAll(*cursor, 10), 0), (QStringList{"b", "c"}));
 }
@@ -694,7 +694,7 @@ void TestSqliteConnector::integerWatermarksNearMax() {
     query.table = ref;
     query.columns = {"seq", "v"};
     query.watermarkColumn = "seq";
-    query.lower = Watermark::integer(max - 2);
+    query.lower = Position(Watermark::integer(max - 2));
     query.upper = Watermark::integer(max - 1);
     auto cursor = connector.openWindow(query);
     const QList<QVariantList> rows = readAll(*cursor, 10);
@@ -869,7 +869,7 @@ void TestSqliteConnector::rejectedRowsAndTransaction() {
     // A rolled-back transaction leaves nothing; rollback without a transaction is a no-op.
     target.begin();
     target.deleteAll(ref);
-    target.writeState(TargetState{"ws", 1, Watermark::integer(3), QVariant(), 7});
+    target.writeState(TargetState{"ws", 1, Position(Watermark::integer(3)), 7});
     target.rollback();
     target.rollback();
     QCOMPARE(selectAll(db, "SELECT count(*) FROM orders"), (QList<QVariantList>{{qint64(3)}}));
@@ -897,41 +897,42 @@ void TestSqliteConnector::stateRoundTrip() {
     SqliteConnector target(sqliteSpec("dst", path("dst.db")));
     const Watermark ts = *Watermark::timestamp("2025-07-30 23:05:18.123456");
     target.begin();
-    target.writeState(TargetState{"ws-1", 1, ts, QVariant(qint64(42)), 7});
-    target.writeState(TargetState{"ws-1", 2, Watermark::integer(std::numeric_limits<qint64>::min()),
-                                  QVariant(QStringLiteral("k'ey")), 8});
-    target.writeState(TargetState{"ws-2", 1, Watermark(), QVariant(), 9});
+    target.writeState(TargetState{"ws-1", 1, Position(ts, qint64(42)), 7});
+    target.writeState(TargetState{
+        "ws-1", 2, Position(Watermark::integer(std::numeric_limits<qint64>::min()), QStringLiteral("k'ey")),
+        8});
+    target.writeState(TargetState{"ws-2", 1, Position(), 9});
     target.commit();
 
     auto first = target.readState("ws-1", 1);
     QVERIFY(first);
-    QCOMPARE(first->watermark, ts);
-    QCOMPARE(first->watermark.nativeText(), ts.nativeText());
-    QCOMPARE(first->tiebreak.typeId(), int(QMetaType::LongLong));
-    QCOMPARE(first->tiebreak.toLongLong(), 42);
+    QCOMPARE(first->position.watermark(), ts);
+    QCOMPARE(first->position.watermark().nativeText(), ts.nativeText());
+    QCOMPARE(first->position.tiebreak().typeId(), int(QMetaType::LongLong));
+    QCOMPARE(first->position.tiebreak().toLongLong(), 42);
     QCOMPARE(first->runId, 7);
 
     auto second = target.readState("ws-1", 2);
     QVERIFY(second);
-    QCOMPARE(second->watermark, Watermark::integer(std::numeric_limits<qint64>::min()));
-    QCOMPARE(second->tiebreak.typeId(), int(QMetaType::QString));
-    QCOMPARE(second->tiebreak.toString(), QStringLiteral("k'ey"));
+    QCOMPARE(second->position.watermark(), Watermark::integer(std::numeric_limits<qint64>::min()));
+    QCOMPARE(second->position.tiebreak().typeId(), int(QMetaType::QString));
+    QCOMPARE(second->position.tiebreak().toString(), QStringLiteral("k'ey"));
 
     auto third = target.readState("ws-2", 1);
     QVERIFY(third);
-    QVERIFY(third->watermark.isNull());
-    QVERIFY(third->tiebreak.isNull());
+    QVERIFY(third->position.watermark().isNull());
+    QVERIFY(third->position.tiebreak().isNull());
     QVERIFY(!target.readState("ws-2", 2));
 
     // Upsert replaces the row; clear removes only its own row.
     target.begin();
-    target.writeState(TargetState{"ws-1", 1, Watermark::integer(5), QVariant(2.5), 10});
+    target.writeState(TargetState{"ws-1", 1, Position(Watermark::integer(5), 2.5), 10});
     target.clearState("ws-1", 2);
     target.commit();
     first = target.readState("ws-1", 1);
     QVERIFY(first);
-    QCOMPARE(first->watermark, Watermark::integer(5));
-    QCOMPARE(first->tiebreak.toDouble(), 2.5);
+    QCOMPARE(first->position.watermark(), Watermark::integer(5));
+    QCOMPARE(first->position.tiebreak().toDouble(), 2.5);
     QCOMPARE(first->runId, 10);
     QVERIFY(!target.readState("ws-1", 2));
     QVERIFY(target.readState("ws-2", 1));

@@ -164,35 +164,31 @@ void TestExactlyOnce::compareAndSetWritesOnlyFromExpected() {
     const Position six(Watermark::integer(6), QVariant(2.5));
 
     QVERIFY(!target.beginStateWrite(QStringLiteral("ws"), 1));
-    QVERIFY(target.compareAndSetState(std::nullopt,
-                                      {QStringLiteral("ws"), 1, five.watermark(), five.tiebreak(), 7}));
+    QVERIFY(target.compareAndSetState(std::nullopt, {QStringLiteral("ws"), 1, five, 7}));
     target.commit();
 
     const auto current = target.beginStateWrite(QStringLiteral("ws"), 1);
     QVERIFY(current);
-    QCOMPARE(current->position(), five);
-    QVERIFY(!target.compareAndSetState(std::nullopt,
-                                       {QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 8}));
-    QVERIFY(!target.compareAndSetState(Position(Watermark::integer(5)),
-                                       {QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 8}));
+    QCOMPARE(current->position, five);
+    QVERIFY(!target.compareAndSetState(std::nullopt, {QStringLiteral("ws"), 1, six, 8}));
+    QVERIFY(!target.compareAndSetState(Position(Watermark::integer(5)), {QStringLiteral("ws"), 1, six, 8}));
     QCOMPARE(target.readState(QStringLiteral("ws"), 1)->runId, qint64(7));
-    QVERIFY(target.compareAndSetState(five, {QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 8}));
+    QVERIFY(target.compareAndSetState(five, {QStringLiteral("ws"), 1, six, 8}));
     // Chained: the next batch expects what this one wrote, tiebreak text and all.
-    QVERIFY(target.compareAndSetState(six, {QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 8}));
+    QVERIFY(target.compareAndSetState(six, {QStringLiteral("ws"), 1, six, 8}));
     target.commit();
     const auto after = target.readState(QStringLiteral("ws"), 1);
-    QCOMPARE(after->position(), six);
+    QCOMPARE(after->position, six);
     QCOMPARE(after->runId, qint64(8));
 
     // A backfill put the row back at six with the next generation: a run that read six before
     // it expects generation 0 and writes nothing; one that read the backfill's state goes on.
     target.beginStateWrite(QStringLiteral("ws"), 1);
-    target.writeState({QStringLiteral("ws"), 1, six.watermark(), six.tiebreak(), 0, 1});
+    target.writeState({QStringLiteral("ws"), 1, six, 0, 1});
     target.commit();
     target.beginStateWrite(QStringLiteral("ws"), 1);
-    QVERIFY(!target.compareAndSetState(six, {QStringLiteral("ws"), 1, Watermark::integer(7), QVariant(), 9}));
-    QVERIFY(
-        target.compareAndSetState(six, {QStringLiteral("ws"), 1, Watermark::integer(7), QVariant(), 9, 1}));
+    QVERIFY(!target.compareAndSetState(six, {QStringLiteral("ws"), 1, Position(Watermark::integer(7)), 9}));
+    QVERIFY(target.compareAndSetState(six, {QStringLiteral("ws"), 1, Position(Watermark::integer(7)), 9, 1}));
     target.commit();
     QCOMPARE(target.readState(QStringLiteral("ws"), 1)->generation, qint64(1));
 }

@@ -281,7 +281,7 @@ void TestExactlyOncePg::compareAndSetAtCommitLoses() {
         if (moved || record.rowsRead == 0)
             return;
         moved = true;
-        other.writeState({setup.ws->workspaceId(), id, Watermark::integer(1000), QVariant(), 4242});
+        other.writeState({setup.ws->workspaceId(), id, Position(Watermark::integer(1000)), 4242});
     };
     CopyIteration::Options options;
     options.observer = &observer;

@@ -116,6 +116,7 @@ private slots:
     void nullWatermarksAreCounted();
     void appendMergeOverwrite();
     void mergeNeverReplacesNewerWithOlder();
+    void mergeOrderIsTheSameInEveryEngine();
     void stateCommitsWithRows();
     void hostileNames();
     void rejectsRowsOneByOne();
@@ -147,7 +148,7 @@ void TestPostgresConnector::init() {
     m_admin->execute(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
     m_admin->execute(QStringLiteral("CREATE SCHEMA %1").arg(quoteIdentifier(m_schema)));
     // Only a write creates public.tidemark_state (cleanup() deletes this suite's rows from it).
-    m_admin->writeState({QStringLiteral("tst-none"), 0, Watermark(), QVariant(), 0});
+    m_admin->writeState({QStringLiteral("tst-none"), 0, Position(), 0});
 }
 
 void TestPostgresConnector::cleanup() {
@@ -308,7 +309,8 @@ void TestPostgresConnector::windowTimestampTzInOtherSessionZone() {
     query.table = ref;
     query.columns = {QStringLiteral("id"), QStringLiteral("at")};
     query.watermarkColumn = QStringLiteral("at");
-    query.lower = *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00Z")); // = 05:30 in Kolkata
+    query.lower =
+        Position(*Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00Z"))); // = 05:30 in Kolkata
     query.upper = *Watermark::timestamp(QStringLiteral("2025-01-01T04:30:00.123456Z"));
     QCOMPARE(pg->countWindow(query), qint64(2));
     auto cursor = pg->openWindow(query);
@@ -319,7 +321,7 @@ void TestPostgresConnector::windowTimestampTzInOtherSessionZone() {
     cursor.reset();
 
     // A bound spelled with an offset means the same instant.
-    query.lower = *Watermark::timestamp(QStringLiteral("2025-01-01T05:30:00.000001+05:30"));
+    query.lower = Position(*Watermark::timestamp(QStringLiteral("2025-01-01T05:30:00.000001+05:30")));
     QCOMPARE(pg->countWindow(query), qint64(1));
 }
 
@@ -340,7 +342,7 @@ void TestPostgresConnector::windowTimestampAndDate() {
     query.table = ref;
     query.columns = {QStringLiteral("id"), QStringLiteral("at"), QStringLiteral("day")};
     query.watermarkColumn = QStringLiteral("at");
-    query.lower = *Watermark::timestamp(QStringLiteral("2025-03-01T10:00:00.000000"));
+    query.lower = Position(*Watermark::timestamp(QStringLiteral("2025-03-01T10:00:00.000000")));
     query.upper = *Watermark::timestamp(QStringLiteral("2025-03-02T00:00:00.000000"));
     auto cursor = pg->openWindow(query);
     auto rows = readAll(*cursor);
@@ -349,7 +351,7 @@ void TestPostgresConnector::windowTimestampAndDate() {
     QCOMPARE(rows[0], QVariantList({qint64(2), QStringLiteral("2025-03-01T10:00:00.500000"),
                                     QStringLiteral("2025-03-02")}));
     query.watermarkColumn = QStringLiteral("day");
-    query.lower = *Watermark::timestamp(QStringLiteral("2025-03-01"));
+    query.lower = Position(*Watermark::timestamp(QStringLiteral("2025-03-01")));
     query.upper = *Watermark::timestamp(QStringLiteral("2025-03-03"));
     QCOMPARE(pg->countWindow(query), qint64(2));
     query.lowerInclusive = true;
@@ -385,8 +387,7 @@ void TestPostgresConnector::keysetOrderAndTies() {
     QCOMPARE(ids, QList<qint64>({1, 2, 3, 5, 7, 8, 9}));
 
     // Resume inside the run of equal versions: strictly after (10, 3).
-    query.lower = Watermark::integer(10);
-    query.lowerTiebreak = QVariant(qint64(3));
+    query.lower = Position(Watermark::integer(10), qint64(3));
     cursor = pg->openWindow(query);
     const auto rest = readAll(*cursor, 100);
     cursor.reset();
@@ -398,7 +399,7 @@ void TestPostgresConnector::keysetOrderAndTies() {
 
     // Without a tiebreak the bound is exclusive on the watermark alone.
     query.tiebreakColumn.clear();
-    query.lowerTiebreak = QVariant();
+    query.lower = Position(query.lower.watermark());
     QCOMPARE(pg->countWindow(query), qint64(1));
     query.upper = Watermark();
     QCOMPARE(pg->countWindow(query), qint64(2));
@@ -413,7 +414,7 @@ void TestPostgresConnector::lookbackIsInclusive() {
     query.table = {m_schema, QStringLiteral("l")};
     query.columns = {QStringLiteral("id")};
     query.watermarkColumn = QStringLiteral("v");
-    query.lower = Watermark::integer(4);
+    query.lower = Position(Watermark::integer(4));
     query.lowerInclusive = true;
     query.upper = Watermark::integer(8);
     QCOMPARE(pg->countWindow(query), qint64(5));
@@ -564,6 +565,50 @@ void TestPostgresConnector::mergeNeverReplacesNewerWithOlder() {
              QList<QStringList>({{"1", "new"}, {"2", "same again"}}));
 }
 
+void TestPostgresConnector::mergeOrderIsTheSameInEveryEngine() {
+    // One merge rule for every engine (model/connectors/contractsql.h), ordered like Position: at
+    // an equal watermark a row without a tiebreak sorts before a row with one, so it never
+    // replaces it, and a row with a tiebreak replaces a stored row without one.
+    QTemporaryDir dir;
+    SqliteConnector lite(sqliteSpec(QStringLiteral("lite"), dir.filePath(QStringLiteral("m.db"))));
+    auto pg = connect();
+    const QList<ColumnInfo> columns = {column(QStringLiteral("id"), LogicalType::Integer, QString(), 1),
+                                       column(QStringLiteral("v"), LogicalType::Integer),
+                                       column(QStringLiteral("seq"), LogicalType::Integer),
+                                       column(QStringLiteral("note"), LogicalType::Text)};
+    const QList<QVariantList> stored = {{1, 10, 5, QStringLiteral("stored")},
+                                        {2, 10, QVariant(), QStringLiteral("stored")}};
+    const QList<QVariantList> incoming = {{1, 10, QVariant(), QStringLiteral("no tiebreak")},
+                                          {2, 10, 3, QStringLiteral("tiebreak")}};
+    const QList<QVariantList> expected = {{qint64(1), qint64(10), qint64(5), QStringLiteral("stored")},
+                                          {qint64(2), qint64(10), qint64(3), QStringLiteral("tiebreak")}};
+    for (Connector *target : std::initializer_list<Connector *>{&lite, pg.get()}) {
+        const TableRef ref{target == pg.get() ? m_schema : QString(), QStringLiteral("m")};
+        target->createTable(ref, columns, {QStringLiteral("id")});
+        WriteSpec spec;
+        spec.table = ref;
+        spec.columns = columns;
+        spec.mode = WriteMode::Merge;
+        spec.keyColumns = {QStringLiteral("id")};
+        spec.watermarkColumn = QStringLiteral("v");
+        spec.tiebreakColumn = QStringLiteral("seq");
+        for (const QList<QVariantList> &rows : {stored, incoming}) {
+            RowBatch batch;
+            std::vector<RowRejection> rejected;
+            target->begin();
+            auto writer = target->openWriter(spec);
+            fillBatch(batch, rows, 4);
+            writer->writeBatch(batch, rejected);
+            writer->finish(rejected);
+            writer.reset();
+            target->commit();
+            QVERIFY(rejected.empty());
+        }
+        auto cursor = target->openScan(ref, {"id", "v", "seq", "note"}, {"id"});
+        QCOMPARE(readAll(*cursor), expected);
+    }
+}
+
 void TestPostgresConnector::stateCommitsWithRows() {
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("s")};
@@ -581,8 +626,9 @@ void TestPostgresConnector::stateCommitsWithRows() {
     auto writer = pg->openWriter(spec);
     fillBatch(batch, {{1}, {2}}, 1);
     writer->writeBatch(batch, rejected);
-    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")),
-                    QVariant(qint64(2)), 11});
+    pg->writeState({workspace, 7,
+                    Position(*Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")), qint64(2)),
+                    11});
     QVERIFY(pg->readState(workspace, 7).has_value()); // visible inside the transaction
     pg->rollback();
     QVERIFY(!pg->readState(workspace, 7).has_value());
@@ -592,20 +638,21 @@ void TestPostgresConnector::stateCommitsWithRows() {
     pg->begin();
     writer = pg->openWriter(spec);
     writer->writeBatch(batch, rejected);
-    pg->writeState({workspace, 7, *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")),
-                    QVariant(qint64(2)), 11});
+    pg->writeState({workspace, 7,
+                    Position(*Watermark::timestamp(QStringLiteral("2025-01-01T00:00:00.000001Z")), qint64(2)),
+                    11});
     pg->commit();
     const auto state = pg->readState(workspace, 7);
     QVERIFY(state.has_value());
-    QCOMPARE(state->watermark.nativeText(), QStringLiteral("2025-01-01T00:00:00.000001Z"));
-    QCOMPARE(state->tiebreak, QVariant(qint64(2)));
+    QCOMPARE(state->position.watermark().nativeText(), QStringLiteral("2025-01-01T00:00:00.000001Z"));
+    QCOMPARE(state->position.tiebreak(), QVariant(qint64(2)));
     QCOMPARE(state->runId, qint64(11));
     QCOMPARE(m_admin->query(QStringLiteral("SELECT count(*) FROM %1").arg(qualified("s"))).value(0).value(0),
              QStringLiteral("2"));
 
-    pg->writeState({workspace, 7, Watermark::integer(-5), QVariant(QStringLiteral("tab\there")), 12});
-    QCOMPARE(pg->readState(workspace, 7)->watermark, Watermark::integer(-5));
-    QCOMPARE(pg->readState(workspace, 7)->tiebreak, QVariant(QStringLiteral("tab\there")));
+    pg->writeState({workspace, 7, Position(Watermark::integer(-5), QStringLiteral("tab\there")), 12});
+    QCOMPARE(pg->readState(workspace, 7)->position.watermark(), Watermark::integer(-5));
+    QCOMPARE(pg->readState(workspace, 7)->position.tiebreak(), QVariant(QStringLiteral("tab\there")));
     pg->clearState(workspace, 7);
     QVERIFY(!pg->readState(workspace, 7).has_value());
 }
@@ -643,8 +690,7 @@ void TestPostgresConnector::hostileNames() {
     query.columns = schema.columnNames();
     query.watermarkColumn = QStringLiteral("at;when");
     query.tiebreakColumn = QStringLiteral("Id \"key\"");
-    query.lower = Watermark::integer(1);
-    query.lowerTiebreak = QVariant(qint64(0));
+    query.lower = Position(Watermark::integer(1), qint64(0));
     query.upper = pg->probeWatermark(source, QStringLiteral("at;when"), WatermarkType::Integer).maximum;
     auto cursor = pg->openWindow(query);
     QCOMPARE(readAll(*cursor), QList<QVariantList>({{qint64(2), qint64(2), QStringLiteral("y")},
@@ -986,8 +1032,7 @@ void TestPostgresConnector::pushDownInsideOneDatabase() {
     window.watermarkColumn = QStringLiteral("at");
     window.tiebreakColumn = QStringLiteral("id");
     window.upper = source->probeWatermark(src, QStringLiteral("at"), WatermarkType::Timestamp).maximum;
-    window.lower = *Watermark::timestamp(QStringLiteral("2025-01-01T00:00:10.000000Z"));
-    window.lowerTiebreak = QVariant(qint64(20));
+    window.lower = Position(*Watermark::timestamp(QStringLiteral("2025-01-01T00:00:10.000000Z")), qint64(20));
     WriteSpec write;
     write.table = dst;
     write.columns = schema.columns;
@@ -1005,9 +1050,9 @@ void TestPostgresConnector::pushDownInsideOneDatabase() {
     QVERIFY(result.has_value());
     QCOMPARE(result->rowsRead, qint64(80)); // (10 s, id 20) exclusive: ids 21..100
     QCOMPARE(result->rowsWritten, qint64(80));
-    QCOMPARE(result->maximum.nativeText(), QStringLiteral("2025-01-01T00:00:50.000000Z"));
-    QCOMPARE(result->maximumTiebreak, QVariant(qint64(100)));
-    target->writeState({QStringLiteral("tst-push"), 1, result->maximum, result->maximumTiebreak, 1});
+    QCOMPARE(result->reached.watermark().nativeText(), QStringLiteral("2025-01-01T00:00:50.000000Z"));
+    QCOMPARE(result->reached.tiebreak(), QVariant(qint64(100)));
+    target->writeState({QStringLiteral("tst-push"), 1, result->reached, 1});
     target->commit();
     QCOMPARE(m_admin->query(QStringLiteral("SELECT count(*), min(id) FROM %1").arg(qualified("dst"))),
              QList<QStringList>({{"80", "21"}}));
@@ -1022,8 +1067,7 @@ void TestPostgresConnector::pushDownInsideOneDatabase() {
     write.keyColumns = {QStringLiteral("id")};
     write.watermarkColumn = QStringLiteral("at");
     write.tiebreakColumn = QStringLiteral("id");
-    window.lower = result->maximum;
-    window.lowerTiebreak = result->maximumTiebreak;
+    window.lower = result->reached;
     window.upper = source->probeWatermark(src, QStringLiteral("at"), WatermarkType::Timestamp).maximum;
     target->begin();
     result = target->pushDown(*source, window, write);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "model/connectors/contractsql.h"
+
+#include "model/common/sqlquote.h"
+
+namespace tidemark {
+
+ContractSql::ContractSql(SqlDialect dialect, QString watermarkCast)
+    : m_dialect(dialect)
+    , m_watermarkCast(std::move(watermarkCast)) {}
+
+QString ContractSql::placeholder(int index) const {
+    return (m_dialect == SqlDialect::Postgres ? QStringLiteral("$%1") : QStringLiteral("?%1")).arg(index);
+}
+
+QString ContractSql::bindWatermark(const Watermark &watermark, SqlBindings &bindings) const {
+    bindings.append(SqlBinding{watermark, QVariant(), false, m_watermarkCast});
+    const QString index = placeholder(int(bindings.size()));
+    return m_watermarkCast.isEmpty() ? index : QStringLiteral("%1::%2").arg(index, m_watermarkCast);
+}
+
+QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings) const {
+    if (window.watermarkColumn.isEmpty())
+        return QString(); // overwrite without a watermark: the whole table
+    const QString wm = quoteIdentifier(window.watermarkColumn);
+    QStringList conditions{wm + QStringLiteral(" IS NOT NULL")};
+    if (!window.lower.isNull()) {
+        const QString lower = bindWatermark(window.lower.watermark(), bindings);
+        if (window.lowerInclusive) {
+            conditions << QStringLiteral("%1 >= %2").arg(wm, lower);
+        } else if (!window.tiebreakColumn.isEmpty() && window.lower.hasTiebreak()) {
+            bindings.append(SqlBinding{Watermark(), window.lower.tiebreak(), true, QString()});
+            const QString tb = quoteIdentifier(window.tiebreakColumn);
+            const QString tiebreak = placeholder(int(bindings.size()));
+            // The same order in the form each planner serves from an index on (watermark, tiebreak).
+            // PostgreSQL's tiebreak parameter takes the column's type from the comparison.
+            conditions
+                << (m_dialect == SqlDialect::Postgres
+                        ? QStringLiteral("(%1, %2) > (%3, %4)").arg(wm, tb, lower, tiebreak)
+                        : QStringLiteral("(%1 > %3 OR (%1 = %3 AND %2 > %4))").arg(wm, tb, lower, tiebreak));
+        } else {
+            conditions << QStringLiteral("%1 > %2").arg(wm, lower);
+        }
+    }
+    if (!window.upper.isNull())
+        conditions << QStringLiteral("%1 <= %2").arg(wm, bindWatermark(window.upper, bindings));
+    return conditions.join(QLatin1String(" AND "));
+}
+
+QString ContractSql::keysetOrder(const WindowQuery &window, const QString &qualifier,
+                                 const QString &direction) const {
+    QStringList order;
+    for (const QString &column : {window.watermarkColumn, window.tiebreakColumn}) {
+        if (!column.isEmpty())
+            order << qualifier + quoteIdentifier(column) + direction;
+    }
+    return order.join(QLatin1String(", "));
+}
+
+namespace {
+
+QString whereClause(const QString &conditions) {
+    return conditions.isEmpty() ? QString() : QStringLiteral(" WHERE ") + conditions;
+}
+
+} // namespace
+
+BoundSql ContractSql::windowPredicate(const WindowQuery &window) const {
+    BoundSql result;
+    result.sql = conditions(window, result.bindings);
+    return result;
+}
+
+BoundSql ContractSql::selectWindow(const WindowQuery &window, const QStringList &tieOrder) const {
+    BoundSql result;
+    result.sql =
+        QStringLiteral("SELECT %1 FROM %2%3")
+            .arg(quoteIdentifierList(window.columns), quoteQualified(window.table.schema, window.table.name),
+                 whereClause(conditions(window, result.bindings)));
+    QStringList order;
+    if (const QString keyset = keysetOrder(window, QString(), QString()); !keyset.isEmpty())
+        order << keyset;
+    order << tieOrder;
+    if (!order.isEmpty())
+        result.sql += QStringLiteral(" ORDER BY ") + order.join(QLatin1String(", "));
+    return result;
+}
+
+BoundSql ContractSql::countWindow(const WindowQuery &window) const {
+    BoundSql result;
+    result.sql = QStringLiteral("SELECT count(*) FROM %1%2")
+                     .arg(quoteQualified(window.table.schema, window.table.name),
+                          whereClause(conditions(window, result.bindings)));
+    return result;
+}
+
+BoundSql ContractSql::positionReached(const WindowQuery &window, const QStringList &selected) const {
+    const QString table = quoteQualified(window.table.schema, window.table.name);
+    BoundSql result;
+    // Ordered by the table's own columns: a bare name could mean a selected output column.
+    result.sql =
+        QStringLiteral("SELECT %1 FROM %2%3 ORDER BY %4 LIMIT 1")
+            .arg(selected.join(QLatin1String(", ")), table, whereClause(conditions(window, result.bindings)),
+                 keysetOrder(window, table + QLatin1Char('.'), QStringLiteral(" DESC")));
+    return result;
+}
+
+BoundSql ContractSql::deleteNewer(const TableRef &table, const QString &watermarkColumn,
+                                  const Watermark &position) const {
+    const QString wm = quoteIdentifier(watermarkColumn);
+    BoundSql result;
+    const QString condition =
+        position.isNull() ? wm + QStringLiteral(" IS NOT NULL")
+                          : QStringLiteral("%1 > %2").arg(wm, bindWatermark(position, result.bindings));
+    result.sql =
+        QStringLiteral("DELETE FROM %1 WHERE %2").arg(quoteQualified(table.schema, table.name), condition);
+    return result;
+}
+
+QStringList ContractSql::versionColumns(const WriteSpec &spec, const QStringList &columns) {
+    QStringList versions;
+    for (const QString &column : {spec.watermarkColumn, spec.tiebreakColumn}) {
+        if (!column.isEmpty() && columns.contains(column))
+            versions << column;
+    }
+    return versions;
+}
+
+QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &columns,
+                                   const QString &stored) const {
+    // SQLite names are case-insensitive, PostgreSQL's (as the catalog spells them) are not.
+    const Qt::CaseSensitivity names =
+        m_dialect == SqlDialect::Sqlite ? Qt::CaseInsensitive : Qt::CaseSensitive;
+    QStringList assignments;
+    for (const QString &column : columns) {
+        if (!spec.keyColumns.contains(column, names))
+            assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(column));
+    }
+    QString sql = QStringLiteral(" ON CONFLICT (%1) DO ").arg(quoteIdentifierList(spec.keyColumns));
+    if (assignments.isEmpty())
+        return sql + QStringLiteral("NOTHING");
+    sql += QStringLiteral("UPDATE SET ") + assignments.join(QLatin1String(", "));
+    const QStringList versions = versionColumns(spec, columns);
+    if (versions.isEmpty())
+        return sql;
+    // An older version never replaces a newer one; an equal position (a rerun, or a later row of
+    // the same window) does, and so does any version over a stored row without one.
+    const auto incoming = [&](int i) {
+        return QStringLiteral("excluded.") + quoteIdentifier(versions[i]);
+    };
+    const auto current = [&](int i) {
+        return stored + QLatin1Char('.') + quoteIdentifier(versions[i]);
+    };
+    QString newerOrEqual = QStringLiteral("%1 IS NULL OR %2 >= %1").arg(current(0), incoming(0));
+    if (versions.size() > 1)
+        newerOrEqual = QStringLiteral("%1 IS NULL OR %2 > %1 OR (%2 = %1 AND (%3 IS NULL OR %4 >= %3))")
+                           .arg(current(0), incoming(0), current(1), incoming(1));
+    return sql + QStringLiteral(" WHERE ") + newerOrEqual;
+}
+
+} // namespace tidemark

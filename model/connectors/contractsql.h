@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/connectors/connector.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+
+namespace tidemark {
+
+enum class SqlDialect { Sqlite, Postgres };
+
+// A value a contract statement binds, in placeholder order (1, 2, …): a watermark, which each
+// connector binds the way its column compares (SQLite: the column's own spelling or an int64;
+// PostgreSQL: canonical text cast to the column's type), or a tiebreak as read from the source.
+struct SqlBinding {
+    Watermark watermark;
+    QVariant tiebreak;
+    bool isTiebreak = false;
+    QString cast; // the type a watermark's placeholder is cast to (PostgreSQL); empty = none
+};
+using SqlBindings = QList<SqlBinding>;
+
+// A rendered statement (or condition) and the values its placeholders bind.
+struct BoundSql {
+    QString sql;
+    SqlBindings bindings;
+};
+
+// The copy contract's SQL, written once and rendered per dialect (DESIGN.md steps 3 to 5; the
+// state table has its own one definition in statetable.h):
+// - the window: rows strictly after the lower position, (watermark, tiebreak) > (lower, tiebreak)
+//   with a tiebreak, watermark > lower without; from the lower bound inclusive with a lookback;
+//   up to the upper bound inclusive; never a NULL watermark; in keyset order (watermark, tiebreak);
+// - the merge rule: an incoming row replaces the stored one of its key only if its
+//   (watermark, tiebreak) is >= the stored one's (no tiebreak sorts first, like Position);
+// - the push-down's position reached: the window's highest (watermark, tiebreak), read in the
+//   transaction that copied it.
+// Every identifier goes through quoteIdentifier; every value is a bound parameter, never text.
+class ContractSql {
+public:
+    // `watermarkCast` is the type a bound watermark is cast to so the comparison runs on the
+    // column's own type (PostgreSQL: "timestamptz", "timestamp", "int8"); empty binds it as is.
+    explicit ContractSql(SqlDialect dialect, QString watermarkCast = QString());
+
+    // The window's conditions joined with AND; empty without a watermark column.
+    BoundSql windowPredicate(const WindowQuery &window) const;
+    // SELECT the window's columns in keyset order; `tieOrder` (already SQL, e.g. SQLite's rowid)
+    // orders the rows the keyset leaves tied.
+    BoundSql selectWindow(const WindowQuery &window, const QStringList &tieOrder = {}) const;
+    BoundSql countWindow(const WindowQuery &window) const;
+    // One row, the window's highest position: `selected` (SQL expressions for the watermark and,
+    // with a tiebreak column, the tiebreak) of its last row in keyset order.
+    BoundSql positionReached(const WindowQuery &window, const QStringList &selected) const;
+    // Backfill --delete-newer: deletes the target rows after `position` (every row with a
+    // watermark when there is none).
+    BoundSql deleteNewer(const TableRef &table, const QString &watermarkColumn,
+                         const Watermark &position) const;
+
+    // The merge rule as an upsert clause: " ON CONFLICT (keys) DO UPDATE SET … WHERE <incoming is
+    // not older>" (or DO NOTHING when every column is a key). `stored` names the target row in
+    // the statement (the table, or its alias); `columns` are the columns written.
+    QString mergeConflict(const WriteSpec &spec, const QStringList &columns, const QString &stored) const;
+    // The version columns (watermark, tiebreak) among `columns`, the order the merge compares.
+    static QStringList versionColumns(const WriteSpec &spec, const QStringList &columns);
+
+private:
+    QString placeholder(int index) const;
+    // Appends a watermark to `bindings`; returns its placeholder, cast to the column's type.
+    QString bindWatermark(const Watermark &watermark, SqlBindings &bindings) const;
+    // The window's conditions (empty without a watermark column); appends the values they bind.
+    QString conditions(const WindowQuery &window, SqlBindings &bindings) const;
+    QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;
+
+    SqlDialect m_dialect;
+    QString m_watermarkCast;
+};
+
+} // namespace tidemark
