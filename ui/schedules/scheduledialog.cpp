@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/schedules/scheduledialog.h"
 
+#include "model/common/duration.h"
 #include "model/common/error.h"
 #include "model/schedule/cronexpression.h"
 
@@ -118,7 +119,7 @@ void ScheduleDialog::setSchedule(const ScheduleSpec &spec) {
     }
     m_concurrency->setValue(spec.concurrency);
     m_retries->setValue(spec.retries);
-    m_timeout->setText(spec.timeoutSeconds > 0 ? durationText(spec.timeoutSeconds) : QString());
+    m_timeout->setText(spec.timeoutSeconds > 0 ? durationText(spec.timeoutSeconds * 1000) : QString());
     refresh();
 }
 
