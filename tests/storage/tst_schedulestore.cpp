@@ -95,11 +95,11 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
         db.exec(
             QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
-                           "PRAGMA user_version = 3"));
+                           "DROP TABLE alert_settings; PRAGMA user_version = 3"));
     }
-    QCOMPARE(Workspace::schemaVersion(), 4);
+    QCOMPARE(Workspace::schemaVersion(), 5);
     auto workspace = Workspace::open(path);
-    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(4));
+    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(5));
     const QList<RunRecord> runs = workspace->runs();
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs.first().id, runId);
