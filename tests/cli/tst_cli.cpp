@@ -57,7 +57,13 @@ bool containsAnyOf(const QString &text, const QStringList &needles) {
 
 } // namespace
 
-#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
+// `result` is evaluated once: QVERIFY2 evaluates its message even when the check passes, so
+// naming the command twice would run it twice.
+#define CLI_EXIT(result, code)                                                                               \
+    do {                                                                                                     \
+        const auto cliResult = (result);                                                                     \
+        QVERIFY2(cliResult.exitCode == (code), qPrintable(cliResult.describe()));                            \
+    } while (false)
 
 class TestCli : public QObject {
     Q_OBJECT
