@@ -1368,21 +1368,32 @@ std::optional<ScheduleSpec> Workspace::schedule(const QString &name) {
     return readSchedule(stmt);
 }
 
+namespace {
+
+// A schedule's tables as stored (a JSON array of ids; [] = every active table), each checked
+// to be a live table of `workspace`.
+QString scheduleTablesJson(Workspace &workspace, const ScheduleSpec &spec) {
+    QJsonArray tables;
+    for (const qint64 id : spec.tableIds) {
+        if (!workspace.table(id))
+            throw ValidationError(QStringLiteral("schedule '%1': table %2 is not a table of workspace %3")
+                                      .arg(spec.name)
+                                      .arg(id)
+                                      .arg(workspace.path()));
+        tables.append(id);
+    }
+    return QString::fromUtf8(QJsonDocument(tables).toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
 qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     if (spec.name.trimmed().isEmpty())
         throw ValidationError(QStringLiteral("a schedule needs a name"));
     Transaction transaction(*m_db);
     if (schedule(spec.name))
         throw ValidationError(QStringLiteral("schedule '%1' already exists").arg(spec.name));
-    QJsonArray tables;
-    for (const qint64 id : spec.tableIds) {
-        if (!table(id))
-            throw ValidationError(QStringLiteral("schedule '%1': table %2 is not a table of workspace %3")
-                                      .arg(spec.name)
-                                      .arg(id)
-                                      .arg(m_path));
-        tables.append(id);
-    }
+    const QString tables = scheduleTablesJson(*this, spec);
     const QString now = nowText();
     SqliteStatement insert(
         *m_db, QStringLiteral("INSERT INTO schedules (name, cron, tz, tables, concurrency, retries, "
@@ -1391,7 +1402,7 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     insert.bind(1, spec.name)
         .bind(2, spec.cron)
         .bind(3, spec.timeZone)
-        .bind(4, QString::fromUtf8(QJsonDocument(tables).toJson(QJsonDocument::Compact)))
+        .bind(4, tables)
         .bind(5, spec.concurrency)
         .bind(6, spec.retries)
         .bind(7, spec.timeoutSeconds)
@@ -1403,6 +1414,27 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     storageLog()->info("workspace {}: schedule '{}' added ({}, {})", str(m_path), str(spec.name),
                        str(spec.cron), str(spec.timeZone));
     return id;
+}
+
+void Workspace::editSchedule(const ScheduleSpec &spec) {
+    const QString tables = scheduleTablesJson(*this, spec);
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE schedules SET cron = ?2, tz = ?3, tables = ?4, "
+                                                 "concurrency = ?5, retries = ?6, timeout_seconds = ?7, "
+                                                 "updated_at = ?8 WHERE name = ?1"));
+    update.bind(1, spec.name)
+        .bind(2, spec.cron)
+        .bind(3, spec.timeZone)
+        .bind(4, tables)
+        .bind(5, spec.concurrency)
+        .bind(6, spec.retries)
+        .bind(7, spec.timeoutSeconds)
+        .bind(8, nowText())
+        .run();
+    if (m_db->changes() == 0)
+        throw ValidationError(
+            QStringLiteral("schedule '%1': no such schedule in workspace %2").arg(spec.name, m_path));
+    storageLog()->info("workspace {}: schedule '{}' edited ({}, {})", str(m_path), str(spec.name),
+                       str(spec.cron), str(spec.timeZone));
 }
 
 namespace {
