@@ -38,6 +38,13 @@ auto storageLog() {
     return logger("core.storage");
 }
 
+// kRunHeartbeatMs, or what the test-only variable `testVariable` says.
+int heartbeatIntervalMs(const char *testVariable) {
+    bool ok = false;
+    const int testMs = qEnvironmentVariableIntValue(testVariable, &ok);
+    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+}
+
 QString nowText() {
     return isoUtc(QDateTime::currentDateTimeUtc());
 }
@@ -992,9 +999,7 @@ QString Workspace::lastIterationStatus(qint64 tableId) {
 // --- runs and iterations ---
 
 int Workspace::runHeartbeatIntervalMs() {
-    bool ok = false;
-    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_RUN_HEARTBEAT_MS", &ok);
-    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+    return heartbeatIntervalMs("TIDEMARK_TEST_RUN_HEARTBEAT_MS");
 }
 
 qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule) {
@@ -1486,9 +1491,7 @@ QString Workspace::runStatus(qint64 runId) {
 // --- the runner's heartbeat ---
 
 int Workspace::runnerHeartbeatIntervalMs() {
-    bool ok = false;
-    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_RUNNER_HEARTBEAT_MS", &ok);
-    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+    return heartbeatIntervalMs("TIDEMARK_TEST_RUNNER_HEARTBEAT_MS");
 }
 
 std::optional<RunnerHeartbeat> Workspace::runner() {
