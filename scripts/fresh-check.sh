@@ -44,6 +44,8 @@ security=${mirror%/debian}/debian-security
 
 [[ -n $dir ]] || dir=$(mktemp -d /var/tmp/tidemark-fresh.XXXXXX)
 mkdir -p "$dir"
+# mktemp makes it 0700; as the chroot's / that would lock out every user but root (initdb runs as postgres).
+chmod 0755 "$dir"
 dir=$(cd "$dir" && pwd)
 [[ $dir != / ]] || die "refusing to use / as the chroot"
 head_commit=$(git -C "$root" rev-parse HEAD)
