@@ -122,13 +122,14 @@ void RejectedRowsModel::setIteration(qint64 iterationId, PageRequester requester
 void RejectedRowsModel::appendPage(qint64 iterationId, qint64 afterId, const QList<RejectedRow> &rows) {
     if (iterationId != m_iterationId || !m_pending || afterId != lastId())
         return;
+    if (!rows.isEmpty()) {
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + rows.size() - 1));
+        m_rows.append(rows);
+        endInsertRows();
+    }
+    // Only now: a view asking for more while the rows went in would ask after the wrong row.
     m_pending = false;
     m_complete = rows.size() < kPageSize;
-    if (rows.isEmpty())
-        return;
-    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + rows.size() - 1));
-    m_rows.append(rows);
-    endInsertRows();
 }
 
 void RejectedRowsModel::pageFailed(qint64 iterationId) {

@@ -19,6 +19,7 @@
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runpanel.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QFile>
 #include <QHeaderView>
@@ -160,6 +161,7 @@ void TestOperatorViews::watermarkHistoryShowsRunAndBackfill() {
     action->trigger();
     auto *dialog = openedDialog<WatermarkHistoryDialog>(window);
     QVERIFY(dialog);
+    QAbstractItemModelTester tester(dialog->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModel *shown = dialog->view()->model();
     QTRY_COMPARE(shown->rowCount(), 2);
 
@@ -243,6 +245,7 @@ void TestOperatorViews::rejectedRowsListedAndExported() {
     auto *dialog = openedDialog<RejectedRowsDialog>(window);
     QVERIFY(dialog);
     RejectedRowsModel *model = dialog->model();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QTRY_COMPARE(model->rowCount(), 12);
     QTRY_VERIFY(dialog->findChild<QLabel *>(QStringLiteral("rejectedRowsSummary"))
                     ->text()
@@ -338,6 +341,7 @@ void TestOperatorViews::rejectedRowsComeAPageAtATime() {
     auto *dialog = openedDialog<RejectedRowsDialog>(window);
     QVERIFY(dialog);
     RejectedRowsModel *model = dialog->model();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QTRY_COMPARE(model->rowCount(), RejectedRowsModel::kPageSize);
     QTRY_VERIFY(dialog->findChild<QLabel *>(QStringLiteral("rejectedRowsSummary"))
                     ->text()
