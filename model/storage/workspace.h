@@ -27,7 +27,7 @@ struct WatermarkChange {
     QDateTime at;
     QString oldValue; // display form
     QString newValue;
-    QString cause; // "run", "reconcile", "backfill", "edit"
+    QString cause; // "run", "reconcile", "backfill", "adopt", "edit", "remove", "restore"
     qint64 runId = 0;
     QString host; // the machine that made it (a change from before schema 6: its run's, if any)
 };
