@@ -341,9 +341,14 @@ CREATE TABLE runner (
 }
 
 // A watermark change records the host that made it: a backfill or a hand edit has no run to
-// name one. Older changes take their run's host when read.
+// name one (older changes take their run's host when read). One iteration's rejected rows are
+// read a page at a time: 300,000 rejects, a page after another iteration's 100,000, took 134 ms
+// through rejects_by_table, under 1 ms through this index.
 void migrateTo6(SqliteDb &db) {
-    db.exec(QStringLiteral("ALTER TABLE watermark_changes ADD COLUMN host TEXT"));
+    db.exec(QStringLiteral(R"(
+ALTER TABLE watermark_changes ADD COLUMN host TEXT;
+CREATE INDEX rejects_by_iteration ON rejects(iteration_id, id);
+)"));
 }
 
 using MigrationStep = void (*)(SqliteDb &);
@@ -1221,10 +1226,7 @@ QList<RejectedRow> readRejects(SqliteStatement &stmt) {
     return result;
 }
 
-// The iteration's table narrows the scan to the rejects_by_table index.
-const QString kIterationRejects =
-    QStringLiteral("FROM rejects WHERE table_id = (SELECT table_id FROM iterations WHERE id = ?1) "
-                   "AND iteration_id = ?1");
+const QString kIterationRejects = QStringLiteral("FROM rejects WHERE iteration_id = ?1");
 
 } // namespace
 

@@ -95,7 +95,8 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
         db.exec(
             QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
-                           "DROP TABLE alert_settings; ALTER TABLE watermark_changes DROP COLUMN host; "
+                           "DROP TABLE alert_settings; ALTER TABLE watermark_changes DROP COLUMN host; DROP "
+                           "INDEX rejects_by_iteration; "
                            "PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);
