@@ -153,12 +153,7 @@ void TestOperatorViews::watermarkHistoryShowsRunAndBackfill() {
         runBackfill(*ws, request);
     }
 
-    selectTable(window, 0); // the run's reload of the control table may have cleared it
-    QAction *action = window.findChild<QAction *>(QStringLiteral("actionWatermarkHistory"));
-    QVERIFY(action);
-    QTRY_VERIFY(action->isEnabled());
-    QVERIFY2(window.controlTable()->view()->actions().contains(action), "not on the table's context menu");
-    action->trigger();
+    triggerTableAction(window, QStringLiteral("actionWatermarkHistory"));
     auto *dialog = openedDialog<WatermarkHistoryDialog>(window);
     QVERIFY(dialog);
     QAbstractItemModelTester tester(dialog->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -377,12 +372,7 @@ void TestOperatorViews::verifyReportsMatchThenMissingRow() {
     selectTable(window, 0);
     QCOMPARE(runSelectedInWindow(window).iterations.value(0).rowsWritten, 100);
 
-    selectTable(window, 0);
-    QAction *action = window.findChild<QAction *>(QStringLiteral("actionVerify"));
-    QVERIFY(action);
-    QTRY_VERIFY(action->isEnabled());
-    QVERIFY2(window.controlTable()->view()->actions().contains(action), "not on the table's context menu");
-    action->trigger();
+    triggerTableAction(window, QStringLiteral("actionVerify"));
     auto *dialog = openedDialog<VerifyDialog>(window);
     QVERIFY(dialog);
     QSignalSpy ended(dialog, &VerifyDialog::verifyFinished);
@@ -408,8 +398,7 @@ void TestOperatorViews::cancelStopsALongVerify() {
     fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
     MainWindow window;
     openInWindow(fixture, window, 1);
-    selectTable(window, 0);
-    window.findChild<QAction *>(QStringLiteral("actionVerify"))->trigger();
+    triggerTableAction(window, QStringLiteral("actionVerify"));
     auto *dialog = openedDialog<VerifyDialog>(window);
     QVERIFY(dialog);
     QSignalSpy ended(dialog, &VerifyDialog::verifyFinished);
