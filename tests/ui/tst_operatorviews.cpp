@@ -106,6 +106,16 @@ RunRecord runSelectedInWindow(MainWindow &window) {
     return finished.first().first().value<RunRecord>();
 }
 
+// Selects the first table and triggers `name` as the table's context menu would.
+void triggerTableAction(MainWindow &window, const QString &name) {
+    selectTable(window, 0); // a run's reload of the control table may have cleared the selection
+    QAction *action = window.findChild<QAction *>(name);
+    QVERIFY(action);
+    QTRY_VERIFY(action->isEnabled());
+    QVERIFY2(window.controlTable()->view()->actions().contains(action), "not on the table's context menu");
+    action->trigger();
+}
+
 template <typename Dialog> Dialog *openedDialog(MainWindow &window) {
     const QList<Dialog *> dialogs = window.findChildren<Dialog *>();
     return dialogs.size() == 1 ? dialogs.first() : nullptr;
