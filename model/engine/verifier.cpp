@@ -56,9 +56,10 @@ struct Side {
 
 class TableVerifier {
 public:
-    TableVerifier(Workspace &workspace, const TableSpec &spec)
+    TableVerifier(Workspace &workspace, const TableSpec &spec, const std::atomic_bool *cancel)
         : m_workspace(workspace)
-        , m_spec(spec) {}
+        , m_spec(spec)
+        , m_cancel(cancel) {}
 
     VerifyResult run() {
         VerifyResult result;
@@ -105,6 +106,11 @@ public:
     }
 
 private:
+    void throwIfCancelled() const {
+        if (m_cancel && m_cancel->load())
+            throw Error(QStringLiteral("table %1: verify cancelled").arg(m_spec.id));
+    }
+
     ConnectionSpec requireConnection(const QString &name) {
         const auto connection = m_workspace.connection(name);
         if (!connection)
@@ -141,6 +147,7 @@ private:
         auto cursor = connector.openScan(table, m_columns, m_keys);
         RowBatch batch(int(m_columns.size()));
         while (cursor->fetch(batch, kBatchRows)) {
+            throwIfCancelled();
             for (int row = 0; row < batch.rowCount(); ++row) {
                 const quint64 key = keyIndexes.empty() ? 0 : hashColumns(batch, row, keyIndexes);
                 if (excludedKeys && !keyIndexes.empty() && excludedKeys->contains(key))
@@ -216,6 +223,7 @@ private:
                                               m_columns, m_keys);
             RowBatch batch(int(m_columns.size()));
             while (cursor->fetch(batch, kBatchRows)) {
+                throwIfCancelled();
                 for (int row = 0; row < batch.rowCount(); ++row) {
                     if (m_exampleKeys.contains(hashColumns(batch, row, keyIndexes))) {
                         const QString key = rowToJson(batch, row, m_columns, m_keys);
@@ -237,15 +245,16 @@ private:
     QStringList m_keys;
     Position m_position;
     QSet<quint64> m_exampleKeys;
+    const std::atomic_bool *m_cancel;
 };
 
 } // namespace
 
-VerifyResult verifyTable(Workspace &workspace, qint64 tableId) {
+VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel) {
     const auto spec = workspace.table(tableId);
     if (!spec)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
-    return TableVerifier(workspace, *spec).run();
+    return TableVerifier(workspace, *spec, cancel).run();
 }
 
 } // namespace tidemark

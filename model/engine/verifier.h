@@ -3,6 +3,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <atomic>
 
 namespace tidemark {
 
@@ -25,7 +26,8 @@ struct VerifyResult {
 // Compares the source's rows up to the table's watermark with the target's (DESIGN.md,
 // "Verify"): counts and a checksum over all copied columns, key by key where there is a key;
 // keys whose source version is newer than the watermark are left out of both sides.
-// Throws Error naming the table when a side cannot be read.
-VerifyResult verifyTable(Workspace &workspace, qint64 tableId);
+// Throws Error naming the table when a side cannot be read. `cancel`, when set, is checked
+// between batches and ends the comparison with Error("cancelled").
+VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel = nullptr);
 
 } // namespace tidemark

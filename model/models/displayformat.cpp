@@ -2,6 +2,7 @@
 #include "model/models/displayformat.h"
 
 #include <QLocale>
+#include <QTimeZone>
 
 namespace tidemark {
 
@@ -30,6 +31,10 @@ QString formatLocalTime(const QDateTime &utc) {
     if (!utc.isValid())
         return {};
     return utc.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QString localZoneName() {
+    return QString::fromUtf8(QTimeZone::systemTimeZoneId());
 }
 
 QString statusLabel(IterationStatus status) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/models/runhistorymodel.h"
 
+#include "model/common/csv.h"
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 
@@ -265,15 +266,6 @@ QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId) 
 }
 
 namespace {
-
-QString csvField(const QString &text) {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
-        !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
-        return text;
-    QString quoted = text;
-    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
 
 // Numbers and times go out raw (machine-readable), everything else as shown.
 QString csvValue(const QModelIndex &index) {

@@ -27,8 +27,9 @@ struct WatermarkChange {
     QDateTime at;
     QString oldValue; // display form
     QString newValue;
-    QString cause; // "run", "reconcile", "backfill", "edit"
+    QString cause; // "run", "reconcile", "backfill", "adopt", "edit", "remove", "restore"
     qint64 runId = 0;
+    QString host; // the machine that made it (a change from before schema 6: its run's, if any)
 };
 
 struct RejectedRow {
@@ -170,6 +171,10 @@ public:
     void appendLog(qint64 iterationId, const LogLine &line);
     void addReject(const RejectedRow &row);
     QList<RejectedRow> rejects(qint64 tableId);
+    // One iteration's rejected rows in id order, those after `afterId`, at most `limit`
+    // (<= 0: all): a page at a time, so a viewer never holds 100,000 of them at once.
+    QList<RejectedRow> iterationRejects(qint64 iterationId, qint64 afterId = 0, int limit = 0);
+    qint64 iterationRejectCount(qint64 iterationId);
     // Newest first; runId > 0 limits to that run; limit <= 0 = all. Iterations with their logs.
     QList<RunRecord> runs(int limit = 0, qint64 runId = 0);
 

@@ -17,8 +17,11 @@
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
+#include "ui/controltable/verifydialog.h"
+#include "ui/controltable/watermarkhistorydialog.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/helpdialogs.h"
+#include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
 #include "ui/schedules/schedulespanel.h"
@@ -117,6 +120,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_history, &HistoryPanel::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, 8000); });
     connect(m_history, &HistoryPanel::runSelected, m_runPanel, &RunPanel::showPastRun);
+    connect(m_runPanel, &RunPanel::rejectedRowsRequested, this, &MainWindow::showRejectedRows);
     connect(m_notifier, &RunNotifier::notified, this, [this](const QString &title, const QString &message) {
         statusBar()->showMessage(title + QStringLiteral(" — ") +
                                      QString(message).replace(QLatin1Char('\n'), QStringLiteral("; ")),
@@ -189,6 +193,10 @@ void MainWindow::createActions() {
              [this] { m_controlTable->resumeSelected(); });
     m_backfillAction = make(QStringLiteral("actionBackfill"), tr("&Backfill…"),
                             QKeySequence(Qt::CTRL | Qt::Key_B), &MainWindow::backfillSelected);
+    m_watermarkHistoryAction = make(QStringLiteral("actionWatermarkHistory"), tr("&Watermark History…"),
+                                    QKeySequence(), &MainWindow::showWatermarkHistory);
+    m_verifyAction =
+        make(QStringLiteral("actionVerify"), tr("&Verify…"), QKeySequence(), &MainWindow::verifySelected);
     m_connectionsAction = make(QStringLiteral("actionConnections"), tr("&Connections…"),
                                QKeySequence(Qt::CTRL | Qt::Key_K), &MainWindow::manageConnections);
 
@@ -221,7 +229,8 @@ void MainWindow::createActions() {
     auto *separator2 = new QAction(this);
     separator2->setSeparator(true);
     tableView->addActions({m_runSelectedAction, separator1, m_editAction, m_pauseAction, m_resumeAction,
-                           m_backfillAction, separator2, m_removeAction});
+                           m_backfillAction, m_watermarkHistoryAction, m_verifyAction, separator2,
+                           m_removeAction});
 
     // Two rows, short labels: at 1024 pixels no action hides behind the » overflow. The undo
     // actions keep a fixed label (their tooltip names the command).
@@ -282,6 +291,9 @@ void MainWindow::createMenus() {
     tables->addAction(m_pauseAction);
     tables->addAction(m_resumeAction);
     tables->addAction(m_backfillAction);
+    tables->addSeparator();
+    tables->addAction(m_watermarkHistoryAction);
+    tables->addAction(m_verifyAction);
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_runAllAction);
@@ -331,6 +343,8 @@ void MainWindow::updateActions() {
     m_pauseAction->setEnabled(open && selected > 0);
     m_resumeAction->setEnabled(open && selected > 0);
     m_backfillAction->setEnabled(open && selected == 1 && !running);
+    m_watermarkHistoryAction->setEnabled(open && selected == 1);
+    m_verifyAction->setEnabled(open && selected == 1);
     m_connectionsAction->setEnabled(open);
     m_runAllAction->setEnabled(open && !running);
     m_runSelectedAction->setEnabled(open && !running && selected > 0);
@@ -578,6 +592,32 @@ void MainWindow::showHistory() {
     m_historyDock->show();
     m_historyDock->raise();
     m_history->selectNewest();
+}
+
+void MainWindow::showWatermarkHistory() {
+    const QList<TableSpec> tables = m_controlTable->selectedTables();
+    if (!m_gateway || tables.size() != 1)
+        return;
+    auto *dialog = new WatermarkHistoryDialog(m_gateway, tables.first(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::verifySelected() {
+    const QList<TableSpec> tables = m_controlTable->selectedTables();
+    if (!m_gateway || tables.size() != 1)
+        return;
+    auto *dialog = new VerifyDialog(m_gateway->path(), tables.first(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::showRejectedRows(const IterationRecord &iteration) {
+    if (!m_gateway || iteration.id <= 0)
+        return;
+    auto *dialog = new RejectedRowsDialog(m_gateway, iteration, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 void MainWindow::manageConnections() {

@@ -54,6 +54,10 @@ public slots:
     void manageConnections();
     // Shows the history dock with the newest run selected (its iterations in the grid).
     void showHistory();
+    // The operator's views of the selected table / an iteration (modeless dialogs).
+    void showWatermarkHistory();
+    void verifySelected();
+    void showRejectedRows(const tidemark::IterationRecord &iteration);
 
 signals:
     void workspaceOpened(const QString &path);
@@ -108,6 +112,8 @@ private:
     QAction *m_pauseAction = nullptr;
     QAction *m_resumeAction = nullptr;
     QAction *m_backfillAction = nullptr;
+    QAction *m_watermarkHistoryAction = nullptr;
+    QAction *m_verifyAction = nullptr;
     QAction *m_connectionsAction = nullptr;
     QAction *m_runAllAction = nullptr;
     QAction *m_runSelectedAction = nullptr;

@@ -6,6 +6,7 @@
 
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace tidemark {
@@ -47,7 +48,8 @@ IterationDetails::IterationDetails(QWidget *parent)
     , m_title(new QLabel(this))
     , m_facts(new QLabel(this))
     , m_error(new QLabel(this))
-    , m_log(new QPlainTextEdit(this)) {
+    , m_log(new QPlainTextEdit(this))
+    , m_rejects(new QPushButton(this)) {
     m_title->setWordWrap(true);
     m_facts->setWordWrap(true);
     m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -61,11 +63,14 @@ IterationDetails::IterationDetails(QWidget *parent)
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_log->setMaximumBlockCount(5000);
     m_log->setFont(QFont(QStringLiteral("monospace")));
+    m_rejects->setObjectName(QStringLiteral("showRejectedRows"));
+    connect(m_rejects, &QPushButton::clicked, this, [this] { emit rejectedRowsRequested(m_record); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 0, 0);
     layout->addWidget(m_title);
     layout->addWidget(m_facts);
     layout->addWidget(m_error);
+    layout->addWidget(m_rejects, 0, Qt::AlignLeft);
     layout->addWidget(new QLabel(tr("Log:"), this));
     layout->addWidget(m_log, 1);
     clear();
@@ -78,9 +83,14 @@ void IterationDetails::clear() {
     m_error->hide();
     m_log->clear();
     m_logLines = 0;
+    m_record = IterationRecord();
+    m_rejects->hide();
 }
 
 void IterationDetails::showIteration(const IterationRecord &record) {
+    m_record = record;
+    m_rejects->setText(tr("Rejected Rows (%1)…").arg(formatCount(record.rowsSkipped)));
+    m_rejects->setVisible(record.rowsSkipped > 0);
     m_title->setText(
         QStringLiteral("<b>%1</b> → <b>%2</b> — %3")
             .arg(record.source.toHtmlEscaped(), record.target.toHtmlEscaped(), statusLabel(record.status)));

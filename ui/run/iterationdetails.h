@@ -7,6 +7,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QPushButton;
 
 namespace tidemark {
 
@@ -21,11 +22,17 @@ public:
     void appendLog(const LogLine &line);
     void clear();
 
+signals:
+    // "Rejected Rows…" was clicked for the iteration shown.
+    void rejectedRowsRequested(const tidemark::IterationRecord &record);
+
 private:
     QLabel *m_title;
     QLabel *m_facts;
     QLabel *m_error;
     QPlainTextEdit *m_log;
+    QPushButton *m_rejects;
+    IterationRecord m_record;
     int m_logLines = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "ui/run/iterationdetails.h"
 #include "ui/run/progressdelegate.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -111,6 +112,18 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setColumnWidth(IterationGridModel::Progress, 140);
     m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 150);
     installColumnMenu(m_view, IterationGridModel::Status);
+
+    auto *rejects = new QAction(tr("Rejected &Rows…"), this);
+    rejects->setObjectName(QStringLiteral("actionRejectedRows"));
+    connect(rejects, &QAction::triggered, this, [this] {
+        IterationGridModel *model = shownModel();
+        const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
+        if (model && current.isValid() && current.row() < model->rowCount())
+            emit rejectedRowsRequested(model->iterationAt(current.row()));
+    });
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_view->addAction(rejects);
+    connect(m_details, &IterationDetails::rejectedRowsRequested, this, &RunPanel::rejectedRowsRequested);
 }
 
 void RunPanel::setCoordinator(RunCoordinator *coordinator) {

@@ -42,6 +42,10 @@ public slots:
     void followRuns(const QList<tidemark::RunRecord> &runs);
     void clear();
 
+signals:
+    // The user asked for the rejected rows of this iteration (grid context menu, details pane).
+    void rejectedRowsRequested(const tidemark::IterationRecord &record);
+
 private:
     void setShown(IterationGridModel *model);
     void updateSummary();
