@@ -1196,9 +1196,11 @@ void Workspace::updateIteration(const IterationRecord &record) {
 void Workspace::finishIteration(const IterationRecord &record, const QList<LogLine> &newLines,
                                 bool releaseLease) {
     Transaction transaction(*m_db);
-    writeIteration(*m_db, m_path, record);
-    for (const LogLine &line : newLines)
-        insertLogLine(*m_db, record.id, line);
+    if (record.id > 0) {
+        writeIteration(*m_db, m_path, record);
+        for (const LogLine &line : newLines)
+            insertLogLine(*m_db, record.id, line);
+    }
     if (releaseLease)
         deleteLease(*m_db, record.tableId, record.runId);
     transaction.commit();

@@ -170,7 +170,8 @@ public:
     void addIterations(QList<IterationRecord> &records);
     void updateIteration(const IterationRecord &record); // every field but the log
     // The end of an iteration in one transaction: its record, the log lines not written yet,
-    // and (when `releaseLease`) the release of its table's lease, as releaseLease().
+    // and (when `releaseLease`) the release of its table's lease, as releaseLease(). A record
+    // without id (never recorded) only releases the lease.
     void finishIteration(const IterationRecord &record, const QList<LogLine> &newLines, bool releaseLease);
     void appendLog(qint64 iterationId, const LogLine &line);
     void appendLogs(qint64 iterationId, const QList<LogLine> &lines); // in one transaction

@@ -112,7 +112,7 @@ public:
         setFaultHook([this](const char *name) {
             if (std::strcmp(name, m_point) != 0 || ++m_seen != m_nth)
                 return;
-            m_reached.release();
+            m_reached.store(true);
             m_open.acquire();
         });
     }
@@ -120,7 +120,7 @@ public:
         release();
         setFaultHook({});
     }
-    bool waitReached() { return m_reached.tryAcquire(1, 120000); }
+    bool reached() const { return m_reached.load(); }
     void release() {
         if (!m_released.exchange(true))
             m_open.release();
@@ -131,7 +131,7 @@ private:
     const int m_nth;
     std::atomic_int m_seen{0};
     std::atomic_bool m_released{false};
-    QSemaphore m_reached;
+    std::atomic_bool m_reached{false};
     QSemaphore m_open;
 };
 
@@ -406,12 +406,12 @@ void TestRunCoordinator::cancelStopsRunWithReusedConnections() {
     RunRequest request;
     request.concurrency = 1;
     QVERIFY(coordinator.start(request));
-    QVERIFY(gate.waitReached());
+    QTRY_VERIFY_WITH_TIMEOUT(gate.reached(), 120000);        // the coordinator needs this thread's events
     QCOMPARE(counter.opens(QStringLiteral("target.db")), 1); // t1 writes through t0's connection
     coordinator.cancel();
     QTest::qWait(300); // lets the watchdog interrupt t1's (reused) connections meanwhile
     gate.release();
-    QVERIFY(finished.wait(120000));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
     const auto run = finished.first().at(0).value<RunRecord>();
     QCOMPARE(run.status, QStringLiteral("cancelled"));
     QCOMPARE(iterationOf(run, ids[0])->status, IterationStatus::Succeeded);
@@ -437,13 +437,19 @@ void TestRunCoordinator::cancelledIterationLeavesNextOnSameWorkerClean() {
     RunRequest request;
     request.concurrency = 1;
     QVERIFY(coordinator.start(request));
-    QVERIFY(gate.waitReached());
+    QTRY_VERIFY_WITH_TIMEOUT(gate.reached(), 120000); // the coordinator needs this thread's events
     QTRY_COMPARE_WITH_TIMEOUT(started.size(), 1, 60000);
     const auto queued = started.first().at(1).value<QList<IterationRecord>>();
     coordinator.cancelIteration(queued[1].id);
     QTest::qWait(300); // lets the watchdog interrupt t1's connections, for good
+    // t2 finds the target locked for a while: a connection still carrying t1's interrupt would
+    // give up at once ("database is locked") instead of waiting for its turn.
+    SqliteDb holder(f.dst, SqliteDb::Mode::ReadWrite);
+    holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
     gate.release();
-    QVERIFY(finished.wait(120000));
+    QTest::qWait(500);
+    holder.exec(QStringLiteral("COMMIT"));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
     const auto run = finished.first().at(0).value<RunRecord>();
     QVERIFY2(iterationOf(run, ids[1])->status == IterationStatus::Cancelled,
              qPrintable(describe(*iterationOf(run, ids[1]))));
