@@ -5,6 +5,7 @@
 #include "model/common/logging.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
+#include "model/engine/connectorcache.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
@@ -62,6 +63,10 @@ struct CopyIteration::State {
     std::vector<RejectedRow> rejects;
     qint64 committedWritten = 0;
     qint64 committedSkipped = 0;
+    // Log lines not in the workspace yet: written with the iteration's end, in the same
+    // transaction, or as they come once the iteration has run for a while.
+    QList<LogLine> unwrittenLog;
+    QElapsedTimer clock;
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
         : workspace(ws)
@@ -94,24 +99,37 @@ struct CopyIteration::State {
             engineLog->warn(text);
         else
             engineLog->info(text);
-        try {
-            if (record.id > 0)
-                workspace.appendLog(record.id, line);
-        } catch (const Error &) {
-            // The history write failing must not fail the copy; the line is still in the log file.
-        }
+        if (record.id > 0)
+            unwrittenLog.append(line);
+        writeLogIfLong();
         if (options.observer)
             options.observer->logged(record, line);
     }
 
+    // A short iteration writes its lines with its end; a long one shows them to other processes
+    // (their windows follow the run from the workspace) within a second.
+    void writeLogIfLong() {
+        if (unwrittenLog.isEmpty() || !clock.hasExpired(kLogLatencyMs))
+            return;
+        try {
+            workspace.appendLogs(record.id, unwrittenLog);
+        } catch (const Error &) {
+            // The history write failing must not fail the copy; the line is still in the log file.
+        }
+        unwrittenLog.clear();
+    }
+    static constexpr qint64 kLogLatencyMs = 1000;
+
     void publish() {
+        writeLogIfLong();
         if (options.observer)
             options.observer->iterationChanged(record);
     }
 
     // --- 1. Lease ---
+    // Records the iteration's start in the same workspace transaction.
     void takeLease() {
-        const LeaseAttempt attempt = workspace.acquireLease(spec.id, record.runId, options.leaseTtl);
+        const LeaseAttempt attempt = workspace.startIteration(record, options.leaseTtl);
         if (!attempt.acquired) {
             const Lease &holder = *attempt.holder;
             throw EarlyEnd{IterationStatus::Skipped,
@@ -123,7 +141,6 @@ struct CopyIteration::State {
                                .arg(isoUtc(holder.expiresAt))};
         }
         leased = true;
-        watchdog->keepLease(workspace.path(), spec.id, record.runId, options.leaseTtl);
         if (attempt.holder)
             log(QStringLiteral("warning"), QStringLiteral("took over the lease of run %1 (host %2, pid %3): "
                                                           "that process is gone or its lease expired")
@@ -139,34 +156,68 @@ struct CopyIteration::State {
 
     bool cancelRequested() const { return options.cancel && options.cancel->load(); }
 
-    void releaseLease() {
+    // The iteration's record, its unwritten log lines and the lease's release: one transaction.
+    void recordEnd() {
+        try {
+            workspace.finishIteration(record, unwrittenLog, leased);
+            unwrittenLog.clear();
+            leased = false;
+            return;
+        } catch (const Error &error) {
+            logger("core.engine")
+                ->error("could not record iteration {}: {}", record.id, str(error.message()));
+        }
         if (!leased)
             return;
         try {
+            // The lease on its own, so the next run need not wait for it to expire.
             workspace.releaseLease(spec.id, record.runId);
         } catch (const Error &error) {
-            log(QStringLiteral("warning"),
-                QStringLiteral("could not release the lease: %1").arg(error.message()));
+            logger("core.engine")
+                ->warn("run {}, {}: could not release the lease: {}", record.runId, str(tableLabel()),
+                       str(error.message()));
         }
         leased = false;
+    }
+
+    std::shared_ptr<Connector> connect(const ConnectionSpec &connection) {
+        if (options.connectors)
+            return options.connectors->acquire(connection);
+        return openConnector(connection);
+    }
+
+    // A connector that was interrupted, or used by an iteration that failed or was cancelled,
+    // is never handed to the next iteration (model/engine/connectorcache.h).
+    void releaseConnections() {
+        if (!options.connectors)
+            return;
+        const bool clean = !cancelRequested() && !(watchdog && watchdog->interrupted()) &&
+                           record.status != IterationStatus::Failed &&
+                           record.status != IterationStatus::Cancelled;
+        if (clean)
+            return;
+        options.connectors->discard(sourceConnector.get());
+        options.connectors->discard(targetConnector.get());
     }
 
     void openConnections() {
         const ConnectionSpec sourceSpec = requireConnection(spec.sourceConnection);
         const ConnectionSpec targetSpec = requireConnection(spec.targetConnection);
-        sourceConnector = openConnector(sourceSpec);
+        sourceConnector = connect(sourceSpec);
         // One SQLite file on both sides: one connection, so the read snapshot never waits on the
         // write lock of a second connection to the same file.
         const bool sameFile =
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
-        targetConnector = sameFile ? sourceConnector : std::shared_ptr<Connector>(openConnector(targetSpec));
+        targetConnector = sameFile ? sourceConnector : connect(targetSpec);
         source = sourceConnector.get();
         target = targetConnector.get();
         std::vector<Connector *> watched{sourceConnector.get()};
         if (targetConnector != sourceConnector)
             watched.push_back(targetConnector.get());
         watchdog = std::make_unique<IterationWatchdog>(options.cancel, watched);
+        if (leased)
+            watchdog->keepLease(workspace.path(), spec.id, record.runId, options.leaseTtl);
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
         sourceSchema = source->describeTable(sourceTable);
@@ -338,9 +389,6 @@ struct CopyIteration::State {
         writeSpec.watermarkColumn = spec.watermarkColumn;
         writeSpec.tiebreakColumn = spec.tiebreakColumn;
         writeSpec.tolerateRejects = spec.maxSkipped > 0;
-        // The progress bar's total, also while the database copies by itself (push-down
-        // reports no row until it ends: the window shows it busy against this expected total).
-        record.windowRows = countWindow();
         publish();
         if (mayPushDown() && pushDown(writeSpec))
             return;
@@ -591,9 +639,9 @@ struct CopyIteration::State {
     void runSteps() {
         if (!spec.active)
             throw EarlyEnd{IterationStatus::Skipped, QStringLiteral("table %1 is paused").arg(spec.id)};
-        openConnections();
         if (!options.dryRun)
             takeLease();
+        openConnections();
         if (options.adopt && !options.dryRun)
             adopt();
         reconcile();
@@ -612,8 +660,12 @@ struct CopyIteration::State {
             return;
         }
         record.watermarkAfter = record.watermarkBefore;
-        if (!anyRows && spec.mode != WriteMode::Overwrite) {
-            record.windowRows = 0;
+        // The progress bar's total, also while the database copies by itself (push-down
+        // reports no row until it ends: the window shows it busy against this expected total).
+        // Counted before the target's write transaction: an empty window needs none, and a row
+        // landing after the count waits for the next run, the position not having moved.
+        record.windowRows = anyRows ? countWindow() : 0;
+        if (record.windowRows == 0 && spec.mode != WriteMode::Overwrite) {
             record.status = finalStatus();
             return;
         }
@@ -633,14 +685,16 @@ CopyIteration::~CopyIteration() = default;
 
 IterationRecord CopyIteration::run() {
     IterationRecord &record = d->record;
-    QElapsedTimer clock;
-    clock.start();
+    d->clock.start();
     record.status = IterationStatus::Running;
     record.startedAt = QDateTime::currentDateTimeUtc();
     record.error.clear();
-    try {
-        d->workspace.updateIteration(record);
-    } catch (const Error &) {
+    if (d->options.dryRun) {
+        // Without a lease to record it with, the start is recorded on its own.
+        try {
+            d->workspace.updateIteration(record);
+        } catch (const Error &) {
+        }
     }
     d->publish();
     try {
@@ -679,14 +733,10 @@ IterationRecord CopyIteration::run() {
         d->log(QStringLiteral("error"), record.error);
     }
     d->stopWatchdog();
-    d->releaseLease();
+    d->releaseConnections();
     record.finishedAt = QDateTime::currentDateTimeUtc();
-    record.durationMs = clock.elapsed();
-    try {
-        d->workspace.updateIteration(record);
-    } catch (const Error &error) {
-        logger("core.engine")->error("could not record iteration {}: {}", record.id, str(error.message()));
-    }
+    record.durationMs = d->clock.elapsed();
+    d->recordEnd();
     d->publish();
     return record;
 }

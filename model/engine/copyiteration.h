@@ -12,6 +12,7 @@
 
 namespace tidemark {
 
+class ConnectorCache;
 class Workspace;
 
 // Told about an iteration as it goes; called on the iteration's own thread.
@@ -43,6 +44,9 @@ public:
         // Checked between batches; a statement running when it is set is interrupted.
         const std::atomic_bool *cancel = nullptr;
         IterationObserver *observer = nullptr;
+        // The worker thread's connectors, kept open across the run's iterations; null: this
+        // iteration opens its own and closes them at its end.
+        ConnectorCache *connectors = nullptr;
     };
 
     // `workspace` is this thread's own Workspace; `record` is the queued iteration (with id).

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/engine/connectorcache.h"
 #include "model/engine/copyiteration.h"
 #include "model/storage/workspace.h"
 
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -63,6 +65,45 @@ private:
     std::condition_variable m_wake;
     bool m_stop = false;
     std::thread m_thread;
+};
+
+// What each worker thread keeps open across one run's iterations: its workspace connection and
+// its connectors (model/engine/connectorcache.h). A worker finds its own by its thread id, so
+// no connection is ever used by two threads; they all close when the run ends and the last
+// iteration has let go of this object.
+class RunConnections {
+public:
+    struct Worker {
+        std::unique_ptr<Workspace> workspace;
+        ConnectorCache connectors;
+    };
+
+    explicit RunConnections(const QString &path)
+        : m_path(path) {}
+
+    // The calling thread's own; opens its workspace on first use. Throws Error.
+    Worker &forThisThread() {
+        Worker *worker = nullptr;
+        {
+            const std::lock_guard lock(m_mutex);
+            worker = &m_workers[std::this_thread::get_id()];
+        }
+        // Only this thread touches its entry (std::map never moves its elements).
+        if (!worker->workspace)
+            worker->workspace = Workspace::open(m_path);
+        return *worker;
+    }
+
+    // After a failure that may have left the workspace connection in a bad state.
+    void dropWorkspace() {
+        const std::lock_guard lock(m_mutex);
+        m_workers[std::this_thread::get_id()].workspace.reset();
+    }
+
+private:
+    const QString m_path;
+    std::mutex m_mutex;
+    std::map<std::thread::id, Worker> m_workers;
 };
 
 namespace {
@@ -203,11 +244,9 @@ bool RunCoordinator::start(const RunRequest &request) {
             runId = workspace->beginRun(runRequest.trigger, runRequest.concurrency, runRequest.dryRun,
                                         runRequest.schedule);
             heartbeat = std::make_shared<RunHeartbeat>(path, runId);
-            for (const TableSpec &spec : tables) {
-                IterationRecord record = queuedIteration(runId, spec);
-                record.id = workspace->addIteration(record);
-                iterations << record;
-            }
+            for (const TableSpec &spec : tables)
+                iterations << queuedIteration(runId, spec);
+            workspace->addIterations(iterations);
         } catch (const std::exception &e) {
             const auto *tidemarkError = dynamic_cast<const Error *>(&e);
             error = tidemarkError ? tidemarkError->message() : QString::fromUtf8(e.what());
@@ -242,17 +281,19 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
     }
 
     QPointer<RunCoordinator> self = this;
-    const QString path = m_workspacePath;
     const bool dryRun = m_request.dryRun;
     const bool adopt = m_request.adopt;
+    m_connections = std::make_shared<RunConnections>(m_workspacePath);
     for (const IterationRecord &queued : iterations) {
         // Each iteration has its own flag, so one can be cancelled alone; cancel() sets them all.
         const auto cancel = std::make_shared<std::atomic_bool>(m_cancel->load());
         m_iterationCancels.insert(queued.id, cancel);
-        m_pool.start([self, path, cancel, dryRun, adopt, queued, coordinator = this] {
+        m_pool.start([self, connections = m_connections, cancel, dryRun, adopt, queued,
+                      coordinator = this]() mutable {
             IterationRecord result = queued;
             try {
-                auto workspace = Workspace::open(path);
+                RunConnections::Worker &worker = connections->forThisThread();
+                Workspace *workspace = worker.workspace.get();
                 const auto spec = workspace->table(queued.tableId);
                 if (spec && !spec->active) {
                     // Paused: skipped whether or not the run was cancelled meanwhile.
@@ -276,6 +317,7 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                     options.adopt = adopt;
                     options.cancel = cancel.get();
                     options.observer = &observer;
+                    options.connectors = &worker.connectors;
                     result = CopyIteration(*workspace, *spec, queued, options).run();
                 }
             } catch (const std::exception &e) {
@@ -285,7 +327,10 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
                 result.error = tidemarkError ? tidemarkError->message() : QString::fromUtf8(e.what());
                 logger("core.engine")
                     ->error("run {}, table {}: {}", result.runId, result.tableId, str(result.error));
+                connections->dropWorkspace(); // the next iteration on this thread opens it afresh
             }
+            // Let go before reporting, so the run's end (which follows the last report) closes them.
+            connections.reset();
             if (self)
                 QMetaObject::invokeMethod(
                     self,
@@ -317,8 +362,10 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
     const qint64 runId = m_runId;
-    m_bookkeeping.start([self, path, runId, status, heartbeat = std::move(m_heartbeat)]() mutable {
-        heartbeat.reset(); // stops beating here, off the GUI thread
+    m_bookkeeping.start([self, path, runId, status, heartbeat = std::move(m_heartbeat),
+                         connections = std::move(m_connections)]() mutable {
+        heartbeat.reset();   // stops beating here, off the GUI thread
+        connections.reset(); // closes the workers' connections: every iteration has let go
         RunRecord run;
         try {
             auto workspace = Workspace::open(path);

@@ -13,6 +13,7 @@
 
 namespace tidemark {
 
+class RunConnections;
 class RunHeartbeat;
 
 struct RunRequest {
@@ -24,8 +25,10 @@ struct RunRequest {
     QString schedule; // the schedule that fired the run (trigger "schedule"); empty otherwise
 };
 
-// Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time,
-// each with its own connections. Lives on the thread that created it (the GUI thread); it
+// Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time.
+// Each worker thread keeps its own connections (workspace and connectors) across the run's
+// iterations and closes them when the run ends: a run over hundreds of tables opens each
+// database once per worker, not once per table. Lives on the thread that created it (the GUI thread); it
 // never touches the database there and never blocks: setup, iterations and bookkeeping run on
 // the pool, and results come back as queued signals carrying value types only. One failing
 // table never stops the others. One run at a time per coordinator. While a run is alive its
@@ -76,7 +79,8 @@ private:
     qint64 m_runId = 0;
     int m_pending = 0;
     QList<IterationRecord> m_results;
-    std::shared_ptr<RunHeartbeat> m_heartbeat; // alive from the run's record to its end
+    std::shared_ptr<RunHeartbeat> m_heartbeat;     // alive from the run's record to its end
+    std::shared_ptr<RunConnections> m_connections; // the workers', from the first iteration to the end
 };
 
 } // namespace tidemark

@@ -6,13 +6,44 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 namespace tidemark {
+
+// A busy handler that only slept could not tell this process's own lock holders from other
+// processes': two worker threads of one run, each with its own connection to the workspace (or
+// to one target file), would sleep on each other's short transactions for a whole back-off
+// step. The connections of this process to one file share this: a waiting handler sleeps on
+// `ended` and is woken as soon as one of them ends a transaction; locks held by other processes
+// are still waited for with the back-off delays.
+struct SqliteDb::FileWaiters {
+    std::mutex mutex;
+    std::condition_variable ended;
+    std::atomic<quint64> endings{0};
+    std::atomic<int> waiting{0};
+
+    static std::shared_ptr<FileWaiters> of(const std::string &file) {
+        static std::mutex registryMutex;
+        static std::unordered_map<std::string, std::weak_ptr<FileWaiters>> registry;
+        const std::lock_guard lock(registryMutex);
+        std::weak_ptr<FileWaiters> &slot = registry[file];
+        auto waiters = slot.lock();
+        if (!waiters) {
+            std::erase_if(registry, [](const auto &entry) { return entry.second.expired(); });
+            waiters = std::make_shared<FileWaiters>();
+            registry[file] = waiters;
+        }
+        return waiters;
+    }
+};
 
 SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     : m_path(path)
@@ -41,6 +72,11 @@ SqliteDb::SqliteDb(const QString &path, Mode mode, int busyTimeoutMs)
     }
     sqlite3_busy_handler(m_db, &SqliteDb::onBusy, this);
     sqlite3_extended_result_codes(m_db, 1);
+    // The file's full name as SQLite resolved it: every connection to it agrees, however the
+    // path was spelled. In-memory and temporary databases have none, and nothing to share.
+    const char *resolved = sqlite3_db_filename(m_db, "main");
+    if (resolved && *resolved)
+        m_waiters = FileWaiters::of(resolved);
 }
 
 int SqliteDb::onBusy(void *self, int attempt) {
@@ -53,13 +89,42 @@ int SqliteDb::onBusy(void *self, int attempt) {
     // SQLite's own back-off (1 ms growing to 100 ms): short waits stay short, long ones cheap.
     static constexpr int kDelaysMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
     constexpr int kSteps = int(std::size(kDelaysMs));
-    std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[std::min(attempt, kSteps - 1)]));
+    const std::chrono::milliseconds delay(kDelaysMs[std::min(attempt, kSteps - 1)]);
+    if (!db->m_waiters) {
+        std::this_thread::sleep_for(delay);
+        return 1;
+    }
+    // Woken early when a connection of this process ends a transaction on the file.
+    FileWaiters &waiters = *db->m_waiters;
+    std::unique_lock lock(waiters.mutex);
+    const quint64 seen = waiters.endings.load();
+    waiters.waiting.fetch_add(1);
+    waiters.ended.wait_for(lock, delay,
+                           [&] { return waiters.endings.load() != seen || db->m_interrupted.load(); });
+    waiters.waiting.fetch_sub(1);
     return 1;
 }
 
 void SqliteDb::interrupt() {
     m_interrupted.store(true);
     sqlite3_interrupt(m_db);
+    wakeWaiters();
+}
+
+void SqliteDb::noteStatementEnded() const {
+    if (m_waiters && sqlite3_get_autocommit(m_db))
+        wakeWaiters();
+}
+
+void SqliteDb::wakeWaiters() const {
+    if (!m_waiters)
+        return;
+    m_waiters->endings.fetch_add(1);
+    if (m_waiters->waiting.load() == 0)
+        return;
+    // Taken, so a handler between reading `endings` and waiting cannot miss the notification.
+    { const std::lock_guard lock(m_waiters->mutex); }
+    m_waiters->ended.notify_all();
 }
 
 QByteArray SqliteDb::readHeader(const QString &path, int size) {
@@ -100,7 +165,9 @@ SqliteDb::~SqliteDb() {
 void SqliteDb::exec(const QString &sql) {
     char *message = nullptr;
     const QByteArray text = sql.toUtf8();
-    if (sqlite3_exec(m_db, text.constData(), nullptr, nullptr, &message) != SQLITE_OK) {
+    const int rc = sqlite3_exec(m_db, text.constData(), nullptr, nullptr, &message);
+    noteStatementEnded();
+    if (rc != SQLITE_OK) {
         const QString error = QString::fromUtf8(message ? message : sqlite3_errmsg(m_db));
         sqlite3_free(message);
         throw Error(QStringLiteral("%1: %2").arg(m_path, error));
@@ -133,7 +200,10 @@ SqliteStatement::SqliteStatement(const SqliteDb &db, const QString &sql, const Q
 }
 
 SqliteStatement::~SqliteStatement() {
-    sqlite3_finalize(m_stmt);
+    if (m_stmt) {
+        sqlite3_finalize(m_stmt);
+        m_db.noteStatementEnded();
+    }
 }
 
 sqlite3_stmt *SqliteStatement::release() {
@@ -196,10 +266,13 @@ bool SqliteStatement::step() {
     const int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW)
         return true;
-    if (rc == SQLITE_DONE)
+    if (rc == SQLITE_DONE) {
+        m_db.noteStatementEnded();
         return false;
+    }
     const QString message = m_db.lastError();
     sqlite3_reset(m_stmt);
+    m_db.noteStatementEnded();
     throw Error(m_context + QStringLiteral(": ") + message);
 }
 
@@ -211,6 +284,7 @@ void SqliteStatement::run() {
 void SqliteStatement::reset() {
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
+    m_db.noteStatementEnded();
 }
 
 int SqliteStatement::columnCount() const {

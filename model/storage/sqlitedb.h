@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 struct sqlite3;
@@ -45,14 +46,22 @@ public:
     // connection is not used again.
     void interrupt();
 
+    // Called once a statement or transaction of this connection has ended: when no transaction
+    // is left open, its locks are gone, and the other connections of this process to the same
+    // file that wait for them are woken at once (SqliteStatement and exec() call it).
+    void noteStatementEnded() const;
+
 private:
+    struct FileWaiters;
     static int onBusy(void *self, int attempt);
+    void wakeWaiters() const;
 
     sqlite3 *m_db = nullptr;
     QString m_path;
     const int m_busyTimeoutMs;
     std::chrono::steady_clock::time_point m_busySince;
     std::atomic_bool m_interrupted{false};
+    std::shared_ptr<FileWaiters> m_waiters; // shared by this process's connections to the file
 };
 
 // RAII prepared statement with 1-based binds. Reset + rebind to reuse it on the hot path.

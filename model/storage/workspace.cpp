@@ -1146,7 +1146,47 @@ int Workspace::repairInterruptedRuns(QList<qint64> *closedRunIds) {
     return repaired;
 }
 
+namespace {
+
+void insertLogLine(SqliteDb &db, qint64 iterationId, const LogLine &line) {
+    SqliteStatement insert(db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
+                                              "VALUES (?1, ?2, ?3, ?4)"));
+    insert.bind(1, iterationId)
+        .bind(2, line.at.isValid() ? isoUtc(line.at) : nowText())
+        .bind(3, line.level.isEmpty() ? QStringLiteral("info") : line.level)
+        .bind(4, line.message.isNull() ? QStringLiteral("") : line.message)
+        .run();
+}
+
+void writeIteration(SqliteDb &db, const QString &path, const IterationRecord &record) {
+    SqliteStatement update(
+        db, QStringLiteral(
+                "UPDATE iterations SET run_id = ?1, table_id = ?2, source = ?3, target = ?4, "
+                "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
+                "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
+                "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
+                "window_upper = ?17, error = ?18 WHERE id = ?19"));
+    bindIteration(update, record);
+    update.bind(19, record.id).run();
+    if (db.changes() == 0)
+        throw Error(
+            QStringLiteral("workspace file %1: iteration %2 does not exist").arg(path).arg(record.id));
+}
+
+void deleteLease(SqliteDb &db, qint64 tableId, qint64 runId) {
+    SqliteStatement remove(db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2"));
+    remove.bind(1, tableId).bind(2, runId).run();
+}
+
+} // namespace
+
 qint64 Workspace::addIteration(const IterationRecord &record) {
+    QList<IterationRecord> records{record};
+    addIterations(records);
+    return records.first().id;
+}
+
+void Workspace::addIterations(QList<IterationRecord> &records) {
     Transaction transaction(*m_db);
     SqliteStatement insert(
         *m_db, QStringLiteral(
@@ -1155,39 +1195,43 @@ qint64 Workspace::addIteration(const IterationRecord &record) {
                    "window_rows, watermark_before, watermark_after, window_lower, window_upper, error) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
                    "?18)"));
-    bindIteration(insert, record);
-    insert.run();
-    const qint64 id = m_db->lastInsertId();
-    for (const LogLine &line : record.log)
-        appendLog(id, line);
+    for (IterationRecord &record : records) {
+        insert.reset();
+        bindIteration(insert, record);
+        insert.run();
+        record.id = m_db->lastInsertId();
+        for (const LogLine &line : std::as_const(record.log))
+            insertLogLine(*m_db, record.id, line);
+    }
     transaction.commit();
-    return id;
 }
 
 void Workspace::updateIteration(const IterationRecord &record) {
-    SqliteStatement update(
-        *m_db, QStringLiteral(
-                   "UPDATE iterations SET run_id = ?1, table_id = ?2, source = ?3, target = ?4, "
-                   "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
-                   "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
-                   "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
-                   "window_upper = ?17, error = ?18 WHERE id = ?19"));
-    bindIteration(update, record);
-    update.bind(19, record.id).run();
-    if (m_db->changes() == 0)
-        throw Error(
-            QStringLiteral("workspace file %1: iteration %2 does not exist").arg(m_path).arg(record.id));
+    writeIteration(*m_db, m_path, record);
+}
+
+void Workspace::finishIteration(const IterationRecord &record, const QList<LogLine> &newLines,
+                                bool releaseLease) {
+    Transaction transaction(*m_db);
+    if (record.id > 0) {
+        writeIteration(*m_db, m_path, record);
+        for (const LogLine &line : newLines)
+            insertLogLine(*m_db, record.id, line);
+    }
+    if (releaseLease)
+        deleteLease(*m_db, record.tableId, record.runId);
+    transaction.commit();
 }
 
 void Workspace::appendLog(qint64 iterationId, const LogLine &line) {
-    SqliteStatement insert(*m_db,
-                           QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
-                                          "VALUES (?1, ?2, ?3, ?4)"));
-    insert.bind(1, iterationId)
-        .bind(2, line.at.isValid() ? isoUtc(line.at) : nowText())
-        .bind(3, line.level.isEmpty() ? QStringLiteral("info") : line.level)
-        .bind(4, line.message.isNull() ? QStringLiteral("") : line.message)
-        .run();
+    insertLogLine(*m_db, iterationId, line);
+}
+
+void Workspace::appendLogs(qint64 iterationId, const QList<LogLine> &lines) {
+    Transaction transaction(*m_db);
+    for (const LogLine &line : lines)
+        insertLogLine(*m_db, iterationId, line);
+    transaction.commit();
 }
 
 void Workspace::addReject(const RejectedRow &row) {
@@ -1304,14 +1348,16 @@ QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
 
 // --- leases ---
 
-LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
+namespace {
+
+// Inside the caller's IMMEDIATE transaction; writes nothing when the lease is refused.
+LeaseAttempt takeLease(SqliteDb &db, qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
     const QString host = hostName();
     const qint64 pid = QCoreApplication::applicationPid();
-    Transaction transaction(*m_db);
     const QDateTime now = QDateTime::currentDateTimeUtc();
     LeaseAttempt attempt;
-    SqliteStatement select(*m_db, QStringLiteral("SELECT run_id, host, pid, expires_at FROM leases "
-                                                 "WHERE table_id = ?1"));
+    SqliteStatement select(db, QStringLiteral("SELECT run_id, host, pid, expires_at FROM leases "
+                                              "WHERE table_id = ?1"));
     select.bind(1, tableId);
     if (select.step()) {
         Lease current{tableId, select.columnInt64(0), select.columnText(1), select.columnInt64(2),
@@ -1324,7 +1370,7 @@ LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::
         const bool ownRun = sameHost && current.pid == pid && current.runId == runId;
         if (!expired && !dead && !ownRun) {
             attempt.holder = current;
-            return attempt; // the transaction rolls back: nothing was written
+            return attempt; // nothing written: the caller rolls back
         }
         if (!ownRun) {
             attempt.holder = current;
@@ -1333,9 +1379,8 @@ LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::
                                expired ? "expired" : "process gone");
         }
     }
-    SqliteStatement upsert(*m_db,
-                           QStringLiteral("INSERT OR REPLACE INTO leases (table_id, run_id, host, pid, "
-                                          "acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    SqliteStatement upsert(db, QStringLiteral("INSERT OR REPLACE INTO leases (table_id, run_id, host, pid, "
+                                              "acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
     upsert.bind(1, tableId)
         .bind(2, runId)
         .bind(3, host)
@@ -1343,8 +1388,28 @@ LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::
         .bind(5, isoUtc(now))
         .bind(6, isoUtc(now.addMSecs(ttl.count())))
         .run();
-    transaction.commit();
     attempt.acquired = true;
+    return attempt;
+}
+
+} // namespace
+
+LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
+    Transaction transaction(*m_db);
+    const LeaseAttempt attempt = takeLease(*m_db, tableId, runId, ttl);
+    if (attempt.acquired)
+        transaction.commit();
+    return attempt;
+}
+
+LeaseAttempt Workspace::startIteration(const IterationRecord &record, std::chrono::milliseconds ttl) {
+    Transaction transaction(*m_db);
+    const LeaseAttempt attempt = takeLease(*m_db, record.tableId, record.runId, ttl);
+    if (!attempt.acquired)
+        return attempt;
+    if (record.id > 0)
+        writeIteration(*m_db, m_path, record);
+    transaction.commit();
     return attempt;
 }
 
@@ -1363,8 +1428,7 @@ void Workspace::renewLease(qint64 tableId, qint64 runId, std::chrono::millisecon
 }
 
 void Workspace::releaseLease(qint64 tableId, qint64 runId) {
-    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2"));
-    remove.bind(1, tableId).bind(2, runId).run();
+    deleteLease(*m_db, tableId, runId);
 }
 
 // --- schedules ---

@@ -166,9 +166,16 @@ public:
     // for a user (the CLI, the window, a run's setup). `closedRunIds`, when given, gets the ids
     // of the runs it closed (their alerts are the closer's to send).
     int repairInterruptedRuns(QList<qint64> *closedRunIds = nullptr);
-    qint64 addIteration(const IterationRecord &record);  // returns its id
+    qint64 addIteration(const IterationRecord &record); // returns its id
+    // A run's queued iterations, in one transaction; sets each record's id.
+    void addIterations(QList<IterationRecord> &records);
     void updateIteration(const IterationRecord &record); // every field but the log
+    // The end of an iteration in one transaction: its record, the log lines not written yet,
+    // and (when `releaseLease`) the release of its table's lease, as releaseLease(). A record
+    // without id (never recorded) only releases the lease.
+    void finishIteration(const IterationRecord &record, const QList<LogLine> &newLines, bool releaseLease);
     void appendLog(qint64 iterationId, const LogLine &line);
+    void appendLogs(qint64 iterationId, const QList<LogLine> &lines); // in one transaction
     void addReject(const RejectedRow &row);
     QList<RejectedRow> rejects(qint64 tableId);
     // One iteration's rejected rows in id order, those after `afterId`, at most `limit`
@@ -185,6 +192,10 @@ public:
     LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
         return acquireLease(tableId, runId, std::chrono::seconds(ttlSeconds));
     }
+    // The start of an iteration: takes its table's lease as acquireLease() does and, in the same
+    // transaction, records `record` (running, its start time) unless it has no id yet.
+    // Refused: nothing is written.
+    LeaseAttempt startIteration(const IterationRecord &record, std::chrono::milliseconds ttl);
     // Throws Error when the lease is no longer held by `runId` (taken over after it expired).
     void renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
     void renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 // The run coordinator: a "for each" over tables on a thread pool; one failing table never stops
 // or spoils the others; results come back as signals.
+#include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
 
+#include <QFileInfo>
+#include <QHash>
+#include <QMutex>
 #include <QProcess>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSysInfo>
 #include <QTest>
+
+#include <sqlite3.h>
 
 using namespace tidemark;
 using namespace tidemark::test;
@@ -34,6 +41,111 @@ const IterationRecord *iterationOf(const RunRecord &run, qint64 tableId) {
     return nullptr;
 }
 
+// Counts the connections SQLite opens to database files of one directory in this process, by
+// file name: a pass-through file layer (VFS) made the default while it lives. An ATTACH counts
+// as an open of the attached file.
+class OpenCounter {
+public:
+    explicit OpenCounter(const QString &directory) {
+        static sqlite3_vfs counting = [] {
+            sqlite3_vfs *original = sqlite3_vfs_find(nullptr);
+            sqlite3_vfs vfs = *original; // same pAppData and methods; only xOpen counts first
+            vfs.zName = "tidemark-test-counting";
+            vfs.xOpen = [](sqlite3_vfs *, const char *name, sqlite3_file *file, int flags, int *outFlags) {
+                if (name && (flags & SQLITE_OPEN_MAIN_DB))
+                    OpenCounter::noteOpen(QString::fromUtf8(name));
+                return s_original->xOpen(s_original, name, file, flags, outFlags);
+            };
+            s_original = original;
+            return vfs;
+        }();
+        state().directory = QFileInfo(directory).canonicalFilePath();
+        state().opens.clear();
+        sqlite3_vfs_register(&counting, 1);
+    }
+    ~OpenCounter() {
+        // Connections opened meanwhile keep pointing at the (static) layer; only counting stops.
+        sqlite3_vfs_unregister(sqlite3_vfs_find("tidemark-test-counting"));
+        sqlite3_vfs_register(s_original, 1);
+        const QMutexLocker lock(&state().mutex);
+        state().directory.clear();
+    }
+    OpenCounter(const OpenCounter &) = delete;
+    OpenCounter &operator=(const OpenCounter &) = delete;
+
+    int opens(const QString &fileName) {
+        const QMutexLocker lock(&state().mutex);
+        return state().opens.value(fileName);
+    }
+    void reset() {
+        const QMutexLocker lock(&state().mutex);
+        state().opens.clear();
+    }
+
+private:
+    struct State {
+        QMutex mutex;
+        QString directory;
+        QHash<QString, int> opens; // by file name
+    };
+    static State &state() {
+        static State s;
+        return s;
+    }
+    static void noteOpen(const QString &path) {
+        const QFileInfo file(path);
+        const QString directory = QFileInfo(file.absolutePath()).canonicalFilePath();
+        const QMutexLocker lock(&state().mutex);
+        if (!state().directory.isEmpty() && directory == state().directory)
+            ++state().opens[file.fileName()];
+    }
+    static inline sqlite3_vfs *s_original = nullptr;
+};
+
+// Blocks the `nth` iteration (1-based, in the order they reach it) that reaches fault point
+// `point` until release(); the others pass. Set while it lives.
+class FaultGate {
+public:
+    FaultGate(const char *point, int nth)
+        : m_point(point)
+        , m_nth(nth) {
+        setFaultHook([this](const char *name) {
+            if (std::strcmp(name, m_point) != 0 || ++m_seen != m_nth)
+                return;
+            m_reached.store(true);
+            m_open.acquire();
+        });
+    }
+    ~FaultGate() {
+        release();
+        setFaultHook({});
+    }
+    bool reached() const { return m_reached.load(); }
+    void release() {
+        if (!m_released.exchange(true))
+            m_open.release();
+    }
+
+private:
+    const char *m_point;
+    const int m_nth;
+    std::atomic_int m_seen{0};
+    std::atomic_bool m_released{false};
+    std::atomic_bool m_reached{false};
+    QSemaphore m_open;
+};
+
+// Tables t0..t<count-1> of `rows` rows each, copied src -> dst in table-id order.
+QList<qint64> addTables(EngineFixture &f, int count, int rows) {
+    QList<qint64> ids;
+    for (int i = 0; i < count; ++i) {
+        const QString table = QStringLiteral("t%1").arg(i);
+        makeOrders(f.src, rows, 1, table);
+        ids << f.addTable(EngineFixture::draft(table, QStringLiteral("updated_at")));
+    }
+    return ids;
+}
+
 } // namespace
 
 class TestRunCoordinator : public QObject {
@@ -47,6 +159,9 @@ private slots:
     void dryRunThroughCoordinator();
     void runBeatsWhileAliveAndClosesDeadRuns();
     void removedTableIsRefused();
+    void runOpensEachDatabaseOncePerWorker();
+    void cancelStopsRunWithReusedConnections();
+    void cancelledIterationLeavesNextOnSameWorkerClean();
 };
 
 void TestRunCoordinator::missingSourceNextToHealthy() {
@@ -247,6 +362,103 @@ void TestRunCoordinator::removedTableIsRefused() {
              qPrintable(error));
     QVERIFY(f.ws->runs().isEmpty());
     QVERIFY(!f.targetHas(QStringLiteral("orders")));
+}
+
+// A run over many tables keeps each worker's connections open from one table to the next: each
+// database is opened by at most `concurrency` connections per run, not once per table.
+void TestRunCoordinator::runOpensEachDatabaseOncePerWorker() {
+    EngineFixture f;
+    const QList<qint64> ids = addTables(f, 12, 5);
+    OpenCounter counter(f.dirPath());
+    RunCoordinator coordinator(f.wsPath);
+    RunRequest request;
+    request.concurrency = 2;
+    const RunRecord copied = runToEnd(coordinator, request);
+    QCOMPARE(copied.status, QStringLiteral("succeeded"));
+    // A copy may also ATTACH the source to the worker's target connection (push-down): once each.
+    QVERIFY2(counter.opens(QStringLiteral("source.db")) <= 2 * request.concurrency,
+             qPrintable(QString::number(counter.opens(QStringLiteral("source.db")))));
+    QVERIFY2(counter.opens(QStringLiteral("target.db")) <= request.concurrency,
+             qPrintable(QString::number(counter.opens(QStringLiteral("target.db")))));
+
+    counter.reset();
+    const RunRecord again = runToEnd(coordinator, request);
+    QCOMPARE(again.status, QStringLiteral("succeeded"));
+    for (const IterationRecord &iteration : again.iterations)
+        QCOMPARE(iteration.status, IterationStatus::NoNewRows);
+    QVERIFY2(counter.opens(QStringLiteral("source.db")) <= request.concurrency,
+             qPrintable(QString::number(counter.opens(QStringLiteral("source.db")))));
+    QVERIFY2(counter.opens(QStringLiteral("target.db")) <= request.concurrency,
+             qPrintable(QString::number(counter.opens(QStringLiteral("target.db")))));
+    for (int i = 0; i < ids.size(); ++i)
+        QCOMPARE(countRows(f.dst, QStringLiteral("t%1").arg(i)), 5);
+}
+
+// Cancel reaches an iteration running on connections an earlier table opened: it stops, the
+// tables after it end cancelled, and nothing of it reaches the target.
+void TestRunCoordinator::cancelStopsRunWithReusedConnections() {
+    EngineFixture f;
+    const QList<qint64> ids = addTables(f, 4, 20);
+    OpenCounter counter(f.dirPath());
+    RunCoordinator coordinator(f.wsPath);
+    QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+    FaultGate gate("before_write_transaction", 2); // t1, on the connections t0 opened
+    RunRequest request;
+    request.concurrency = 1;
+    QVERIFY(coordinator.start(request));
+    QTRY_VERIFY_WITH_TIMEOUT(gate.reached(), 120000);        // the coordinator needs this thread's events
+    QCOMPARE(counter.opens(QStringLiteral("target.db")), 1); // t1 writes through t0's connection
+    coordinator.cancel();
+    QTest::qWait(300); // lets the watchdog interrupt t1's (reused) connections meanwhile
+    gate.release();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+    const auto run = finished.first().at(0).value<RunRecord>();
+    QCOMPARE(run.status, QStringLiteral("cancelled"));
+    QCOMPARE(iterationOf(run, ids[0])->status, IterationStatus::Succeeded);
+    for (int i = 1; i < ids.size(); ++i) {
+        QVERIFY2(iterationOf(run, ids[i])->status == IterationStatus::Cancelled,
+                 qPrintable(describe(*iterationOf(run, ids[i]))));
+        QVERIFY(f.spec(ids[i]).lastWatermark.isNull());
+        const QString table = QStringLiteral("t%1").arg(i);
+        QVERIFY(!f.targetHas(table) || countRows(f.dst, table) == 0);
+    }
+    QCOMPARE(countRows(f.dst, QStringLiteral("t0")), 20);
+}
+
+// A connection interrupted by one iteration's cancel (a schedule's timeout) is not handed to the
+// next iteration of the same worker: those copy as if nothing happened.
+void TestRunCoordinator::cancelledIterationLeavesNextOnSameWorkerClean() {
+    EngineFixture f;
+    const QList<qint64> ids = addTables(f, 4, 20);
+    RunCoordinator coordinator(f.wsPath);
+    QSignalSpy started(&coordinator, &RunCoordinator::runStarted);
+    QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
+    FaultGate gate("before_write_transaction", 2); // t1
+    RunRequest request;
+    request.concurrency = 1;
+    QVERIFY(coordinator.start(request));
+    QTRY_VERIFY_WITH_TIMEOUT(gate.reached(), 120000); // the coordinator needs this thread's events
+    QTRY_COMPARE_WITH_TIMEOUT(started.size(), 1, 60000);
+    const auto queued = started.first().at(1).value<QList<IterationRecord>>();
+    coordinator.cancelIteration(queued[1].id);
+    QTest::qWait(300); // lets the watchdog interrupt t1's connections, for good
+    // t2 finds the target locked for a while: a connection still carrying t1's interrupt would
+    // give up at once ("database is locked") instead of waiting for its turn.
+    SqliteDb holder(f.dst, SqliteDb::Mode::ReadWrite);
+    holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
+    gate.release();
+    QTest::qWait(500);
+    holder.exec(QStringLiteral("COMMIT"));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+    const auto run = finished.first().at(0).value<RunRecord>();
+    QVERIFY2(iterationOf(run, ids[1])->status == IterationStatus::Cancelled,
+             qPrintable(describe(*iterationOf(run, ids[1]))));
+    QVERIFY(f.spec(ids[1]).lastWatermark.isNull());
+    for (const int i : {0, 2, 3}) {
+        QVERIFY2(iterationOf(run, ids[i])->status == IterationStatus::Succeeded,
+                 qPrintable(describe(*iterationOf(run, ids[i]))));
+        QCOMPARE(countRows(f.dst, QStringLiteral("t%1").arg(i)), 20);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRunCoordinator)
