@@ -170,6 +170,8 @@ public:
         m_keys = m_spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : m_spec.keyColumns;
         for (const QString &key : m_keys)
             m_keyIndexes.push_back(indexOf(key));
+        for (int i = 0; i < int(m_columns.size()); ++i)
+            m_allIndexes.push_back(i);
         const bool filter = !m_spec.watermarkColumn.isEmpty() && m_spec.mode != WriteMode::Overwrite;
         m_watermarkIndex = filter ? indexOf(m_spec.watermarkColumn) : -1;
         m_tiebreakIndex = m_spec.tiebreakColumn.isEmpty() ? -1 : indexOf(m_spec.tiebreakColumn);
@@ -230,12 +232,7 @@ private:
         return hash;
     }
 
-    quint64 hashRow(const RowBatch &batch, int row) const {
-        quint64 hash = 0x9e3779b97f4a7c15ULL;
-        for (int column = 0; column < batch.columnCount(); ++column)
-            hash = hashCell(batch, batch.cell(row, column), m_compare[std::size_t(column)], hash);
-        return hash;
-    }
+    quint64 hashRow(const RowBatch &batch, int row) const { return hashColumns(batch, row, m_allIndexes); }
 
     // The source follows the window's own rule (watermark, then tiebreak). The target may spell a
     // timestamp differently from the position, so it compares the watermark alone, as an instant.
@@ -433,6 +430,7 @@ private:
     QStringList m_columns;
     QStringList m_keys;
     std::vector<int> m_keyIndexes;
+    std::vector<int> m_allIndexes;
     std::vector<ValueCompare> m_compare; // per column
     int m_watermarkIndex = -1;           // -1: every row is compared (no watermark, or overwrite)
     int m_tiebreakIndex = -1;
