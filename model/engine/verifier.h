@@ -15,7 +15,7 @@ struct VerifyFault {
     Kind kind = Kind::Differs;
     QString key;                // {"column": value, ...}: the key columns, or the whole row without a key
     QStringList columns;        // Differs: the columns whose values differ
-    bool pastWatermark = false; // ExtraInTarget: the row's watermark is past the watermark
+    bool pastWatermark = false; // ExtraInTarget: its watermark is not at or below the watermark
 };
 
 // "missing_in_target" | "extra_in_target" | "differs" (the JSON spelling).
@@ -37,7 +37,7 @@ struct VerifyResult {
     qint64 nullWatermarkRows = 0;
     qint64 unorderableWatermarkRows = 0;
     QString difference;        // one line for people; empty when matching
-    QStringList examples;      // a few keys at fault
+    QStringList examples;      // a few keys at fault (whole rows without a key)
     QList<VerifyFault> faults; // the same rows, with what is wrong with each
 };
 
