@@ -90,6 +90,19 @@ QJsonObject verifyJson(const VerifyResult &result) {
     object.insert(QStringLiteral("difference"), optionalText(result.difference));
     object.insert(QStringLiteral("examples"), QJsonArray::fromStringList(result.examples));
     object.insert(QStringLiteral("error"), QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("extra_past_watermark"), result.extraPastWatermark);
+    object.insert(QStringLiteral("null_watermark_rows"), result.nullWatermarkRows);
+    object.insert(QStringLiteral("unorderable_watermark_rows"), result.unorderableWatermarkRows);
+    QJsonArray faults;
+    for (const VerifyFault &fault : result.faults) {
+        QJsonObject entry;
+        entry.insert(QStringLiteral("key"), QJsonDocument::fromJson(fault.key.toUtf8()).object());
+        entry.insert(QStringLiteral("kind"), verifyFaultKindName(fault.kind));
+        entry.insert(QStringLiteral("columns"), QJsonArray::fromStringList(fault.columns));
+        entry.insert(QStringLiteral("past_watermark"), fault.pastWatermark);
+        faults.append(entry);
+    }
+    object.insert(QStringLiteral("differences"), faults);
     return object;
 }
 

@@ -141,8 +141,18 @@ QString historyText(const QList<RunRecord> &runs) {
 QString verifyText(const VerifyResult &result) {
     const QString head =
         QStringLiteral("table %1 %2 -> %3: ").arg(result.tableId).arg(result.source, result.target);
+    // Rows no window can select are not a difference, but never hidden either.
+    QStringList leftOut;
+    if (result.nullWatermarkRows)
+        leftOut << QStringLiteral("%1 with a NULL watermark").arg(result.nullWatermarkRows);
+    if (result.unorderableWatermarkRows)
+        leftOut << QStringLiteral("%1 with a watermark that cannot be ordered")
+                       .arg(result.unorderableWatermarkRows);
+    const QString leftOutText =
+        leftOut.isEmpty() ? QString()
+                          : QStringLiteral("; source rows left out: ") + leftOut.join(QStringLiteral(", "));
     if (result.matches)
-        return head + QStringLiteral("matches (%1 rows)\n").arg(result.sourceRows);
+        return head + QStringLiteral("matches (%1 rows)%2\n").arg(result.sourceRows).arg(leftOutText);
     QString text = head + QStringLiteral("DIFFERS: ") + result.difference;
     if (!result.difference.contains(QStringLiteral("target")))
         text += QStringLiteral(" (source %1 rows, target %2 rows, missing %3, extra %4, differing %5)")
@@ -151,9 +161,12 @@ QString verifyText(const VerifyResult &result) {
                     .arg(result.missingInTarget)
                     .arg(result.extraInTarget)
                     .arg(result.differing);
-    if (!result.examples.isEmpty())
-        text += QStringLiteral("; e.g. ") + result.examples.join(QStringLiteral(", "));
-    return text + QLatin1Char('\n');
+    QStringList faults;
+    for (const VerifyFault &fault : result.faults)
+        faults << verifyFaultText(fault);
+    if (!faults.isEmpty())
+        text += QStringLiteral("; e.g. ") + faults.join(QStringLiteral("; "));
+    return text + leftOutText + QLatin1Char('\n');
 }
 
 } // namespace tidemark::cli

@@ -23,8 +23,8 @@ QStringList verifyFindings(const VerifyResult &result) {
         lines << QObject::tr("%n row(s) with changed values", nullptr, int(result.differing));
     if (!result.difference.isEmpty())
         lines << result.difference;
-    if (!result.examples.isEmpty())
-        lines << QObject::tr("Keys at fault: %1").arg(result.examples.join(QStringLiteral(", ")));
+    for (const VerifyFault &fault : result.faults)
+        lines << verifyFaultText(fault);
     return lines;
 }
 
