@@ -299,7 +299,14 @@ struct CopyIteration::State {
         if (!target->tableExists(targetTable)) {
             const QStringList key =
                 spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
-            target->createTable(targetTable, sourceSchema.columns, key);
+            try {
+                target->createTable(targetTable, createdColumns(), key);
+            } catch (const Error &) {
+                // Lost a race to create it: the winner's state row names who owns it now.
+                rollbackQuietly();
+                explainFailedStateWrite(*target, stateRow(position), spec.targetDisplay());
+                throw;
+            }
             log(QStringLiteral("info"),
                 QStringLiteral("created target table '%1'").arg(spec.targetDisplay()));
             return;
@@ -316,6 +323,27 @@ struct CopyIteration::State {
             log(QStringLiteral("info"), QStringLiteral("added column '%1' to target table '%2'")
                                             .arg(column.name, spec.targetDisplay()));
         }
+    }
+
+    // The columns of a target this iteration creates. Its watermark column takes the watermark's
+    // type, whatever the source declares (SQLite: TEXT, NUMERIC or nothing), so every operator
+    // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer.
+    // A SQLite timestamp of any declared type becomes one with time zone: SQLite's mean UTC.
+    QList<ColumnInfo> createdColumns() const {
+        QList<ColumnInfo> columns = sourceSchema.columns;
+        for (ColumnInfo &column : columns) {
+            if (column.name != spec.watermarkColumn)
+                continue;
+            const bool keepsTime = column.logical == LogicalType::Timestamp ||
+                                   column.logical == LogicalType::TimestampTz ||
+                                   column.logical == LogicalType::Date;
+            if (spec.watermarkType == WatermarkType::Integer)
+                column.logical = LogicalType::Integer;
+            else if (spec.watermarkType == WatermarkType::Timestamp &&
+                     (!keepsTime || column.origin == QLatin1String("sqlite")))
+                column.logical = LogicalType::TimestampTz;
+        }
+        return columns;
     }
 
     // Push-down writes the window in one statement: no per-row skips, no per-batch commits.
