@@ -124,6 +124,20 @@ QString inexactValue(const QString &column, const RowBatch &batch, const Cell &c
     return QStringLiteral("column '%1': value %2 %3").arg(column, describeCell(batch, cell), reason);
 }
 
+bool integerFitsDouble(std::int64_t value) {
+    const double wide = double(value);
+    return wide < 9223372036854775808.0 && std::int64_t(wide) == value;
+}
+
+bool decimalFitsInt64(std::string_view text) {
+    std::string_view digits = trimmed(text);
+    if (!digits.empty() && digits.front() == '+')
+        digits.remove_prefix(1);
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return ec == std::errc() && end == digits.data() + digits.size();
+}
+
 bool isDecimalLiteral(std::string_view text) {
     return parseDecimal(text).has_value();
 }

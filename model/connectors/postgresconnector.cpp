@@ -720,10 +720,10 @@ private:
                     .arg(type);
             return QString();
         case CellType::Integer: {
-            const double wide = double(cell.integer);
-            const bool exact = wide < 9223372036854775808.0 && std::int64_t(wide) == cell.integer;
+            const bool exact = integerFitsDouble(cell.integer);
             if ((kind == TargetKind::Float8 && !exact) ||
-                (kind == TargetKind::Float4 && (!exact || double(float(wide)) != wide)))
+                (kind == TargetKind::Float4 &&
+                 (!exact || double(float(cell.integer)) != double(cell.integer))))
                 return QStringLiteral("would be rounded by the %1 column").arg(type);
             return QString();
         }
@@ -1295,10 +1295,7 @@ QString PostgresConnector::mappedType(const ColumnInfo &column) {
     case LogicalType::Date:
         return QStringLiteral("date");
     case LogicalType::Timestamp:
-        // A SQLite timestamp means UTC without a zone and may carry an offset, which a column
-        // without time zone would silently drop ("10:00+02:00" stored as 10:00).
-        return column.origin == QLatin1String("sqlite") ? QStringLiteral("timestamptz")
-                                                        : QStringLiteral("timestamp");
+        return QStringLiteral("timestamp");
     case LogicalType::TimestampTz:
         return QStringLiteral("timestamptz");
     case LogicalType::Uuid:

@@ -17,7 +17,6 @@
 
 #include <sqlite3.h>
 
-#include <charconv>
 #include <cmath>
 
 namespace tidemark {
@@ -156,7 +155,7 @@ private:
     bool m_done = false;
 };
 
-enum class Affinity { Integer, Text, Blob, Real, Numeric };
+enum class Affinity { Integer, Text, Blob, Real, Numeric }; // the order of affinityName()
 
 // https://www.sqlite.org/datatype3.html#determination_of_column_affinity
 Affinity affinityOf(const QString &declared) {
@@ -240,7 +239,8 @@ private:
                 affinity == Affinity::Real || affinity == Affinity::Integer || affinity == Affinity::Numeric;
             if (!numeric)
                 continue;
-            if (cell.type == CellType::Integer && affinity == Affinity::Real && !fitsDouble(cell.integer))
+            if (cell.type == CellType::Integer && affinity == Affinity::Real &&
+                !integerFitsDouble(cell.integer))
                 return inexactValue(m_columns[c], batch, cell,
                                     QStringLiteral("would be rounded by the column's REAL affinity"));
             if (cell.type == CellType::Text) {
@@ -255,44 +255,15 @@ private:
         return QString();
     }
 
-    static bool fitsDouble(std::int64_t value) {
-        const double wide = double(value);
-        return wide < 9223372036854775808.0 && std::int64_t(wide) == value;
-    }
-
     // SQLite stores a decimal text in a numeric column as an int64 when it is a whole number that
-    // fits (INTEGER, NUMERIC), else as a double.
+    // fits (INTEGER, NUMERIC affinity), else as a double.
     static bool fitsAffinity(std::string_view text, Affinity affinity) {
-        if (affinity != Affinity::Real) {
-            std::int64_t value = 0;
-            std::string_view digits = text;
-            while (!digits.empty() && digits.front() == ' ')
-                digits.remove_prefix(1);
-            while (!digits.empty() && digits.back() == ' ')
-                digits.remove_suffix(1);
-            if (!digits.empty() && digits.front() == '+')
-                digits.remove_prefix(1);
-            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-            if (ec == std::errc() && end == digits.data() + digits.size())
-                return true;
-        }
-        return decimalFitsDouble(text);
+        return (affinity != Affinity::Real && decimalFitsInt64(text)) || decimalFitsDouble(text);
     }
 
     static QString affinityName(Affinity affinity) {
-        switch (affinity) {
-        case Affinity::Integer:
-            return QStringLiteral("INTEGER");
-        case Affinity::Real:
-            return QStringLiteral("REAL");
-        case Affinity::Numeric:
-            return QStringLiteral("NUMERIC");
-        case Affinity::Text:
-            return QStringLiteral("TEXT");
-        case Affinity::Blob:
-            return QStringLiteral("BLOB");
-        }
-        return QString();
+        static const char *const names[] = {"INTEGER", "TEXT", "BLOB", "REAL", "NUMERIC"};
+        return QLatin1String(names[int(affinity)]);
     }
 
     int bindCell(const RowBatch &batch, const Cell &cell, int index) {

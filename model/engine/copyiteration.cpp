@@ -326,22 +326,28 @@ struct CopyIteration::State {
     }
 
     // The columns of a target this iteration creates. Its watermark column takes the watermark's
-    // type, whatever the source declares (SQLite: TEXT, NUMERIC or nothing), so every operator
-    // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer.
-    // A SQLite timestamp of any declared type becomes one with time zone: SQLite's mean UTC.
+    // type, whatever the source declares (SQLite: TEXT, NUMERIC, DATE or nothing), so every operator
+    // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer. A
+    // SQLite timestamp watermark becomes one with time zone (SQLite's mean UTC and may carry an
+    // offset), unless its declared type says it has none (how a PostgreSQL timestamp came in).
     QList<ColumnInfo> createdColumns() const {
         QList<ColumnInfo> columns = sourceSchema.columns;
         for (ColumnInfo &column : columns) {
             if (column.name != spec.watermarkColumn)
                 continue;
-            const bool keepsTime = column.logical == LogicalType::Timestamp ||
-                                   column.logical == LogicalType::TimestampTz ||
-                                   column.logical == LogicalType::Date;
-            if (spec.watermarkType == WatermarkType::Integer)
+            if (spec.watermarkType == WatermarkType::Integer) {
                 column.logical = LogicalType::Integer;
-            else if (spec.watermarkType == WatermarkType::Timestamp &&
-                     (!keepsTime || column.origin == QLatin1String("sqlite")))
-                column.logical = LogicalType::TimestampTz;
+            } else if (spec.watermarkType == WatermarkType::Timestamp) {
+                const bool zoneless =
+                    column.logical == LogicalType::Timestamp &&
+                    (column.origin != QLatin1String("sqlite") ||
+                     column.nativeType.contains(QLatin1String("without time zone"), Qt::CaseInsensitive));
+                const bool keeps =
+                    zoneless || column.logical == LogicalType::TimestampTz ||
+                    (column.logical == LogicalType::Date && column.origin != QLatin1String("sqlite"));
+                if (!keeps)
+                    column.logical = LogicalType::TimestampTz;
+            }
         }
         return columns;
     }

@@ -278,8 +278,9 @@ private slots:
 
     void valuesPostgresWouldChangeAreRejected() {
         // From SQLite: a blob in a TEXT column (PostgreSQL text would hold "\x..."), text with a NUL
-        // byte, a timestamp with nanoseconds (rounded to microseconds), and a text with a
-        // backslash in a BLOB column, which must arrive as its bytes.
+        // byte, a timestamp with nanoseconds (rounded to microseconds) or with a zone offset (which
+        // a timestamp column drops), and a text with a backslash in a BLOB column, which must
+        // arrive as its bytes.
         execSql(m_lite, QStringLiteral("CREATE TABLE odd (id INTEGER PRIMARY KEY, at DATETIME NOT NULL, "
                                        "label TEXT, raw BLOB)"));
         const QString at = QStringLiteral("2025-01-01T00:00:%1Z");
@@ -293,6 +294,8 @@ private slots:
                 {at.arg(QStringLiteral("04.123456789"))});
         execSql(m_lite, QStringLiteral("INSERT INTO odd VALUES (5, ?1, 'bytes', ?2)"),
                 {at.arg(QStringLiteral("05")), QStringLiteral("a\\x41\\\\b")});
+        execSql(m_lite,
+                QStringLiteral("INSERT INTO odd VALUES (6, '2025-01-01T02:00:06+02:00', 'offset', NULL)"));
         const qint64 id =
             addTable({QStringLiteral("--source"), QStringLiteral("lite:odd"), QStringLiteral("--target"),
                       pgTarget(QStringLiteral("odd")), QStringLiteral("--watermark"), QStringLiteral("id"),
@@ -300,7 +303,7 @@ private slots:
         const CliResult run = cli({QStringLiteral("run"), QStringLiteral("--json")});
         CLI_EXIT(run, 0);
         QCOMPARE(iteration(run).value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
-        QCOMPARE(iteration(run).value(QStringLiteral("rows_skipped")).toInt(), 3);
+        QCOMPARE(iteration(run).value(QStringLiteral("rows_skipped")).toInt(), 4);
         QCOMPARE(m_pg->value(QStringLiteral("SELECT string_agg(id::text, ',' ORDER BY id) FROM %1")
                                  .arg(pgTable(QStringLiteral("odd")))),
                  QStringLiteral("1,5"));
@@ -311,7 +314,7 @@ private slots:
                                  .arg(pgTable(QStringLiteral("odd")))),
                  QStringLiteral("8"));
         const QStringList errors = rejectErrors(id);
-        QCOMPARE(errors.size(), 3);
+        QCOMPARE(errors.size(), 4);
         QVERIFY2(errors.value(0).contains(QStringLiteral("column 'label'")) &&
                      errors.value(0).contains(QStringLiteral("blob")),
                  qPrintable(errors.value(0)));
@@ -321,6 +324,9 @@ private slots:
         QVERIFY2(errors.value(2).contains(QStringLiteral("column 'at'")) &&
                      errors.value(2).contains(QStringLiteral("04.123456789")),
                  qPrintable(errors.value(2)));
+        QVERIFY2(errors.value(3).contains(QStringLiteral("column 'at'")) &&
+                     errors.value(3).contains(QStringLiteral("zone offset")),
+                 qPrintable(errors.value(3)));
     }
 
     void valuesSqliteWouldChangeAreRejected() {

@@ -43,6 +43,16 @@ private slots:
         QCOMPARE(tidemark::decimalFitsDouble(view), fits);
     }
 
+    void integersThatDoublesHold() {
+        QVERIFY(integerFitsDouble(9007199254740992));
+        QVERIFY(!integerFitsDouble(9007199254740993));
+        QVERIFY(integerFitsDouble(std::numeric_limits<std::int64_t>::min()));
+        QVERIFY(!integerFitsDouble(std::numeric_limits<std::int64_t>::max()));
+        QVERIFY(decimalFitsInt64(" +42 "));
+        QVERIFY(!decimalFitsInt64("9223372036854775808"));
+        QVERIFY(!decimalFitsInt64("1e3"));
+    }
+
     void describeCellShowsTheValue() {
         RowBatch batch(4);
         batch.appendReal(std::numeric_limits<double>::quiet_NaN());
