@@ -143,6 +143,30 @@ private slots:
         QCOMPARE(m_pg->value(digest), copied);
     }
 
+    void createdDatetimeWatermarkIsTimestamptz() {
+        // Declared DATETIME, spelled without zone (UTC by Tidemark's rule).
+        execSql(m_lite, QStringLiteral("CREATE TABLE stamps (id INTEGER PRIMARY KEY, at DATETIME NOT NULL);"
+                                       "INSERT INTO stamps VALUES (1, '2025-01-01 01:00:00'), "
+                                       "(2, '2025-01-01 02:00:00'), (3, '2025-01-01 05:00:00')"));
+        const qint64 id = addTable({QStringLiteral("--source"), QStringLiteral("lite:stamps"),
+                                    QStringLiteral("--target"), pgTarget(QStringLiteral("stamps")),
+                                    QStringLiteral("--watermark"), QStringLiteral("at")});
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        QCOMPARE(pgColumnType(QStringLiteral("stamps"), QStringLiteral("at")),
+                 QStringLiteral("timestamp with time zone"));
+        QCOMPARE(m_pg->value(
+                     QStringLiteral("SELECT string_agg(to_char(at AT TIME ZONE 'UTC', 'HH24'), ',' ORDER BY "
+                                    "id) FROM %1")
+                         .arg(pgTable(QStringLiteral("stamps")))),
+                 QStringLiteral("01,02,05"));
+        CLI_EXIT(cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--from"),
+                      QStringLiteral("2025-01-01T01:00:00Z"), QStringLiteral("--delete-newer")}),
+                 0);
+        QCOMPARE(
+            m_pg->value(QStringLiteral("SELECT count(*) FROM %1").arg(pgTable(QStringLiteral("stamps")))),
+            QStringLiteral("1"));
+    }
+
     void createdIntegerWatermarkIsBigintAndDeleteNewerRecopiesExactly() {
         // A column without a declared type holding integers: no longer a text column in the target.
         execSql(m_lite,
