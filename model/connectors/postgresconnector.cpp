@@ -7,6 +7,7 @@
 #include "model/common/timestamp.h"
 #include "model/connectors/conninfo.h"
 #include "model/connectors/contractsql.h"
+#include "model/connectors/exactvalue.h"
 #include "model/connectors/statetable.h"
 #include "model/credentials/credentialstore.h"
 
@@ -199,6 +200,10 @@ LogicalType logicalFromTypname(const QString &typname) {
     return map.value(typname, LogicalType::Unknown);
 }
 
+bool isTextType(const QString &typname) {
+    return logicalFromTypname(typname) == LogicalType::Text;
+}
+
 // COPY text format: backslash escapes for the characters that end a field or a row.
 void appendCopyText(std::string &out, std::string_view text) {
     std::size_t start = 0;
@@ -228,8 +233,33 @@ void appendCopyText(std::string &out, std::string_view text) {
     out.append(text.data() + start, text.size() - start);
 }
 
-void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell) {
+// What a target column does to the values COPY gives it, where that matters for exactness.
+enum class TargetKind { Other, Bytea, Float8, Float4, Date, Timestamp, TimestampTz };
+
+TargetKind targetKind(const QString &typname) {
+    static const QHash<QString, TargetKind> kinds = {
+        {QStringLiteral("bytea"), TargetKind::Bytea},
+        {QStringLiteral("float8"), TargetKind::Float8},
+        {QStringLiteral("float4"), TargetKind::Float4},
+        {QStringLiteral("date"), TargetKind::Date},
+        {QStringLiteral("timestamp"), TargetKind::Timestamp},
+        {QStringLiteral("timestamptz"), TargetKind::TimestampTz},
+    };
+    return kinds.value(typname, TargetKind::Other);
+}
+
+// bytea hex input "\x…", with the backslash escaped for COPY.
+void appendCopyHex(std::string &out, std::string_view bytes) {
     static const char hex[] = "0123456789abcdef";
+    out.append("\\\\x");
+    for (const char b : bytes) {
+        const auto u = static_cast<unsigned char>(b);
+        out += hex[u >> 4];
+        out += hex[u & 0xf];
+    }
+}
+
+void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell, TargetKind kind) {
     switch (cell.type) {
     case CellType::Null:
         out.append("\\N");
@@ -253,28 +283,26 @@ void appendCopyCell(std::string &out, const RowBatch &batch, const Cell &cell) {
         return;
     }
     case CellType::Text:
-        appendCopyText(out, batch.bytes(cell));
+        // Text into bytea goes as its bytes: bytea's own input would read backslashes in it.
+        if (kind == TargetKind::Bytea)
+            appendCopyHex(out, batch.bytes(cell));
+        else
+            appendCopyText(out, batch.bytes(cell));
         return;
-    case CellType::Blob: {
-        // bytea hex input "\x…", with the backslash escaped for COPY.
-        const std::string_view bytes = batch.bytes(cell);
-        out.append("\\\\x");
-        for (const char b : bytes) {
-            const auto u = static_cast<unsigned char>(b);
-            out += hex[u >> 4];
-            out += hex[u & 0xf];
-        }
+    case CellType::Blob:
+        appendCopyHex(out, batch.bytes(cell));
         return;
-    }
     }
 }
 
-void appendCopyRow(std::string &out, const RowBatch &batch, int row, bool withIndex, qint64 indexBase = 0) {
+void appendCopyRow(std::string &out, const RowBatch &batch, int row, const std::vector<TargetKind> &kinds,
+                   bool withIndex, qint64 indexBase = 0) {
     const int columns = batch.columnCount();
     for (int column = 0; column < columns; ++column) {
         if (column > 0)
             out += '\t';
-        appendCopyCell(out, batch, batch.cell(row, column));
+        appendCopyCell(out, batch, batch.cell(row, column),
+                       std::size_t(column) < kinds.size() ? kinds[std::size_t(column)] : TargetKind::Other);
     }
     if (withIndex) {
         if (columns > 0)
@@ -443,13 +471,18 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 // Writing: COPY FROM STDIN per batch inside a savepoint; a batch the server refuses for one
-// row's sake is redone row by row to find and report exactly the bad rows.
+// row's sake is redone row by row to find and report exactly the bad rows. A value the target
+// column would change without an error (a blob in a text column, a zone a timestamp column
+// drops, digits a float column rounds) is refused before COPY, naming the column.
 
 class PostgresWriter : public RowWriter {
 public:
-    PostgresWriter(PostgresConnector &connector, WriteSpec spec)
+    PostgresWriter(PostgresConnector &connector, WriteSpec spec, QStringList targetTypes)
         : m_connector(connector)
-        , m_spec(std::move(spec)) {
+        , m_spec(std::move(spec))
+        , m_targetTypes(std::move(targetTypes)) {
+        for (const QString &type : m_targetTypes)
+            m_kinds.push_back(targetKind(type));
         m_target = quoteQualified(m_spec.table.schema, m_spec.table.name);
         for (const ColumnInfo &column : m_spec.columns)
             m_columnNames << column.name;
@@ -470,6 +503,14 @@ public:
                             .arg(m_connector.describe(), m_what)
                             .arg(batch.columnCount())
                             .arg(m_columnNames.size()));
+        m_refused.assign(std::size_t(batch.rowCount()), false);
+        for (int row = 0; row < batch.rowCount(); ++row) {
+            if (const QString problem = inexact(batch, row); !problem.isEmpty()) {
+                rejected.push_back(
+                    {row, QStringLiteral("%1: %2: %3").arg(m_connector.describe(), m_what, problem)});
+                m_refused[std::size_t(row)] = true;
+            }
+        }
         if (!m_spec.tolerateRejects && m_connector.inTransaction()) {
             streamBatch(batch);
             return;
@@ -553,8 +594,10 @@ private:
             m_streaming = true;
         }
         m_buffer.clear();
-        for (int row = 0; row < batch.rowCount(); ++row)
-            appendCopyRow(m_buffer, batch, row, m_merge, m_streamedRows);
+        for (int row = 0; row < batch.rowCount(); ++row) {
+            if (!m_refused[std::size_t(row)])
+                appendCopyRow(m_buffer, batch, row, m_kinds, m_merge, m_streamedRows);
+        }
         m_streamedRows += batch.rowCount();
         for (std::size_t offset = 0; offset < m_buffer.size(); offset += kCopyChunk) {
             const std::size_t size = std::min(kCopyChunk, m_buffer.size() - offset);
@@ -618,24 +661,30 @@ private:
         const QByteArray sql = QStringLiteral("COPY %1 (%2) FROM STDIN").arg(table, columnList).toUtf8();
         const int rows = batch.rowCount();
         m_buffer.clear();
-        for (int row = 0; row < rows; ++row)
-            appendCopyRow(m_buffer, batch, row, withIndex);
+        for (int row = 0; row < rows; ++row) {
+            if (!m_refused[std::size_t(row)])
+                appendCopyRow(m_buffer, batch, row, m_kinds, withIndex);
+        }
         m_connector.execute(QStringLiteral("SAVEPOINT tidemark_batch"));
         Outcome outcome = copyIn(sql, m_buffer);
         checkedCopy(outcome);
         if (outcome.ok) {
             m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
             if (accepted) {
-                for (int row = 0; row < rows; ++row)
-                    accepted->push_back(row);
+                for (int row = 0; row < rows; ++row) {
+                    if (!m_refused[std::size_t(row)])
+                        accepted->push_back(row);
+                }
             }
             return;
         }
         m_connector.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_batch"));
         m_connector.execute(QStringLiteral("RELEASE SAVEPOINT tidemark_batch"));
         for (int row = 0; row < rows; ++row) {
+            if (m_refused[std::size_t(row)])
+                continue;
             m_buffer.clear();
-            appendCopyRow(m_buffer, batch, row, withIndex);
+            appendCopyRow(m_buffer, batch, row, m_kinds, withIndex);
             m_connector.execute(QStringLiteral("SAVEPOINT tidemark_row"));
             outcome = copyIn(sql, m_buffer);
             checkedCopy(outcome);
@@ -649,6 +698,72 @@ private:
                 rejected.push_back({row, outcome.message});
             }
         }
+    }
+
+    // Why a row's values would not arrive as they are (empty: they would).
+    QString inexact(const RowBatch &batch, int row) const {
+        for (int c = 0; c < batch.columnCount(); ++c) {
+            const QString problem = inexactCell(batch, batch.cell(row, c), std::size_t(c));
+            if (!problem.isEmpty())
+                return inexactValue(m_columnNames[c], batch, batch.cell(row, c), problem);
+        }
+        return QString();
+    }
+
+    QString inexactCell(const RowBatch &batch, const Cell &cell, std::size_t column) const {
+        const TargetKind kind = column < m_kinds.size() ? m_kinds[column] : TargetKind::Other;
+        const QString type = column < std::size_t(m_targetTypes.size()) ? m_targetTypes[column] : QString();
+        switch (cell.type) {
+        case CellType::Blob:
+            if (kind != TargetKind::Bytea)
+                return QStringLiteral("cannot be stored exactly in a %1 column (only bytea keeps bytes)")
+                    .arg(type);
+            return QString();
+        case CellType::Integer: {
+            const bool exact = integerFitsDouble(cell.integer);
+            if ((kind == TargetKind::Float8 && !exact) ||
+                (kind == TargetKind::Float4 &&
+                 (!exact || double(float(cell.integer)) != double(cell.integer))))
+                return QStringLiteral("would be rounded by the %1 column").arg(type);
+            return QString();
+        }
+        case CellType::Real:
+            if (kind == TargetKind::Float4 && std::isfinite(cell.real) &&
+                double(float(cell.real)) != cell.real)
+                return QStringLiteral("would be rounded by the %1 column").arg(type);
+            return QString();
+        case CellType::Text:
+            return inexactText(batch.bytes(cell), kind, type);
+        case CellType::Null:
+            break;
+        }
+        return QString();
+    }
+
+    static QString inexactText(std::string_view text, TargetKind kind, const QString &type) {
+        if (text.find('\0') != std::string_view::npos && kind != TargetKind::Bytea)
+            return QStringLiteral("holds a NUL byte, which PostgreSQL text cannot store");
+        if (kind != TargetKind::Date && kind != TargetKind::Timestamp && kind != TargetKind::TimestampTz)
+            return QString();
+        // Tidemark's own spelling (what any PostgreSQL source gives): microseconds, UTC.
+        const bool canonical = (text.size() == 26 || (text.size() == 27 && text[26] == 'Z')) &&
+                               text[10] == 'T' && text[19] == '.';
+        if (canonical && kind != TargetKind::Date)
+            return QString();
+        // Values that are no ISO-8601 timestamp ("infinity", BC dates) are the server's to take or refuse.
+        const auto parsed = parseTimestamp(QString::fromUtf8(text.data(), qsizetype(text.size())));
+        if (!parsed)
+            return QString();
+        if (parsed->subMicros != 0)
+            return QStringLiteral("has more than six fraction digits, which the %1 column would round")
+                .arg(type);
+        if (kind == TargetKind::Timestamp && parsed->spelling.zoneOffsetSeconds != 0)
+            return QStringLiteral("has a zone offset, which the %1 column (without time zone) would drop")
+                .arg(type);
+        constexpr qint64 kDay = 86400LL * 1000 * 1000;
+        if (kind == TargetKind::Date && ((parsed->micros % kDay) + kDay) % kDay != 0)
+            return QStringLiteral("has a time of day, which the %1 column would drop").arg(type);
+        return QString();
     }
 
     void ensureStage() {
@@ -705,6 +820,9 @@ private:
 
     PostgresConnector &m_connector;
     WriteSpec m_spec;
+    QStringList m_targetTypes;       // typname of each target column, in batch order
+    std::vector<TargetKind> m_kinds; // the same, as what matters for exactness
+    std::vector<bool> m_refused;     // rows of the current batch refused before COPY
     QString m_target;
     QStringList m_columnNames;
     bool m_merge = false;
@@ -1201,25 +1319,64 @@ void PostgresConnector::createTable(const TableRef &table, const QList<ColumnInf
     }
     if (!primaryKey.isEmpty())
         definitions << QStringLiteral("PRIMARY KEY (%1)").arg(quoteIdentifierList(primaryKey));
+    const QString qualified = quoteQualified(table.schema, table.name);
+    // Two first runs creating one table (or schema) would collide on the catalog ("duplicate key
+    // value violates unique constraint pg_type_typname_nsp_index"). A transaction-level advisory
+    // lock per name makes the second creator wait for the first one's commit or rollback; IF NOT
+    // EXISTS then sees the winner's table through the catalog, as ensureStateTable() does.
+    const bool local = !m_inTransaction;
+    if (local)
+        begin();
     try {
-        execute(QStringLiteral("CREATE SCHEMA IF NOT EXISTS %1").arg(quoteIdentifier(table.schema)));
-        execute(QStringLiteral("CREATE TABLE %1 (%2)")
-                    .arg(quoteQualified(table.schema, table.name), definitions.join(QStringLiteral(", "))));
+        if (query(QStringLiteral("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1"), {table.schema})
+                .isEmpty()) {
+            lockName(QStringLiteral("schema"), table.schema);
+            execute(QStringLiteral("CREATE SCHEMA IF NOT EXISTS %1").arg(quoteIdentifier(table.schema)));
+        }
+        lockName(QStringLiteral("table"), qualified);
+        execute(QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (%2)")
+                    .arg(qualified, definitions.join(QStringLiteral(", "))));
+        // This transaction's snapshot shows the table only when this statement made it.
+        if (!tableExists(table))
+            throw Error(QStringLiteral("%1: another writer created target table %2 at the same time; "
+                                       "nothing written")
+                            .arg(describe(), table.display()));
+        if (local)
+            commit();
     } catch (const Error &error) {
+        if (local)
+            rollback();
         throw Error(QStringLiteral("%1 (creating table %2)").arg(error.message(), table.display()));
     }
     m_typeCache.clear();
 }
 
+// Held until the transaction ends: the next creator of the same name waits for this one's outcome.
+void PostgresConnector::lockName(const QString &kind, const QString &name) {
+    query(QStringLiteral("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))"),
+          {QStringLiteral("tidemark create ") + kind, name});
+}
+
 void PostgresConnector::addColumn(const TableRef &table, const ColumnInfo &column) {
+    // IF NOT EXISTS: another run may have added it since this one read the target's columns.
     execute(
-        QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 %3")
+        QStringLiteral("ALTER TABLE %1 ADD COLUMN IF NOT EXISTS %2 %3")
             .arg(quoteQualified(table.schema, table.name), quoteIdentifier(column.name), mappedType(column)));
     m_typeCache.clear();
 }
 
 std::unique_ptr<RowWriter> PostgresConnector::openWriter(const WriteSpec &spec) {
-    return std::make_unique<PostgresWriter>(*this, spec);
+    // The target's own column types decide what a value turns into (fresh: it may have changed).
+    m_typeCache.clear();
+    QStringList types;
+    for (const ColumnInfo &column : spec.columns) {
+        try {
+            types << columnTypeName(spec.table, column.name);
+        } catch (const Error &) {
+            types << QString(); // missing: COPY names it
+        }
+    }
+    return std::make_unique<PostgresWriter>(*this, spec, types);
 }
 
 void PostgresConnector::deleteAll(const TableRef &table) {
@@ -1229,9 +1386,36 @@ void PostgresConnector::deleteAll(const TableRef &table) {
 
 qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                           const Watermark &position) {
-    const BoundSql sql = ContractSql(SqlDialect::Postgres, watermarkCast(table, watermarkColumn))
-                             .deleteNewer(table, watermarkColumn, position);
-    return execute(sql.sql, boundParams(sql.bindings));
+    const QString type = columnTypeName(table, watermarkColumn);
+    const bool text = isTextType(type);
+    if (!text && type != QLatin1String("numeric")) {
+        const BoundSql sql = ContractSql(SqlDialect::Postgres, watermarkCast(table, watermarkColumn))
+                                 .deleteNewer(table, watermarkColumn, position);
+        return execute(sql.sql, boundParams(sql.bindings));
+    }
+    // What an older Tidemark created for a SQLite column declared TEXT, NUMERIC or nothing: text
+    // holds the source's spellings, so it compares as what it spells; numeric compares as a number.
+    const bool integer = position.type() == WatermarkType::Integer;
+    const QString cast = integer ? QStringLiteral("int8") : QStringLiteral("timestamptz");
+    const QString column = quoteIdentifier(watermarkColumn);
+    QString sql = QStringLiteral("DELETE FROM %1 WHERE %2 IS NOT NULL")
+                      .arg(quoteQualified(table.schema, table.name), column);
+    QStringList params;
+    if (!position.isNull()) {
+        sql += QStringLiteral(" AND %1%2 > $1::%3")
+                   .arg(column, text ? QStringLiteral("::") + cast : QString(), cast);
+        params << boundWatermark(position, cast);
+    }
+    try {
+        return execute(sql, params);
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("%1 (target column \"%2\" of %3 is %4, not %5: a value in it is no %6; "
+                                   "convert the column with ALTER TABLE %7 ALTER COLUMN %8 TYPE %5 USING "
+                                   "%8::%5, or reload the table with backfill --truncate)")
+                        .arg(error.message(), watermarkColumn, table.display(), type, cast,
+                             integer ? QStringLiteral("integer") : QStringLiteral("timestamp"),
+                             quoteQualified(table.schema, table.name), column));
+    }
 }
 
 namespace {

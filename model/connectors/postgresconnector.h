@@ -93,6 +93,7 @@ private:
     QString columnTypeName(const TableRef &table, const QString &column);
     QString watermarkCast(const TableRef &table, const QString &column);
     QString boundWatermark(const Watermark &value, const QString &cast) const;
+    void lockName(const QString &kind, const QString &name);
     void ensureStateTable();
     QStringList stateColumns();
     std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);

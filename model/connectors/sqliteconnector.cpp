@@ -5,6 +5,7 @@
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
 #include "model/connectors/contractsql.h"
+#include "model/connectors/exactvalue.h"
 #include "model/connectors/statetable.h"
 #include "model/storage/sqlitedb.h"
 
@@ -15,6 +16,8 @@
 #include <QUrl>
 
 #include <sqlite3.h>
+
+#include <cmath>
 
 namespace tidemark {
 namespace {
@@ -152,13 +155,36 @@ private:
     bool m_done = false;
 };
 
-// One prepared INSERT (or upsert) reused for every row of every batch.
+enum class Affinity { Integer, Text, Blob, Real, Numeric }; // the order of affinityName()
+
+// https://www.sqlite.org/datatype3.html#determination_of_column_affinity
+Affinity affinityOf(const QString &declared) {
+    const QString type = declared.toUpper();
+    if (type.contains(QLatin1String("INT")))
+        return Affinity::Integer;
+    if (type.contains(QLatin1String("CHAR")) || type.contains(QLatin1String("CLOB")) ||
+        type.contains(QLatin1String("TEXT")))
+        return Affinity::Text;
+    if (type.contains(QLatin1String("BLOB")) || type.trimmed().isEmpty())
+        return Affinity::Blob;
+    if (type.contains(QLatin1String("REAL")) || type.contains(QLatin1String("FLOA")) ||
+        type.contains(QLatin1String("DOUB")))
+        return Affinity::Real;
+    return Affinity::Numeric;
+}
+
+// One prepared INSERT (or upsert) reused for every row of every batch. A value the target column
+// would not keep exactly (NaN becomes NULL; a REAL affinity rounds a long integer or decimal) is a
+// rejected row naming the column, not a silent change.
 class SqliteWriter : public RowWriter {
 public:
-    SqliteWriter(const SqliteDb &db, SqliteStatement &statement, int columnCount, const QString &context)
+    SqliteWriter(const SqliteDb &db, SqliteStatement &statement, QStringList columns,
+                 std::vector<Affinity> affinities, const QString &context)
         : m_db(db)
         , m_stmt(statement.release())
-        , m_columnCount(columnCount)
+        , m_columns(std::move(columns))
+        , m_affinities(std::move(affinities))
+        , m_columnCount(int(m_columns.size()))
         , m_context(context) {}
     ~SqliteWriter() override { sqlite3_finalize(m_stmt); }
 
@@ -171,6 +197,10 @@ public:
                     .arg(m_context, QString::number(batch.columnCount()), QString::number(m_columnCount)));
         const int rows = batch.rowCount();
         for (int row = 0; row < rows; ++row) {
+            if (const QString problem = inexact(batch, row); !problem.isEmpty()) {
+                rejected.push_back(RowRejection{row, m_context + QStringLiteral(": ") + problem});
+                continue;
+            }
             sqlite3_reset(m_stmt);
             int rc = SQLITE_OK;
             for (int c = 0; c < m_columnCount && rc == SQLITE_OK; ++c)
@@ -196,6 +226,46 @@ public:
     }
 
 private:
+    // Why the row's values would not be stored as they are (empty: they would).
+    QString inexact(const RowBatch &batch, int row) const {
+        for (int c = 0; c < m_columnCount; ++c) {
+            const Cell &cell = batch.cell(row, c);
+            const Affinity affinity = m_affinities[std::size_t(c)];
+            if (cell.type == CellType::Real && std::isnan(cell.real))
+                return inexactValue(
+                    m_columns[c], batch, cell,
+                    QStringLiteral("cannot be stored in SQLite, which would turn it into NULL"));
+            const bool numeric =
+                affinity == Affinity::Real || affinity == Affinity::Integer || affinity == Affinity::Numeric;
+            if (!numeric)
+                continue;
+            if (cell.type == CellType::Integer && affinity == Affinity::Real &&
+                !integerFitsDouble(cell.integer))
+                return inexactValue(m_columns[c], batch, cell,
+                                    QStringLiteral("would be rounded by the column's REAL affinity"));
+            if (cell.type == CellType::Text) {
+                const std::string_view text = batch.bytes(cell);
+                if (isDecimalLiteral(text) && !fitsAffinity(text, affinity))
+                    return inexactValue(
+                        m_columns[c], batch, cell,
+                        QStringLiteral("would be rounded to a number by the column's %1 affinity")
+                            .arg(affinityName(affinity)));
+            }
+        }
+        return QString();
+    }
+
+    // SQLite stores a decimal text in a numeric column as an int64 when it is a whole number that
+    // fits (INTEGER, NUMERIC affinity), else as a double.
+    static bool fitsAffinity(std::string_view text, Affinity affinity) {
+        return (affinity != Affinity::Real && decimalFitsInt64(text)) || decimalFitsDouble(text);
+    }
+
+    static QString affinityName(Affinity affinity) {
+        static const char *const names[] = {"INTEGER", "TEXT", "BLOB", "REAL", "NUMERIC"};
+        return QLatin1String(names[int(affinity)]);
+    }
+
     int bindCell(const RowBatch &batch, const Cell &cell, int index) {
         switch (cell.type) {
         case CellType::Integer:
@@ -218,27 +288,11 @@ private:
 
     const SqliteDb &m_db;
     sqlite3_stmt *m_stmt = nullptr;
+    QStringList m_columns;
+    std::vector<Affinity> m_affinities; // of the target columns, in batch order
     int m_columnCount = 0;
     QString m_context;
 };
-
-enum class Affinity { Integer, Text, Blob, Real, Numeric };
-
-// https://www.sqlite.org/datatype3.html#determination_of_column_affinity
-Affinity affinityOf(const QString &declared) {
-    const QString type = declared.toUpper();
-    if (type.contains(QLatin1String("INT")))
-        return Affinity::Integer;
-    if (type.contains(QLatin1String("CHAR")) || type.contains(QLatin1String("CLOB")) ||
-        type.contains(QLatin1String("TEXT")))
-        return Affinity::Text;
-    if (type.contains(QLatin1String("BLOB")) || type.trimmed().isEmpty())
-        return Affinity::Blob;
-    if (type.contains(QLatin1String("REAL")) || type.contains(QLatin1String("FLOA")) ||
-        type.contains(QLatin1String("DOUB")))
-        return Affinity::Real;
-    return Affinity::Numeric;
-}
 
 // Whether a target column declared `declared` stores every value of `logical` unchanged.
 bool keepsValues(Affinity affinity, LogicalType logical) {
@@ -262,7 +316,9 @@ bool keepsValues(Affinity affinity, LogicalType logical) {
     case LogicalType::Blob:
         return affinity == Affinity::Blob;
     case LogicalType::Unknown:
-        return true;
+        // Another engine's type that Tidemark reads as text (interval, bit, inet ...): a numeric
+        // affinity would turn "0101" into 101.
+        return affinity == Affinity::Text || affinity == Affinity::Blob;
     }
     return false;
 }
@@ -761,7 +817,19 @@ std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
     const QString sql =
         insertSql(spec, QStringLiteral("VALUES (%1)").arg(placeholders.join(QLatin1String(", "))));
     SqliteStatement statement(db, sql, where(spec.table));
-    return std::make_unique<SqliteWriter>(db, statement, int(spec.columns.size()), where(spec.table));
+    // The target's own declared types decide what SQLite does to a value (its affinity).
+    const TableSchema target = describeTable(spec.table);
+    std::vector<Affinity> affinities;
+    for (const ColumnInfo &column : spec.columns) {
+        QString declared = column.nativeType;
+        for (const ColumnInfo &candidate : target.columns) {
+            if (candidate.name.compare(column.name, Qt::CaseInsensitive) == 0)
+                declared = candidate.nativeType;
+        }
+        affinities.push_back(affinityOf(declared));
+    }
+    return std::make_unique<SqliteWriter>(db, statement, columnNames(spec), std::move(affinities),
+                                          where(spec.table));
 }
 
 QStringList SqliteConnector::columnNames(const WriteSpec &spec) {

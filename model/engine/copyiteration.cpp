@@ -350,7 +350,14 @@ struct CopyIteration::State {
         if (!target->tableExists(targetTable)) {
             const QStringList key =
                 spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
-            target->createTable(targetTable, sourceSchema.columns, key);
+            try {
+                target->createTable(targetTable, createdColumns(), key);
+            } catch (const Error &) {
+                // Lost a race to create it: the winner's state row names who owns it now.
+                rollbackQuietly();
+                explainFailedStateWrite(*target, stateRow(position), spec.targetDisplay());
+                throw;
+            }
             log(QStringLiteral("info"),
                 QStringLiteral("created target table '%1'").arg(spec.targetDisplay()));
             return;
@@ -367,6 +374,33 @@ struct CopyIteration::State {
             log(QStringLiteral("info"), QStringLiteral("added column '%1' to target table '%2'")
                                             .arg(column.name, spec.targetDisplay()));
         }
+    }
+
+    // The columns of a target this iteration creates. Its watermark column takes the watermark's
+    // type, whatever the source declares (SQLite: TEXT, NUMERIC, DATE or nothing), so every operator
+    // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer. A
+    // SQLite timestamp watermark becomes one with time zone (SQLite's mean UTC and may carry an
+    // offset), unless its declared type says it has none (how a PostgreSQL timestamp came in).
+    QList<ColumnInfo> createdColumns() const {
+        QList<ColumnInfo> columns = sourceSchema.columns;
+        for (ColumnInfo &column : columns) {
+            if (column.name != spec.watermarkColumn)
+                continue;
+            if (spec.watermarkType == WatermarkType::Integer) {
+                column.logical = LogicalType::Integer;
+            } else if (spec.watermarkType == WatermarkType::Timestamp) {
+                const bool zoneless =
+                    column.logical == LogicalType::Timestamp &&
+                    (column.origin != QLatin1String("sqlite") ||
+                     column.nativeType.contains(QLatin1String("without time zone"), Qt::CaseInsensitive));
+                const bool keeps =
+                    zoneless || column.logical == LogicalType::TimestampTz ||
+                    (column.logical == LogicalType::Date && column.origin != QLatin1String("sqlite"));
+                if (!keeps)
+                    column.logical = LogicalType::TimestampTz;
+            }
+        }
+        return columns;
     }
 
     // Push-down writes the window in one statement: no per-row skips, no per-batch commits.
