@@ -6,8 +6,10 @@
 // fault points while this test holds the workspace's write lock from its own connection.
 
 #include "model/storage/sqlitedb.h"
+#include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -21,23 +23,18 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
-#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
+// `result` is evaluated once (QVERIFY2 evaluates its message even when the check passes).
+#define CLI_EXIT(result, code)                                                                               \
+    do {                                                                                                     \
+        const auto cliResult = (result);                                                                     \
+        QVERIFY2(cliResult.exitCode == (code), qPrintable(cliResult.describe()));                            \
+    } while (false)
 
 namespace {
 
 constexpr int kRows = 100000;
 const QString kCommittedNote =
     QStringLiteral("committed to the target; the workspace will catch up from the target's state row");
-
-// The process state letter from /proc (T = stopped).
-QChar processState(qint64 pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return QChar();
-    const QByteArray text = stat.readAll();
-    const qsizetype close = text.lastIndexOf(')');
-    return close >= 0 && close + 2 < text.size() ? QChar(text.at(close + 2)) : QChar();
-}
 
 // Holds the workspace's write lock from a connection of its own, as a second process would.
 class WorkspaceLock {
@@ -46,16 +43,18 @@ public:
         : m_db(path, SqliteDb::Mode::ReadWrite) {
         m_db.exec(QStringLiteral("BEGIN IMMEDIATE"));
     }
-    ~WorkspaceLock() { release(); }
-    void release() {
-        if (m_held)
+    ~WorkspaceLock() {
+        try {
             m_db.exec(QStringLiteral("ROLLBACK"));
-        m_held = false;
+        } catch (const std::exception &error) {
+            qWarning("releasing the workspace lock: %s", error.what());
+        }
     }
+    WorkspaceLock(const WorkspaceLock &) = delete;
+    WorkspaceLock &operator=(const WorkspaceLock &) = delete;
 
 private:
     SqliteDb m_db;
-    bool m_held = true;
 };
 
 } // namespace
@@ -68,26 +67,50 @@ private:
     QString m_ws;
     QString m_src;
     QString m_dst;
+    // A PostgreSQL target (public.m_pgTable) instead of dst.db when set.
+    std::unique_ptr<PgSession> m_pg;
+    QString m_pgTable;
 
     CliResult cli(const QStringList &args) const {
         return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
     }
 
-    // A workspace copying kRows orders from src.db to dst.db.
+    // A workspace copying kRows orders from src.db to dst.db (or m_pgTable).
     void setupOrders(const QStringList &extra = {}) {
         makeOrders(m_src, kRows);
         CLI_EXIT(cli({QStringLiteral("init")}), 0);
-        for (const auto &[name, file] :
-             {std::pair{QStringLiteral("src"), m_src}, std::pair{QStringLiteral("dst"), m_dst}})
-            CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), name,
-                          QStringLiteral("--sqlite"), file}),
-                     0);
-        const CliResult added = cli(QStringList{QStringLiteral("table"), QStringLiteral("add"),
-                                                QStringLiteral("--source"), QStringLiteral("src:orders"),
-                                                QStringLiteral("--target"), QStringLiteral("dst:orders"),
-                                                QStringLiteral("--watermark"), QStringLiteral("updated_at")} +
-                                    extra);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                      QStringLiteral("--sqlite"), m_src}),
+                 0);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                      m_pg ? QStringLiteral("--postgres") : QStringLiteral("--sqlite"),
+                      m_pg ? pgConninfo() : m_dst}),
+                 0);
+        const CliResult added =
+            cli(QStringList{QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                            QStringLiteral("src:orders"), QStringLiteral("--target"),
+                            QStringLiteral("dst:") + (m_pg ? m_pgTable : QStringLiteral("orders")),
+                            QStringLiteral("--watermark"), QStringLiteral("updated_at")} +
+                extra);
         CLI_EXIT(added, 0);
+    }
+
+    // `sql` with %1 standing for the target table, on the target.
+    qint64 targetValue(const QString &sql) {
+        if (m_pg)
+            return m_pg->value(sql.arg(QStringLiteral("public.") + m_pgTable)).toLongLong();
+        return queryValue(m_dst, sql.arg(QStringLiteral("orders"))).toLongLong();
+    }
+    qint64 targetRows() { return targetValue(QStringLiteral("SELECT count(*) FROM %1")); }
+
+    // Drops the PostgreSQL target and the state row owning it: the suites share one server.
+    void forgetPostgresTarget() {
+        if (!m_pg)
+            return;
+        m_pg->exec(QStringLiteral("DROP TABLE IF EXISTS public.%1").arg(m_pgTable));
+        if (!m_pg->value(QStringLiteral("SELECT to_regclass('public.tidemark_state')")).isEmpty())
+            m_pg->exec(QStringLiteral("DELETE FROM public.tidemark_state WHERE target_table = $1"),
+                       {QStringLiteral("\"public\".\"%1\"").arg(m_pgTable)});
     }
 
     // Starts `run --json`, stopping at each of `points` (TIDEMARK_FAULT_STOP); its workspace writes
@@ -160,9 +183,8 @@ private:
         const QJsonObject iteration = onlyIteration(parseJsonObject(next.out));
         QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("no_new_rows"));
         QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInteger(), 0);
-        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(kRows));
-        QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(),
-                 qint64(kRows));
+        QCOMPARE(targetRows(), qint64(kRows));
+        QCOMPARE(targetValue(QStringLiteral("SELECT count(DISTINCT id) FROM %1")), qint64(kRows));
     }
 
 private slots:
@@ -173,7 +195,12 @@ private slots:
         m_src = m_dir->filePath(QStringLiteral("src.db"));
         m_dst = m_dir->filePath(QStringLiteral("dst.db"));
     }
-    void cleanup() { m_dir.reset(); }
+    void cleanup() {
+        forgetPostgresTarget();
+        m_pg.reset();
+        m_pgTable.clear();
+        m_dir.reset();
+    }
 
     // The workspace is locked right after the target commit, past its busy timeout: the copy
     // stands and the record says so (it used to say `failed`, 0 written); the workspace's
@@ -219,7 +246,19 @@ private slots:
     // a full disk: the run's own output still says what was committed; the record it could not
     // write is closed (never left `running`) by the next command and completed from the target's
     // state row by the next run.
+    void unwritableWorkspaceIsCompletedFromTheTarget_data() {
+        QTest::addColumn<bool>("postgres");
+        QTest::newRow("sqlite target") << false;
+        QTest::newRow("postgres target") << true;
+    }
     void unwritableWorkspaceIsCompletedFromTheTarget() {
+        QFETCH(bool, postgres);
+        if (postgres) {
+            TIDEMARK_REQUIRE_POSTGRES();
+            m_pg = std::make_unique<PgSession>();
+            m_pgTable = QStringLiteral("history_after_%1").arg(QCoreApplication::applicationPid());
+            forgetPostgresTarget();
+        }
         setupOrders();
         QProcess process;
         startRun(process, QStringLiteral("before_target_commit"));
@@ -231,7 +270,7 @@ private slots:
             run = finishedRun(process, 0);
         }
         const QJsonObject reported = onlyIteration(run);
-        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(kRows));
+        QCOMPARE(targetRows(), qint64(kRows));
         QCOMPARE(reported.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
         QCOMPARE(reported.value(QStringLiteral("rows_written")).toInteger(), kRows);
         QVERIFY2(reported.value(QStringLiteral("error")).toString().contains(kCommittedNote),
