@@ -6,11 +6,11 @@
 // fault points while this test holds the workspace's write lock from its own connection.
 
 #include "model/storage/sqlitedb.h"
+#include "model/storage/workspace.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
@@ -333,6 +333,42 @@ private slots:
         QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInteger(), committed);
         QCOMPARE(iteration.value(QStringLiteral("watermark_after")).toString(),
                  resumed.value(QStringLiteral("watermark_before")).toString());
+    }
+
+    // The completion leaves a record alone while its iteration is open (its process, or the
+    // interrupted-run repair, closes it first) and once it says what the state row says.
+    void completionLeavesOpenAndCompleteRecordsAlone() {
+        auto workspace = Workspace::create(m_ws);
+        const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 1, false);
+        IterationRecord record;
+        record.runId = runId;
+        record.tableId = 7;
+        record.status = IterationStatus::Running;
+        record.id = workspace->addIteration(record);
+        const CommittedIteration committed{record.id, runId, 7, 40, 2, QStringLiteral("40"), true};
+        QVERIFY(!workspace->completeCommittedIteration(committed, runId + 1));
+
+        record.status = IterationStatus::Interrupted;
+        record.error = QStringLiteral("run 1 interrupted: process 1 on host h is gone");
+        workspace->updateIteration(record);
+        QVERIFY(workspace->completeCommittedIteration(committed, runId + 1));
+        QVERIFY(!workspace->completeCommittedIteration(committed, runId + 1));
+        QVERIFY(!workspace->completeCommittedIteration(
+            CommittedIteration{record.id, runId + 1, 7, 50, 0, QStringLiteral("50"), true},
+            runId + 1)); // not that run's iteration
+
+        const IterationRecord completed = workspace->runs(1, runId).first().iterations.first();
+        QCOMPARE(completed.status, IterationStatus::Warning);
+        QCOMPARE(completed.rowsRead, qint64(42));
+        QCOMPARE(completed.rowsWritten, qint64(40));
+        QCOMPARE(completed.rowsSkipped, qint64(2));
+        QCOMPARE(completed.watermarkAfter, QStringLiteral("40"));
+        QVERIFY2(completed.error.contains(record.error) &&
+                     completed.error.contains(QStringLiteral("completed from the target's state row")),
+                 qPrintable(completed.error));
+        QCOMPARE(completed.log.size(), 1);
+        QVERIFY2(completed.log.first().message.contains(QStringLiteral("interrupted, 0 rows written")),
+                 qPrintable(completed.log.first().message));
     }
 };
 
