@@ -131,6 +131,13 @@ struct TargetState {
     // so one target table belongs to one (workspace, table). Empty = not recorded (older rows).
     QString targetTable = {};   // stateTargetKey() of the target table
     QString workspacePath = {}; // where the owning workspace was, for messages
+    // The iteration whose commit wrote this state (0: a backfill or an adoption, or an older row),
+    // its rows committed so far, and whether that commit ended its window: what its history
+    // record must say even when the workspace could not record it (DESIGN.md, "Runs and history").
+    qint64 iterationId = 0;
+    qint64 rowsWritten = 0;
+    qint64 rowsSkipped = 0;
+    bool windowDone = false;
 };
 
 // The state row that owns a target table.

@@ -1492,6 +1492,10 @@ std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceI
                  row.value(2).isNull() ? QVariant() : tiebreakFromStored(row.value(3), row.value(2)));
     state.runId = row.value(4).toLongLong();
     state.generation = row.value(5).toLongLong();
+    state.iterationId = row.value(6).toLongLong();
+    state.rowsWritten = row.value(7).toLongLong();
+    state.rowsSkipped = row.value(8).toLongLong();
+    state.windowDone = row.value(9) == QLatin1String("1");
     return state;
 }
 

@@ -1000,6 +1000,10 @@ std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId
                                              : tiebreakFromStored(query.columnText(3), query.columnText(2)));
     state.runId = query.columnInt64(4);
     state.generation = query.columnInt64(5);
+    state.iterationId = query.columnInt64(6);
+    state.rowsWritten = query.columnInt64(7);
+    state.rowsSkipped = query.columnInt64(8);
+    state.windowDone = query.columnInt64(9) != 0;
     return state;
 }
 

@@ -27,12 +27,16 @@ constexpr StateColumn kColumns[] = {
     {"run_id", Kind::Integer, false},        {"updated_at", Kind::Timestamp, false},
     {"state_version", Kind::Integer, false}, {"generation", Kind::Integer, true, true},
     {"target_table", Kind::Text, false},     {"workspace_path", Kind::Text, false},
+    {"iteration_id", Kind::Integer, false},  {"rows_written", Kind::Integer, false},
+    {"rows_skipped", Kind::Integer, false},  {"window_done", Kind::Integer, false},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
 constexpr int kPositionFirstColumn = 2; // watermark_type .. tiebreak_type
 constexpr int kPositionColumnCount = 4;
 constexpr int kGenerationColumn = 9;
 constexpr int kTargetTableColumn = 10;
+constexpr int kIterationFirstColumn = 12; // iteration_id .. window_done
+constexpr int kIterationColumnCount = 4;
 
 QString nameOf(int column) {
     return QString::fromLatin1(kColumns[column].name);
@@ -129,11 +133,14 @@ QString StateTableSql::select(const QStringList &present, bool forUpdate) const 
     const auto orElse = [&](const QString &column, const QString &absent) {
         return present.contains(column) ? quoteIdentifier(column) : absent;
     };
-    return QStringLiteral("SELECT watermark_type, watermark, tiebreak, %1, run_id, %2 FROM %3 WHERE %4 = %5 "
-                          "AND %6 = %7%8")
+    QStringList iteration;
+    for (int column = kIterationFirstColumn; column < kIterationFirstColumn + kIterationColumnCount; ++column)
+        iteration << orElse(nameOf(column), QStringLiteral("NULL"));
+    return QStringLiteral("SELECT watermark_type, watermark, tiebreak, %1, run_id, %2, %3 FROM %4 WHERE %5 = "
+                          "%6 AND %7 = %8%9")
         .arg(orElse(QStringLiteral("tiebreak_type"), QStringLiteral("NULL")),
-             orElse(nameOf(kGenerationColumn), QStringLiteral("0")), tableName(), quoteIdentifier(nameOf(0)),
-             param(1), quoteIdentifier(nameOf(1)), param(2),
+             orElse(nameOf(kGenerationColumn), QStringLiteral("0")), iteration.join(QStringLiteral(", ")),
+             tableName(), quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2),
              forUpdate ? QStringLiteral(" FOR UPDATE") : QString());
 }
 
@@ -236,6 +243,11 @@ QVariantList stateRowValues(const TargetState &state) {
         return text.isEmpty() ? QVariant() : QVariant(text);
     };
     values << orNull(state.targetTable) << orNull(state.workspacePath);
+    if (state.iterationId > 0)
+        values << state.iterationId << state.rowsWritten << state.rowsSkipped
+               << qint64(state.windowDone ? 1 : 0);
+    else
+        values << QVariant() << QVariant() << QVariant() << QVariant();
     return values;
 }
 

@@ -27,16 +27,21 @@ namespace tidemark {
 //                               workspace was: one target table belongs to one row (a unique
 //                               index), so a second workspace or table copying into it is refused
 //                               naming the owner; NULL in rows written before version 4
+//   iteration_id, rows_written, rows_skipped, window_done   the iteration that committed the
+//                               row and its rows committed so far, and whether that commit ended its
+//                               window: when the workspace could not record the commit (locked, disk
+//                               full), the next reconcile completes that iteration's history from
+//                               here; NULL when a backfill or adoption wrote the row, and before version 5
 // Version 1 (the first builds) lacked state_version everywhere and tiebreak_type in SQLite
 // (where tiebreak kept SQLite's own value type); version 2 lacked generation; version 3 lacked
-// target_table and workspace_path. A write migrates
+// target_table and workspace_path; version 4 the iteration columns. A write migrates
 // such a table in place: positions kept, generation 0.
 // Only writes create or migrate the table: a read of a target without it means "no state".
 // Every statement takes the row values in stateRowValues() order and the expected position in
 // positionValues() order, as bound parameters.
 using StateDialect = SqlDialect;
 
-inline constexpr int kStateTableVersion = 4;
+inline constexpr int kStateTableVersion = 5;
 
 class StateTableSql {
 public:
@@ -47,16 +52,17 @@ public:
     QString create() const; // CREATE TABLE IF NOT EXISTS with the whole definition
     // ALTER TABLE ... ADD COLUMN for each column of the definition not in `present`.
     QStringList addMissingColumns(const QStringList &present) const;
-    // watermark_type, watermark, tiebreak, tiebreak_type, run_id, generation of (workspace_id ?1,
-    // table_id ?2). `present` names the table's columns: an older table that lacks tiebreak_type
-    // or generation (not migrated yet, as reads never migrate) reads NULL and 0 in their place.
+    // watermark_type, watermark, tiebreak, tiebreak_type, run_id, generation, iteration_id,
+    // rows_written, rows_skipped, window_done of (workspace_id ?1, table_id ?2). `present` names
+    // the table's columns: an older table that lacks tiebreak_type, generation or the iteration
+    // columns (not migrated yet, as reads never migrate) reads NULL, 0 and NULLs in their place.
     QString select(const QStringList &present, bool forUpdate = false) const;
-    // Row values (?1..?10): inserts the row unless one exists for the key.
+    // Row values (?1..?16): inserts the row unless one exists for the key.
     QString insertIfAbsent() const;
-    // Row values (?1..?10), expected position (?11..?14): moves the row only from `expected`, and
+    // Row values (?1..?16), expected position (?17..?20): moves the row only from `expected`, and
     // only while it still holds the row values' generation (a run never changes it).
     QString updateIfAt() const;
-    // Row values (?1..?10): inserts or overwrites (an explicit backfill).
+    // Row values (?1..?16): inserts or overwrites (an explicit backfill).
     QString upsert() const;
     // (workspace_id ?1, table_id ?2)
     QString remove() const;
@@ -74,8 +80,8 @@ private:
 };
 
 // workspace_id, table_id, watermark_type, watermark, tiebreak, tiebreak_type, run_id,
-// updated_at (now), state_version, generation, target_table, workspace_path; NULL as an invalid
-// QVariant.
+// updated_at (now), state_version, generation, target_table, workspace_path, iteration_id,
+// rows_written, rows_skipped, window_done; NULL as an invalid QVariant.
 QVariantList stateRowValues(const TargetState &state);
 // How target_table names `table`: quoted (and schema-qualified in PostgreSQL), so no two tables
 // share a key.

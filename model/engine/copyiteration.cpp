@@ -67,6 +67,8 @@ struct CopyIteration::State {
     // transaction, or as they come once the iteration has run for a while.
     QList<LogLine> unwrittenLog;
     QElapsedTimer clock;
+    // Why the workspace could not follow a commit of this iteration (empty: it always could).
+    QString workspaceBehind;
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
         : workspace(ws)
@@ -274,6 +276,8 @@ struct CopyIteration::State {
     // --- 2. Reconcile ---
     void reconcile() {
         const auto state = target->readState(workspace.workspaceId(), spec.id);
+        if (state && !options.dryRun)
+            completeHistory(*state);
         expected = state ? std::optional<Position>(state->position) : std::nullopt;
         generation = state ? state->generation : 0;
         position = state ? state->position : Position(spec.initialWatermark);
@@ -293,6 +297,31 @@ struct CopyIteration::State {
         if (workspace.followTargetState(spec.id, generation, position, QStringLiteral("reconcile"),
                                         record.runId) == FollowResult::Moved)
             log(QStringLiteral("warning"), message);
+    }
+
+    // The iteration that wrote the state row may have committed while the workspace could not
+    // record it (locked, disk full, killed right after the commit): its record is completed
+    // from the row before anything commits over it.
+    void completeHistory(const TargetState &state) {
+        if (state.iterationId <= 0 || state.iterationId == record.id)
+            return;
+        const CommittedIteration committed{state.iterationId, state.runId,
+                                           spec.id,           state.rowsWritten,
+                                           state.rowsSkipped, state.position.watermark().display(),
+                                           state.windowDone};
+        try {
+            if (workspace.completeCommittedIteration(committed, record.runId))
+                log(QStringLiteral("warning"),
+                    QStringLiteral("run %1 committed %2 rows to the target that its history did not show; "
+                                   "its record is completed from the target's state row")
+                        .arg(state.runId)
+                        .arg(state.rowsWritten));
+        } catch (const Error &error) {
+            log(QStringLiteral("warning"), QStringLiteral("could not complete the history of run %1 from the "
+                                                          "target's state row: %2")
+                                               .arg(state.runId)
+                                               .arg(error.message()));
+        }
     }
 
     static QString displayOrNone(const Watermark &watermark) {
@@ -446,7 +475,7 @@ struct CopyIteration::State {
             // continues a run of equal watermarks that only a tiebreak could split.
             if (spec.commitPerBatch && uncommitted && !batch.isEmpty() &&
                 (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
-                commitBatch(*writer, rejected);
+                commitBatch(*writer, rejected, false);
                 beginWrite();
                 writer = target->openWriter(writeSpec);
             }
@@ -459,7 +488,7 @@ struct CopyIteration::State {
             faultPoint("after_batch_write");
             publish();
         }
-        commitBatch(*writer, rejected);
+        commitBatch(*writer, rejected, true);
     }
 
     // Same database on both sides: the server copies the window itself, in this transaction.
@@ -480,7 +509,7 @@ struct CopyIteration::State {
         throwIfCancelled(); // the whole window was one batch: a cancel still rolls it back
         NoRowsWriter noRows;
         std::vector<RowRejection> rejected;
-        commitBatch(noRows, rejected);
+        commitBatch(noRows, rejected, true);
         return true;
     }
 
@@ -543,7 +572,8 @@ struct CopyIteration::State {
     }
 
     // --- 6. Commit, 7. Advance ---
-    void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected) {
+    // `last`: this commit ends the window (the state row says so, for completeHistory).
+    void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected, bool last) {
         rejected.clear();
         writer.finish(rejected);
         if (!rejected.empty()) {
@@ -568,7 +598,11 @@ struct CopyIteration::State {
         // row naming the run that last wrote; any other goes through the compare-and-set.
         const bool changesTarget =
             advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
-        const TargetState state = stateRow(next);
+        TargetState state = stateRow(next);
+        state.iterationId = record.id;
+        state.rowsWritten = record.rowsWritten;
+        state.rowsSkipped = record.rowsSkipped;
+        state.windowDone = last;
         bool swapped = true;
         try {
             swapped = !changesTarget || target->compareAndSetState(expected, state);
@@ -588,20 +622,41 @@ struct CopyIteration::State {
         }
         faultPoint("before_target_commit");
         target->commit();
+        // The target holds these now, whatever the workspace manages to record below.
         if (changesTarget)
             expected = next; // the next batch's compare-and-set starts from this one
-        faultPoint("after_target_commit");
-        if (advances) {
-            // Refused when a backfill (or a later run) moved the workspace since this commit.
-            workspace.followTargetState(spec.id, generation, written, QStringLiteral("run"), record.runId);
-            position = written;
-        }
-        for (RejectedRow &row : rejects)
-            workspace.addReject(row);
-        rejects.clear();
+        position = next;
         committedWritten = record.rowsWritten;
         committedSkipped = record.rowsSkipped;
         record.watermarkAfter = position.watermark().display();
+        faultPoint("after_target_commit");
+        followCommit(advances);
+    }
+
+    // 7. The workspace follows the commit. When it cannot (locked past its busy timeout, disk
+    // full) the copy still stands: the record says so, and the next reconcile catches the
+    // workspace up from the target's state row.
+    void followCommit(bool advances) {
+        try {
+            // Refused when a backfill (or a later run) moved the workspace since this commit.
+            if (advances)
+                workspace.followTargetState(spec.id, generation, position, QStringLiteral("run"),
+                                            record.runId);
+            for (RejectedRow &row : rejects)
+                workspace.addReject(row);
+        } catch (const Error &error) {
+            faultPoint("workspace_behind");
+            if (workspaceBehind.isEmpty())
+                workspaceBehind = error.message();
+            log(QStringLiteral("warning"), committedNote());
+        }
+        rejects.clear();
+    }
+
+    QString committedNote() const {
+        return QStringLiteral("committed to the target; the workspace will catch up from the target's state "
+                              "row (it could not record the commit: %1)")
+            .arg(workspaceBehind);
     }
 
     // The early check of the compare-and-set: the write transaction starts from the state row
@@ -708,6 +763,10 @@ struct CopyIteration::State {
                 .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)));
         copy();
         record.status = finalStatus();
+        if (!workspaceBehind.isEmpty()) {
+            record.status = IterationStatus::Warning;
+            record.error = committedNote();
+        }
     }
 };
 

@@ -2,6 +2,7 @@
 #include "model/engine/faultpoint.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QtGlobal>
 #include <atomic>
 #include <csignal>
@@ -25,12 +26,15 @@ void faultPoint(const char *name) {
     if (faultHook())
         faultHook()(name);
     static const QByteArray kill = qgetenv("TIDEMARK_FAULT_POINT");
-    static const QByteArray stop = qgetenv("TIDEMARK_FAULT_STOP");
-    static std::atomic_bool stopped{false};
+    static const QList<QByteArray> stops = qgetenv("TIDEMARK_FAULT_STOP").split(',');
+    static std::atomic<quint64> stopped{0}; // bit i: stops[i] was reached once already
     if (!kill.isEmpty() && std::strcmp(kill.constData(), name) == 0)
         std::raise(SIGKILL);
-    if (!stop.isEmpty() && std::strcmp(stop.constData(), name) == 0 && !stopped.exchange(true))
-        std::raise(SIGSTOP);
+    for (int i = 0; i < qMin(int(stops.size()), 64); ++i) {
+        const quint64 bit = quint64(1) << i;
+        if (!stops[i].isEmpty() && stops[i] == name && !(stopped.fetch_or(bit) & bit))
+            std::raise(SIGSTOP);
+    }
 }
 
 } // namespace tidemark

@@ -8,9 +8,10 @@ namespace tidemark {
 // Fault injection for the crash and concurrency tests, costing one string compare when unset:
 // - TIDEMARK_FAULT_POINT names a point: the process kills itself with SIGKILL right there,
 //   exactly as a power cut or an OOM kill would;
-// - TIDEMARK_FAULT_STOP names a point: the first time it is reached the process stops itself
-//   with SIGSTOP (a closed laptop lid, a paused VM) until someone sends SIGCONT; its heartbeat
-//   stops with it, so its lease expires while it holds an open target transaction.
+// - TIDEMARK_FAULT_STOP names a point, or several separated by commas: the first time each is
+//   reached the process stops itself with SIGSTOP (a closed laptop lid, a paused VM) until
+//   someone sends SIGCONT; its heartbeat stops with it, so its lease expires while it holds an
+//   open target transaction. A test acts between two stops (takes a lock, then releases it).
 // - a hook set by setFaultHook() runs at every point, on the thread that reaches it: an
 //   in-process test interleaves a second iteration or a backfill right there.
 void faultPoint(const char *name);

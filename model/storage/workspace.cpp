@@ -38,11 +38,22 @@ auto storageLog() {
     return logger("core.storage");
 }
 
-// kRunHeartbeatMs, or what the test-only variable `testVariable` says.
-int heartbeatIntervalMs(const char *testVariable) {
+// `defaultMs`, or what the test-only variable `testVariable` says.
+int intervalMs(const char *testVariable, int defaultMs) {
     bool ok = false;
     const int testMs = qEnvironmentVariableIntValue(testVariable, &ok);
-    return ok && testMs > 0 ? testMs : kRunHeartbeatMs;
+    return ok && testMs > 0 ? testMs : defaultMs;
+}
+
+// kRunHeartbeatMs, or what the test-only variable `testVariable` says.
+int heartbeatIntervalMs(const char *testVariable) {
+    return intervalMs(testVariable, kRunHeartbeatMs);
+}
+
+// kBusyTimeoutMs, or TIDEMARK_TEST_WORKSPACE_BUSY_MS: a test that holds the workspace's lock
+// makes its writes fail in a fraction of a second instead of ten.
+int busyTimeoutMs() {
+    return intervalMs("TIDEMARK_TEST_WORKSPACE_BUSY_MS", kBusyTimeoutMs);
 }
 
 QString nowText() {
@@ -536,7 +547,7 @@ std::unique_ptr<Workspace> Workspace::create(const QString &path) {
         }
     }
     try {
-        auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, kBusyTimeoutMs);
+        auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, busyTimeoutMs());
         // Before WAL, so the id lands in the main file's header where `open` reads it.
         db->exec(QStringLiteral("PRAGMA application_id = %1").arg(kApplicationId));
         configureConnection(*db);
@@ -556,7 +567,7 @@ std::unique_ptr<Workspace> Workspace::open(const QString &path) {
             QStringLiteral("workspace file %1 does not exist (create it with 'tidemark-cli init')")
                 .arg(path));
     checkIsWorkspace(path);
-    auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, kBusyTimeoutMs);
+    auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, busyTimeoutMs());
     configureConnection(*db);
     std::unique_ptr<Workspace> workspace(new Workspace(std::move(db), path));
     workspace->migrate();
@@ -1178,7 +1189,93 @@ void deleteLease(SqliteDb &db, qint64 tableId, qint64 runId) {
     remove.bind(1, tableId).bind(2, runId).run();
 }
 
+// The record of the iteration `committed` names, when it is closed and says less than that.
+std::optional<IterationRecord> recordToComplete(SqliteDb &db, const CommittedIteration &committed) {
+    SqliteStatement select(db,
+                           QStringLiteral("SELECT %1 FROM iterations WHERE id = ?1").arg(kIterationColumns));
+    select.bind(1, committed.iterationId);
+    if (!select.step())
+        return std::nullopt;
+    IterationRecord record = readIteration(select);
+    const bool open = record.status == IterationStatus::Queued || record.status == IterationStatus::Running;
+    const bool saysSo = record.rowsWritten == committed.rowsWritten &&
+                        record.rowsSkipped == committed.rowsSkipped &&
+                        record.watermarkAfter == committed.watermarkAfter;
+    if (record.runId != committed.runId || record.tableId != committed.tableId || open || saysSo)
+        return std::nullopt;
+    return record;
+}
+
 } // namespace
+
+bool Workspace::completeCommittedIteration(const CommittedIteration &committed, qint64 byRunId) {
+    // A cheap read first: nearly always the record says so already, and then no write lock is taken.
+    if (!recordToComplete(*m_db, committed))
+        return false;
+    Transaction transaction(*m_db);
+    std::optional<IterationRecord> toComplete = recordToComplete(*m_db, committed); // again, under the lock
+    if (!toComplete)
+        return false;
+    IterationRecord &record = *toComplete;
+
+    const QString was =
+        QStringLiteral("%1, %2 rows written, watermark after %3")
+            .arg(iterationStatusName(record.status))
+            .arg(record.rowsWritten)
+            .arg(record.watermarkAfter.isEmpty() ? QStringLiteral("none") : record.watermarkAfter);
+    record.rowsWritten = committed.rowsWritten;
+    record.rowsSkipped = committed.rowsSkipped;
+    record.rowsRead = committed.windowDone
+                          ? committed.rowsWritten + committed.rowsSkipped
+                          : qMax(record.rowsRead, committed.rowsWritten + committed.rowsSkipped);
+    record.watermarkAfter = committed.watermarkAfter;
+    if (committed.windowDone) {
+        record.error =
+            QStringLiteral("committed to the target, but the workspace could not record it%1; "
+                           "completed from the target's state row")
+                .arg(record.error.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(record.error));
+        record.status = IterationStatus::Warning;
+    }
+    SqliteStatement update(
+        *m_db, QStringLiteral("UPDATE iterations SET status = ?1, rows_read = ?2, rows_written = ?3, "
+                              "rows_skipped = ?4, watermark_after = ?5, error = ?6 WHERE id = ?7"));
+    update.bind(1, iterationStatusName(record.status))
+        .bind(2, record.rowsRead)
+        .bind(3, record.rowsWritten)
+        .bind(4, record.rowsSkipped)
+        .bind(5, textOrNull(record.watermarkAfter))
+        .bind(6, textOrNull(record.error))
+        .bind(7, record.id)
+        .run();
+    appendLog(record.id,
+              LogLine{QDateTime::currentDateTimeUtc(), QStringLiteral("warning"),
+                      QStringLiteral("completed by run %1 from the target's state row: %2 rows "
+                                     "written, %3 skipped, watermark after %4 (the record said %5)")
+                          .arg(byRunId)
+                          .arg(record.rowsWritten)
+                          .arg(record.rowsSkipped)
+                          .arg(record.watermarkAfter, was)});
+
+    // The run was closed as interrupted because its iterations could not be recorded; once
+    // none is left open or interrupted it gets the status they give.
+    SqliteStatement statuses(*m_db, QStringLiteral("SELECT i.status FROM iterations i JOIN runs r ON "
+                                                   "r.id = i.run_id WHERE r.id = ?1 AND r.status = ?2"));
+    statuses.bind(1, record.runId).bind(2, iterationStatusName(IterationStatus::Interrupted));
+    QList<IterationStatus> found;
+    while (statuses.step())
+        found << iterationStatusFromName(statuses.columnText(0)).value_or(IterationStatus::Failed);
+    const bool settled = !found.isEmpty() && !found.contains(IterationStatus::Queued) &&
+                         !found.contains(IterationStatus::Running) &&
+                         !found.contains(IterationStatus::Interrupted);
+    if (settled) {
+        SqliteStatement run(*m_db, QStringLiteral("UPDATE runs SET status = ?1 WHERE id = ?2"));
+        run.bind(1, deriveRunStatus(found, false)).bind(2, record.runId).run();
+    }
+    transaction.commit();
+    storageLog()->warn("workspace {}: iteration {} of run {} completed from the target's state row by run {}",
+                       str(m_path), record.id, record.runId, byRunId);
+    return true;
+}
 
 qint64 Workspace::addIteration(const IterationRecord &record) {
     QList<IterationRecord> records{record};

@@ -58,6 +58,17 @@ enum class FollowResult {
     Stale,     // older than what it shows (another process moved it since the read): refused
 };
 
+// What a target's state row says one iteration committed (TargetState's iteration fields).
+struct CommittedIteration {
+    qint64 iterationId = 0;
+    qint64 runId = 0;
+    qint64 tableId = 0;
+    qint64 rowsWritten = 0;
+    qint64 rowsSkipped = 0;
+    QString watermarkAfter;  // display form
+    bool windowDone = false; // that commit ended the iteration's window
+};
+
 // The workspace's active runner (`tidemark-cli serve`), as its heartbeat row records it.
 struct RunnerHeartbeat {
     QString host;
@@ -166,6 +177,16 @@ public:
     // for a user (the CLI, the window, a run's setup). `closedRunIds`, when given, gets the ids
     // of the runs it closed (their alerts are the closer's to send).
     int repairInterruptedRuns(QList<qint64> *closedRunIds = nullptr);
+    // Completes the history of an iteration whose commit the workspace could not record (locked
+    // past its busy timeout, disk full, the process killed right after the commit): its rows
+    // written and skipped and watermark after become what the target's state row says; an
+    // iteration whose window was done ends `warning`, the error saying it committed but the
+    // workspace could not record it, and its run, when that leaves none of its iterations open
+    // or interrupted, gets the status its iterations give. One IMMEDIATE transaction; logged
+    // in the iteration's log naming `byRunId`. Leaves alone an iteration still queued or running
+    // (its process, or the interrupted-run repair, closes it first) and one that already says
+    // so. Returns whether it changed the record.
+    bool completeCommittedIteration(const CommittedIteration &committed, qint64 byRunId);
     qint64 addIteration(const IterationRecord &record); // returns its id
     // A run's queued iterations, in one transaction; sets each record's id.
     void addIterations(QList<IterationRecord> &records);

@@ -242,11 +242,12 @@ void TestExactlyOnce::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("ev"), QStringLiteral("ev")), qint64(0));
     QCOMPARE(stateColumns(f.dst),
              QStringLiteral("workspace_id,table_id,watermark_type,watermark,tiebreak,run_id,"
-                            "updated_at,tiebreak_type,state_version,generation,target_table,workspace_path"));
+                            "updated_at,tiebreak_type,state_version,generation,target_table,workspace_path,"
+                            "iteration_id,rows_written,rows_skipped,window_done"));
     QCOMPARE(
         queryValue(f.dst, QStringLiteral("SELECT tiebreak || '/' || tiebreak_type || '/' || state_version "
                                          "|| '/' || generation FROM tidemark_state")),
-        QVariant(QStringLiteral("5/integer/4/0")));
+        QVariant(QStringLiteral("5/integer/5/0")));
 }
 
 // A target written by state_version 2 (no generation column). A dry run reads it as it is (no
@@ -280,10 +281,11 @@ void TestExactlyOnce::version2StateTableMigratesOnWrite() {
     QCOMPARE(symmetricDifference(f.dst, f.src, QStringLiteral("events"), QStringLiteral("events")),
              qint64(0));
     QCOMPARE(stateColumns(f.dst),
-             version2Columns + QStringLiteral(",generation,target_table,workspace_path"));
+             version2Columns + QStringLiteral(",generation,target_table,workspace_path,iteration_id,"
+                                              "rows_written,rows_skipped,window_done"));
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT watermark || '/' || state_version || '/' || generation "
                                               "FROM tidemark_state")),
-             QVariant(QStringLiteral("100/4/0")));
+             QVariant(QStringLiteral("100/5/0")));
     QCOMPARE(f.spec(id).lastGeneration, qint64(0));
 }
 

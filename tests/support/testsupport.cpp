@@ -10,6 +10,7 @@
 #include "model/storage/sqlitedb.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
@@ -104,6 +105,16 @@ void bindAll(SqliteStatement &statement, const QVariantList &params) {
 }
 
 } // namespace
+
+QChar processState(qint64 pid) {
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return QChar();
+    const QByteArray text = stat.readAll();
+    // "pid (name) S ...": the name may hold spaces and parentheses, so the last ')' ends it.
+    const qsizetype close = text.lastIndexOf(')');
+    return close >= 0 && close + 2 < text.size() ? QChar(text.at(close + 2)) : QChar();
+}
 
 QJsonObject parseJsonObject(const QString &text, bool *ok) {
     bool parsed = false;

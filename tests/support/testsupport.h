@@ -71,6 +71,10 @@ struct CliResult {
 CliResult runCli(const QStringList &args, const QString &workingDir = QString(),
                  const QString &workspaceEnv = QString(), int timeoutMs = 300000);
 
+// The state letter of process `pid` from /proc (T = stopped, as at a TIDEMARK_FAULT_STOP point);
+// a null QChar when there is no such process.
+QChar processState(qint64 pid);
+
 // Parses text that must be exactly one JSON object / array; `ok` says whether it was.
 QJsonObject parseJsonObject(const QString &text, bool *ok = nullptr);
 QJsonArray parseJsonArray(const QString &text, bool *ok = nullptr);
