@@ -32,6 +32,13 @@ QString formatLocalTime(const QDateTime &utc) {
     return utc.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
+QString formatLocalTimeWithZone(const QDateTime &utc) {
+    if (!utc.isValid())
+        return {};
+    const QDateTime local = utc.toLocalTime();
+    return formatLocalTime(utc) + QLatin1Char(' ') + local.timeZoneAbbreviation();
+}
+
 QString statusLabel(IterationStatus status) {
     switch (status) {
     case IterationStatus::Queued:

@@ -82,7 +82,8 @@ void tst_ScheduleStore::init() {
     QVERIFY(m_dir->isValid());
 }
 
-// A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable.
+// A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable
+// (with their own alerts, schema 6).
 void tst_ScheduleStore::version3WorkspaceMigrates() {
     const QString path = newPath();
     qint64 runId = 0;
@@ -97,9 +98,9 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
             QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
                            "DROP TABLE alert_settings; PRAGMA user_version = 3"));
     }
-    QCOMPARE(Workspace::schemaVersion(), 5);
+    QCOMPARE(Workspace::schemaVersion(), 6);
     auto workspace = Workspace::open(path);
-    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(5));
+    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(6));
     const QList<RunRecord> runs = workspace->runs();
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs.first().id, runId);
