@@ -6,6 +6,7 @@
 #include "model/models/itemroles.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tidemark {
 

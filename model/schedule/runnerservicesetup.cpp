@@ -96,7 +96,10 @@ QString RunnerServiceSetup::userUnitPath() const {
 
 QString RunnerServiceSetup::userUnitText() const {
     QString text = QString::fromUtf8(kUserUnitTemplate);
-    text.replace(QStringLiteral("@TIDEMARK_BINDIR@/tidemark-cli"), m_cliPath);
+    // systemd splits ExecStart at spaces unless the word is quoted.
+    const QString program =
+        m_cliPath.contains(QLatin1Char(' ')) ? QLatin1Char('"') + m_cliPath + QLatin1Char('"') : m_cliPath;
+    text.replace(QStringLiteral("@TIDEMARK_BINDIR@/tidemark-cli"), program);
     return text;
 }
 

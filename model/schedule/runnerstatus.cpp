@@ -3,6 +3,8 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace tidemark {
 
 QString formatAge(qint64 seconds) {
