@@ -5,6 +5,7 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/displayformat.h"
 #include "model/models/nextruncolumn.h"
+#include "model/models/schedulelistmodel.h"
 #include "model/schedule/firetimes.h"
 #include "model/schedule/runnerservicesetup.h"
 #include "model/storage/sqlitedb.h"
@@ -20,6 +21,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSysInfo>
+#include <QTableView>
 #include <QToolButton>
 #include <QtTest>
 

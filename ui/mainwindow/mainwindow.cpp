@@ -8,6 +8,7 @@
 #include "model/models/displayformat.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
+#include "model/models/schedulelistmodel.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
