@@ -12,6 +12,9 @@
 #   products    added, then paused                                 -> skipped
 #   invoices    its source table was dropped after it was added    -> failed
 #
+# and three schedules: nightly (all active tables), orders-15min (orders and events, weekdays,
+# with its own alert hook) and weekly-products (paused).
+#
 # Idempotent: an existing complete demo is left alone; `--force` rebuilds it.
 #   scripts/make-demo.sh [--force]          env: TIDEMARK_CLI (default build/app/tidemark-cli),
 #                                           DEMO_SCALE (multiplies orders/events rows, default 1)
@@ -138,6 +141,13 @@ products_id=$(tm table add --source shop:products --target warehouse:products --
 tm table pause "$products_id"
 tm table add --source shop:invoices --target warehouse:invoices --watermark issued_at >/dev/null
 sqlite3 "$src" "DROP TABLE invoices"
+
+# Schedules (the Schedules dock, the control table's "Next run"): every active table nightly,
+# two tables every 15 minutes on weekdays with their own alert hook, and a paused weekly one.
+tm schedule add nightly --cron "30 2 * * *" --tz Europe/Paris --retries 2 --timeout 30m >/dev/null
+tm schedule add orders-15min --cron "*/15 * * * mon-fri" --tz America/New_York --table 1 --table 2 \
+    --concurrency 2 --hook 'logger -t tidemark "orders-15min failed"' --on failed >/dev/null
+tm schedule add weekly-products --cron "0 6 * * sun" --tz UTC --table "$products_id" --paused >/dev/null
 
 touch "$demo/.complete"
 echo "make-demo: ready — open it with: build/app/tidemark --workspace demo/demo.tidemark"

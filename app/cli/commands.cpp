@@ -78,6 +78,12 @@ Commands:
   alert show [--json] | alert test [--run RUN_ID] | alert clear
   schedule add NAME --cron EXPR [--tz ZONE] [--table ID]... [--concurrency N]
                [--retries N] [--timeout DURATION] [--paused]
+               [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
+               [--on STATUS[,STATUS...]]   the schedule's own alerts, sent for its runs besides
+                                          the workspace's (alert set)
+  schedule edit NAME [--cron EXPR] [--tz ZONE] [--table ID]... | [--all-tables] [--concurrency N]
+               [--retries N] [--timeout DURATION] [--hook CMD] [--webhook URL] [--on ...] ...
+                                          only the options given change; "" removes a hook or webhook
   schedule list [--json]
   schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
   schedule pause NAME | schedule resume NAME | schedule remove NAME
@@ -990,25 +996,21 @@ int alertTimeoutMs(const QString &text, const QString &option) {
     return int(ms);
 }
 
-} // namespace
-
-int Commands::alertSet(const QStringList &args) {
-    SubcommandParser parser(QStringLiteral("alert set"));
+void addAlertOptions(SubcommandParser &parser) {
     for (const char *name : {"hook", "hook-timeout", "webhook", "webhook-timeout", "on"})
         parser.addValue(QString::fromLatin1(name), QStringLiteral("VALUE"));
-    parser.parse(args, 0, 0);
-    if (parser.isSet(QStringLiteral("workspace")))
-        m_workspace = parser.value(QStringLiteral("workspace"));
+}
 
-    std::unique_ptr<Workspace> workspace = openWorkspace();
-    AlertSettings settings = workspace->alertSettings();
+// Applies the alert options given (only those; "" removes the hook or webhook) to `settings`.
+// Returns whether any was given. Refuses --on or a time limit with neither a hook nor a webhook
+// to apply it to. A webhook secret in clear is refused when stored (checkWebhookUrl).
+bool applyAlertOptions(const SubcommandParser &parser, AlertSettings &settings, const QString &command) {
     bool changed = false;
     if (parser.isSet(QStringLiteral("hook"))) {
         settings.hookCommand = parser.value(QStringLiteral("hook")).trimmed();
         changed = true;
     }
     if (parser.isSet(QStringLiteral("webhook"))) {
-        // A secret in clear is refused by setAlertSettings (checkWebhookUrl), nothing stored.
         settings.webhookUrl = parser.value(QStringLiteral("webhook")).trimmed();
         changed = true;
     }
@@ -1026,14 +1028,28 @@ int Commands::alertSet(const QStringList &args) {
         settings.on = parseAlertStatuses(parser.value(QStringLiteral("on")));
         changed = true;
     }
-    if (!changed)
+    if (changed && settings.isEmpty() && !parser.isSet(QStringLiteral("hook")) &&
+        !parser.isSet(QStringLiteral("webhook")))
+        throw ValidationError(QStringLiteral("%1: no hook or webhook to apply this to; give --hook CMD "
+                                             "or --webhook URL")
+                                  .arg(command));
+    return changed;
+}
+
+} // namespace
+
+int Commands::alertSet(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("alert set"));
+    addAlertOptions(parser);
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    AlertSettings settings = workspace->alertSettings();
+    if (!applyAlertOptions(parser, settings, QStringLiteral("alert set")))
         throw ValidationError(QStringLiteral(
             "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --webhook-timeout"));
-    if (settings.isEmpty() && !parser.isSet(QStringLiteral("hook")) &&
-        !parser.isSet(QStringLiteral("webhook")))
-        throw ValidationError(
-            QStringLiteral("alert set: no hook or webhook to apply this to; give --hook CMD "
-                           "or --webhook URL"));
     workspace->setAlertSettings(settings);
     return 0;
 }
@@ -1213,6 +1229,18 @@ QDateTime nextRunAt(const ScheduleSpec &spec) {
     return next.isEmpty() ? QDateTime() : next.first();
 }
 
+// "hook+webhook on failed,warning", "-" for none.
+QString scheduleAlertsText(const AlertSettings &alerts) {
+    if (alerts.isEmpty())
+        return QStringLiteral("-");
+    QStringList channels;
+    if (!alerts.hookCommand.isEmpty())
+        channels << QStringLiteral("hook");
+    if (!alerts.webhookUrl.isEmpty())
+        channels << QStringLiteral("webhook");
+    return QStringLiteral("%1 on %2").arg(channels.join(QLatin1Char('+')), alerts.on.join(QLatin1Char(',')));
+}
+
 ScheduleSpec requireSchedule(Workspace &workspace, const QString &name) {
     if (std::optional<ScheduleSpec> spec = workspace.schedule(name))
         return *spec;
@@ -1225,6 +1253,8 @@ ScheduleSpec requireSchedule(Workspace &workspace, const QString &name) {
 int Commands::schedule(const QString &sub, const QStringList &args) {
     if (sub == QLatin1String("add"))
         return scheduleAdd(args);
+    if (sub == QLatin1String("edit"))
+        return scheduleEdit(args);
     if (sub == QLatin1String("list"))
         return scheduleList(args);
     if (sub == QLatin1String("next"))
@@ -1241,14 +1271,69 @@ int Commands::schedule(const QString &sub, const QStringList &args) {
         QStringLiteral("schedule: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
 }
 
-int Commands::scheduleAdd(const QStringList &args) {
-    SubcommandParser parser(QStringLiteral("schedule add"));
+namespace {
+
+void addScheduleOptions(SubcommandParser &parser) {
     parser.addValue(QStringLiteral("cron"), QStringLiteral("EXPR"));
     parser.addValue(QStringLiteral("tz"), QStringLiteral("ZONE"));
     parser.addValue(QStringLiteral("table"), QStringLiteral("ID"));
     parser.addValue(QStringLiteral("concurrency"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("retries"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("timeout"), QStringLiteral("DURATION"));
+    addAlertOptions(parser);
+}
+
+// Applies the schedule options given to `spec` (`command` names the culprit in a refusal: "schedule
+// add NAME"); returns whether any was given. Tables are checked when the workspace stores them.
+bool applyScheduleOptions(const SubcommandParser &parser, ScheduleSpec &spec, const QString &command) {
+    bool changed = false;
+    if (parser.isSet(QStringLiteral("cron"))) {
+        spec.cron = parser.value(QStringLiteral("cron")).trimmed();
+        try {
+            CronExpression::parse(spec.cron);
+        } catch (const ValidationError &error) {
+            throw ValidationError(
+                QStringLiteral("%1: --cron '%2': %3").arg(command, spec.cron, error.message()));
+        }
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("tz"))) {
+        spec.timeZone = parser.value(QStringLiteral("tz")).trimmed();
+        // Validity, not isTimeZoneIdAvailable(): that list leaves out links such as Etc/UTC, the
+        // system zone of many servers.
+        if (!QTimeZone(spec.timeZone.toUtf8()).isValid())
+            throw ValidationError(
+                QStringLiteral("%1: --tz: unknown time zone '%2' (an IANA zone such as Europe/Paris)")
+                    .arg(command, spec.timeZone));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("table"))) {
+        spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("concurrency"))) {
+        spec.concurrency = int(
+            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("retries"))) {
+        spec.retries =
+            int(parseInteger(parser.value(QStringLiteral("retries")), QStringLiteral("--retries"), 0));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("timeout"))) {
+        spec.timeoutSeconds =
+            parseDurationSeconds(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"));
+        changed = true;
+    }
+    return applyAlertOptions(parser, spec.alerts, command) || changed;
+}
+
+} // namespace
+
+int Commands::scheduleAdd(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule add"));
+    addScheduleOptions(parser);
     parser.addFlag(QStringLiteral("paused"));
     ScheduleSpec spec;
     spec.name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
@@ -1256,35 +1341,11 @@ int Commands::scheduleAdd(const QStringList &args) {
         m_workspace = parser.value(QStringLiteral("workspace"));
     if (spec.name.trimmed().isEmpty())
         throw ValidationError(QStringLiteral("schedule add: the schedule needs a name"));
-
-    spec.cron = parser.required(QStringLiteral("cron")).trimmed();
-    try {
-        CronExpression::parse(spec.cron);
-    } catch (const ValidationError &error) {
-        throw ValidationError(
-            QStringLiteral("schedule add %1: --cron '%2': %3").arg(spec.name, spec.cron, error.message()));
-    }
-    spec.timeZone = parser.isSet(QStringLiteral("tz")) ? parser.value(QStringLiteral("tz")).trimmed()
-                                                       : QString::fromUtf8(QTimeZone::systemTimeZoneId());
+    parser.required(QStringLiteral("cron"));
+    spec.timeZone = QString::fromUtf8(QTimeZone::systemTimeZoneId());
     if (spec.timeZone.isEmpty())
         spec.timeZone = QStringLiteral("UTC");
-    // Validity, not isTimeZoneIdAvailable(): that list leaves out links such as Etc/UTC, the
-    // system zone of many servers.
-    if (!QTimeZone(spec.timeZone.toUtf8()).isValid())
-        throw ValidationError(
-            QStringLiteral("schedule add %1: --tz: unknown time zone '%2' (an IANA zone such as "
-                           "Europe/Paris)")
-                .arg(spec.name, spec.timeZone));
-    spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
-    if (parser.isSet(QStringLiteral("concurrency")))
-        spec.concurrency = int(
-            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
-    if (parser.isSet(QStringLiteral("retries")))
-        spec.retries =
-            int(parseInteger(parser.value(QStringLiteral("retries")), QStringLiteral("--retries"), 0));
-    if (parser.isSet(QStringLiteral("timeout")))
-        spec.timeoutSeconds =
-            parseDurationSeconds(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"));
+    applyScheduleOptions(parser, spec, QStringLiteral("schedule add %1").arg(spec.name));
     spec.active = !parser.isSet(QStringLiteral("paused"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -1299,6 +1360,32 @@ int Commands::scheduleAdd(const QStringList &args) {
     return 0;
 }
 
+int Commands::scheduleEdit(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("schedule edit"));
+    addScheduleOptions(parser);
+    parser.addFlag(QStringLiteral("all-tables"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    const QString command = QStringLiteral("schedule edit %1").arg(name);
+    if (parser.isSet(QStringLiteral("all-tables")) && parser.isSet(QStringLiteral("table")))
+        throw ValidationError(QStringLiteral("%1: --all-tables and --table exclude each other").arg(command));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    ScheduleSpec spec = requireSchedule(*workspace, name);
+    bool changed = applyScheduleOptions(parser, spec, command);
+    if (parser.isSet(QStringLiteral("all-tables"))) {
+        spec.tableIds.clear();
+        changed = true;
+    }
+    if (!changed)
+        throw ValidationError(QStringLiteral("%1: nothing to change (see tidemark-cli --help)").arg(command));
+    for (const qint64 id : std::as_const(spec.tableIds))
+        requireTable(*workspace, id);
+    workspace->editSchedule(spec);
+    return 0;
+}
+
 int Commands::scheduleList(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("schedule list"));
     parser.addFlag(QStringLiteral("json"));
@@ -1310,7 +1397,8 @@ int Commands::scheduleList(const QStringList &args) {
     QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("CRON"), QStringLiteral("TZ"),
                              QStringLiteral("TABLES"), QStringLiteral("CONCURRENCY"),
                              QStringLiteral("RETRIES"), QStringLiteral("TIMEOUT"), QStringLiteral("ACTIVE"),
-                             QStringLiteral("NEXT RUN"), QStringLiteral("LAST RUN")}};
+                             QStringLiteral("NEXT RUN"), QStringLiteral("LAST RUN"),
+                             QStringLiteral("ALERTS")}};
     for (const ScheduleSpec &spec : workspace->schedules()) {
         const QDateTime next = nextRunAt(spec);
         const QString lastStatus = spec.lastRunId > 0 ? workspace->runStatus(spec.lastRunId) : QString();
@@ -1325,7 +1413,8 @@ int Commands::scheduleList(const QStringList &args) {
                      spec.active ? QStringLiteral("yes") : QStringLiteral("paused"),
                      next.isValid() ? isoUtc(next) : QStringLiteral("-"),
                      spec.lastRunId > 0 ? QStringLiteral("%1 (%2)").arg(spec.lastRunId).arg(lastStatus)
-                                        : QStringLiteral("-")});
+                                        : QStringLiteral("-"),
+                     scheduleAlertsText(spec.alerts)});
     }
     writeOut(parser.isSet(QStringLiteral("json")) ? toJsonLine(array) : alignColumns(rows).toUtf8());
     return 0;

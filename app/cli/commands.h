@@ -43,6 +43,7 @@ private:
     int alertClear(const QStringList &args);
     int schedule(const QString &sub, const QStringList &args);
     int scheduleAdd(const QStringList &args);
+    int scheduleEdit(const QStringList &args);
     int scheduleList(const QStringList &args);
     int scheduleNext(const QStringList &args);
     int scheduleSetActive(const QStringList &args, const QString &command, bool active);

@@ -73,6 +73,10 @@ QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, c
                   spec.lastRunId > 0 ? QJsonValue(spec.lastRunId) : QJsonValue(QJsonValue::Null));
     object.insert(QStringLiteral("last_status"),
                   lastStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(lastStatus));
+    // The schedule's own alerts, sent besides the workspace's; null when it has none.
+    object.insert(QStringLiteral("alerts"), spec.alerts.isEmpty()
+                                                ? QJsonValue(QJsonValue::Null)
+                                                : QJsonValue(alertSettingsToJson(spec.alerts)));
     return object;
 }
 
@@ -117,13 +121,7 @@ QJsonObject backfillJson(qint64 tableId, const BackfillResult &result) {
 }
 
 QJsonObject alertSettingsJson(const AlertSettings &settings) {
-    QJsonObject object;
-    object.insert(QStringLiteral("hook"), optionalText(settings.hookCommand));
-    object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
-    object.insert(QStringLiteral("webhook"), optionalText(settings.webhookUrl));
-    object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
-    object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
-    return object;
+    return alertSettingsToJson(settings);
 }
 
 QByteArray toJsonLine(const QJsonObject &object) {

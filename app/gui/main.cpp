@@ -3,17 +3,31 @@
 #include "model/engine/runcoordinator.h"
 #include "ui/common/resources.h"
 #include "ui/mainwindow/mainwindow.h"
+#include "ui/schedules/schedulespanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QIcon>
+#include <QTableView>
 #include <QTimer>
 
 namespace {
 
 // scripts/screenshots.sh names the state the window should show (TIDEMARK_SCREENSHOT_STATE):
-// "main" as opened, "running" with a run in progress, "history" after a run, its chart shown.
+// "main" as opened, "running" with a run in progress, "history" after a run, its chart shown,
+// "schedules" with the Schedules dock in front, a schedule selected.
 void prepareScreenshotState(tidemark::MainWindow &window, const QString &state) {
+    if (state == QLatin1String("schedules")) {
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("schedulesDock"));
+        dock->show();
+        dock->raise();
+        tidemark::SchedulesPanel *panel = window.schedulesPanel();
+        QObject::connect(
+            panel, &tidemark::SchedulesPanel::reloaded, panel, [panel] { panel->view()->selectRow(0); },
+            Qt::SingleShotConnection);
+        return;
+    }
     if (state != QLatin1String("running") && state != QLatin1String("history"))
         return;
     QObject::connect(&window, &tidemark::MainWindow::workspaceOpened, &window, [&window, state] {

@@ -34,17 +34,40 @@ QByteArray AlertDispatcher::payload(const RunRecord &run) const {
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }
 
+QList<AlertSettings> AlertDispatcher::alertsFor(Workspace &workspace, const RunRecord &run) {
+    QList<AlertSettings> alerts;
+    const AlertSettings own = workspace.alertSettings();
+    if (own.firesOn(run.status))
+        alerts.append(own);
+    if (run.schedule.isEmpty())
+        return alerts;
+    const std::optional<ScheduleSpec> schedule = workspace.schedule(run.schedule);
+    if (!schedule || !schedule->alerts.firesOn(run.status))
+        return alerts;
+    AlertSettings scheduleAlerts = schedule->alerts;
+    if (own.firesOn(run.status)) {
+        if (scheduleAlerts.hookCommand == own.hookCommand)
+            scheduleAlerts.hookCommand.clear();
+        if (scheduleAlerts.webhookUrl == own.webhookUrl)
+            scheduleAlerts.webhookUrl.clear();
+    }
+    if (!scheduleAlerts.isEmpty())
+        alerts.append(scheduleAlerts);
+    return alerts;
+}
+
 int AlertDispatcher::notify(const RunRecord &run) {
-    AlertSettings settings;
+    QList<AlertSettings> alerts;
     try {
-        settings = Workspace::open(m_workspacePath)->alertSettings();
+        alerts = alertsFor(*Workspace::open(m_workspacePath), run);
     } catch (const std::exception &error) {
         alertLog()->error("run {}: alerts not sent, their settings cannot be read: {}", run.id, error.what());
         return 0;
     }
-    if (!settings.firesOn(run.status))
-        return 0;
-    return send(run, settings);
+    int started = 0;
+    for (const AlertSettings &settings : std::as_const(alerts))
+        started += send(run, settings);
+    return started;
 }
 
 int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {

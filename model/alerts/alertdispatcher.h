@@ -30,9 +30,14 @@ public:
     explicit AlertDispatcher(const QString &workspacePath, QObject *parent = nullptr);
     ~AlertDispatcher() override;
 
-    // Reads the workspace's settings and sends the run's alerts if its status is one they fire
-    // on (a run still running, succeeded or dry-run never fires). Returns the number started.
+    // Reads the alerts of the run (alertsFor) and sends those that fire on its status (a run
+    // still running, succeeded or dry-run never fires). Returns the number started.
     int notify(const RunRecord &run);
+    // The alerts `run` sends, read from `workspace`: the workspace's, and besides them those of
+    // the schedule that fired it (ScheduleSpec::alerts), each only if it fires on the run's
+    // status. A schedule's hook or webhook that is the workspace's too is sent once. For a
+    // caller that reads the workspace on another thread (the window), then calls send().
+    static QList<AlertSettings> alertsFor(Workspace &workspace, const RunRecord &run);
     // The same with settings given, status not checked (`alert test`, a caller that has read
     // the settings already).
     int send(const RunRecord &run, const AlertSettings &settings);

@@ -4,6 +4,7 @@
 #include "model/alerts/secretreference.h"
 #include "model/common/error.h"
 
+#include <QJsonArray>
 #include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
@@ -52,6 +53,34 @@ QStringList AlertSettings::defaultStatuses() {
 
 QStringList AlertSettings::allowedStatuses() {
     return defaultStatuses() << QStringLiteral("cancelled");
+}
+
+QJsonObject alertSettingsToJson(const AlertSettings &settings) {
+    const auto optional = [](const QString &text) {
+        return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+    };
+    QJsonObject object;
+    object.insert(QStringLiteral("hook"), optional(settings.hookCommand));
+    object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
+    object.insert(QStringLiteral("webhook"), optional(settings.webhookUrl));
+    object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
+    object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
+    return object;
+}
+
+AlertSettings alertSettingsFromJson(const QJsonObject &object) {
+    AlertSettings settings;
+    settings.hookCommand = object.value(QStringLiteral("hook")).toString();
+    settings.hookTimeoutMs = object.value(QStringLiteral("hook_timeout_ms")).toInt(settings.hookTimeoutMs);
+    settings.webhookUrl = object.value(QStringLiteral("webhook")).toString();
+    settings.webhookTimeoutMs =
+        object.value(QStringLiteral("webhook_timeout_ms")).toInt(settings.webhookTimeoutMs);
+    if (object.contains(QStringLiteral("on"))) {
+        settings.on.clear();
+        for (const QJsonValue &status : object.value(QStringLiteral("on")).toArray())
+            settings.on.append(status.toString());
+    }
+    return settings;
 }
 
 QStringList parseAlertStatuses(const QString &text) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -23,6 +24,11 @@ struct AlertSettings {
     static QStringList defaultStatuses(); // failed, warning, interrupted
     static QStringList allowedStatuses(); // those and cancelled
 };
+
+// As `alert show --json` and `schedule list --json` print them, and as a schedule stores its own:
+// {"hook", "hook_timeout_ms", "webhook", "webhook_timeout_ms", "on"} (null hook/webhook = none).
+QJsonObject alertSettingsToJson(const AlertSettings &settings);
+AlertSettings alertSettingsFromJson(const QJsonObject &object);
 
 // "failed,warning" -> the list; ValidationError naming `--on` for an unknown or missing status.
 QStringList parseAlertStatuses(const QString &text);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/alerts/alertsettings.h"
+
 #include <QDateTime>
 #include <QList>
 #include <QString>
@@ -22,6 +24,9 @@ struct ScheduleSpec {
     QDateTime updatedAt;
     QDateTime lastFiredAt; // the last firing the runner started, invalid = never
     qint64 lastRunId = 0;  // 0 = none
+    // The schedule's own alerts, sent for its runs besides the workspace's (AlertDispatcher);
+    // empty = none.
+    AlertSettings alerts;
 };
 
 // A schedule's --timeout: a duration (model/common/duration.h) of whole seconds.

@@ -6,6 +6,7 @@
 #include "model/models/itemroles.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tidemark {
 
@@ -77,8 +78,22 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
         return spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display();
     case LastStatus:
         return statusLabel(m_lastStatus.value(spec.id));
+    case NextRun: {
+        const auto next = m_nextRuns.constFind(spec.id);
+        return next == m_nextRuns.cend() ? QStringLiteral("—") : formatLocalTimeWithZone(next->at);
+    }
     }
     return {};
+}
+
+QString ControlTableModel::nextRunToolTip(const TableSpec &spec) const {
+    const auto next = m_nextRuns.constFind(spec.id);
+    if (next == m_nextRuns.cend())
+        return spec.active ? tr("No active schedule runs this table")
+                           : tr("Paused: schedules skip this table");
+    return tr("Next run by schedule %1 at %2 (%3 UTC)", nullptr, int(next->schedules.size()))
+        .arg(next->schedules.join(QStringLiteral(", ")), formatLocalTimeWithZone(next->at),
+             next->at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
 }
 
 QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const {
@@ -105,6 +120,8 @@ QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const {
         return watermarkRaw(spec.lastWatermark);
     case LastStatus:
         return m_lastStatus.value(spec.id);
+    case NextRun:
+        return m_nextRuns.value(spec.id).at;
     }
     return {};
 }
@@ -130,6 +147,8 @@ QVariant ControlTableModel::data(const QModelIndex &index, int role) const {
             return spec.active ? tr("Active: copied by every run") : tr("Paused: shown, not run");
         if (column == LastWatermark && !spec.lastWatermark.isNull())
             return tr("Stored as %1").arg(spec.lastWatermark.nativeText());
+        if (column == NextRun)
+            return nextRunToolTip(spec);
         return displayValue(spec, column);
     case Qt::TextAlignmentRole:
         if (column == Id)
@@ -175,6 +194,8 @@ QVariant ControlTableModel::headerData(int section, Qt::Orientation orientation,
         return tr("Last watermark");
     case LastStatus:
         return tr("Last run");
+    case NextRun:
+        return tr("Next run");
     }
     return {};
 }
@@ -278,6 +299,15 @@ void ControlTableModel::setLastStatus(qint64 id, const QString &statusName) {
         return;
     m_lastStatus.insert(id, statusName);
     emit dataChanged(index(row, LastStatus), index(row, LastStatus));
+}
+
+void ControlTableModel::setNextRuns(const QHash<qint64, TableNextRun> &nextRuns) {
+    const QHash<qint64, TableNextRun> old = std::exchange(m_nextRuns, nextRuns);
+    for (int row = 0; row < m_tables.size(); ++row) {
+        const qint64 id = m_tables.at(row).id;
+        if (old.value(id) != m_nextRuns.value(id))
+            emit dataChanged(index(row, NextRun), index(row, NextRun));
+    }
 }
 
 int ControlTableModel::rowOfId(qint64 id) const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/tablespec.h"
+#include "model/schedule/tablenextruns.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -29,6 +30,7 @@ public:
         Lookback,
         LastWatermark,
         LastStatus,
+        NextRun,
         ColumnCount
     };
 
@@ -51,6 +53,9 @@ public:
     void removeTable(qint64 id);
     void setActive(qint64 id, bool active);
     void setLastStatus(qint64 id, const QString &statusName);
+    // Each table's next scheduled run (nextRunsByTable); a table without one shows "—". Emits
+    // dataChanged for the rows whose next run moved.
+    void setNextRuns(const QHash<qint64, TableNextRun> &nextRuns);
 
     int rowOfId(qint64 id) const; // -1 when absent
     const TableSpec &tableAt(int row) const { return m_tables.at(row); }
@@ -65,9 +70,11 @@ private:
     void emitRowChanged(int row);
     QVariant displayValue(const TableSpec &spec, int column) const;
     QVariant rawValue(const TableSpec &spec, int column) const;
+    QString nextRunToolTip(const TableSpec &spec) const;
 
     QList<TableSpec> m_tables;
     QHash<qint64, QString> m_lastStatus;
+    QHash<qint64, TableNextRun> m_nextRuns;
 };
 
 } // namespace tidemark

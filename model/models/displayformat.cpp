@@ -37,6 +37,13 @@ QString localZoneName() {
     return QString::fromUtf8(QTimeZone::systemTimeZoneId());
 }
 
+QString formatLocalTimeWithZone(const QDateTime &utc) {
+    if (!utc.isValid())
+        return {};
+    const QDateTime local = utc.toLocalTime();
+    return formatLocalTime(utc) + QLatin1Char(' ') + local.timeZoneAbbreviation();
+}
+
 QString statusLabel(IterationStatus status) {
     switch (status) {
     case IterationStatus::Queued:

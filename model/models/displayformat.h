@@ -14,6 +14,7 @@ QString formatCount(qint64 value);             // "1,234,567"
 QString formatDuration(qint64 milliseconds);   // "850 ms", "12.4 s", "3 min 05 s", "1 h 02 min"
 QString formatLocalTime(const QDateTime &utc); // "2026-11-30 03:00:00" in local time, empty when invalid
 QString localZoneName();                       // the zone formatLocalTime shows: "Europe/Berlin", "UTC"
+QString formatLocalTimeWithZone(const QDateTime &utc); // "2026-11-30 03:00:00 CET": the same, zone named
 // "No new rows" for NoNewRows, "Dry run" for DryRun, ... (sentence case for people).
 QString statusLabel(IterationStatus status);
 QString statusLabel(const QString &statusName); // run statuses ("running", "failed", ...)

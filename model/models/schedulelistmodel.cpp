@@ -119,6 +119,13 @@ void ScheduleListModel::setSchedules(const QList<ScheduleSpec> &schedules,
     endResetModel();
 }
 
+QList<ScheduleSpec> ScheduleListModel::schedules() const {
+    QList<ScheduleSpec> specs;
+    for (const Row &row : m_rows)
+        specs.append(row.spec);
+    return specs;
+}
+
 int ScheduleListModel::rowOfSchedule(const QString &name) const {
     for (int row = 0; row < m_rows.size(); ++row)
         if (m_rows.at(row).spec.name == name)

@@ -30,6 +30,7 @@ public:
     void setSchedules(const QList<ScheduleSpec> &schedules, const QHash<QString, QString> &lastStatuses,
                       const QDateTime &now);
     const ScheduleSpec &scheduleAt(int row) const { return m_rows.at(row).spec; }
+    QList<ScheduleSpec> schedules() const;
     int rowOfSchedule(const QString &name) const;
 
 private:

@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -362,9 +362,14 @@ CREATE INDEX rejects_by_iteration ON rejects(iteration_id, id);
 )"));
 }
 
+// A schedule's own alerts (ScheduleSpec::alerts) as JSON (alertSettingsToJson); NULL = none.
+void migrateTo7(SqliteDb &db) {
+    db.exec(QStringLiteral("ALTER TABLE schedules ADD COLUMN alerts TEXT"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
 constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
-                                                       &migrateTo4, &migrateTo5, &migrateTo6};
+                                                       &migrateTo4, &migrateTo5, &migrateTo6, &migrateTo7};
 
 // --- row mapping ---
 
@@ -1534,7 +1539,7 @@ namespace {
 
 const QString kScheduleColumns =
     QStringLiteral("id, name, cron, tz, tables, concurrency, retries, timeout_seconds, active, created_at, "
-                   "updated_at, last_fired_at, last_run_id");
+                   "updated_at, last_fired_at, last_run_id, alerts");
 
 ScheduleSpec readSchedule(const SqliteStatement &stmt) {
     ScheduleSpec spec;
@@ -1553,6 +1558,8 @@ ScheduleSpec readSchedule(const SqliteStatement &stmt) {
     spec.updatedAt = readTime(stmt, 10);
     spec.lastFiredAt = readTime(stmt, 11);
     spec.lastRunId = stmt.columnInt64(12);
+    if (const QString alerts = stmt.columnText(13); !alerts.isEmpty())
+        spec.alerts = alertSettingsFromJson(QJsonDocument::fromJson(alerts.toUtf8()).object());
     return spec;
 }
 
@@ -1595,6 +1602,20 @@ QString scheduleTablesJson(Workspace &workspace, const ScheduleSpec &spec) {
 
 } // namespace
 
+namespace {
+
+// A schedule's alerts as stored: NULL when it has none; a webhook URL holding a secret in clear
+// is refused (checkWebhookUrl) before anything is written.
+QVariant scheduleAlertsJson(const ScheduleSpec &spec) {
+    if (spec.alerts.isEmpty())
+        return {};
+    if (!spec.alerts.webhookUrl.isEmpty())
+        checkWebhookUrl(spec.alerts.webhookUrl);
+    return QString::fromUtf8(QJsonDocument(alertSettingsToJson(spec.alerts)).toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
 qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     if (spec.name.trimmed().isEmpty())
         throw ValidationError(QStringLiteral("a schedule needs a name"));
@@ -1602,11 +1623,12 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     if (schedule(spec.name))
         throw ValidationError(QStringLiteral("schedule '%1' already exists").arg(spec.name));
     const QString tables = scheduleTablesJson(*this, spec);
+    const QVariant alerts = scheduleAlertsJson(spec);
     const QString now = nowText();
     SqliteStatement insert(
         *m_db, QStringLiteral("INSERT INTO schedules (name, cron, tz, tables, concurrency, retries, "
-                              "timeout_seconds, active, created_at, updated_at) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)"));
+                              "timeout_seconds, active, created_at, updated_at, alerts) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)"));
     insert.bind(1, spec.name)
         .bind(2, spec.cron)
         .bind(3, spec.timeZone)
@@ -1616,6 +1638,7 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
         .bind(7, spec.timeoutSeconds)
         .bind(8, spec.active ? 1 : 0)
         .bind(9, now)
+        .bind(10, alerts)
         .run();
     const qint64 id = m_db->lastInsertId();
     transaction.commit();
@@ -1626,9 +1649,10 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
 
 void Workspace::editSchedule(const ScheduleSpec &spec) {
     const QString tables = scheduleTablesJson(*this, spec);
+    const QVariant alerts = scheduleAlertsJson(spec);
     SqliteStatement update(*m_db, QStringLiteral("UPDATE schedules SET cron = ?2, tz = ?3, tables = ?4, "
                                                  "concurrency = ?5, retries = ?6, timeout_seconds = ?7, "
-                                                 "updated_at = ?8 WHERE name = ?1"));
+                                                 "updated_at = ?8, alerts = ?9 WHERE name = ?1"));
     update.bind(1, spec.name)
         .bind(2, spec.cron)
         .bind(3, spec.timeZone)
@@ -1637,6 +1661,7 @@ void Workspace::editSchedule(const ScheduleSpec &spec) {
         .bind(6, spec.retries)
         .bind(7, spec.timeoutSeconds)
         .bind(8, nowText())
+        .bind(9, alerts)
         .run();
     if (m_db->changes() == 0)
         throw ValidationError(

@@ -44,6 +44,11 @@ private:
         bool operator==(const TablesPrint &) const = default;
     };
 
+    static QString text(SqliteDb &db, const QString &sql) {
+        SqliteStatement statement(db, sql);
+        return statement.step() ? statement.columnText(0) : QString();
+    }
+
     void loop() {
         std::unique_ptr<SqliteDb> db;
         std::unique_lock lock(m_mutex);
@@ -78,6 +83,8 @@ private:
         TablesPrint tables;
         QSet<qint64> running;
         qint64 maxRun = 0;
+        QString schedules; // prints of the schedules and of the runner row
+        QString runner;
         try {
             SqliteStatement print(
                 db, QStringLiteral("SELECT count(*), coalesce(max(id), 0), coalesce(sum(active), 0), "
@@ -100,6 +107,13 @@ private:
                                                      "(SELECT id FROM runs WHERE status = 'running') AND "
                                                      "status NOT IN ('queued', 'running')"));
             tables.iterationsEnded = ended.step() ? ended.columnInt64(0) : 0;
+            schedules =
+                text(db, QStringLiteral("SELECT count(*) || '/' || coalesce(max(updated_at), '') || '/' || "
+                                        "coalesce(max(last_fired_at), '') || '/' || "
+                                        "coalesce(sum(last_run_id), 0) || '/' || coalesce(max(id), 0) "
+                                        "FROM schedules"));
+            runner = text(db, QStringLiteral("SELECT host || '/' || pid || '/' || started_at || '/' || "
+                                             "last_beat_at FROM runner"));
             db.exec(QStringLiteral("COMMIT"));
         } catch (const Error &) {
             db.exec(QStringLiteral("ROLLBACK"));
@@ -115,11 +129,15 @@ private:
             changes.runs = runs.values();
             std::sort(changes.runs.begin(), changes.runs.end());
             changes.tables = !(tables == m_tables);
+            changes.schedules = schedules != m_schedules;
+            changes.runner = runner != m_runner;
         }
         m_started = true;
         m_tables = tables;
         m_running = running;
         m_maxRun = maxRun;
+        m_schedules = schedules;
+        m_runner = runner;
         if (changes.isEmpty())
             return;
         QPointer<WorkspaceWatcher> watcher = m_watcher;
@@ -146,6 +164,8 @@ private:
     TablesPrint m_tables;
     QSet<qint64> m_running;
     qint64 m_maxRun = 0;
+    QString m_schedules;
+    QString m_runner;
 };
 
 WorkspaceWatcher::WorkspaceWatcher(const QString &path, std::chrono::milliseconds interval, QObject *parent)

@@ -18,8 +18,12 @@ struct WorkspaceChanges {
     // Runs that started, progressed or ended: every run running now or at the last look, and
     // every run begun since.
     QList<qint64> runs;
+    // A schedule was added, edited, paused, resumed, removed or fired.
+    bool schedules = false;
+    // The runner's heartbeat row: a runner claimed, beat, released or was replaced.
+    bool runner = false;
 
-    bool isEmpty() const { return !tables && runs.isEmpty(); }
+    bool isEmpty() const { return !tables && runs.isEmpty() && !schedules && !runner; }
 };
 
 // Watches a workspace file for commits made through other connections, cheaply: on its own

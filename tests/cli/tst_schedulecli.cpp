@@ -4,10 +4,14 @@
 
 #include "tests/support/testsupport.h"
 
+#include <QFile>
+#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <csignal>
 #include <memory>
 
 using namespace tidemark::test;
@@ -29,6 +33,8 @@ private slots:
     void refusalsExitTwoAndChangeNothing_data();
     void refusalsExitTwoAndChangeNothing();
     void historyJsonHasScheduleField();
+    void scheduleAlertsAddEditList();
+    void serveRunsTheSchedulesHook();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -92,7 +98,10 @@ void tst_ScheduleCli::addListPauseResumeRemove() {
         QStringLiteral("timeout"),     QStringLiteral("active"),      QStringLiteral("next_run_at"),
         QStringLiteral("last_run_id"), QStringLiteral("last_status")};
     const QStringList keys = nightly.keys();
-    QCOMPARE(QSet<QString>(keys.begin(), keys.end()), contractFields);
+    // The contract's fields, extended (never renamed) by the schedule's own alerts.
+    QCOMPARE(QSet<QString>(keys.begin(), keys.end()),
+             contractFields + QSet<QString>{QStringLiteral("alerts")});
+    QVERIFY(nightly[QStringLiteral("alerts")].isNull());
     QCOMPARE(nightly[QStringLiteral("name")].toString(), QStringLiteral("nightly"));
     QCOMPARE(nightly[QStringLiteral("cron")].toString(), QStringLiteral("0 2 * * mon-fri"));
     QCOMPARE(nightly[QStringLiteral("tz")].toString(), QStringLiteral("Europe/Paris"));
@@ -213,6 +222,39 @@ void tst_ScheduleCli::refusalsExitTwoAndChangeNothing_data() {
                                                    QStringLiteral("--after"), QStringLiteral("yesterday")}
                                     << QStringLiteral("yesterday");
     QTest::newRow("unknown subcommand") << QStringList{QStringLiteral("frob")} << QStringLiteral("frob");
+    QTest::newRow("bad alert status") << QStringList{add,
+                                                     QStringLiteral("x"),
+                                                     cron,
+                                                     daily,
+                                                     QStringLiteral("--hook"),
+                                                     QStringLiteral("true"),
+                                                     QStringLiteral("--on"),
+                                                     QStringLiteral("failed,sad")}
+                                      << QStringLiteral("sad");
+    QTest::newRow("webhook secret in clear")
+        << QStringList{add,
+                       QStringLiteral("x"),
+                       cron,
+                       daily,
+                       QStringLiteral("--webhook"),
+                       QStringLiteral("https://hooks.example.com/notify?token=s3cr3tvalue")}
+        << QStringLiteral("token");
+    QTest::newRow("--on without a hook")
+        << QStringList{add,   QStringLiteral("x"),    cron,
+                       daily, QStringLiteral("--on"), QStringLiteral("failed")}
+        << QStringLiteral("--hook");
+    QTest::newRow("edit unknown") << QStringList{QStringLiteral("edit"), QStringLiteral("nope"),
+                                                 QStringLiteral("--retries"), QStringLiteral("1")}
+                                  << QStringLiteral("nope");
+    QTest::newRow("edit nothing") << QStringList{QStringLiteral("edit"), QStringLiteral("kept")}
+                                  << QStringLiteral("nothing to change");
+    QTest::newRow("edit bad cron") << QStringList{QStringLiteral("edit"), QStringLiteral("kept"), cron,
+                                                  QStringLiteral("61 * * * *")}
+                                   << QStringLiteral("minute");
+    QTest::newRow("edit webhook secret")
+        << QStringList{QStringLiteral("edit"), QStringLiteral("kept"), QStringLiteral("--webhook"),
+                       QStringLiteral("https://user:pa55word@hooks.example.com/x")}
+        << QStringLiteral("password");
 }
 
 void tst_ScheduleCli::refusalsExitTwoAndChangeNothing() {
@@ -239,6 +281,110 @@ void tst_ScheduleCli::historyJsonHasScheduleField() {
     QVERIFY(run.contains(QStringLiteral("schedule")));
     QVERIFY(run[QStringLiteral("schedule")].isNull()); // a run by hand
     QCOMPARE(run[QStringLiteral("trigger")].toString(), QStringLiteral("cli"));
+}
+
+// A schedule's own alerts: set by `schedule add`/`edit` (only the options given change), shown
+// by `schedule list` beside the contract's fields.
+void tst_ScheduleCli::scheduleAlertsAddEditList() {
+    CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("nightly"), QStringLiteral("--cron"),
+                       QStringLiteral("0 2 * * *"), QStringLiteral("--tz"), QStringLiteral("UTC"),
+                       QStringLiteral("--hook"), QStringLiteral("/usr/local/bin/page-team"),
+                       QStringLiteral("--on"), QStringLiteral("failed,warning")}),
+             0);
+    CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("plain"), QStringLiteral("--cron"),
+                       QStringLiteral("0 3 * * *"), QStringLiteral("--tz"), QStringLiteral("UTC")}),
+             0);
+    QJsonArray list = scheduleList();
+    QCOMPARE(list.size(), 2);
+    QJsonObject nightly = list.at(0).toObject();
+    QCOMPARE(nightly[QStringLiteral("cron")].toString(), QStringLiteral("0 2 * * *"));
+    QJsonObject alerts = nightly[QStringLiteral("alerts")].toObject();
+    QCOMPARE(alerts[QStringLiteral("hook")].toString(), QStringLiteral("/usr/local/bin/page-team"));
+    QVERIFY(alerts[QStringLiteral("webhook")].isNull());
+    QCOMPARE(alerts[QStringLiteral("on")].toArray(),
+             QJsonArray({QStringLiteral("failed"), QStringLiteral("warning")}));
+    QVERIFY(list.at(1).toObject()[QStringLiteral("alerts")].isNull());
+    const CliResult text = schedule({QStringLiteral("list")});
+    QVERIFY2(text.out.contains(QStringLiteral("hook on failed,warning")), qPrintable(text.describe()));
+
+    // Edit: the options given change, the rest stays.
+    CLI_EXIT(schedule({QStringLiteral("edit"), QStringLiteral("nightly"), QStringLiteral("--webhook"),
+                       QStringLiteral("https://hooks.example.com/notify?token=${TEAM_TOKEN}"),
+                       QStringLiteral("--retries"), QStringLiteral("2")}),
+             0);
+    nightly = scheduleList().at(0).toObject();
+    alerts = nightly[QStringLiteral("alerts")].toObject();
+    QCOMPARE(alerts[QStringLiteral("hook")].toString(), QStringLiteral("/usr/local/bin/page-team"));
+    QCOMPARE(alerts[QStringLiteral("webhook")].toString(),
+             QStringLiteral("https://hooks.example.com/notify?token=${TEAM_TOKEN}"));
+    QCOMPARE(nightly[QStringLiteral("retries")].toInt(), 2);
+    QCOMPARE(nightly[QStringLiteral("cron")].toString(), QStringLiteral("0 2 * * *"));
+    CLI_EXIT(schedule({QStringLiteral("edit"), QStringLiteral("nightly"), QStringLiteral("--table"),
+                       QStringLiteral("1")}),
+             0);
+    QCOMPARE(scheduleList().at(0).toObject()[QStringLiteral("tables")].toArray(), QJsonArray({1}));
+    CLI_EXIT(schedule({QStringLiteral("edit"), QStringLiteral("nightly"), QStringLiteral("--all-tables")}),
+             0);
+    QCOMPARE(scheduleList().at(0).toObject()[QStringLiteral("tables")].toArray(), QJsonArray());
+    // "" removes a channel; with neither left the schedule has no alerts of its own.
+    CLI_EXIT(schedule({QStringLiteral("edit"), QStringLiteral("nightly"), QStringLiteral("--hook"), QString(),
+                       QStringLiteral("--webhook"), QString()}),
+             0);
+    QVERIFY(scheduleList().at(0).toObject()[QStringLiteral("alerts")].isNull());
+}
+
+// A real `serve` fires a failing schedule every second: the schedule's hook gets the run's JSON
+// (the run names the schedule), and so does the workspace's: one's alerts add to the other's.
+void tst_ScheduleCli::serveRunsTheSchedulesHook() {
+    const QString scheduleFile = path(QStringLiteral("schedule-hook.jsonl"));
+    const QString workspaceFile = path(QStringLiteral("workspace-hook.jsonl"));
+    CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+                  QStringLiteral("cat >> '%1'; echo >> '%1'").arg(workspaceFile)}),
+             0);
+    CLI_EXIT(
+        schedule({QStringLiteral("add"), QStringLiteral("every-second"), QStringLiteral("--cron"),
+                  QStringLiteral("* * * * * *"), QStringLiteral("--tz"), QStringLiteral("UTC"),
+                  QStringLiteral("--hook"), QStringLiteral("cat >> '%1'; echo >> '%1'").arg(scheduleFile),
+                  QStringLiteral("--on"), QStringLiteral("failed")}),
+        0);
+    execSql(path(QStringLiteral("src.db")), QStringLiteral("DROP TABLE orders")); // every run fails
+
+    QProcess serve;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+    env.insert(QStringLiteral("TIDEMARK_TEST_RUNNER_HEARTBEAT_MS"), QStringLiteral("200"));
+    env.insert(QStringLiteral("TIDEMARK_TEST_RUN_HEARTBEAT_MS"), QStringLiteral("200"));
+    serve.setProcessEnvironment(env);
+    serve.setWorkingDirectory(m_dir->path());
+    serve.start(cliPath(), {QStringLiteral("-w"), m_ws, QStringLiteral("serve")});
+    QVERIFY(serve.waitForStarted(30000));
+    const auto lines = [](const QString &file) {
+        QFile f(file);
+        return f.open(QIODevice::ReadOnly)
+                   ? QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                   : QStringList();
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(!lines(scheduleFile).isEmpty(),
+                              qPrintable(QString::fromUtf8(serve.readAllStandardError())), 90000);
+    const QJsonObject run = parseJsonObject(lines(scheduleFile).first());
+    const qint64 runId = run[QStringLiteral("run_id")].toInteger();
+    // The workspace's hook got that run too.
+    const auto workspaceHookGot = [&] {
+        const QStringList got = lines(workspaceFile);
+        return std::any_of(got.cbegin(), got.cend(), [runId](const QString &line) {
+            return parseJsonObject(line)[QStringLiteral("run_id")].toInteger() == runId;
+        });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(workspaceHookGot(), 90000);
+    ::kill(pid_t(serve.processId()), SIGTERM);
+    QVERIFY(serve.waitForFinished(10000));
+    QCOMPARE(serve.exitCode(), 0);
+
+    QVERIFY(runId > 0);
+    QCOMPARE(run[QStringLiteral("status")].toString(), QStringLiteral("failed"));
+    QCOMPARE(run[QStringLiteral("trigger")].toString(), QStringLiteral("schedule"));
+    QCOMPARE(run[QStringLiteral("schedule")].toString(), QStringLiteral("every-second"));
+    QCOMPARE(run[QStringLiteral("workspace")].toString(), m_ws);
 }
 
 QTEST_GUILESS_MAIN(tst_ScheduleCli)

@@ -82,7 +82,8 @@ void tst_ScheduleStore::init() {
     QVERIFY(m_dir->isValid());
 }
 
-// A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable.
+// A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable
+// (with their own alerts, schema 7).
 void tst_ScheduleStore::version3WorkspaceMigrates() {
     const QString path = newPath();
     qint64 runId = 0;

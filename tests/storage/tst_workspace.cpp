@@ -482,7 +482,7 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 6 added.
+        // Back to schema 2: without what versions 3 to 7 added.
         db.exec(
             QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
                            "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "

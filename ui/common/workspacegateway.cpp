@@ -28,7 +28,11 @@ Workspace &WorkspaceGateway::workspace() {
     if (!m_workspace) {
         m_workspace = Workspace::open(m_path);
         // The window is one of the openers that close the runs of dead processes.
-        m_workspace->repairInterruptedRuns();
+        QList<qint64> closed;
+        m_workspace->repairInterruptedRuns(&closed);
+        if (!closed.isEmpty())
+            QMetaObject::invokeMethod(
+                this, [this, closed] { emit interruptedRunsClosed(closed); }, Qt::QueuedConnection);
     }
     return *m_workspace;
 }

@@ -54,6 +54,9 @@ signals:
     void connectionsLoaded(const QList<tidemark::ConnectionSpec> &connections);
     void historyLoaded(const QList<tidemark::RunRecord> &runs);
     void runsLoaded(const QList<tidemark::RunRecord> &runs);
+    // Opening the workspace closed these runs of dead processes as interrupted (their alerts are
+    // the window's to send: each closed run has one closer).
+    void interruptedRunsClosed(const QList<qint64> &runIds);
     void errorOccurred(const QString &message);
 
 private:

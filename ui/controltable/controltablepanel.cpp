@@ -3,6 +3,7 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
+#include "model/models/nextruncolumn.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
@@ -27,6 +28,7 @@ namespace tidemark {
 ControlTablePanel::ControlTablePanel(QWidget *parent)
     : QWidget(parent)
     , m_model(new ControlTableModel(this))
+    , m_nextRuns(new NextRunColumn(m_model))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
@@ -71,6 +73,7 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->setColumnWidth(ControlTableModel::Mode, 70);
     m_view->setColumnWidth(ControlTableModel::Lookback, 70);
     m_view->setColumnWidth(ControlTableModel::LastWatermark, 170);
+    m_view->setColumnWidth(ControlTableModel::LastStatus, 110);
     m_view->hideColumn(ControlTableModel::Tiebreak);
     m_view->hideColumn(ControlTableModel::Lookback);
     installColumnMenu(m_view, ControlTableModel::LastStatus);
@@ -135,6 +138,10 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
         updateFirstSteps();
     });
     reload();
+}
+
+void ControlTablePanel::setSchedules(const QList<ScheduleSpec> &schedules) {
+    m_nextRuns->setSchedules(schedules);
 }
 
 void ControlTablePanel::reload() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "ui/controltable/commands/controltablecommand.h"
 
@@ -14,6 +15,7 @@ class QUndoStack;
 namespace tidemark {
 
 class ControlTableModel;
+class NextRunColumn;
 class WorkspaceGateway;
 
 // The control table: a filterable, sortable view over ControlTableModel, its add / edit /
@@ -31,6 +33,9 @@ public:
     QTableView *view() const { return m_view; }
     QList<qint64> selectedIds() const;
     QList<TableSpec> selectedTables() const;
+    // The workspace's schedules, for the "Next run" column.
+    void setSchedules(const QList<ScheduleSpec> &schedules);
+    NextRunColumn *nextRunColumn() const { return m_nextRuns; }
     // What the panel's undo commands share (the gateway and the model).
     ControlTableCommand::Context commandContext() const;
 
@@ -55,6 +60,7 @@ private:
 
     WorkspaceGateway *m_gateway = nullptr;
     ControlTableModel *m_model;
+    NextRunColumn *m_nextRuns;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_view;
     QLineEdit *m_filter;

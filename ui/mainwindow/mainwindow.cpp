@@ -8,6 +8,7 @@
 #include "model/models/displayformat.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
+#include "model/models/schedulelistmodel.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
@@ -22,8 +23,11 @@
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/helpdialogs.h"
 #include "ui/run/rejectedrowsdialog.h"
+#include "ui/run/runalerts.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
+#include "ui/schedules/runnersetupdialog.h"
+#include "ui/schedules/runnerstatuswidget.h"
 #include "ui/schedules/schedulespanel.h"
 
 #include <QAction>
@@ -107,6 +111,12 @@ MainWindow::MainWindow(QWidget *parent)
 
     createActions();
     createMenus();
+
+    // Schedules and the runner: the "Next run" column follows the schedules the dock read.
+    m_runnerStatus = new RunnerStatusWidget(m_setUpRunnerAction, this);
+    statusBar()->addPermanentWidget(m_runnerStatus);
+    connect(m_schedules, &SchedulesPanel::reloaded, this,
+            [this] { m_controlTable->setSchedules(m_schedules->model()->schedules()); });
 
     connect(m_controlTable, &ControlTablePanel::selectionChanged, this, [this] {
         updateActions();
@@ -215,6 +225,9 @@ void MainWindow::createActions() {
         m_history->reload();
     });
     m_refreshAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_setUpRunnerAction =
+        make(QStringLiteral("actionSetUpRunner"), tr("Set Up R&unner…"), {}, &MainWindow::setUpRunner);
+    m_setUpRunnerAction->setToolTip(tr("Run this workspace's schedules unattended: a systemd user service"));
 
     m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
     m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
@@ -300,6 +313,8 @@ void MainWindow::createMenus() {
     run->addAction(m_runSelectedAction);
     run->addAction(m_dryRunAction);
     run->addAction(m_cancelAction);
+    run->addSeparator();
+    run->addAction(m_setUpRunnerAction);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_showCurrentRunAction);
@@ -351,6 +366,7 @@ void MainWindow::updateActions() {
     m_dryRunAction->setEnabled(open && !running);
     m_cancelAction->setEnabled(running);
     m_refreshAction->setEnabled(open);
+    m_setUpRunnerAction->setEnabled(open);
 }
 
 void MainWindow::chooseWorkspace() {
@@ -435,6 +451,9 @@ void MainWindow::setWorkspace(const QString &path) {
         }
         showError(tr("Run"), error);
     });
+    if (m_alerts)
+        m_alerts->retire();
+    m_alerts = new RunAlerts(m_gateway, this);
     m_runPanel->setCoordinator(m_coordinator);
     m_controlTable->setGateway(m_gateway);
     m_history->setGateway(m_gateway);
@@ -449,7 +468,13 @@ void MainWindow::setWorkspace(const QString &path) {
             m_controlTable->reload();
         if (!changes.runs.isEmpty())
             m_gateway->reloadRuns(changes.runs);
+        if (changes.schedules)
+            m_schedules->reload();
+        if (changes.runner)
+            loadRunner();
     });
+    m_runnerStatus->clear();
+    loadRunner();
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_history, &HistoryPanel::mergeRuns);
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_runPanel, &RunPanel::followRuns);
 
@@ -540,6 +565,7 @@ void MainWindow::onRunFinished(const RunRecord &run) {
         m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
     }
     m_notifier->runFinished(run);
+    m_alerts->runFinished(run);
     m_controlTable->reload();
     m_history->reload();
     updateActions();
@@ -618,6 +644,24 @@ void MainWindow::showRejectedRows(const IterationRecord &iteration) {
     auto *dialog = new RejectedRowsDialog(m_gateway, iteration, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
+}
+
+void MainWindow::loadRunner() {
+    m_gateway->submit(
+        m_runnerStatus, [](Workspace &ws) { return ws.runner(); },
+        [this](const std::optional<RunnerHeartbeat> &heartbeat) { m_runnerStatus->setHeartbeat(heartbeat); });
+}
+
+void MainWindow::setUpRunner() {
+    if (!m_gateway)
+        return;
+    auto *dialog = new RunnerSetupDialog(m_gateway->path(), RunnerSetupDialog::cliPath(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RunnerSetupDialog::setupFinished, this, [this] {
+        if (m_gateway)
+            loadRunner();
+    });
+    dialog->open();
 }
 
 void MainWindow::manageConnections() {

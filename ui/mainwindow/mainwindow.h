@@ -18,7 +18,9 @@ class ControlTablePanel;
 class HistoryPanel;
 class RunCoordinator;
 class RunNotifier;
+class RunAlerts;
 class RunPanel;
+class RunnerStatusWidget;
 class SchedulesPanel;
 class WorkspaceGateway;
 class WorkspaceWatcher;
@@ -40,6 +42,8 @@ public:
     RunPanel *runPanel() const { return m_runPanel; }
     HistoryPanel *historyPanel() const { return m_history; }
     SchedulesPanel *schedulesPanel() const { return m_schedules; }
+    RunnerStatusWidget *runnerStatus() const { return m_runnerStatus; }
+    RunAlerts *runAlerts() const { return m_alerts; }
 
 public slots:
     // Opens an existing workspace (checked off the GUI thread first); errors are shown.
@@ -58,6 +62,8 @@ public slots:
     void showWatermarkHistory();
     void verifySelected();
     void showRejectedRows(const tidemark::IterationRecord &iteration);
+    // Makes the workspace's runner a systemd user service (RunnerSetupDialog).
+    void setUpRunner();
 
 signals:
     void workspaceOpened(const QString &path);
@@ -81,17 +87,20 @@ private:
     void onRunStarted(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
     void onIterationChanged(const tidemark::IterationRecord &record);
     void onRunFinished(const tidemark::RunRecord &run);
+    void loadRunner();
 
     WorkspaceGateway *m_gateway = nullptr;
     WorkspaceWatcher *m_watcher = nullptr;
     RunCoordinator *m_coordinator = nullptr;
     RunNotifier *m_notifier;
+    RunAlerts *m_alerts = nullptr; // the hook and webhook of the window's runs; one per workspace
     ControlTablePanel *m_controlTable;
     RunPanel *m_runPanel;
     HistoryPanel *m_history;
     QDockWidget *m_historyDock;
     SchedulesPanel *m_schedules = nullptr;
     QDockWidget *m_schedulesDock = nullptr;
+    RunnerStatusWidget *m_runnerStatus = nullptr;
     QSplitter *m_mainSplitter;
     QSpinBox *m_concurrency;
     QLabel *m_pathLabel;
@@ -121,6 +130,7 @@ private:
     QAction *m_cancelAction = nullptr;
     QAction *m_showCurrentRunAction = nullptr;
     QAction *m_refreshAction = nullptr;
+    QAction *m_setUpRunnerAction = nullptr;
 };
 
 } // namespace tidemark

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include "model/models/nextruncolumn.h"
+
+#include "model/models/controltablemodel.h"
+#include "model/schedule/firetimes.h"
+#include "model/schedule/tablenextruns.h"
+
+#include <algorithm>
+
+namespace tidemark {
+
+namespace {
+
+// Looked at again at least this often: the clock may jump (suspend, a zone change).
+constexpr qint64 kMaxWaitMs = 5 * 60 * 1000;
+
+} // namespace
+
+NextRunColumn::NextRunColumn(ControlTableModel *model)
+    : QObject(model)
+    , m_model(model) {
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &NextRunColumn::refresh);
+    connect(model, &QAbstractItemModel::modelReset, this, &NextRunColumn::refreshSoon);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &NextRunColumn::refreshSoon);
+    connect(model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                // Its own updates touch the next-run column only; the active flag matters.
+                if (topLeft.column() <= ControlTableModel::Active &&
+                    bottomRight.column() >= ControlTableModel::Active)
+                    refreshSoon();
+            });
+}
+
+void NextRunColumn::setSchedules(const QList<ScheduleSpec> &schedules) {
+    m_schedules = schedules;
+    refreshSoon();
+}
+
+void NextRunColumn::refreshSoon() {
+    if (m_pending)
+        return;
+    m_pending = true;
+    QMetaObject::invokeMethod(this, &NextRunColumn::refresh, Qt::QueuedConnection);
+}
+
+void NextRunColumn::refresh() {
+    m_pending = false;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QHash<qint64, TableNextRun> nextRuns =
+        nextRunsByTable(m_schedules, m_model->tables(), now, CronFireTimes());
+    m_model->setNextRuns(nextRuns);
+
+    QDateTime earliest;
+    for (const TableNextRun &next : nextRuns)
+        if (!earliest.isValid() || next.at < earliest)
+            earliest = next.at;
+    if (!earliest.isValid()) {
+        m_timer.stop();
+        return;
+    }
+    // Just past the firing: nextAfter is strictly after `now`, so the next one shows.
+    m_timer.start(int(std::clamp<qint64>(now.msecsTo(earliest) + 1, 1, kMaxWaitMs)));
+}
+
+} // namespace tidemark

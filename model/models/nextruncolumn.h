@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/schedulespec.h"
+
+#include <QList>
+#include <QObject>
+#include <QTimer>
+
+namespace tidemark {
+
+class ControlTableModel;
+
+// Keeps the control table's "Next run" column current: recomputes each table's next scheduled
+// run (nextRunsByTable, one cron evaluation per schedule) when the schedules or the tables
+// change, and again when the earliest shown time has passed (a timer armed for it, never per
+// paint). Changes that come in bursts (a reload's row updates) are folded into one
+// recomputation. GUI thread; the schedules come from the window's own reads of the workspace.
+class NextRunColumn : public QObject {
+    Q_OBJECT
+public:
+    explicit NextRunColumn(ControlTableModel *model);
+
+    void setSchedules(const QList<ScheduleSpec> &schedules);
+    // Recomputes now (normally queued by the changes above, or run by the timer).
+    void refresh();
+    // When the timer fires next (tests); inactive when nothing is scheduled.
+    const QTimer &timer() const { return m_timer; }
+
+private:
+    void refreshSoon();
+
+    ControlTableModel *m_model;
+    QList<ScheduleSpec> m_schedules;
+    QTimer m_timer;
+    bool m_pending = false;
+};
+
+} // namespace tidemark

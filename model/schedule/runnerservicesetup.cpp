@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#include "model/schedule/runnerservicesetup.h"
+
+#include "model/common/logging.h"
+#include "model/schedule/userunittemplate.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+namespace tidemark {
+
+namespace {
+
+const QString kUnitTemplateName = QStringLiteral("tidemark-runner@.service");
+
+QString shellQuote(const QString &word) {
+    static const QRegularExpression plain(QStringLiteral(R"(^[A-Za-z0-9_@%+=:,./-]+$)"));
+    if (plain.match(word).hasMatch())
+        return word;
+    return QLatin1Char('\'') + QString(word).replace(QLatin1Char('\''), QStringLiteral("'\\''")) +
+           QLatin1Char('\'');
+}
+
+QString shellLine(const QString &program, const QStringList &arguments) {
+    QStringList words{program};
+    for (const QString &argument : arguments)
+        words << shellQuote(argument);
+    return words.join(QLatin1Char(' '));
+}
+
+auto setupLog() {
+    return logger("core.schedule");
+}
+
+} // namespace
+
+RunnerServiceSetup::RunnerServiceSetup(const QString &workspacePath, const QString &cliPath, QObject *parent)
+    : QObject(parent)
+    , m_workspacePath(QFileInfo(workspacePath).absoluteFilePath())
+    , m_cliPath(cliPath)
+    , m_packagedUnitDirs({QStringLiteral("/usr/lib/systemd/user"),
+                          QStringLiteral("/usr/local/lib/systemd/user"),
+                          QStringLiteral("/lib/systemd/user")}) {
+    qRegisterMetaType<tidemark::RunnerSetupResult>();
+}
+
+RunnerServiceSetup::~RunnerServiceSetup() {
+    if (m_process) {
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(1000);
+    }
+}
+
+QString RunnerServiceSetup::escapePath(const QString &path) {
+    // systemd's unit_name_path_escape: simplify, drop the outer slashes, '/' becomes '-', every
+    // byte outside [A-Za-z0-9:_.] (and a leading '.') becomes \xNN.
+    QString simplified = QDir::cleanPath(path);
+    while (simplified.startsWith(QLatin1Char('/')))
+        simplified.remove(0, 1);
+    while (simplified.endsWith(QLatin1Char('/')))
+        simplified.chop(1);
+    if (simplified.isEmpty())
+        return QStringLiteral("-");
+    const QByteArray bytes = simplified.toUtf8();
+    QString escaped;
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const char c = bytes.at(i);
+        const bool valid = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                           c == ':' || c == '_' || (c == '.' && i > 0);
+        if (c == '/')
+            escaped += QLatin1Char('-');
+        else if (valid)
+            escaped += QLatin1Char(c);
+        else
+            escaped += QStringLiteral("\\x%1").arg(uint(uchar(c)), 2, 16, QLatin1Char('0'));
+    }
+    return escaped;
+}
+
+QString RunnerServiceSetup::unitName() const {
+    return QStringLiteral("tidemark-runner@%1.service").arg(escapePath(m_workspacePath));
+}
+
+QString RunnerServiceSetup::userUnitPath() const {
+    QString config = qEnvironmentVariable("XDG_CONFIG_HOME");
+    if (config.isEmpty())
+        config = QDir::homePath() + QStringLiteral("/.config");
+    return config + QStringLiteral("/systemd/user/") + kUnitTemplateName;
+}
+
+QString RunnerServiceSetup::userUnitText() const {
+    QString text = QString::fromUtf8(kUserUnitTemplate);
+    // systemd splits ExecStart at spaces unless the word is quoted.
+    const QString program =
+        m_cliPath.contains(QLatin1Char(' ')) ? QLatin1Char('"') + m_cliPath + QLatin1Char('"') : m_cliPath;
+    text.replace(QStringLiteral("@TIDEMARK_BINDIR@/tidemark-cli"), program);
+    return text;
+}
+
+QStringList RunnerServiceSetup::manualCommands() const {
+    return {QStringLiteral(
+                "systemctl --user enable --now \"tidemark-runner@$(systemd-escape --path %1).service\"")
+                .arg(shellQuote(m_workspacePath)),
+            QStringLiteral("loginctl enable-linger \"$USER\"")};
+}
+
+bool RunnerServiceSetup::packagedUnitInstalled() const {
+    for (const QString &dir : m_packagedUnitDirs)
+        if (QFileInfo::exists(dir + QLatin1Char('/') + kUnitTemplateName))
+            return true;
+    return false;
+}
+
+void RunnerServiceSetup::append(const QString &text) {
+    m_transcript += text;
+    if (!text.endsWith(QLatin1Char('\n')))
+        m_transcript += QLatin1Char('\n');
+    emit progress(text);
+}
+
+void RunnerServiceSetup::start() {
+    m_systemctl = QStandardPaths::findExecutable(QStringLiteral("systemctl"));
+    if (m_systemctl.isEmpty())
+        return finish(RunnerSetupResult::Outcome::NoSystemd,
+                      tr("There is no systemctl on this machine, so systemd cannot keep a runner going."));
+
+    const QStringList enable{QStringLiteral("--user"), QStringLiteral("enable"), QStringLiteral("--now"),
+                             unitName()};
+    if (packagedUnitInstalled()) {
+        runSystemctl(enable, [this] { finish(RunnerSetupResult::Outcome::Enabled); });
+        return;
+    }
+    // The unit file is this program's to write: rewritten, so ExecStart follows the binary.
+    const QString path = userUnitPath();
+    QDir().mkpath(QFileInfo(path).path());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(userUnitText().toUtf8()) < 0 || !file.commit())
+        return finish(RunnerSetupResult::Outcome::Failed,
+                      tr("Cannot write %1: %2").arg(path, file.errorString()));
+    append(tr("Wrote %1 (ExecStart: %2 --workspace %f serve)").arg(path, m_cliPath));
+    runSystemctl({QStringLiteral("--user"), QStringLiteral("daemon-reload")}, [this, enable] {
+        runSystemctl(enable, [this] { finish(RunnerSetupResult::Outcome::Enabled); });
+    });
+}
+
+void RunnerServiceSetup::runSystemctl(const QStringList &arguments, std::function<void()> next) {
+    append(QStringLiteral("$ ") + shellLine(QStringLiteral("systemctl"), arguments));
+    m_process = new QProcess(this);
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    connect(m_process, &QProcess::finished, this,
+            [this, next = std::move(next)](int exitCode, QProcess::ExitStatus status) {
+                const QString output = QString::fromLocal8Bit(m_process->readAll()).trimmed();
+                m_process->deleteLater();
+                m_process = nullptr;
+                if (!output.isEmpty())
+                    append(output);
+                if (status != QProcess::NormalExit || exitCode != 0)
+                    return finish(RunnerSetupResult::Outcome::Failed,
+                                  tr("systemctl --user failed (exit code %1).").arg(exitCode));
+                next();
+            });
+    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart)
+            return;
+        m_process->deleteLater();
+        m_process = nullptr;
+        finish(RunnerSetupResult::Outcome::Failed, tr("systemctl could not be started."));
+    });
+    m_process->start(m_systemctl, arguments);
+}
+
+void RunnerServiceSetup::finish(RunnerSetupResult::Outcome outcome, const QString &why) {
+    if (m_done)
+        return;
+    m_done = true;
+    RunnerSetupResult result;
+    result.outcome = outcome;
+    if (outcome == RunnerSetupResult::Outcome::Enabled) {
+        append(tr("The runner is enabled: it starts now and with your session."));
+        result.howTo = tr("To keep it running while you are logged out: %1").arg(manualCommands().at(1));
+    } else {
+        if (!why.isEmpty())
+            append(why);
+        result.howTo =
+            tr("Run these two commands where systemd --user is available (a login session "
+               "on this machine):\n  %1\n  %2\nWithout systemd, keep \"%3 --workspace %4 serve\" "
+               "running some other way (e.g. an @reboot crontab line).")
+                .arg(manualCommands().at(0), manualCommands().at(1), m_cliPath, shellQuote(m_workspacePath));
+    }
+    result.transcript = m_transcript;
+    setupLog()->info("runner setup for {}: {}", str(m_workspacePath), str(m_transcript.trimmed()));
+    emit finished(result);
+}
+
+} // namespace tidemark

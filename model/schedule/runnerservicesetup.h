@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QObject>
+#include <QProcessEnvironment>
+#include <QStringList>
+#include <functional>
+
+class QProcess;
+
+namespace tidemark {
+
+// What "Set up runner…" did.
+struct RunnerSetupResult {
+    enum class Outcome {
+        Enabled,   // the unit is enabled and started
+        Failed,    // systemctl refused (no user manager, a bad unit, ...): see the transcript
+        NoSystemd, // no systemctl on this machine: nothing was run
+    };
+    Outcome outcome = Outcome::Failed;
+    QString transcript; // each command as a shell line, then what it printed
+    QString howTo;      // on failure: what to run by hand, and where
+};
+
+// Makes `tidemark-cli serve` on one workspace a systemd user service (DESIGN.md, "Schedules and
+// the runner"; packaging/systemd/user): the instance is the workspace path as `systemd-escape
+// --path` spells it. When no packaged unit is installed (the window runs from a build or a
+// tarball), the unit is first written into the user's unit folder ($XDG_CONFIG_HOME, else
+// ~/.config, /systemd/user/) from the packaged template with ExecStart naming `cliPath`, and
+// the user manager is reloaded. Then `systemctl --user enable --now tidemark-runner@….service`.
+// Processes are started asynchronously (QProcess, found through PATH); finished() comes once.
+// Lives on a thread with an event loop (the GUI thread).
+class RunnerServiceSetup : public QObject {
+    Q_OBJECT
+public:
+    RunnerServiceSetup(const QString &workspacePath, const QString &cliPath, QObject *parent = nullptr);
+    ~RunnerServiceSetup() override;
+
+    // systemd-escape --path: "/srv/a b/shop-1.tidemark" -> "srv-a\x20b-shop\x2d1.tidemark".
+    static QString escapePath(const QString &path);
+    // tidemark-runner@<escaped workspace path>.service
+    QString unitName() const;
+    // Where a unit installed by the package is looked for (tests point it elsewhere).
+    void setPackagedUnitDirs(const QStringList &dirs) { m_packagedUnitDirs = dirs; }
+    // The unit file this setup writes when no packaged one is there.
+    QString userUnitPath() const;
+    // The template with its placeholder filled in: ExecStart runs `cliPath`.
+    QString userUnitText() const;
+    // The commands that enable the runner by hand, one shell line each.
+    QStringList manualCommands() const;
+
+    void start();
+
+signals:
+    // A line of the transcript as it happens (the command, then its output).
+    void progress(const QString &text);
+    void finished(const tidemark::RunnerSetupResult &result);
+
+private:
+    void runSystemctl(const QStringList &arguments, std::function<void()> next);
+    void finish(RunnerSetupResult::Outcome outcome, const QString &why = {});
+    void append(const QString &text);
+    bool packagedUnitInstalled() const;
+
+    QString m_workspacePath;
+    QString m_cliPath;
+    QStringList m_packagedUnitDirs;
+    QString m_systemctl;
+    QString m_transcript;
+    QProcess *m_process = nullptr;
+    bool m_done = false;
+};
+
+} // namespace tidemark
+
+Q_DECLARE_METATYPE(tidemark::RunnerSetupResult)

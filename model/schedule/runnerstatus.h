@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/storage/workspace.h"
+
+#include <QDateTime>
+#include <QString>
+#include <optional>
+
+namespace tidemark {
+
+// What the window says about a workspace's runner, from its heartbeat row as last read.
+struct RunnerStatus {
+    enum class State {
+        None,    // no runner recorded (never set up, or it stopped cleanly and released its row)
+        Running, // its heartbeat has not expired
+        Stopped, // its row is there but its heartbeat expired (killed, crashed, machine down)
+    };
+    State state = State::None;
+    QString text; // "Runner: running on HOST (pid N), last beat 3s ago", ...
+
+    // `now` is UTC. Pure: the caller re-evaluates it as time passes, without reading again.
+    static RunnerStatus of(const std::optional<RunnerHeartbeat> &heartbeat, const QDateTime &now);
+};
+
+// "3s", "4 min", "2 h", "5 days": how long ago, for people.
+QString formatAge(qint64 seconds);
+
+} // namespace tidemark
