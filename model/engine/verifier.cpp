@@ -409,7 +409,6 @@ private:
     }
 
     // The first row on one side with each wanted id: its key (the whole row without a key) and
-    throwIfCancelled();
     // each column's hash.
     QHash<quint64, SeenRow> find(SourceReader &connector, const TableRef &table,
                                  const QSet<quint64> &wanted) {
