@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -340,9 +340,15 @@ CREATE TABLE runner (
 )"));
 }
 
+// Rows whose watermark no window can order (infinity, NaN, ...), counted like NULL watermarks.
+void migrateTo6UnorderableWatermarks(SqliteDb &db) {
+    db.exec(QStringLiteral(
+        "ALTER TABLE iterations ADD COLUMN rows_unorderable_watermark INTEGER NOT NULL DEFAULT 0"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {
+    &migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4, &migrateTo5, &migrateTo6UnorderableWatermarks};
 
 // --- row mapping ---
 
@@ -437,7 +443,7 @@ const QString kIterationColumns = QStringLiteral(
     "id, run_id, table_id, source, target, status, started_at, finished_at, duration_ms, rows_read, "
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
-    "window_upper, error");
+    "window_upper, error, rows_unorderable_watermark");
 
 IterationRecord readIteration(const SqliteStatement &stmt) {
     IterationRecord record;
@@ -460,6 +466,7 @@ IterationRecord readIteration(const SqliteStatement &stmt) {
     record.windowLower = stmt.columnText(16);
     record.windowUpper = stmt.columnText(17);
     record.error = stmt.columnText(18);
+    record.rowsUnorderableWatermark = stmt.columnInt64(19);
     return record;
 }
 
@@ -482,7 +489,8 @@ void bindIteration(SqliteStatement &stmt, const IterationRecord &record) {
         .bind(15, textOrNull(record.watermarkAfter))
         .bind(16, textOrNull(record.windowLower))
         .bind(17, textOrNull(record.windowUpper))
-        .bind(18, textOrNull(record.error));
+        .bind(18, textOrNull(record.error))
+        .bind(19, record.rowsUnorderableWatermark);
 }
 
 QString tiebreakText(const QVariant &value) {
@@ -1135,9 +1143,10 @@ qint64 Workspace::addIteration(const IterationRecord &record) {
         *m_db, QStringLiteral(
                    "INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                    "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
-                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error) "
+                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error, "
+                   "rows_unorderable_watermark) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                   "?18)"));
+                   "?18, ?19)"));
     bindIteration(insert, record);
     insert.run();
     const qint64 id = m_db->lastInsertId();
@@ -1154,9 +1163,9 @@ void Workspace::updateIteration(const IterationRecord &record) {
                    "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
                    "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
                    "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
-                   "window_upper = ?17, error = ?18 WHERE id = ?19"));
+                   "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19 WHERE id = ?20"));
     bindIteration(update, record);
-    update.bind(19, record.id).run();
+    update.bind(20, record.id).run();
     if (m_db->changes() == 0)
         throw Error(
             QStringLiteral("workspace file %1: iteration %2 does not exist").arg(m_path).arg(record.id));

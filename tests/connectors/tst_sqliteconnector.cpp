@@ -113,9 +113,9 @@ private slots:
     void mixedSpellingsRefused_data();
     void mixedSpellingsRefused();
     void spellingCheckNearLowerBound();
-    void nonTextTimestampRefused();
+    void nonTextTimestampCounted();
     void consistentTimestampAccepted();
-    void integerProbeRefusesMixedValues();
+    void integerProbeCountsMixedValues();
     void windowBounds();
     void windowBatchesAndSpelling();
     void windowWithoutRowidTable();
@@ -479,20 +479,20 @@ void TestSqliteConnector::mixedSpellingsRefused() {
     }
 }
 
-void TestSqliteConnector::nonTextTimestampRefused() {
+// A value that is no ISO-8601 text is in no window: counted like a NULL, never the maximum.
+void TestSqliteConnector::nonTextTimestampCounted() {
     {
         SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
         db.exec("CREATE TABLE t (ts DATETIME)");
-        db.exec("INSERT INTO t VALUES ('2025-01-01 00:00:00'), (1735689600)");
+        db.exec("INSERT INTO t VALUES ('2025-01-01 00:00:00'), (1735689600), ('infinity'), (NULL)");
     }
     SqliteConnector connector(sqliteSpec("src", path("src.db")));
-    try {
-        connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
-        QFAIL("must throw");
-    } catch (const Error &error) {
-        QVERIFY2(error.message().contains("column 'ts' of 't'"), qPrintable(error.message()));
-        QVERIFY2(error.message().contains("integer"), qPrintable(error.message()));
-    }
+    const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
+    QCOMPARE(probe.maximum.nativeText(), QStringLiteral("2025-01-01 00:00:00"));
+    QCOMPARE(probe.nullCount, 1);
+    QCOMPARE(probe.unorderableCount, 2);
+    QCOMPARE(probe.unorderableLowest, QStringLiteral("1735689600"));
+    QCOMPARE(probe.unorderableHighest, QStringLiteral("infinity"));
 }
 
 void TestSqliteConnector::consistentTimestampAccepted() {
@@ -524,25 +524,19 @@ void TestSqliteConnector::consistentTimestampAccepted() {
     QVERIFY(connector.sampleWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp).isNull());
 }
 
-void TestSqliteConnector::integerProbeRefusesMixedValues() {
+void TestSqliteConnector::integerProbeCountsMixedValues() {
     {
         SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
         db.exec("CREATE TABLE t (seq)");
-        db.exec("INSERT INTO t VALUES (1), (2), (NULL), ('three')");
+        db.exec("INSERT INTO t VALUES (1), (2), (NULL), ('three'), (2.5)");
     }
     SqliteConnector connector(sqliteSpec("src", path("src.db")));
-    try {
-        connector.probeWatermark(TableRef{{}, "t"}, "seq", WatermarkType::Integer);
-        QFAIL("must throw");
-    } catch (const Error &error) {
-        QVERIFY2(error.message().contains("connection 'src'"), qPrintable(error.message()));
-        QVERIFY2(error.message().contains("column 'seq' of 't'"), qPrintable(error.message()));
-    }
-    SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWrite);
-    db.exec("DELETE FROM t WHERE seq = 'three'");
     const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "seq", WatermarkType::Integer);
     QCOMPARE(probe.maximum, Watermark::integer(2));
     QCOMPARE(probe.nullCount, 1);
+    QCOMPARE(probe.unorderableCount, 2);
+    QCOMPARE(probe.unorderableLowest, QStringLiteral("2.5"));
+    QCOMPARE(probe.unorderableHighest, QStringLiteral("three"));
 }
 
 void TestSqliteConnector::windowBounds() {

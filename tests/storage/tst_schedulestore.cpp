@@ -93,13 +93,14 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        db.exec(
-            QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
-                           "DROP TABLE alert_settings; PRAGMA user_version = 3"));
+        db.exec(QStringLiteral(
+            "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
+            "DROP TABLE alert_settings; "
+            "ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; PRAGMA user_version = 3"));
     }
-    QCOMPARE(Workspace::schemaVersion(), 5);
+    QCOMPARE(Workspace::schemaVersion(), 6);
     auto workspace = Workspace::open(path);
-    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(5));
+    QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(), qint64(6));
     const QList<RunRecord> runs = workspace->runs();
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs.first().id, runId);
