@@ -93,6 +93,18 @@ void bindWatermark(SqliteStatement &statement, int index, const Watermark &value
     statement.bind(index, nullptr);
 }
 
+// A contract statement's values: a watermark as the column spells it, a tiebreak as it was read.
+void bindContract(SqliteStatement &statement, const SqlBindings &bindings) {
+    for (int i = 0; i < int(bindings.size()); ++i) {
+        if (bindings[i].isTiebreak)
+            statement.bind(i + 1, bindings[i].tiebreak);
+        else
+            bindWatermark(statement, i + 1, bindings[i].watermark);
+    }
+}
+
+const ContractSql kContract(SqlDialect::Sqlite);
+
 // Errors name the connection and table they concern (the context).
 void execute(const SqliteDb &db, const QString &sql, const QString &context) {
     SqliteStatement(db, sql, context).run();
@@ -646,18 +658,6 @@ WindowQuery comparable(WindowQuery query) {
     query.lower = Position(spelledLike(query.lower.watermark(), query.upper), query.lower.tiebreak());
     return query;
 }
-
-// A contract statement's values: a watermark as the column spells it, a tiebreak as it was read.
-void bindContract(SqliteStatement &statement, const SqlBindings &bindings) {
-    for (int i = 0; i < int(bindings.size()); ++i) {
-        if (bindings[i].isTiebreak)
-            statement.bind(i + 1, bindings[i].tiebreak);
-        else
-            bindWatermark(statement, i + 1, bindings[i].watermark);
-    }
-}
-
-const ContractSql kContract(SqlDialect::Sqlite);
 
 } // namespace
 

@@ -125,8 +125,10 @@ private:
         QVERIFY2(iteration.value(QStringLiteral("rows_unorderable_watermark")).toInteger() == unorderable,
                  qPrintable(text));
         QVERIFY2(iteration.value(QStringLiteral("rows_null_watermark")).toInteger() == 0, qPrintable(text));
-        QVERIFY2(iteration.value(QStringLiteral("window_upper")).toString() == upper, qPrintable(text));
-        QVERIFY2(iteration.value(QStringLiteral("watermark_after")).toString() == upper, qPrintable(text));
+        QVERIFY2(iteration.value(QStringLiteral("window_upper")).toVariant().toString() == upper,
+                 qPrintable(text));
+        QVERIFY2(iteration.value(QStringLiteral("watermark_after")).toVariant().toString() == upper,
+                 qPrintable(text));
     }
 
     // The log names the table, the column, the count and the values.
