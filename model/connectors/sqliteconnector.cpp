@@ -16,8 +16,6 @@
 
 #include <sqlite3.h>
 
-#include <array>
-
 namespace tidemark {
 namespace {
 
@@ -57,24 +55,52 @@ void hasShape(sqlite3_context *context, int, sqlite3_value **argv) {
     sqlite3_result_int(context, 1);
 }
 
-// kSqliteIsTimestamp(value). The window and the probe run it on every row they read: the date's
-// bytes are checked first, and ASCII text is parsed without allocating.
+// True only for text parseTimestamp() accepts, in the spellings columns usually have:
+// YYYY-MM-DD, optionally 'T' or ' ' and HH:MM:SS, a fraction of 1 to 9 digits and a 'Z'. Bytes,
+// no conversion: the probe runs it on every value of the column. False means "ask parseTimestamp".
+bool isPlainTimestamp(const char *text, int length) {
+    const auto digits = [text](int from, int count, int &value) {
+        value = 0;
+        for (int i = from; i < from + count; ++i) {
+            if (text[i] < '0' || text[i] > '9')
+                return false;
+            value = value * 10 + (text[i] - '0');
+        }
+        return true;
+    };
+    int year = 0, month = 0, day = 0;
+    if (length < 10 || !digits(0, 4, year) || text[4] != '-' || !digits(5, 2, month) || text[7] != '-' ||
+        !digits(8, 2, day) || year < 1 || month < 1 || month > 12 || day < 1)
+        return false;
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0))
+        return false;
+    if (length == 10)
+        return true;
+    int hour = 0, minute = 0, second = 0;
+    if (length < 19 || (text[10] != 'T' && text[10] != ' ') || !digits(11, 2, hour) || text[13] != ':' ||
+        !digits(14, 2, minute) || text[16] != ':' || !digits(17, 2, second) || hour > 23 || minute > 59 ||
+        second > 59)
+        return false;
+    int pos = 19;
+    if (pos < length && text[pos] == '.') {
+        const int start = ++pos;
+        while (pos < length && text[pos] >= '0' && text[pos] <= '9')
+            ++pos;
+        if (pos == start || pos - start > 9)
+            return false;
+    }
+    return pos == length || (pos + 1 == length && text[pos] == 'Z');
+}
+
+// kSqliteIsTimestamp(value). Other spellings (zone offsets, 't') go through parseTimestamp.
 void isTimestamp(sqlite3_context *context, int, sqlite3_value **argv) {
     const auto *value = reinterpret_cast<const char *>(sqlite3_value_text(argv[0]));
     const int length = sqlite3_value_bytes(argv[0]);
-    bool ok = sqlite3_value_type(argv[0]) == SQLITE_TEXT && value && length >= 10;
-    for (int i = 0; ok && i < 10; ++i)
-        ok = (i == 4 || i == 7) ? value[i] == '-' : (value[i] >= '0' && value[i] <= '9');
-    if (ok) {
-        std::array<char16_t, 48> ascii;
-        bool isAscii = length <= int(ascii.size());
-        for (int i = 0; isAscii && i < length; ++i) {
-            isAscii = static_cast<unsigned char>(value[i]) < 0x80;
-            ascii[i] = char16_t(value[i]);
-        }
-        ok = isAscii ? parseTimestamp(QStringView(ascii.data(), length)).has_value()
-                     : parseTimestamp(QString::fromUtf8(value, length)).has_value();
-    }
+    const bool ok =
+        sqlite3_value_type(argv[0]) == SQLITE_TEXT && value &&
+        (isPlainTimestamp(value, length) || parseTimestamp(QString::fromUtf8(value, length)).has_value());
     sqlite3_result_int(context, ok ? 1 : 0);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/sqliteconnector.h"
 #include "model/storage/sqlitedb.h"
@@ -114,6 +115,8 @@ private slots:
     void mixedSpellingsRefused();
     void spellingCheckNearLowerBound();
     void nonTextTimestampCounted();
+    void timestampOrdersExactlyWhenItParses_data();
+    void timestampOrdersExactlyWhenItParses();
     void consistentTimestampAccepted();
     void integerProbeCountsMixedValues();
     void windowBounds();
@@ -522,6 +525,56 @@ void TestSqliteConnector::consistentTimestampAccepted() {
     QVERIFY(empty.maximum.isNull());
     QCOMPARE(empty.nullCount, 2);
     QVERIFY(connector.sampleWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp).isNull());
+}
+
+// The window orders a SQLite value exactly when parseTimestamp() reads it (the SQL function has a
+// fast path for the usual spellings; it must agree).
+void TestSqliteConnector::timestampOrdersExactlyWhenItParses_data() {
+    QTest::addColumn<QString>("value");
+    for (const char *value : {"2025-01-01",
+                              "2024-02-29",
+                              "2023-02-29",
+                              "1900-02-29",
+                              "2000-02-29",
+                              "0000-01-01",
+                              "0001-01-01",
+                              "9999-12-31T23:59:59.999999999Z",
+                              "2025-04-31",
+                              "2025-13-01",
+                              "2025-01-01T24:00:00",
+                              "2025-01-01T23:60:00",
+                              "2025-01-01T10:00",
+                              "2025-01-01T10:00:00.",
+                              "2025-01-01T10:00:00.1234567890",
+                              "2025-01-01 10:00:00+05:30",
+                              "2025-01-01t10:00:00z",
+                              "2025-01-01T10:00:00+2400",
+                              "2025-01-01T10:00:00ZZ",
+                              "2025-01-01T10:00:00 UTC",
+                              "10000-01-01",
+                              "-0043-03-15",
+                              "+2025-01-01",
+                              " 2025-01-01",
+                              "2025/01/01",
+                              "infinity",
+                              ""})
+        QTest::addRow("%s", value) << QString::fromLatin1(value);
+}
+
+void TestSqliteConnector::timestampOrdersExactlyWhenItParses() {
+    QFETCH(QString, value);
+    {
+        SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
+        db.exec("CREATE TABLE t (ts DATETIME)");
+        SqliteStatement insert(db, "INSERT INTO t VALUES (?1)");
+        insert.bind(1, value);
+        insert.run();
+    }
+    SqliteConnector connector(sqliteSpec("src", path("src.db")));
+    const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
+    const bool parses = parseTimestamp(value).has_value();
+    QCOMPARE(probe.unorderableCount, parses ? 0 : 1);
+    QCOMPARE(probe.maximum.nativeText(), parses ? value : QString());
 }
 
 void TestSqliteConnector::integerProbeCountsMixedValues() {
