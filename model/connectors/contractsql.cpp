@@ -152,7 +152,9 @@ BoundSql ContractSql::probeWatermark(const TableRef &table, const QString &colum
     // Each part is answered from an index on the column when there is one (the highest value by a
     // backward index scan, the NULLs and PostgreSQL's out-of-range values by index ranges).
     const QString asText = m_dialect == SqlDialect::Postgres ? QStringLiteral("::text") : QString();
-    result.sql = QStringLiteral("SELECT (SELECT %1 FROM %2 WHERE %3 ORDER BY %4 DESC LIMIT 1), "
+    // Ordered by the table's own column: `spelled` keeps the column's name and PostgreSQL would
+    // order by that output column, as text.
+    result.sql = QStringLiteral("SELECT (SELECT %1 FROM %2 WHERE %3 ORDER BY %2.%4 DESC LIMIT 1), "
                                 "(SELECT count(*) FROM %2 WHERE %4 IS NULL), count(*), min(%4)%5, max(%4)%5 "
                                 "FROM %2 WHERE %6")
                      .arg(spelled.arg(wm), from, highest, wm, asText, unorderable);
