@@ -285,7 +285,8 @@ struct CopyIteration::State {
                     "%1 rows of '%2' have a value in watermark column '%3' that no window can order "
                     "(%4): they are not copied")
                     .arg(probe.unorderableCount)
-                    .arg(spec.sourceDisplay(), spec.watermarkColumn, unorderableValues(probe)));
+                    .arg(spec.sourceDisplay(), spec.watermarkColumn,
+                         unorderableValues(probe, spec.watermarkType)));
         window.upper = probe.maximum;
         record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
@@ -293,13 +294,16 @@ struct CopyIteration::State {
     }
 
     // "'infinity'", or "from '-infinity' to 'infinity'", with what such values are.
-    static QString unorderableValues(const WatermarkProbe &probe) {
+    static QString unorderableValues(const WatermarkProbe &probe, WatermarkType type) {
         const QString values =
             probe.unorderableLowest == probe.unorderableHighest
                 ? QStringLiteral("'%1'").arg(probe.unorderableLowest)
                 : QStringLiteral("from '%1' to '%2'").arg(probe.unorderableLowest, probe.unorderableHighest);
-        return values + QStringLiteral(": infinity, NaN, a BC date, a year past 9999 or a value of "
-                                       "another type; Tidemark keeps timestamps from year 1 to 9999");
+        return values +
+               (type == WatermarkType::Integer
+                    ? QStringLiteral(": values that are no integer")
+                    : QStringLiteral(": infinity, a BC date, a year past 9999 or a value that is no "
+                                     "ISO-8601 timestamp; Tidemark keeps timestamps from year 1 to 9999"));
     }
 
     qint64 countWindow() {
