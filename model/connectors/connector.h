@@ -64,6 +64,8 @@ struct WindowQuery {
     TableRef table;
     QStringList columns; // what to read, in this order
     QString watermarkColumn;
+    // How the column orders: values it cannot order (ContractSql::probeWatermark) are in no window.
+    WatermarkType watermarkType = WatermarkType::None;
     QString tiebreakColumn; // empty = none
     // Null = no lower bound. Its tiebreak counts only with an exclusive bound and a tiebreak
     // column; without one, rows strictly after its watermark.
@@ -74,8 +76,12 @@ struct WindowQuery {
 
 // What a source knows about a watermark column at the start of an iteration.
 struct WatermarkProbe {
-    Watermark maximum;    // none when the table has no non-NULL watermark
+    Watermark maximum;    // the highest value a window can order; none when there is none
     qint64 nullCount = 0; // rows that no window can select
+    // Rows whose watermark no window can order (infinity, NaN, a BC date, a year past 9999, a
+    // SQLite value that is no timestamp or no integer): like NULLs, counted and never selected.
+    qint64 unorderableCount = 0;
+    QString unorderableLowest, unorderableHighest; // two of them as the source spells them, for the log
 };
 
 // Streams a window. fetch() appends up to maxRows rows to `batch` (cleared first) and returns
@@ -185,7 +191,8 @@ class SourceReader : public virtual Catalog {
 public:
     // Timestamp, Integer, or None when the column cannot order a watermark.
     virtual WatermarkType detectWatermarkType(const TableRef &table, const ColumnInfo &column) = 0;
-    // Reads max and NULL count; refuses (throws) a timestamp column whose values mix spellings.
+    // Reads the highest orderable value, the NULL and unorderable counts; refuses (throws) a
+    // timestamp column whose values mix spellings.
     // `lowerBound` is the bound the window will compare values against. Text order and time order
     // of two spellings disagree only within a day (zone offsets), and whatever sorts lower is a late
     // row the window skips by design, so only values near the bound are checked; with no lower

@@ -19,11 +19,43 @@ QString ContractSql::bindWatermark(const Watermark &watermark, SqlBindings &bind
     return m_watermarkCast.isEmpty() ? index : QStringLiteral("%1::%2").arg(index, m_watermarkCast);
 }
 
+QString ContractSql::orderableCondition(const QString &column, WatermarkType type, bool orderable,
+                                        SqlBindings &bindings) const {
+    const QString wm = quoteIdentifier(column);
+    if (m_dialect == SqlDialect::Postgres) {
+        // The range Tidemark spells (model/common/timestamp.h); what lies outside could never be
+        // kept as a position (to_char would even drop a BC date's era and misread it).
+        if (m_watermarkCast != QLatin1String("timestamptz") && m_watermarkCast != QLatin1String("timestamp"))
+            return QString();
+        static const Watermark lowest = *Watermark::timestamp(QStringLiteral("0001-01-01T00:00:00.000000Z"));
+        static const Watermark highest = *Watermark::timestamp(QStringLiteral("9999-12-31T23:59:59.999999Z"));
+        const QString from = bindWatermark(lowest, bindings);
+        const QString to = bindWatermark(highest, bindings);
+        return QStringLiteral("%1 %2BETWEEN %3 AND %4")
+            .arg(wm, orderable ? QString() : QStringLiteral("NOT "), from, to);
+    }
+    switch (type) {
+    case WatermarkType::Integer:
+        return QStringLiteral("typeof(%1) %2 'integer'")
+            .arg(wm, orderable ? QStringLiteral("=") : QStringLiteral("<>"));
+    case WatermarkType::Timestamp:
+        return QStringLiteral("%1%2(%3)")
+            .arg(orderable ? QString() : QStringLiteral("NOT "), QLatin1String(kSqliteIsTimestamp), wm);
+    case WatermarkType::None:
+        break;
+    }
+    return QString();
+}
+
 QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings) const {
     if (window.watermarkColumn.isEmpty())
         return QString(); // overwrite without a watermark: the whole table
     const QString wm = quoteIdentifier(window.watermarkColumn);
     QStringList conditions{wm + QStringLiteral(" IS NOT NULL")};
+    if (const QString orderable =
+            orderableCondition(window.watermarkColumn, window.watermarkType, true, bindings);
+        !orderable.isEmpty())
+        conditions << orderable;
     if (!window.lower.isNull()) {
         const QString lower = bindWatermark(window.lower.watermark(), bindings);
         if (window.lowerInclusive) {
@@ -102,6 +134,30 @@ BoundSql ContractSql::positionReached(const WindowQuery &window, const QStringLi
         QStringLiteral("SELECT %1 FROM %2%3 ORDER BY %4 LIMIT 1")
             .arg(selected.join(QLatin1String(", ")), table, whereClause(conditions(window, result.bindings)),
                  keysetOrder(window, table + QLatin1Char('.'), QStringLiteral(" DESC")));
+    return result;
+}
+
+BoundSql ContractSql::probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
+                                     const QString &spelled) const {
+    const QString from = quoteQualified(table.schema, table.name);
+    const QString wm = quoteIdentifier(column);
+    BoundSql result;
+    QString highest = wm + QStringLiteral(" IS NOT NULL");
+    if (const QString orderable = orderableCondition(column, type, true, result.bindings);
+        !orderable.isEmpty())
+        highest += QStringLiteral(" AND ") + orderable;
+    QString unorderable = orderableCondition(column, type, false, result.bindings);
+    unorderable = unorderable.isEmpty() ? QStringLiteral("false")
+                                        : QStringLiteral("%1 IS NOT NULL AND %2").arg(wm, unorderable);
+    // Each part is answered from an index on the column when there is one (the highest value by a
+    // backward index scan, the NULLs and PostgreSQL's out-of-range values by index ranges).
+    const QString asText = m_dialect == SqlDialect::Postgres ? QStringLiteral("::text") : QString();
+    // Ordered by the table's own column: `spelled` keeps the column's name and PostgreSQL would
+    // order by that output column, as text.
+    result.sql = QStringLiteral("SELECT (SELECT %1 FROM %2 WHERE %3 ORDER BY %2.%4 DESC LIMIT 1), "
+                                "(SELECT count(*) FROM %2 WHERE %4 IS NULL), count(*), min(%4)%5, max(%4)%5 "
+                                "FROM %2 WHERE %6")
+                     .arg(spelled.arg(wm), from, highest, wm, asText, unorderable);
     return result;
 }
 

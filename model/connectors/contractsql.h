@@ -12,6 +12,10 @@ namespace tidemark {
 
 enum class SqlDialect { Sqlite, Postgres };
 
+// tidemark_is_timestamp(value): 1 when value is text that parses as an ISO-8601 timestamp
+// (model/common/timestamp.h: years 0001 to 9999), else 0. Every SQLite connection registers it.
+inline constexpr const char *kSqliteIsTimestamp = "tidemark_is_timestamp";
+
 // A value a contract statement binds, in placeholder order (1, 2, …): a watermark, which each
 // connector binds the way its column compares (SQLite: the column's own spelling or an int64;
 // PostgreSQL: canonical text cast to the column's type), or a tiebreak as read from the source.
@@ -33,7 +37,8 @@ struct BoundSql {
 // state table has its own one definition in statetable.h):
 // - the window: rows strictly after the lower position, (watermark, tiebreak) > (lower, tiebreak)
 //   with a tiebreak, watermark > lower without; from the lower bound inclusive with a lookback;
-//   up to the upper bound inclusive; never a NULL watermark; in keyset order (watermark, tiebreak);
+//   up to the upper bound inclusive; never a NULL watermark nor one it cannot order (see
+//   probeWatermark); in keyset order (watermark, tiebreak);
 // - the merge rule: an incoming row replaces the stored one of its key only if its
 //   (watermark, tiebreak) is >= the stored one's (no tiebreak sorts first, like Position);
 // - the push-down's position reached: the window's highest (watermark, tiebreak), read in the
@@ -54,6 +59,15 @@ public:
     // One row, the window's highest position: `selected` (SQL expressions for the watermark and,
     // with a tiebreak column, the tiebreak) of its last row in keyset order.
     BoundSql positionReached(const WindowQuery &window, const QStringList &selected) const;
+    // The probe, one row: the highest watermark a window can order (`spelled`: the SQL that spells
+    // it, %1 standing for the column; none when there is none), the number of NULL watermarks, the
+    // number of watermarks no window can order and the lowest and highest of those as text.
+    // Unorderable: PostgreSQL timestamps and dates outside 0001-01-01 .. 9999-12-31 (±infinity, BC
+    // dates, years past 9999); in SQLite, any value but an integer in an integer column and any
+    // value but ISO-8601 text (kSqliteIsTimestamp) in a timestamp column. PostgreSQL integers
+    // always order.
+    BoundSql probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
+                            const QString &spelled = QStringLiteral("%1")) const;
     // Backfill --delete-newer: deletes the target rows after `position` (every row with a
     // watermark when there is none).
     BoundSql deleteNewer(const TableRef &table, const QString &watermarkColumn,
@@ -70,6 +84,10 @@ private:
     QString placeholder(int index) const;
     // Appends a watermark to `bindings`; returns its placeholder, cast to the column's type.
     QString bindWatermark(const Watermark &watermark, SqlBindings &bindings) const;
+    // The condition that a watermark of `column` is one a window can order (`orderable`), or one it
+    // cannot (a NULL is neither); empty when every value orders.
+    QString orderableCondition(const QString &column, WatermarkType type, bool orderable,
+                               SqlBindings &bindings) const;
     // The window's conditions (empty without a watermark column); appends the values they bind.
     QString conditions(const WindowQuery &window, SqlBindings &bindings) const;
     QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;

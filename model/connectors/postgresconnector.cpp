@@ -1138,19 +1138,19 @@ Watermark watermarkFromText(const QString &text, WatermarkType type, const QStri
 WatermarkProbe PostgresConnector::probeWatermark(const TableRef &table, const QString &column,
                                                  WatermarkType type, const std::optional<Watermark> &) {
     const QString typname = columnTypeName(table, column);
-    watermarkCast(table, column); // refuses types that cannot be a watermark
-    const QString quoted = quoteIdentifier(column);
-    // Two statements, each answered from an index on the column when there is one (a max() next
-    // to another aggregate would scan the whole table).
-    const QString from = quoteQualified(table.schema, table.name);
-    const auto rows =
-        query(QStringLiteral("SELECT (SELECT %1 FROM %3), (SELECT count(*) FROM %3 WHERE %2 IS NULL)")
-                  .arg(watermarkText(QStringLiteral("max(%1)").arg(quoted), typname), quoted, from));
+    const BoundSql probeSql =
+        ContractSql(SqlDialect::Postgres,
+                    watermarkCast(table, column)) // refuses types that cannot be a watermark
+            .probeWatermark(table, column, type, watermarkText(QStringLiteral("%1"), typname));
+    const QStringList row = query(probeSql.sql, boundParams(probeSql.bindings)).value(0);
     WatermarkProbe probe;
     const QString what =
         QStringLiteral("%1: maximum of \"%2\" in %3").arg(describe(), column, table.display());
-    probe.maximum = watermarkFromText(rows.value(0).value(0), type, what);
-    probe.nullCount = rows.value(0).value(1).toLongLong();
+    probe.maximum = watermarkFromText(row.value(0), type, what);
+    probe.nullCount = row.value(1).toLongLong();
+    probe.unorderableCount = row.value(2).toLongLong();
+    probe.unorderableLowest = row.value(3);
+    probe.unorderableHighest = row.value(4);
     return probe;
 }
 

@@ -58,6 +58,55 @@ void hasShape(sqlite3_context *context, int, sqlite3_value **argv) {
     sqlite3_result_int(context, 1);
 }
 
+// True only for text parseTimestamp() accepts, in the spellings columns usually have:
+// YYYY-MM-DD, optionally 'T' or ' ' and HH:MM:SS, a fraction of 1 to 9 digits and a 'Z'. Bytes,
+// no conversion: the probe runs it on every value of the column. False means "ask parseTimestamp".
+bool isPlainTimestamp(const char *text, int length) {
+    const auto digits = [text](int from, int count, int &value) {
+        value = 0;
+        for (int i = from; i < from + count; ++i) {
+            if (text[i] < '0' || text[i] > '9')
+                return false;
+            value = value * 10 + (text[i] - '0');
+        }
+        return true;
+    };
+    int year = 0, month = 0, day = 0;
+    if (length < 10 || !digits(0, 4, year) || text[4] != '-' || !digits(5, 2, month) || text[7] != '-' ||
+        !digits(8, 2, day) || year < 1 || month < 1 || month > 12 || day < 1)
+        return false;
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0))
+        return false;
+    if (length == 10)
+        return true;
+    int hour = 0, minute = 0, second = 0;
+    if (length < 19 || (text[10] != 'T' && text[10] != ' ') || !digits(11, 2, hour) || text[13] != ':' ||
+        !digits(14, 2, minute) || text[16] != ':' || !digits(17, 2, second) || hour > 23 || minute > 59 ||
+        second > 59)
+        return false;
+    int pos = 19;
+    if (pos < length && text[pos] == '.') {
+        const int start = ++pos;
+        while (pos < length && text[pos] >= '0' && text[pos] <= '9')
+            ++pos;
+        if (pos == start || pos - start > 9)
+            return false;
+    }
+    return pos == length || (pos + 1 == length && text[pos] == 'Z');
+}
+
+// kSqliteIsTimestamp(value). Other spellings (zone offsets, 't') go through parseTimestamp.
+void isTimestamp(sqlite3_context *context, int, sqlite3_value **argv) {
+    const auto *value = reinterpret_cast<const char *>(sqlite3_value_text(argv[0]));
+    const int length = sqlite3_value_bytes(argv[0]);
+    const bool ok =
+        sqlite3_value_type(argv[0]) == SQLITE_TEXT && value &&
+        (isPlainTimestamp(value, length) || parseTimestamp(QString::fromUtf8(value, length)).has_value());
+    sqlite3_result_int(context, ok ? 1 : 0);
+}
+
 // Timestamps bind as the exact text the source column spells; integers as int64.
 void bindWatermark(SqliteStatement &statement, int index, const Watermark &value) {
     switch (value.type()) {
@@ -72,6 +121,18 @@ void bindWatermark(SqliteStatement &statement, int index, const Watermark &value
     }
     statement.bind(index, nullptr);
 }
+
+// A contract statement's values: a watermark as the column spells it, a tiebreak as it was read.
+void bindContract(SqliteStatement &statement, const SqlBindings &bindings) {
+    for (int i = 0; i < int(bindings.size()); ++i) {
+        if (bindings[i].isTiebreak)
+            statement.bind(i + 1, bindings[i].tiebreak);
+        else
+            bindWatermark(statement, i + 1, bindings[i].watermark);
+    }
+}
+
+const ContractSql kContract(SqlDialect::Sqlite);
 
 // Errors name the connection and table they concern (the context).
 void execute(const SqliteDb &db, const QString &sql, const QString &context) {
@@ -355,6 +416,9 @@ void SqliteConnector::open(bool create) {
     sqlite3_create_function_v2(m_db->handle(), kShapeFunction, 2,
                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, hasShape,
                                nullptr, nullptr, nullptr);
+    sqlite3_create_function_v2(m_db->handle(), kSqliteIsTimestamp, 1,
+                               SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, isTimestamp,
+                               nullptr, nullptr, nullptr);
 }
 
 SqliteDb &SqliteConnector::handle() {
@@ -562,45 +626,24 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         throw Error(QStringLiteral("%1 is not a watermark column").arg(what));
 
     WatermarkProbe probe;
-    // max() and the NULL count are answered from an index on the column when there is one,
-    // so only the spelling check below has to read every value.
-    SqliteStatement nulls(handle(), QStringLiteral("SELECT count(*) FROM %2 WHERE %1 IS NULL").arg(col, from),
-                          where(table));
-    nulls.step();
-    probe.nullCount = nulls.columnInt64(0);
-    SqliteStatement summary(handle(), QStringLiteral("SELECT max(%1) FROM %2").arg(col, from), where(table));
+    const BoundSql probeSql = kContract.probeWatermark(table, column, type);
+    SqliteStatement summary(handle(), probeSql.sql, where(table));
+    bindContract(summary, probeSql.bindings);
     summary.step();
+    probe.nullCount = summary.columnInt64(1);
+    probe.unorderableCount = summary.columnInt64(2);
+    probe.unorderableLowest = summary.columnText(3);
+    probe.unorderableHighest = summary.columnText(4);
     if (summary.isNull(0))
         return probe;
-
     if (type == WatermarkType::Integer) {
-        // SQLite sorts text and blobs after every number, so a non-integer maximum is the only
-        // way a foreign value can hide in the window; a real inside it fails the read.
-        if (summary.columnType(0) != SQLITE_INTEGER)
-            throw Error(
-                QStringLiteral("%1 holds non-integer values (e.g. '%2') and cannot be an integer watermark")
-                    .arg(what, summary.columnText(0)));
         probe.maximum = Watermark::integer(summary.columnInt64(0));
         return probe;
     }
 
-    const auto refuseValue = [&what](int sqliteType, const QString &value) {
-        if (sqliteType != SQLITE_TEXT) {
-            const QString kind = sqliteType == SQLITE_INTEGER ? QStringLiteral("integer")
-                                 : sqliteType == SQLITE_FLOAT ? QStringLiteral("real")
-                                                              : QStringLiteral("blob");
-            throw Error(QStringLiteral("%1 holds %2 values (e.g. '%3'), not ISO-8601 text, and cannot be a "
-                                       "timestamp watermark")
-                            .arg(what, kind, value));
-        }
-        throw Error(QStringLiteral("%1 holds '%2', which is not an ISO-8601 timestamp").arg(what, value));
-    };
-    // Text sorts after numbers, so a non-text maximum means there is no text at all.
-    const QString maxText = summary.columnText(0);
-    const auto maximum = summary.columnType(0) == SQLITE_TEXT ? Watermark::timestamp(maxText) : std::nullopt;
-    if (!maximum)
-        refuseValue(summary.columnType(0), maxText);
-    const TimestampSpelling spelling = parseTimestamp(maxText)->spelling;
+    // Orderable (kSqliteIsTimestamp), so it parses.
+    const Watermark maximum = *Watermark::timestamp(summary.columnText(0));
+    const TimestampSpelling spelling = parseTimestamp(maximum.nativeText())->spelling;
 
     // Every value must be spelled like the maximum: same separator, fraction digits and zone.
     // The template pins each byte ('#' = a digit), so any difference is found in one pass.
@@ -612,14 +655,8 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
             shape += QLatin1Char('.') + QString(spelling.fractionDigits, QLatin1Char('#'));
         shape += spelling.zone;
     }
-    // Numbers sort before all text: they can never be in a window, whatever checkFrom is.
-    SqliteStatement number(
-        handle(), QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %1 < '' LIMIT 1").arg(col, from),
-        where(table));
-    if (number.step())
-        refuseValue(number.columnType(1), number.columnText(1));
     if (lowerBound && lowerBound->isNull()) {
-        probe.maximum = *maximum;
+        probe.maximum = maximum;
         return probe;
     }
     QString range = QStringLiteral("%1 IS NOT NULL").arg(col);
@@ -636,22 +673,20 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         if (!rangeStart.isEmpty())
             range = QStringLiteral("%1 >= ?2").arg(col);
     }
-    SqliteStatement odd(handle(),
-                        QStringLiteral("SELECT typeof(%1), %1 FROM %2 WHERE %3 AND NOT %4(%1, ?1) LIMIT 1")
-                            .arg(col, from, range, QLatin1String(kShapeFunction)),
-                        where(table));
+    // Values that are no timestamp are in no window (counted above); only timestamps can mix.
+    SqliteStatement odd(
+        handle(),
+        QStringLiteral("SELECT %1 FROM %2 WHERE %3 AND %5(%1) AND NOT %4(%1, ?1) LIMIT 1")
+            .arg(col, from, range, QLatin1String(kShapeFunction), QLatin1String(kSqliteIsTimestamp)),
+        where(table));
     odd.bind(1, shape);
     if (!rangeStart.isEmpty())
         odd.bind(2, rangeStart);
-    if (odd.step()) {
-        const QString value = odd.columnText(1);
-        const auto parsed = odd.columnType(1) == SQLITE_TEXT ? parseTimestamp(value) : std::nullopt;
-        if (!parsed)
-            refuseValue(odd.columnType(1), value);
-        throw Error(QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
-                        .arg(what, spelling.describe(), parsed->spelling.describe()));
-    }
-    probe.maximum = *maximum;
+    if (odd.step())
+        throw Error(
+            QStringLiteral("%1 mixes timestamp spellings: '%2' and '%3'")
+                .arg(what, spelling.describe(), parseTimestamp(odd.columnText(0))->spelling.describe()));
+    probe.maximum = maximum;
     return probe;
 }
 
@@ -705,18 +740,6 @@ WindowQuery comparable(WindowQuery query) {
     query.lower = Position(spelledLike(query.lower.watermark(), query.upper), query.lower.tiebreak());
     return query;
 }
-
-// A contract statement's values: a watermark as the column spells it, a tiebreak as it was read.
-void bindContract(SqliteStatement &statement, const SqlBindings &bindings) {
-    for (int i = 0; i < int(bindings.size()); ++i) {
-        if (bindings[i].isTiebreak)
-            statement.bind(i + 1, bindings[i].tiebreak);
-        else
-            bindWatermark(statement, i + 1, bindings[i].watermark);
-    }
-}
-
-const ContractSql kContract(SqlDialect::Sqlite);
 
 } // namespace
 
@@ -1105,7 +1128,7 @@ void SqliteConnector::preparePushDown(SourceReader &source) {
 }
 
 // A first load into an empty table with the source's columns in the source's order, and no NULL
-// watermark in this transaction's snapshot: the window is then the whole table, so the plain
+// or unorderable watermark in this transaction's snapshot: the window is then the whole table, so the plain
 // INSERT ... SELECT * copies exactly the window (up to the snapshot's maximum, which pushDown
 // reports as the position reached).
 bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpec &write) {
@@ -1119,12 +1142,13 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
                         context);
     if (any.step())
         return false;
-    SqliteStatement nulls(writable(),
-                          QStringLiteral("SELECT count(*) FROM %1 WHERE %2 IS NULL")
-                              .arg(quoted(window.table), quoteIdentifier(window.watermarkColumn)),
-                          context);
-    nulls.step();
-    return nulls.columnInt64(0) == 0;
+    // Rows no window selects (NULL or unorderable watermarks) would be copied too.
+    const BoundSql probe =
+        kContract.probeWatermark(window.table, window.watermarkColumn, window.watermarkType);
+    SqliteStatement outside(writable(), probe.sql, context);
+    bindContract(outside, probe.bindings);
+    outside.step();
+    return outside.columnInt64(1) == 0 && outside.columnInt64(2) == 0;
 }
 
 std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, const WindowQuery &window,

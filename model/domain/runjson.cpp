@@ -40,6 +40,7 @@ QJsonObject iterationJson(const IterationRecord &record) {
     object.insert(QStringLiteral("rows_written"), record.rowsWritten);
     object.insert(QStringLiteral("rows_skipped"), record.rowsSkipped);
     object.insert(QStringLiteral("rows_null_watermark"), record.rowsNullWatermark);
+    object.insert(QStringLiteral("rows_unorderable_watermark"), record.rowsUnorderableWatermark);
     object.insert(QStringLiteral("window_rows"),
                   record.windowRows < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(record.windowRows));
     object.insert(QStringLiteral("watermark_before"), watermarkJson(record.watermarkBefore));

@@ -57,6 +57,8 @@ struct IterationRecord {
     QString windowLower; // display form of the window's bounds
     QString windowUpper;
     QString error; // empty = none
+    // Rows whose watermark no window can order (infinity, NaN, a BC date...): never selected either.
+    qint64 rowsUnorderableWatermark = 0;
     QList<LogLine> log;
 };
 

@@ -47,6 +47,7 @@ qint64 countAfter(SourceReader &reader, const TableRef &table, const QString &co
     WindowQuery query;
     query.table = table;
     query.watermarkColumn = from.isNull() ? QString() : column;
+    query.watermarkType = from.type();
     query.lower = Position(from);
     return reader.countWindow(query);
 }

@@ -334,6 +334,7 @@ struct CopyIteration::State {
         window.table = sourceTable;
         window.columns = sourceSchema.columnNames();
         window.watermarkColumn = spec.watermarkColumn;
+        window.watermarkType = spec.watermarkType;
         window.tiebreakColumn = spec.tiebreakColumn;
         record.watermarkBefore = position.watermark().display();
         if (!hasWatermark())
@@ -357,10 +358,32 @@ struct CopyIteration::State {
                 QStringLiteral("%1 rows have a NULL in watermark column '%2': no window can select them")
                     .arg(probe.nullCount)
                     .arg(spec.watermarkColumn));
+        record.rowsUnorderableWatermark = probe.unorderableCount;
+        if (probe.unorderableCount > 0)
+            log(QStringLiteral("warning"),
+                QStringLiteral(
+                    "%1 rows of '%2' have a value in watermark column '%3' that no window can order "
+                    "(%4): they are not copied")
+                    .arg(probe.unorderableCount)
+                    .arg(spec.sourceDisplay(), spec.watermarkColumn,
+                         unorderableValues(probe, spec.watermarkType)));
         window.upper = probe.maximum;
         record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
+    }
+
+    // "'infinity'", or "from '-infinity' to 'infinity'", with what such values are.
+    static QString unorderableValues(const WatermarkProbe &probe, WatermarkType type) {
+        const QString values =
+            probe.unorderableLowest == probe.unorderableHighest
+                ? QStringLiteral("'%1'").arg(probe.unorderableLowest)
+                : QStringLiteral("from '%1' to '%2'").arg(probe.unorderableLowest, probe.unorderableHighest);
+        return values +
+               (type == WatermarkType::Integer
+                    ? QStringLiteral(": values that are no integer")
+                    : QStringLiteral(": infinity, a BC date, a year past 9999 or a value that is no "
+                                     "ISO-8601 timestamp; Tidemark keeps timestamps from year 1 to 9999"));
     }
 
     qint64 countWindow() {
@@ -704,9 +727,14 @@ struct CopyIteration::State {
                     QStringLiteral("no new rows, but this table expects rows on every run"));
                 return IterationStatus::Warning;
             }
-            return record.rowsNullWatermark > 0 ? IterationStatus::Warning : IterationStatus::NoNewRows;
+            return unselectableRows() ? IterationStatus::Warning : IterationStatus::NoNewRows;
         }
-        return record.rowsNullWatermark > 0 ? IterationStatus::Warning : IterationStatus::Succeeded;
+        return unselectableRows() ? IterationStatus::Warning : IterationStatus::Succeeded;
+    }
+
+    // Rows no window can ever select: a warning on every run until someone looks.
+    bool unselectableRows() const {
+        return record.rowsNullWatermark > 0 || record.rowsUnorderableWatermark > 0;
     }
 
     // After a rollback only committed batches count as written or skipped.

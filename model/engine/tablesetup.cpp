@@ -104,7 +104,9 @@ void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const Conn
 // True when the column holds no non-NULL value (an empty table, or only NULLs so far).
 bool holdsNoValue(SourceReader &source, const TableRef &table, const QString &column) {
     try {
-        return source.probeWatermark(table, column, WatermarkType::Integer).maximum.isNull();
+        // Probed as integers: any other value is unorderable, and is a value too.
+        const WatermarkProbe probe = source.probeWatermark(table, column, WatermarkType::Integer);
+        return probe.maximum.isNull() && probe.unorderableCount == 0;
     } catch (const Error &) {
         return false; // values that are not integers: there are values
     }

@@ -17,7 +17,7 @@ bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
            a.windowRows == b.windowRows && a.watermarkBefore == b.watermarkBefore &&
            a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower &&
            a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source &&
-           a.target == b.target;
+           a.target == b.target && a.rowsUnorderableWatermark == b.rowsUnorderableWatermark;
 }
 
 const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,

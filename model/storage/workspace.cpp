@@ -27,7 +27,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -367,9 +367,15 @@ void migrateTo7(SqliteDb &db) {
     db.exec(QStringLiteral("ALTER TABLE schedules ADD COLUMN alerts TEXT"));
 }
 
+// Rows whose watermark no window can order (infinity, NaN, ...), counted like NULL watermarks.
+void migrateTo8(SqliteDb &db) {
+    db.exec(QStringLiteral(
+        "ALTER TABLE iterations ADD COLUMN rows_unorderable_watermark INTEGER NOT NULL DEFAULT 0"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
-                                                       &migrateTo4, &migrateTo5, &migrateTo6, &migrateTo7};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
+                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8};
 
 // --- row mapping ---
 
@@ -464,7 +470,7 @@ const QString kIterationColumns = QStringLiteral(
     "id, run_id, table_id, source, target, status, started_at, finished_at, duration_ms, rows_read, "
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
-    "window_upper, error");
+    "window_upper, error, rows_unorderable_watermark");
 
 IterationRecord readIteration(const SqliteStatement &stmt) {
     IterationRecord record;
@@ -487,6 +493,7 @@ IterationRecord readIteration(const SqliteStatement &stmt) {
     record.windowLower = stmt.columnText(16);
     record.windowUpper = stmt.columnText(17);
     record.error = stmt.columnText(18);
+    record.rowsUnorderableWatermark = stmt.columnInt64(19);
     return record;
 }
 
@@ -509,7 +516,8 @@ void bindIteration(SqliteStatement &stmt, const IterationRecord &record) {
         .bind(15, textOrNull(record.watermarkAfter))
         .bind(16, textOrNull(record.windowLower))
         .bind(17, textOrNull(record.windowUpper))
-        .bind(18, textOrNull(record.error));
+        .bind(18, textOrNull(record.error))
+        .bind(19, record.rowsUnorderableWatermark);
 }
 
 QString tiebreakText(const QVariant &value) {
@@ -1181,9 +1189,9 @@ void writeIteration(SqliteDb &db, const QString &path, const IterationRecord &re
                 "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
                 "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
                 "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
-                "window_upper = ?17, error = ?18 WHERE id = ?19"));
+                "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19 WHERE id = ?20"));
     bindIteration(update, record);
-    update.bind(19, record.id).run();
+    update.bind(20, record.id).run();
     if (db.changes() == 0)
         throw Error(
             QStringLiteral("workspace file %1: iteration %2 does not exist").arg(path).arg(record.id));
@@ -1294,9 +1302,10 @@ void Workspace::addIterations(QList<IterationRecord> &records) {
         *m_db, QStringLiteral(
                    "INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                    "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
-                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error) "
+                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error, "
+                   "rows_unorderable_watermark) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                   "?18)"));
+                   "?18, ?19)"));
     for (IterationRecord &record : records) {
         insert.reset();
         bindIteration(insert, record);

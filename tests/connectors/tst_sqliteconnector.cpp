@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
+#include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/sqliteconnector.h"
 #include "model/storage/sqlitedb.h"
@@ -113,9 +114,11 @@ private slots:
     void mixedSpellingsRefused_data();
     void mixedSpellingsRefused();
     void spellingCheckNearLowerBound();
-    void nonTextTimestampRefused();
+    void nonTextTimestampCounted();
+    void timestampOrdersExactlyWhenItParses_data();
+    void timestampOrdersExactlyWhenItParses();
     void consistentTimestampAccepted();
-    void integerProbeRefusesMixedValues();
+    void integerProbeCountsMixedValues();
     void windowBounds();
     void windowBatchesAndSpelling();
     void windowWithoutRowidTable();
@@ -479,20 +482,20 @@ void TestSqliteConnector::mixedSpellingsRefused() {
     }
 }
 
-void TestSqliteConnector::nonTextTimestampRefused() {
+// A value that is no ISO-8601 text is in no window: counted like a NULL, never the maximum.
+void TestSqliteConnector::nonTextTimestampCounted() {
     {
         SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
         db.exec("CREATE TABLE t (ts DATETIME)");
-        db.exec("INSERT INTO t VALUES ('2025-01-01 00:00:00'), (1735689600)");
+        db.exec("INSERT INTO t VALUES ('2025-01-01 00:00:00'), (1735689600), ('infinity'), (NULL)");
     }
     SqliteConnector connector(sqliteSpec("src", path("src.db")));
-    try {
-        connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
-        QFAIL("must throw");
-    } catch (const Error &error) {
-        QVERIFY2(error.message().contains("column 'ts' of 't'"), qPrintable(error.message()));
-        QVERIFY2(error.message().contains("integer"), qPrintable(error.message()));
-    }
+    const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
+    QCOMPARE(probe.maximum.nativeText(), QStringLiteral("2025-01-01 00:00:00"));
+    QCOMPARE(probe.nullCount, 1);
+    QCOMPARE(probe.unorderableCount, 2);
+    QCOMPARE(probe.unorderableLowest, QStringLiteral("1735689600"));
+    QCOMPARE(probe.unorderableHighest, QStringLiteral("infinity"));
 }
 
 void TestSqliteConnector::consistentTimestampAccepted() {
@@ -524,25 +527,69 @@ void TestSqliteConnector::consistentTimestampAccepted() {
     QVERIFY(connector.sampleWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp).isNull());
 }
 
-void TestSqliteConnector::integerProbeRefusesMixedValues() {
+// The window orders a SQLite value exactly when parseTimestamp() reads it (the SQL function has a
+// fast path for the usual spellings; it must agree).
+void TestSqliteConnector::timestampOrdersExactlyWhenItParses_data() {
+    QTest::addColumn<QString>("value");
+    for (const char *value : {"2025-01-01",
+                              "2024-02-29",
+                              "2023-02-29",
+                              "1900-02-29",
+                              "2000-02-29",
+                              "0000-01-01",
+                              "0001-01-01",
+                              "9999-12-31T23:59:59.999999999Z",
+                              "2025-04-31",
+                              "2025-13-01",
+                              "2025-01-01T24:00:00",
+                              "2025-01-01T23:60:00",
+                              "2025-01-01T10:00",
+                              "2025-01-01T10:00:00.",
+                              "2025-01-01T10:00:00.1234567890",
+                              "2025-01-01 10:00:00+05:30",
+                              "2025-01-01t10:00:00z",
+                              "2025-01-01T10:00:00+2400",
+                              "2025-01-01T10:00:00ZZ",
+                              "2025-01-01T10:00:00 UTC",
+                              "10000-01-01",
+                              "-0043-03-15",
+                              "+2025-01-01",
+                              " 2025-01-01",
+                              "2025/01/01",
+                              "infinity",
+                              ""})
+        QTest::addRow("%s", value) << QString::fromLatin1(value);
+}
+
+void TestSqliteConnector::timestampOrdersExactlyWhenItParses() {
+    QFETCH(QString, value);
+    {
+        SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
+        db.exec("CREATE TABLE t (ts DATETIME)");
+        SqliteStatement insert(db, "INSERT INTO t VALUES (?1)");
+        insert.bind(1, value);
+        insert.run();
+    }
+    SqliteConnector connector(sqliteSpec("src", path("src.db")));
+    const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "ts", WatermarkType::Timestamp);
+    const bool parses = parseTimestamp(value).has_value();
+    QCOMPARE(probe.unorderableCount, parses ? 0 : 1);
+    QCOMPARE(probe.maximum.nativeText(), parses ? value : QString());
+}
+
+void TestSqliteConnector::integerProbeCountsMixedValues() {
     {
         SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate);
         db.exec("CREATE TABLE t (seq)");
-        db.exec("INSERT INTO t VALUES (1), (2), (NULL), ('three')");
+        db.exec("INSERT INTO t VALUES (1), (2), (NULL), ('three'), (2.5)");
     }
     SqliteConnector connector(sqliteSpec("src", path("src.db")));
-    try {
-        connector.probeWatermark(TableRef{{}, "t"}, "seq", WatermarkType::Integer);
-        QFAIL("must throw");
-    } catch (const Error &error) {
-        QVERIFY2(error.message().contains("connection 'src'"), qPrintable(error.message()));
-        QVERIFY2(error.message().contains("column 'seq' of 't'"), qPrintable(error.message()));
-    }
-    SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWrite);
-    db.exec("DELETE FROM t WHERE seq = 'three'");
     const WatermarkProbe probe = connector.probeWatermark(TableRef{{}, "t"}, "seq", WatermarkType::Integer);
     QCOMPARE(probe.maximum, Watermark::integer(2));
     QCOMPARE(probe.nullCount, 1);
+    QCOMPARE(probe.unorderableCount, 2);
+    QCOMPARE(probe.unorderableLowest, QStringLiteral("2.5"));
+    QCOMPARE(probe.unorderableHighest, QStringLiteral("three"));
 }
 
 void TestSqliteConnector::windowBounds() {

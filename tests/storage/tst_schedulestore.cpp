@@ -94,11 +94,11 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        db.exec(
-            QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
-                           "DROP TABLE alert_settings; ALTER TABLE watermark_changes DROP COLUMN host; DROP "
-                           "INDEX rejects_by_iteration; "
-                           "PRAGMA user_version = 3"));
+        db.exec(QStringLiteral(
+            "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
+            "DROP TABLE alert_settings; ALTER TABLE watermark_changes DROP COLUMN host; DROP "
+            "INDEX rejects_by_iteration; ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
+            "PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(),

@@ -482,11 +482,12 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 7 added.
+        // Back to schema 2: without what versions 3 to 8 added.
         db.exec(
             QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
                            "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
                            "ALTER TABLE watermark_changes DROP COLUMN host; DROP INDEX rejects_by_iteration; "
+                           "ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
                            "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
@@ -527,6 +528,7 @@ void tst_Workspace::runsRoundTrip() {
     iteration.rowsWritten = 1199;
     iteration.rowsSkipped = 1;
     iteration.rowsNullWatermark = 3;
+    iteration.rowsUnorderableWatermark = 2;
     iteration.windowRows = 1200;
     iteration.watermarkBefore = QStringLiteral("2025-07-30T23:05:18.000Z");
     iteration.watermarkAfter = QStringLiteral("2025-07-31T01:00:00.000Z");
@@ -586,6 +588,7 @@ void tst_Workspace::runsRoundTrip() {
     QCOMPARE(read.rowsWritten, qint64(1199));
     QCOMPARE(read.rowsSkipped, qint64(1));
     QCOMPARE(read.rowsNullWatermark, qint64(3));
+    QCOMPARE(read.rowsUnorderableWatermark, qint64(2));
     QCOMPARE(read.windowRows, qint64(1200));
     QCOMPARE(read.watermarkBefore, iteration.watermarkBefore);
     QCOMPARE(read.watermarkAfter, iteration.watermarkAfter);

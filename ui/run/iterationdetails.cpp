@@ -111,6 +111,11 @@ void IterationDetails::showIteration(const IterationRecord &record) {
         facts +=
             QStringLiteral("<br>") + tr("<b>%1 rows have no watermark value and can never be copied.</b>")
                                          .arg(formatCount(record.rowsNullWatermark));
+    if (record.rowsUnorderableWatermark > 0)
+        facts += QStringLiteral("<br>") +
+                 tr("<b>%1 rows have a watermark value no window can order (infinity, NaN, a BC date...) "
+                    "and are not copied; the log names them.</b>")
+                     .arg(formatCount(record.rowsUnorderableWatermark));
     if (record.startedAt.isValid())
         facts += QStringLiteral("<br>") + tr("Started %1").arg(formatLocalTime(record.startedAt));
     if (record.finishedAt.isValid())
