@@ -8,7 +8,6 @@
 #include "model/storage/workspace.h"
 
 #include <QHash>
-#include <QRegularExpression>
 #include <QSet>
 #include <algorithm>
 #include <bit>
@@ -104,18 +103,6 @@ quint64 hashCell(const RowBatch &batch, const Cell &cell, ValueCompare how, quin
 
 // Where a row's watermark stands against the table's position.
 enum class Place { Inside, Past, NullWatermark, Unorderable };
-
-// Timestamps ISO-8601 parsing does not take but the copy's window still orders in the source:
-// PostgreSQL's BC values sort before every other, years past 9999 after.
-bool isBeforeCommonEra(const QString &text) {
-    static const QRegularExpression pattern(QStringLiteral("^\\d{4,}-\\d\\d-\\d\\d.* BC$"));
-    return pattern.match(text).hasMatch();
-}
-
-bool isPastYear9999(const QString &text) {
-    static const QRegularExpression pattern(QStringLiteral("^\\d{5,}-\\d\\d-\\d\\d"));
-    return pattern.match(text).hasMatch();
-}
 
 struct Entry {
     quint64 key;
@@ -258,11 +245,9 @@ private:
                 watermark = *parsed;
                 break;
             }
-            if (isBeforeCommonEra(text))
-                return m_position.isNull() ? Place::Past : Place::Inside;
-            if (isPastYear9999(text))
-                return Place::Past;
-            return Place::Unorderable; // ±infinity, NaN, text that is no timestamp
+            // ±infinity, NaN, BC, years past 9999, text that is no timestamp: the copy counts them
+            // and copies none of them (no window can order them), so verify leaves them out too.
+            return Place::Unorderable;
         }
         case CellType::Real: // NaN, ±infinity: never a watermark type
         case CellType::Blob:
