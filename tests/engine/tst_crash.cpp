@@ -402,6 +402,10 @@ void TestCrash::killedRunsResumeExactly() {
         if (!outcome.crashed) {
             QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
             pending = false;
+        } else if (point.isEmpty()) {
+            // A timed kill may land after the window's last commit: then the next run only
+            // reconciles, and an empty window opens no target transaction (no commit point).
+            pending = h.rows(true) != h.rows(false);
         } else if (point == QLatin1String("after_target_commit") && !perBatch) {
             pending = false; // the whole window committed; only the workspace lags
         }
