@@ -56,8 +56,14 @@ void whenTablesShown(tidemark::MainWindow &window, const std::function<void()> &
     whenRowsShown(window.controlTable()->view(), action);
 }
 
-void selectFirstTable(tidemark::MainWindow &window) {
-    window.controlTable()->view()->selectRow(0);
+// Selects the first table, opens its dialog with `open`, and is ready once the dialog signals `done`.
+template <typename Dialog, typename Signal>
+void openForFirstTable(tidemark::MainWindow &window, void (tidemark::MainWindow::*open)(), Signal done) {
+    whenTablesShown(window, [&window, open, done] {
+        window.controlTable()->view()->selectRow(0);
+        (window.*open)();
+        QObject::connect(window.findChild<Dialog *>(), done, &window, announceReady);
+    });
 }
 
 // Selects the run grid's row of `source` and brings its progress into view, fitted to its text,
@@ -107,12 +113,8 @@ void enterScreenshotState(tidemark::MainWindow &window, const QString &state) {
                              announceReady();
                          });
     } else if (state == QLatin1String("watermark-history")) {
-        whenTablesShown(window, [&window] {
-            selectFirstTable(window);
-            window.showWatermarkHistory();
-            auto *dialog = window.findChild<WatermarkHistoryDialog *>();
-            QObject::connect(dialog, &WatermarkHistoryDialog::loaded, &window, announceReady);
-        });
+        openForFirstTable<WatermarkHistoryDialog>(window, &MainWindow::showWatermarkHistory,
+                                                  &WatermarkHistoryDialog::loaded);
     } else if (state == QLatin1String("rejected-rows")) {
         runAllThen(window, [&window](const RunRecord &run) {
             for (const IterationRecord &iteration : run.iterations) {
@@ -129,12 +131,7 @@ void enterScreenshotState(tidemark::MainWindow &window, const QString &state) {
             }
         });
     } else if (state == QLatin1String("verify")) {
-        whenTablesShown(window, [&window] {
-            selectFirstTable(window);
-            window.verifySelected();
-            auto *dialog = window.findChild<VerifyDialog *>();
-            QObject::connect(dialog, &VerifyDialog::verifyFinished, &window, announceReady);
-        });
+        openForFirstTable<VerifyDialog>(window, &MainWindow::verifySelected, &VerifyDialog::verifyFinished);
     } else if (state == QLatin1String("schedules")) {
         auto *dock = window.findChild<QDockWidget *>(QStringLiteral("schedulesDock"));
         dock->show();
