@@ -49,7 +49,7 @@ dst="$demo/target.db"
 ws="$demo/demo.tidemark"
 
 echo "make-demo: generating $src"
-# DEMO_SCALE multiplies the orders and events rows (screenshots of a run in progress want more).
+# DEMO_SCALE multiplies the orders and events rows (a bigger demo).
 scale=${DEMO_SCALE:-1}
 sed -e "s/WHERE i < 40000)/WHERE i < $((40000 * scale)))/" \
     -e "s/WHERE i < 60000)/WHERE i < $((60000 * scale)))/" <<'SQL' | sqlite3 "$src" >/dev/null
