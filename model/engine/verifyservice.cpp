@@ -12,9 +12,8 @@ namespace tidemark {
 
 QStringList verifyFindings(const VerifyResult &result) {
     QStringList lines;
-    lines << QObject::tr("Compared %1 source rows with %2 target rows, up to the table's watermark.")
-                 .arg(result.sourceRows)
-                 .arg(result.targetRows);
+    lines << QObject::tr("Compared %1 of the source with %2 of the target, up to the table's watermark.")
+                 .arg(describeRowCount(result.sourceRows), describeRowCount(result.targetRows));
     if (result.missingInTarget > 0)
         lines << QObject::tr("%n row(s) missing in the target", nullptr, int(result.missingInTarget));
     if (result.extraInTarget > 0)
