@@ -2,6 +2,7 @@
 #include "model/engine/remotework.h"
 
 #include "model/common/error.h"
+#include "model/common/exceptionmessage.h"
 #include "model/connectors/connectorfactory.h"
 
 #include <QThreadPool>
@@ -118,15 +119,7 @@ void RemoteWorkQueue::cancelAll() {
 }
 
 QString RemoteWorkQueue::currentExceptionText() {
-    try {
-        throw;
-    } catch (const Error &e) {
-        return e.message();
-    } catch (const std::exception &e) {
-        return QString::fromUtf8(e.what());
-    } catch (...) {
-        return QStringLiteral("unknown error");
-    }
+    return currentExceptionMessage(QStringLiteral("unknown error"));
 }
 
 } // namespace tidemark

@@ -2,6 +2,7 @@
 #include "ui/common/workspacegateway.h"
 
 #include "model/common/error.h"
+#include "model/common/exceptionmessage.h"
 #include "model/common/logging.h"
 #include "model/storage/workspace.h"
 
@@ -23,9 +24,8 @@ WorkspaceGateway::~WorkspaceGateway() {
     m_pool.waitForDone();
     m_workspace.reset();
     if (const int dropped = m_droppedWrites.load())
-        logger("ui")->warning(
-            "closing {}: {} queued workspace writes took longer than {} ms and were dropped", str(m_path),
-            dropped, kFlushBudgetMs);
+        logger("ui")->warn("closing {}: {} queued workspace writes took longer than {} ms and were dropped",
+                           str(m_path), dropped, kFlushBudgetMs);
 }
 
 void WorkspaceGateway::post(JobKind kind, std::function<void()> body) {
@@ -56,15 +56,7 @@ Workspace &WorkspaceGateway::workspace() {
 }
 
 QString WorkspaceGateway::describeCurrentException() const {
-    try {
-        throw;
-    } catch (const Error &e) {
-        return e.message();
-    } catch (const std::exception &e) {
-        return QString::fromUtf8(e.what());
-    } catch (...) {
-        return tr("Unknown error in %1").arg(m_path);
-    }
+    return currentExceptionMessage(tr("Unknown error in %1").arg(m_path));
 }
 
 void WorkspaceGateway::reloadTables() {
