@@ -508,6 +508,8 @@ void SqliteConnector::markIndexedColumns(TableSchema &schema) {
         const bool rowid = key == QStringList{column.name} &&
                            column.nativeType.compare(QLatin1String("INTEGER"), Qt::CaseInsensitive) == 0;
         column.indexed = rowid || leading.contains(column.name, Qt::CaseInsensitive);
+        // table_info says a rowid may be null, but SQLite gives it a value whenever none is given.
+        column.notNull = column.notNull || rowid;
     }
 }
 

@@ -21,8 +21,9 @@ int nameRank(const QString &name) {
 }
 
 auto rank(const SourceColumn &c) {
-    return std::make_tuple(c.column.notNull ? 0 : 1, c.column.indexed ? 0 : 1,
-                           c.watermarkType == WatermarkType::Timestamp ? 0 : 1, nameRank(c.column.name),
+    const int name = nameRank(c.column.name);
+    return std::make_tuple(c.column.notNull ? 0 : 1, name == 0 ? 0 : 1, c.column.indexed ? 0 : 1,
+                           c.watermarkType == WatermarkType::Timestamp ? 0 : 1, name,
                            c.column.primaryKeyOrdinal > 0 ? 1 : 0);
 }
 

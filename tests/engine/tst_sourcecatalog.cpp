@@ -71,6 +71,7 @@ private slots:
         const QList<SourceColumn> columns = describe(QStringLiteral("orders"));
         QCOMPARE(columns.size(), 4);
         QVERIFY(columns.at(0).column.indexed); // INTEGER PRIMARY KEY: the rowid itself
+        QVERIFY(columns.at(0).column.notNull); // ... which is never null
         QVERIFY(!columns.at(1).column.indexed);
         QVERIFY(columns.at(2).column.indexed);
         QVERIFY(columns.at(2).column.notNull);

@@ -172,7 +172,8 @@ private slots:
             if (watermark->itemData(i, Qt::UserRole + 1).toString() == QLatin1String("id"))
                 watermark->setCurrentIndex(i);
         }
-        QVERIFY2(reason->text().startsWith(QLatin1String("id: indexed integer")), qPrintable(reason->text()));
+        QVERIFY2(reason->text().startsWith(QLatin1String("id: indexed integer, never null")),
+                 qPrintable(reason->text()));
     }
 
     void layoutDoesNotJumpAsFieldsFillIn() {
