@@ -2,6 +2,7 @@
 #include "model/engine/verifyservice.h"
 
 #include "model/common/error.h"
+#include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
 #include <QPointer>
@@ -54,7 +55,7 @@ void VerifyService::start(qint64 tableId) {
     m_job = job;
     QPointer<VerifyService> self = this;
     const QString path = m_workspacePath;
-    QThreadPool::globalInstance()->start([self, job, path, tableId] {
+    RemoteWorkQueue::pool().start([self, job, path, tableId] {
         std::optional<VerifyResult> result;
         QString error;
         try {

@@ -5,10 +5,12 @@
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
 
+#include <QDeadlineTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QThreadPool>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,7 +28,13 @@ class WorkspaceGateway : public QObject {
     Q_OBJECT
 public:
     explicit WorkspaceGateway(const QString &path, QObject *parent = nullptr);
-    ~WorkspaceGateway() override; // waits for the job in progress
+    // Flushes: the queued writes still run (in order, within kFlushBudgetMs) before the
+    // workspace closes, so an edit made just before the window closed is kept; queued reads are
+    // dropped. Waits for the job in progress.
+    ~WorkspaceGateway() override;
+
+    // How long closing may spend on queued writes; later ones are dropped (and logged).
+    static constexpr int kFlushBudgetMs = 1000;
 
     QString path() const { return m_path; }
 
@@ -35,6 +43,9 @@ public:
     // dropped when `context` has been destroyed meanwhile.
     template <typename Job, typename Done>
     void submit(QObject *context, Job job, Done done, std::function<void(const QString &)> failed = {});
+    // submit() for a job that only reads: dropped instead of run when the gateway closes.
+    template <typename Job, typename Done>
+    void submitRead(QObject *context, Job job, Done done, std::function<void(const QString &)> failed = {});
 
     // Reads the control table (with each table's last status) and emits tablesLoaded. Replies
     // to an older request than the latest are dropped.
@@ -60,14 +71,22 @@ signals:
     void errorOccurred(const QString &message);
 
 private:
+    enum class JobKind { Write, Read };
+    template <typename Job, typename Done>
+    void enqueue(JobKind kind, QObject *context, Job job, Done done,
+                 std::function<void(const QString &)> failed);
     // Runs `body` on the worker with the workspace; returns the error text or empty.
-    void post(std::function<void()> body);
+    void post(JobKind kind, std::function<void()> body);
     Workspace &workspace(); // worker thread only
     QString describeCurrentException() const;
 
     QString m_path;
     QThreadPool m_pool;
     std::unique_ptr<Workspace> m_workspace; // touched by the worker only (one thread, serial)
+    // Set by the destructor before it waits (the deadline first, then the flag, released).
+    QDeadlineTimer m_flushDeadline;
+    std::atomic_bool m_closing{false};
+    std::atomic_int m_droppedWrites{0};
     quint64 m_tablesGeneration = 0;
     quint64 m_historyGeneration = 0;
     quint64 m_connectionsGeneration = 0;
@@ -76,9 +95,22 @@ private:
 template <typename Job, typename Done>
 void WorkspaceGateway::submit(QObject *context, Job job, Done done,
                               std::function<void(const QString &)> failed) {
+    enqueue(JobKind::Write, context, std::move(job), std::move(done), std::move(failed));
+}
+
+template <typename Job, typename Done>
+void WorkspaceGateway::submitRead(QObject *context, Job job, Done done,
+                                  std::function<void(const QString &)> failed) {
+    enqueue(JobKind::Read, context, std::move(job), std::move(done), std::move(failed));
+}
+
+template <typename Job, typename Done>
+void WorkspaceGateway::enqueue(JobKind kind, QObject *context, Job job, Done done,
+                               std::function<void(const QString &)> failed) {
     using Result = std::invoke_result_t<Job, Workspace &>;
     QPointer<QObject> guard(context ? context : this);
-    post([this, guard, job = std::move(job), done = std::move(done), failed = std::move(failed)]() mutable {
+    post(kind, [this, guard, job = std::move(job), done = std::move(done),
+                failed = std::move(failed)]() mutable {
         QString error;
         if constexpr (std::is_void_v<Result>) {
             try {
