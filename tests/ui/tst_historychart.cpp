@@ -5,6 +5,7 @@
 // (distinct time labels chosen by span, integer counts with thousands separators).
 #include "model/engine/backfill.h"
 #include "model/engine/runcoordinator.h"
+#include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
 #include "model/storage/sqlitedb.h"
 #include "tests/ui/uifixture.h"
@@ -90,9 +91,11 @@ private slots:
             QSignalSpy finished(&coordinator, &RunCoordinator::runFinished);
             QVERIFY(coordinator.start({}));
             QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
-            QVERIFY(coordinator.start({{orders}}));
+            RunRequest ordersOnly;
+            ordersOnly.tableIds = {orders};
+            QVERIFY(coordinator.start(ordersOnly));
             QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
-            RunRequest dryRun{{orders}};
+            RunRequest dryRun = ordersOnly;
             dryRun.dryRun = true;
             QVERIFY(coordinator.start(dryRun));
             QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
