@@ -193,6 +193,13 @@ private slots:
         QTRY_COMPARE(chart.tableId(), 7);
         QVERIFY(chart.pointCount() <= 200 && chart.pointCount() > 100);
         QCOMPARE(shown.size(), 1); // the overtaken reply was never drawn
+        // The period shown (the last 30 days by default) bounds the query: all time has more runs.
+        shown.clear();
+        auto *period = chart.findChild<QComboBox *>(QStringLiteral("chartPeriod"));
+        QCOMPARE(period->currentText(), QStringLiteral("Last 30 days"));
+        period->setCurrentIndex(period->findData(24 * 3600));
+        QTRY_VERIFY(!shown.isEmpty());
+        QCOMPARE(chart.pointCount(), 24); // hourly runs, the last 24 hours
     }
 
     void axesReadWell_data() {
@@ -214,6 +221,8 @@ private slots:
         chart.resize(800, 400);
         chart.show();
         chart.setGateway(&gateway);
+        auto *period = chart.findChild<QComboBox *>(QStringLiteral("chartPeriod"));
+        period->setCurrentIndex(period->findData(0)); // all time
         QSignalSpy shown(&chart, &HistoryChart::trendShown);
         for (const bool utc : {true, false}) {
             TimeConvention::current().setUtc(utc);

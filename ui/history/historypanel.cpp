@@ -174,13 +174,6 @@ void HistoryPanel::applyFilters() {
     updateChart();
 }
 
-void HistoryPanel::setChartTable(qint64 tableId) {
-    if (m_chartTable == tableId)
-        return;
-    m_chartTable = tableId;
-    updateChart();
-}
-
 void HistoryPanel::updateChart() {
     // The chart follows the table filter; "All tables" charts each run's totals.
     const qint64 table = m_filter->tableFilter();

@@ -121,12 +121,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_schedules, &SchedulesPanel::reloaded, this,
             [this] { m_controlTable->setSchedules(m_schedules->model()->schedules()); });
 
-    connect(m_controlTable, &ControlTablePanel::selectionChanged, this, [this] {
-        updateActions();
-        const QList<qint64> ids = m_controlTable->selectedIds();
-        if (ids.size() == 1)
-            m_history->setChartTable(ids.first());
-    });
+    connect(m_controlTable, &ControlTablePanel::selectionChanged, this, &MainWindow::updateActions);
     connect(m_controlTable, &ControlTablePanel::connectionsRequested, this, &MainWindow::manageConnections);
     connect(m_controlTable, &ControlTablePanel::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, 5000); });
