@@ -52,19 +52,16 @@ double niceStep(double max, double floor) {
 }
 
 // A value axis whose ticks fall on round values, labelled by `label`; from 0 to the first tick
-// at or above `max`.
+// above `max`.
 QCategoryAxis *roundAxis(double max, double floorStep, const std::function<QString(double)> &label) {
     auto *axis = new QCategoryAxis;
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     const double step = niceStep(std::max(max, floorStep), floorStep);
     axis->setStartValue(0);
+    axis->append(label(0), 0);
     double top = 0;
-    for (int i = 0; top < max || i == 0; ++i) {
+    for (int i = 1; top <= max; ++i) { // up to the first tick above the highest value: headroom
         top = step * i;
-        axis->append(label(top), top);
-    }
-    if (top == 0) {
-        top = step;
         axis->append(label(top), top);
     }
     axis->setRange(0, top);
@@ -85,8 +82,8 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
     if (spanSecs <= 24 * 3600) {
         format = QStringLiteral("HH:mm");
         qint64 stepMins = 1;
-        for (qint64 candidate : {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720})
-            if ((stepMins = candidate) * 60 * (kMaxTicks - 1) >= spanSecs)
+        for (qint64 candidate : {1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720})
+            if ((stepMins = candidate) * 60 * kMaxTicks >= spanSecs)
                 break;
         const int startMins = start.time().hour() * 60 + start.time().minute();
         QDateTime tick(start.date(), QTime(0, 0).addSecs(startMins / stepMins * stepMins * 60), zone);
@@ -97,8 +94,8 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
         format = QStringLiteral("MMM d");
         const qint64 days = spanSecs / (24 * 3600) + 1;
         qint64 stepDays = 1;
-        for (qint64 candidate : {1, 2, 7, 14, 30, 61, 91})
-            if ((stepDays = candidate) * (kMaxTicks - 1) >= days)
+        for (qint64 candidate : {1, 2, 3, 7, 14, 21, 30, 61, 91})
+            if ((stepDays = candidate) * kMaxTicks >= days)
                 break;
         for (QDateTime tick(start.date(), QTime(0, 0), zone); tick <= end; tick = tick.addDays(stepDays))
             if (tick >= start)
@@ -108,7 +105,7 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
         const int months = int(spanSecs / (30 * 24 * 3600)) + 1;
         int stepMonths = 1;
         for (int candidate : {1, 2, 3, 6, 12, 24, 60, 120})
-            if ((stepMonths = candidate) * (kMaxTicks - 1) >= months)
+            if ((stepMonths = candidate) * kMaxTicks >= months)
                 break;
         const QDate first(start.date().year(), 1, 1);
         for (QDateTime tick(first, QTime(0, 0), zone); tick <= end; tick = tick.addMonths(stepMonths))
