@@ -22,11 +22,11 @@ QString csvRecord(const QStringList &fields) {
     return quoted.join(QLatin1Char(',')) + QStringLiteral("\r\n");
 }
 
-QString csvTime(const QDateTime &time) {
+QString csvTime(const QDateTime &time, const QTimeZone &zone) {
     if (!time.isValid())
         return {};
-    // The offset spelled out, also on a machine in UTC (Qt would write a bare "Z" there).
-    const QDateTime local = time.toLocalTime();
+    // The offset spelled out, also in UTC (Qt would write a bare "Z" there).
+    const QDateTime local = time.toTimeZone(zone);
     const int offsetMinutes = local.offsetFromUtc() / 60;
     const int minutes = std::abs(offsetMinutes);
     return local.toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz")) +
@@ -34,6 +34,10 @@ QString csvTime(const QDateTime &time) {
            QStringLiteral("%1:%2")
                .arg(minutes / 60, 2, 10, QLatin1Char('0'))
                .arg(minutes % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString csvSeconds(qint64 milliseconds) {
+    return QString::number(double(milliseconds) / 1000.0, 'f', 3);
 }
 
 } // namespace tidemark

@@ -4,6 +4,7 @@
 #include "model/domain/runrecord.h"
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 
 #include <algorithm>
 #include <utility>
@@ -39,7 +40,9 @@ QVariant watermarkRaw(const Watermark &watermark) {
 } // namespace
 
 ControlTableModel::ControlTableModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+    TimeConvention::follow(this, {NextRun});
+}
 
 int ControlTableModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_tables.size());
@@ -80,7 +83,7 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
         return statusLabel(m_lastStatus.value(spec.id));
     case NextRun: {
         const auto next = m_nextRuns.constFind(spec.id);
-        return next == m_nextRuns.cend() ? QStringLiteral("—") : formatLocalTimeWithZone(next->at);
+        return next == m_nextRuns.cend() ? QStringLiteral("—") : formatTimeWithZone(next->at);
     }
     }
     return {};
@@ -92,7 +95,7 @@ QString ControlTableModel::nextRunToolTip(const TableSpec &spec) const {
         return spec.active ? tr("No active schedule runs this table")
                            : tr("Paused: schedules skip this table");
     return tr("Next run by schedule %1 at %2 (%3 UTC)", nullptr, int(next->schedules.size()))
-        .arg(next->schedules.join(QStringLiteral(", ")), formatLocalTimeWithZone(next->at),
+        .arg(next->schedules.join(QStringLiteral(", ")), formatTimeWithZone(next->at),
              next->at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "model/models/displayformat.h"
 
+#include "model/models/timeconvention.h"
+
 #include <QLocale>
-#include <QTimeZone>
 
 namespace tidemark {
 
@@ -27,21 +28,30 @@ QString formatDuration(qint64 ms) {
         .arg((seconds % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
-QString formatLocalTime(const QDateTime &utc) {
-    if (!utc.isValid())
-        return {};
-    return utc.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+QDateTime toDisplayZone(const QDateTime &time) {
+    return time.isValid() ? time.toTimeZone(TimeConvention::current().zone()) : QDateTime();
 }
 
-QString localZoneName() {
-    return QString::fromUtf8(QTimeZone::systemTimeZoneId());
+QString formatTime(const QDateTime &time) {
+    if (!time.isValid())
+        return {};
+    return toDisplayZone(time).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
-QString formatLocalTimeWithZone(const QDateTime &utc) {
-    if (!utc.isValid())
+QString displayZoneName() {
+    return TimeConvention::current().zoneName();
+}
+
+QString formatTimeWithZone(const QDateTime &time) {
+    if (!time.isValid())
         return {};
-    const QDateTime local = utc.toLocalTime();
-    return formatLocalTime(utc) + QLatin1Char(' ') + local.timeZoneAbbreviation();
+    const QDateTime shown = toDisplayZone(time);
+    return shown.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) + QLatin1Char(' ') +
+           (TimeConvention::current().isUtc() ? QStringLiteral("UTC") : shown.timeZoneAbbreviation());
+}
+
+QString zonedLabel(const QString &label) {
+    return QStringLiteral("%1 (%2)").arg(label, displayZoneName());
 }
 
 QString statusLabel(IterationStatus status) {

@@ -3,6 +3,7 @@
 
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 
 #include <algorithm>
 
@@ -90,6 +91,7 @@ IterationGridModel::IterationGridModel(QObject *parent)
     , m_clock([] { return QDateTime::currentDateTimeUtc(); }) {
     m_ticker.setInterval(1000);
     connect(&m_ticker, &QTimer::timeout, this, &IterationGridModel::tick);
+    TimeConvention::follow(this, {Started});
 }
 
 int IterationGridModel::rowCount(const QModelIndex &parent) const {
@@ -137,7 +139,7 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case Status:
         return statusLabel(record.status);
     case Started:
-        return formatLocalTime(record.startedAt);
+        return formatTime(record.startedAt);
     case Duration:
         if (!record.startedAt.isValid() && record.durationMs == 0)
             return QString();
@@ -263,7 +265,7 @@ QVariant IterationGridModel::headerData(int section, Qt::Orientation orientation
     case Status:
         return tr("Status");
     case Started:
-        return tr("Started");
+        return zonedLabel(tr("Started"));
     case Duration:
         return tr("Duration");
     case RowsRead:

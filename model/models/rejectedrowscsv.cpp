@@ -3,6 +3,7 @@
 
 #include "model/common/csv.h"
 #include "model/common/error.h"
+#include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
 
 #include <QDir>
@@ -28,13 +29,15 @@ qint64 writeRejectedRowsCsv(Workspace &workspace, qint64 iterationId, const QStr
     QString text = csvRecord({QStringLiteral("rejected_at"), QStringLiteral("run_id"),
                               QStringLiteral("iteration_id"), QStringLiteral("table_id"),
                               QStringLiteral("error"), QStringLiteral("key"), QStringLiteral("values")});
+    const QTimeZone zone = TimeConvention::current().zone();
     qint64 written = 0;
     qint64 afterId = 0;
     for (;;) {
         const QList<RejectedRow> page = workspace.iterationRejects(iterationId, afterId, kPageRows);
         for (const RejectedRow &row : page)
-            text += csvRecord({csvTime(row.at), QString::number(row.runId), QString::number(row.iterationId),
-                               QString::number(row.tableId), row.error, row.rowKey, row.rowData});
+            text += csvRecord({csvTime(row.at, zone), QString::number(row.runId),
+                               QString::number(row.iterationId), QString::number(row.tableId), row.error,
+                               row.rowKey, row.rowData});
         if (file.write(text.toUtf8()) < 0)
             cannotWrite(file, path);
         text.clear();

@@ -3,6 +3,7 @@
 
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 
 #include <QJsonDocument>
 
@@ -23,7 +24,9 @@ QString oneLine(QString text) {
 } // namespace
 
 RejectedRowsModel::RejectedRowsModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+    TimeConvention::follow(this, {Time});
+}
 
 int RejectedRowsModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -41,7 +44,7 @@ QVariant RejectedRowsModel::data(const QModelIndex &index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case Time:
-            return formatLocalTime(row.at);
+            return formatTime(row.at);
         case Key:
             return oneLine(row.rowKey);
         case Error:
@@ -87,7 +90,7 @@ QVariant RejectedRowsModel::headerData(int section, Qt::Orientation orientation,
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Time:
-        return tr("Rejected at (%1)").arg(localZoneName());
+        return zonedLabel(tr("Rejected at"));
     case Key:
         return tr("Key");
     case Error:

@@ -4,6 +4,7 @@
 #include "model/common/csv.h"
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 
 #include <algorithm>
 
@@ -46,7 +47,9 @@ bool newerFirst(const RunRecord &a, const RunRecord &b) {
 } // namespace
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+    TimeConvention::follow(this, {Started});
+}
 
 int RunHistoryModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_runs.size());
@@ -61,7 +64,7 @@ QVariant RunHistoryModel::displayValue(const RunRecord &run, int column) const {
     case Id:
         return QString::number(run.id);
     case Started:
-        return formatLocalTime(run.startedAt);
+        return formatTime(run.startedAt);
     case Trigger:
         return run.dryRun ? tr("%1 (dry run)").arg(run.trigger) : run.trigger;
     case Status:
@@ -118,6 +121,10 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
         return displayValue(run, index.column());
     case RawRole:
         return rawValue(run, index.column());
+    case ExportRole:
+        if (index.column() != Duration)
+            return {};
+        return run.finishedAt.isValid() ? csvSeconds(runDurationMs(run)) : QString();
     case RunIdRole:
         return run.id;
     case StatusNameRole:
@@ -143,13 +150,15 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
 }
 
 QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == ExportRole && section == Duration)
+        return tr("Duration (s)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Id:
         return tr("Run");
     case Started:
-        return tr("Started");
+        return zonedLabel(tr("Started"));
     case Trigger:
         return tr("Trigger");
     case Status:
@@ -267,8 +276,12 @@ QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId) 
 
 namespace {
 
-// Numbers and times go out raw (machine-readable), everything else as shown.
+// Numbers and times go out raw (machine-readable: times with their offset, in the zone shown),
+// durations in seconds, everything else as shown.
 QString csvValue(const QModelIndex &index) {
+    const QVariant exported = index.data(ExportRole);
+    if (exported.isValid())
+        return exported.toString();
     const QVariant raw = index.data(RawRole);
     switch (raw.typeId()) {
     case QMetaType::Int:
@@ -276,7 +289,7 @@ QString csvValue(const QModelIndex &index) {
     case QMetaType::Double:
         return raw.toString();
     case QMetaType::QDateTime:
-        return isoUtc(raw.toDateTime());
+        return csvTime(raw.toDateTime(), TimeConvention::current().zone());
     default:
         return index.data().toString();
     }
@@ -287,8 +300,11 @@ QString csvValue(const QModelIndex &index) {
 QString modelToCsv(const QAbstractItemModel &model) {
     QString csv;
     QStringList fields;
-    for (int column = 0; column < model.columnCount(); ++column)
-        fields << csvField(model.headerData(column, Qt::Horizontal).toString());
+    for (int column = 0; column < model.columnCount(); ++column) {
+        const QVariant exported = model.headerData(column, Qt::Horizontal, ExportRole);
+        fields << csvField(
+            (exported.isValid() ? exported : model.headerData(column, Qt::Horizontal)).toString());
+    }
     csv += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
     for (int row = 0; row < model.rowCount(); ++row) {
         fields.clear();

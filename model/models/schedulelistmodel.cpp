@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "model/models/schedulelistmodel.h"
 
+#include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 #include "model/schedule/firetimes.h"
 
 #include <QTimeZone>
@@ -22,7 +24,9 @@ QString tablesText(const QList<qint64> &ids) {
 } // namespace
 
 ScheduleListModel::ScheduleListModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+    TimeConvention::follow(this, {NextShown});
+}
 
 int ScheduleListModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -45,9 +49,9 @@ QVariant ScheduleListModel::headerData(int section, Qt::Orientation orientation,
     case Tables:
         return tr("Tables");
     case NextLocal:
-        return tr("Next run");
-    case NextUtc:
-        return tr("Next run (UTC)");
+        return tr("Next run (its zone)");
+    case NextShown:
+        return zonedLabel(tr("Next run"));
     case LastStatus:
         return tr("Last status");
     case Active:
@@ -75,10 +79,10 @@ QVariant ScheduleListModel::displayValue(const Row &row, int column) const {
             return tr("never");
         return row.next.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss t"));
-    case NextUtc:
+    case NextShown:
         if (!spec.active || !row.next.isValid())
             return QString();
-        return row.next.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss'Z'"));
+        return formatTime(row.next);
     case LastStatus:
         return row.lastStatus.isEmpty() ? tr("never ran") : row.lastStatus;
     case Active:
@@ -101,7 +105,7 @@ QVariant ScheduleListModel::data(const QModelIndex &index, int role) const {
     case StatusNameRole:
         return row.lastStatus;
     case RawRole:
-        if (index.column() == NextLocal || index.column() == NextUtc)
+        if (index.column() == NextLocal || index.column() == NextShown)
             return row.next;
         return displayValue(row, index.column());
     default:

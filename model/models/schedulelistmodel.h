@@ -17,7 +17,8 @@ namespace tidemark {
 class ScheduleListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Cron, Zone, Tables, NextLocal, NextUtc, LastStatus, Active, ColumnCount };
+    // NextLocal: in the schedule's own zone; NextShown: in the window's (TimeConvention).
+    enum Column { Name, Cron, Zone, Tables, NextLocal, NextShown, LastStatus, Active, ColumnCount };
 
     explicit ScheduleListModel(QObject *parent = nullptr);
 

@@ -3,6 +3,7 @@
 
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "model/models/timeconvention.h"
 
 namespace tidemark {
 
@@ -18,7 +19,9 @@ QVariant sortableValue(const QString &text) {
 } // namespace
 
 WatermarkHistoryModel::WatermarkHistoryModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+    TimeConvention::follow(this, {Time});
+}
 
 int WatermarkHistoryModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_changes.size());
@@ -53,7 +56,7 @@ QVariant WatermarkHistoryModel::data(const QModelIndex &index, int role) const {
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
         case Time:
-            return formatLocalTime(change.at);
+            return formatTime(change.at);
         case OldValue:
             return change.oldValue.isEmpty() ? tr("(none)") : change.oldValue;
         case NewValue:
@@ -96,7 +99,7 @@ QVariant WatermarkHistoryModel::headerData(int section, Qt::Orientation orientat
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Time:
-        return tr("Time (%1)").arg(localZoneName());
+        return zonedLabel(tr("Time"));
     case OldValue:
         return tr("Old watermark");
     case NewValue:

@@ -1004,13 +1004,14 @@ FollowResult Workspace::followTargetState(qint64 tableId, qint64 generation, con
     return FollowResult::Moved;
 }
 
-QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {
-    // Changes from before schema 6 name no host: their run's, when they had one.
-    SqliteStatement stmt(
-        *m_db, QStringLiteral("SELECT c.id, c.table_id, c.at, c.old_value, c.new_value, c.cause, "
-                              "c.run_id, coalesce(c.host, r.host) FROM watermark_changes c LEFT "
-                              "JOIN runs r ON r.id = c.run_id WHERE c.table_id = ?1 ORDER BY c.id"));
-    stmt.bind(1, tableId);
+namespace {
+
+// Changes from before schema 6 name no host: their run's, when they had one.
+const char *const kWatermarkChangeSelect =
+    "SELECT c.id, c.table_id, c.at, c.old_value, c.new_value, c.cause, c.run_id, "
+    "coalesce(c.host, r.host) FROM watermark_changes c LEFT JOIN runs r ON r.id = c.run_id ";
+
+QList<WatermarkChange> readWatermarkChanges(SqliteStatement &stmt) {
     QList<WatermarkChange> result;
     while (stmt.step()) {
         WatermarkChange change;
@@ -1025,6 +1026,108 @@ QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {
         result.append(change);
     }
     return result;
+}
+
+IterationStatus statusOfSeverity(qint64 severity) {
+    switch (severity) {
+    case 4:
+        return IterationStatus::Failed;
+    case 3:
+        return IterationStatus::Interrupted;
+    case 2:
+        return IterationStatus::Cancelled;
+    case 1:
+        return IterationStatus::Warning;
+    default:
+        return IterationStatus::Succeeded;
+    }
+}
+
+} // namespace
+
+QList<WatermarkChange> Workspace::watermarkChanges(qint64 tableId) {
+    SqliteStatement stmt(*m_db, QLatin1String(kWatermarkChangeSelect) +
+                                    QStringLiteral("WHERE c.table_id = ?1 ORDER BY c.id"));
+    stmt.bind(1, tableId);
+    return readWatermarkChanges(stmt);
+}
+
+Trend Workspace::trend(const TrendQuery &query) {
+    const QString tableCondition =
+        query.tableId > 0 ? QStringLiteral("i.table_id = ?1") : QStringLiteral("?1 = 0");
+    Trend trend;
+    trend.to = query.to.isValid() ? query.to.toUTC() : QDateTime::currentDateTimeUtc();
+    trend.from = query.from.toUTC();
+    if (!trend.from.isValid()) {
+        // Ids grow with time: the first iteration (or run) is the first to have started.
+        SqliteStatement first(
+            *m_db, query.tableId > 0
+                       ? QStringLiteral("SELECT r.started_at FROM iterations i JOIN runs r ON "
+                                        "r.id = i.run_id WHERE i.table_id = ?1 ORDER BY i.id LIMIT 1")
+                       : QStringLiteral("SELECT started_at FROM runs ORDER BY id LIMIT 1"));
+        if (query.tableId > 0)
+            first.bind(1, query.tableId);
+        trend.from = first.step() ? readTime(first, 0) : QDateTime();
+        if (!trend.from.isValid() || trend.from > trend.to)
+            trend.from = trend.to.addDays(-30);
+    }
+
+    // Per run: the table's iterations (or all of them) summed; then, when there are more runs
+    // than points, runs grouped by the slice of the period they started in.
+    SqliteStatement points(*m_db, QStringLiteral(R"(
+WITH per_run AS (
+    SELECT r.id AS run_id, r.started_at AS at, sum(i.rows_written) AS written,
+           CASE WHEN ?1 = 0 AND r.finished_at IS NOT NULL
+                THEN CAST(round((julianday(r.finished_at) - julianday(r.started_at)) * 86400000) AS INTEGER)
+                ELSE max(i.duration_ms) END AS duration_ms,
+           max(CASE i.status WHEN ?5 THEN 4 WHEN ?6 THEN 3 WHEN ?7 THEN 2 WHEN ?8 THEN 1 ELSE 0 END) AS severity
+    FROM runs r JOIN iterations i ON i.run_id = r.id
+    WHERE %1 AND r.dry_run = 0 AND r.started_at >= ?2 AND r.started_at <= ?3
+      AND i.status NOT IN (?9, ?10, ?11, ?12)
+    GROUP BY r.id
+), counted AS (
+    SELECT *, count(*) OVER () AS total FROM per_run
+)
+SELECT min(at), min(run_id), max(run_id), count(*), sum(written), max(duration_ms), max(severity)
+FROM counted
+GROUP BY CASE WHEN total <= ?4 THEN run_id
+              ELSE min(?4 - 1, CAST((julianday(at) - julianday(?2)) * ?4
+                                    / max(julianday(?3) - julianday(?2), 1e-9) AS INTEGER)) END
+ORDER BY 1, 2)")
+                                      .arg(tableCondition));
+    points.bind(1, query.tableId)
+        .bind(2, isoUtc(trend.from))
+        .bind(3, isoUtc(trend.to))
+        .bind(4, qint64(qMax(1, query.maxPoints)));
+    int index = 5;
+    for (IterationStatus status :
+         {IterationStatus::Failed, IterationStatus::Interrupted, IterationStatus::Cancelled,
+          IterationStatus::Warning, IterationStatus::Queued, IterationStatus::Running,
+          IterationStatus::Skipped, IterationStatus::DryRun})
+        points.bind(index++, iterationStatusName(status));
+    while (points.step()) {
+        TrendPoint point;
+        point.at = readTime(points, 0);
+        point.firstRunId = points.columnInt64(1);
+        point.lastRunId = points.columnInt64(2);
+        point.runs = int(points.columnInt64(3));
+        point.rowsWritten = points.columnInt64(4);
+        point.durationMs = points.columnInt64(5);
+        point.status = statusOfSeverity(points.columnInt64(6));
+        trend.points.append(point);
+    }
+
+    SqliteStatement backfills(
+        *m_db,
+        QLatin1String(kWatermarkChangeSelect) +
+            QStringLiteral("WHERE %1 AND c.cause = ?2 AND c.at >= ?3 AND c.at <= ?4 ORDER BY c.id")
+                .arg(query.tableId > 0 ? QStringLiteral("c.table_id = ?1") : QStringLiteral("?1 = 0")));
+    backfills.bind(1, query.tableId)
+        .bind(2, QStringLiteral("backfill"))
+        .bind(3, isoUtc(trend.from))
+        .bind(4, isoUtc(trend.to));
+    trend.backfills = readWatermarkChanges(backfills);
+    return trend;
 }
 
 QString Workspace::lastIterationStatus(qint64 tableId) {

@@ -32,6 +32,34 @@ struct WatermarkChange {
     QString host; // the machine that made it (a change from before schema 6: its run's, if any)
 };
 
+// One point of a trend chart: one run's figures for a table (or summed over every table), or,
+// when the period holds more runs than points were asked for, those of the runs started in
+// one slice of it.
+struct TrendPoint {
+    QDateTime at; // when its first run started
+    qint64 firstRunId = 0;
+    qint64 lastRunId = 0;
+    int runs = 0;           // runs it stands for: 1 unless the period was sliced
+    qint64 rowsWritten = 0; // summed
+    qint64 durationMs = 0;  // the longest
+    // The worst outcome among them: Failed, Interrupted, Cancelled, Warning, else Succeeded.
+    IterationStatus status = IterationStatus::Succeeded;
+};
+
+struct TrendQuery {
+    qint64 tableId = 0;  // 0: every table, each run's totals
+    QDateTime from;      // invalid: since the first run
+    QDateTime to;        // invalid: now
+    int maxPoints = 200; // more runs than this in the period: one point per slice of it
+};
+
+struct Trend {
+    QDateTime from; // the period the points cover, resolved
+    QDateTime to;
+    QList<TrendPoint> points;         // oldest first
+    QList<WatermarkChange> backfills; // the table's (or every table's) backfills in the period
+};
+
 struct RejectedRow {
     qint64 id = 0;
     qint64 runId = 0;
@@ -155,6 +183,10 @@ public:
     FollowResult followTargetState(qint64 tableId, qint64 generation, const Position &position,
                                    const QString &cause, qint64 runId);
     QList<WatermarkChange> watermarkChanges(qint64 tableId);
+    // A table's runs over a period, for a chart: computed by SQL aggregates, so it costs at
+    // most `maxPoints` rows whatever the history's size. Dry runs, and iterations that were
+    // skipped or have not finished, are left out.
+    Trend trend(const TrendQuery &query);
     // The status of the table's most recent iteration that is not part of a dry run, or empty.
     QString lastIterationStatus(qint64 tableId);
 

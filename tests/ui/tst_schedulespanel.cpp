@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "model/models/schedulelistmodel.h"
+#include "model/models/timeconvention.h"
 #include "model/schedule/cronexpression.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
@@ -177,9 +178,13 @@ private slots:
                     .data()
                     .toString()
                     .contains(QStringLiteral("02:30")));
-        const QString utc = model->index(0, ScheduleListModel::NextUtc).data().toString();
-        QVERIFY2(utc.contains(QStringLiteral(" 00:30:00Z")) || utc.contains(QStringLiteral(" 01:30:00Z")),
+        TimeConvention::current().setUtc(true);
+        const QString utc = model->index(0, ScheduleListModel::NextShown).data().toString();
+        QVERIFY2(utc.endsWith(QStringLiteral(" 00:30:00")) || utc.endsWith(QStringLiteral(" 01:30:00")),
                  qPrintable(utc));
+        QCOMPARE(model->headerData(ScheduleListModel::NextShown, Qt::Horizontal).toString(),
+                 QStringLiteral("Next run (UTC)"));
+        TimeConvention::current().setUtc(false);
         QCOMPARE(model->index(0, ScheduleListModel::LastStatus).data().toString(),
                  QStringLiteral("never ran"));
 

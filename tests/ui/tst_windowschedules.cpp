@@ -39,7 +39,7 @@ QString expectedNext(const QString &cron, const QString &zone) {
     spec.name = QStringLiteral("expected");
     spec.cron = cron;
     spec.timeZone = zone;
-    return formatLocalTimeWithZone(CronFireTimes().nextAfter(spec, QDateTime::currentDateTimeUtc()));
+    return formatTimeWithZone(CronFireTimes().nextAfter(spec, QDateTime::currentDateTimeUtc()));
 }
 
 QString readFile(const QString &path) {

@@ -3,6 +3,7 @@
 
 #include "model/common/timestamp.h"
 #include "model/models/displayformat.h"
+#include "model/models/timeconvention.h"
 
 #include <QButtonGroup>
 #include <QCalendarWidget>
@@ -104,6 +105,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
         m_zone->addItem(tr("UTC"), QByteArray("UTC"));
         const QTimeZone local = QTimeZone::systemTimeZone();
         m_zone->addItem(tr("Local (%1)").arg(QString::fromUtf8(local.id())), local.id());
+        setZone(TimeConvention::current().zone()); // the zone the window shows times in
         m_calendar = new QCalendarWidget(this);
         m_calendar->setObjectName(QStringLiteral("watermarkCalendar"));
         auto *pick = new QToolButton(this);

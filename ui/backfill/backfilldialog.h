@@ -49,7 +49,8 @@ public:
     void setAction(BackfillTargetAction action);
     void setConfirmDuplicates(bool confirmed);
     void setValueText(const QString &text); // ISO-8601 or an integer, as the CLI's --from
-    // The zone a picked date and a typed time without zone are read in (default UTC).
+    // The zone a picked date and a typed time without zone are read in (at first, the one the
+    // window shows times in: TimeConvention).
     void setZone(const QTimeZone &zone);
     // What a picked date means: midnight of `date` in the zone shown.
     void pickDate(const QDate &date);

@@ -1,17 +1,32 @@
 // SPDX-License-Identifier: MIT
 #include "ui/history/historychart.h"
 
+#include "model/models/displayformat.h"
+#include "model/models/timeconvention.h"
+#include "ui/common/workspacegateway.h"
+
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
-#include <QDateTimeAxis>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QVBoxLayout>
-#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
 
 namespace tidemark {
 
 namespace {
+
+constexpr int kMaxPoints = 200;    // more runs than this in the period: one point per slice
+constexpr int kMaxTicks = 6;       // labels per axis, so they never overlap
+constexpr int kMaxEventLines = 50; // backfill markers drawn as lines; beyond, only their points
 
 // QChartView takes ownership of the new chart but only releases the previous one (its own
 // default chart, the first time): deleting it is the caller's job.
@@ -21,32 +36,188 @@ void replaceChart(QChartView *view, QChart *chart) {
     delete previous;
 }
 
+// The smallest step of 1, 2 or 5 times a power of ten (at least `floor`) that covers `max`
+// in at most kMaxTicks - 1 steps.
+double niceStep(double max, double floor) {
+    const double rough = max / (kMaxTicks - 1);
+    double magnitude = std::pow(10.0, std::floor(std::log10(rough > 0 ? rough : 1.0)));
+    for (;;) {
+        for (double factor : {1.0, 2.0, 5.0}) {
+            const double step = std::max(floor, factor * magnitude);
+            if (step * (kMaxTicks - 1) >= max)
+                return step;
+        }
+        magnitude *= 10;
+    }
+}
+
+// A value axis whose ticks fall on round values, labelled by `label`; from 0 to the first tick
+// above `max`.
+QCategoryAxis *roundAxis(double max, double floorStep, const std::function<QString(double)> &label) {
+    auto *axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const double step = niceStep(std::max(max, floorStep), floorStep);
+    axis->setStartValue(0);
+    axis->append(label(0), 0);
+    double top = 0;
+    for (int i = 1; top <= max; ++i) { // up to the first tick above the highest value: headroom
+        top = step * i;
+        axis->append(label(top), top);
+    }
+    axis->setRange(0, top);
+    return axis;
+}
+
+// The time axis: ticks on round instants in the zone shown, labelled so that no two read
+// alike — clock time within a day, month and day within a year, year and month beyond.
+QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
+    const QTimeZone zone = TimeConvention::current().zone();
+    // A margin of 3% each side, so the first and last runs' markers are not cut in half.
+    const qint64 margin = std::max<qint64>(30, from.secsTo(to) * 3 / 100);
+    const QDateTime start = from.toTimeZone(zone).addSecs(-margin);
+    const QDateTime end = to.toTimeZone(zone).addSecs(margin);
+    const qint64 spanSecs = start.secsTo(end);
+    QList<QDateTime> ticks;
+    QString format;
+    if (spanSecs <= 24 * 3600) {
+        format = QStringLiteral("HH:mm");
+        qint64 stepMins = 1;
+        for (qint64 candidate : {1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720})
+            if ((stepMins = candidate) * 60 * kMaxTicks >= spanSecs)
+                break;
+        const int startMins = start.time().hour() * 60 + start.time().minute();
+        QDateTime tick(start.date(), QTime(0, 0).addSecs(startMins / stepMins * stepMins * 60), zone);
+        for (; tick <= end; tick = tick.addSecs(stepMins * 60))
+            if (tick >= start)
+                ticks << tick;
+    } else if (spanSecs <= 365 * 24 * 3600) {
+        format = QStringLiteral("MMM d");
+        const qint64 days = spanSecs / (24 * 3600) + 1;
+        qint64 stepDays = 1;
+        for (qint64 candidate : {1, 2, 3, 7, 14, 21, 30, 61, 91})
+            if ((stepDays = candidate) * kMaxTicks >= days)
+                break;
+        for (QDateTime tick(start.date(), QTime(0, 0), zone); tick <= end; tick = tick.addDays(stepDays))
+            if (tick >= start)
+                ticks << tick;
+    } else {
+        format = QStringLiteral("yyyy-MM");
+        const int months = int(spanSecs / (30 * 24 * 3600)) + 1;
+        int stepMonths = 1;
+        for (int candidate : {1, 2, 3, 6, 12, 24, 60, 120})
+            if ((stepMonths = candidate) * kMaxTicks >= months)
+                break;
+        const QDate first(start.date().year(), 1, 1);
+        for (QDateTime tick(first, QTime(0, 0), zone); tick <= end; tick = tick.addMonths(stepMonths))
+            if (tick >= start)
+                ticks << tick;
+    }
+    auto *axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    axis->setStartValue(qreal(start.toMSecsSinceEpoch()));
+    for (const QDateTime &tick : ticks) {
+        const QString label = tick.toString(format);
+        if (!axis->categoriesLabels().contains(label)) // a category's label is its key
+            axis->append(label, qreal(tick.toMSecsSinceEpoch()));
+    }
+    axis->setRange(qreal(start.toMSecsSinceEpoch()), qreal(end.toMSecsSinceEpoch()));
+    axis->setTitleText(zonedLabel(QObject::tr("Run started")));
+    return axis;
+}
+
+bool isProblem(IterationStatus status) {
+    return status != IterationStatus::Succeeded && status != IterationStatus::NoNewRows;
+}
+
 } // namespace
 
 HistoryChart::HistoryChart(QWidget *parent)
     : QWidget(parent)
+    , m_period(new QComboBox(this))
     , m_view(new QChartView(this)) {
+    m_period->setObjectName(QStringLiteral("chartPeriod"));
+    m_period->addItem(tr("All time"), 0);
+    m_period->addItem(tr("Last 24 hours"), 24 * 3600);
+    m_period->addItem(tr("Last 7 days"), 7 * 24 * 3600);
+    m_period->addItem(tr("Last 30 days"), 30 * 24 * 3600);
+    m_period->addItem(tr("Last year"), 365 * 24 * 3600);
+    // The last 30 days by default: what an operator asks first, and a query whose cost follows
+    // the period, not the size of years of history (all time over 2 million iterations: ~1 s).
+    m_period->setCurrentIndex(m_period->findData(30 * 24 * 3600));
+    connect(m_period, &QComboBox::currentIndexChanged, this, &HistoryChart::request);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumHeight(180);
+    auto *periodRow = new QHBoxLayout;
+    periodRow->addWidget(new QLabel(tr("Period:"), this));
+    periodRow->addWidget(m_period);
+    periodRow->addStretch();
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
-    setTrend({}, {});
+    layout->addLayout(periodRow);
+    layout->addWidget(m_view, 1);
+    connect(&TimeConvention::current(), &TimeConvention::changed, this, &HistoryChart::render);
+    render();
 }
 
-void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoint> &points) {
-    m_pointCount = int(points.size());
+QChart *HistoryChart::chart() const {
+    return m_view->chart();
+}
+
+void HistoryChart::setGateway(WorkspaceGateway *gateway) {
+    m_gateway = gateway;
+    m_trend = Trend();
+    render();
+}
+
+void HistoryChart::showTable(qint64 tableId, const QString &name) {
+    m_tableId = tableId;
+    m_name = name;
+    request();
+}
+
+void HistoryChart::request() {
+    if (!m_gateway)
+        return;
+    const quint64 generation = ++*m_latest;
+    TrendQuery query;
+    query.tableId = m_tableId;
+    query.maxPoints = kMaxPoints;
+    if (const int seconds = m_period->currentData().toInt(); seconds > 0) {
+        query.to = QDateTime::currentDateTimeUtc();
+        query.from = query.to.addSecs(-seconds);
+    }
+    m_gateway->submit(
+        this,
+        [query, generation, latest = m_latest](Workspace &workspace) -> std::optional<Trend> {
+            if (latest->load() != generation)
+                return std::nullopt; // overtaken while queued: not worth computing
+            return workspace.trend(query);
+        },
+        [this, generation](std::optional<Trend> trend) {
+            if (!trend || m_latest->load() != generation)
+                return;
+            m_trend = std::move(*trend);
+            render();
+            emit trendShown();
+        });
+}
+
+void HistoryChart::render() {
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
-    if (points.isEmpty()) {
-        chart->setTitle(tableName.isEmpty() ? tr("Choose a table to see its rows and duration per run")
-                                            : tr("%1: no runs yet").arg(tableName));
+    const QList<TrendPoint> &points = m_trend.points;
+    if (points.isEmpty() && m_trend.backfills.isEmpty()) {
+        chart->setTitle(m_name.isEmpty() ? tr("Choose a table to see its rows and duration per run")
+                                         : tr("%1: no runs in this period").arg(m_name));
         replaceChart(m_view, chart);
         return;
     }
-    chart->setTitle(tr("%1 — rows written and duration per run").arg(tableName));
+    const bool sliced =
+        std::any_of(points.cbegin(), points.cend(), [](const TrendPoint &p) { return p.runs > 1; });
+    chart->setTitle(sliced ? tr("%1 — rows written and longest duration, runs grouped by time").arg(m_name)
+                           : tr("%1 — rows written and duration per run").arg(m_name));
 
     auto *rows = new QLineSeries;
     rows->setName(tr("Rows written"));
@@ -55,49 +226,61 @@ void HistoryChart::setTrend(const QString &tableName, const QList<TableTrendPoin
     duration->setName(tr("Duration (s)"));
     duration->setPointsVisible(true);
     auto *failed = new QScatterSeries;
-    failed->setName(tr("Failed / warning"));
+    failed->setName(tr("Failed / cancelled / warning"));
     failed->setColor(QColor(220, 50, 47));
     failed->setMarkerSize(10);
-    qint64 maxRows = 1;
-    double maxSeconds = 1;
-    for (const TableTrendPoint &p : points) {
-        const qreal x = qreal(p.startedAt.toMSecsSinceEpoch());
+    qint64 maxRows = 0;
+    double maxSeconds = 0;
+    for (const TrendPoint &p : points) {
+        const qreal x = qreal(p.at.toMSecsSinceEpoch());
         rows->append(x, qreal(p.rowsWritten));
-        duration->append(x, qreal(p.durationMs) / 1000.0);
-        if (p.status == IterationStatus::Failed || p.status == IterationStatus::Warning ||
-            p.status == IterationStatus::Cancelled || p.status == IterationStatus::Interrupted)
+        duration->append(x, double(p.durationMs) / 1000.0);
+        if (isProblem(p.status))
             failed->append(x, qreal(p.rowsWritten));
-        maxRows = qMax(maxRows, p.rowsWritten);
-        maxSeconds = qMax(maxSeconds, double(p.durationMs) / 1000.0);
+        maxRows = std::max(maxRows, p.rowsWritten);
+        maxSeconds = std::max(maxSeconds, double(p.durationMs) / 1000.0);
     }
-    chart->addSeries(rows);
-    chart->addSeries(duration);
-    chart->addSeries(failed);
-
-    auto *time = new QDateTimeAxis;
-    time->setFormat(QStringLiteral("MM-dd HH:mm"));
-    time->setTitleText(tr("Run started"));
-    const QDateTime first = points.first().startedAt.toLocalTime();
-    const QDateTime last = points.last().startedAt.toLocalTime();
-    time->setRange(first.addSecs(-60), last.addSecs(60));
-    time->setTickCount(qBound(2, int(points.size()), 6));
-    auto *rowAxis = new QValueAxis;
-    rowAxis->setTitleText(tr("Rows"));
-    rowAxis->setLabelFormat(QStringLiteral("%.0f"));
-    rowAxis->setRange(0, double(maxRows) * 1.1);
-    auto *secondsAxis = new QValueAxis;
-    secondsAxis->setTitleText(tr("Seconds"));
-    secondsAxis->setRange(0, maxSeconds * 1.1);
+    QCategoryAxis *time = timeAxis(m_trend.from, m_trend.to);
+    QCategoryAxis *rowAxis = roundAxis(double(maxRows), 1, [](double v) { return formatCount(qint64(v)); });
+    rowAxis->setTitleText(tr("Rows written"));
+    QCategoryAxis *secondsAxis = roundAxis(
+        maxSeconds, 0.1, [](double v) { return QString::number(v, 'f', v == std::floor(v) ? 0 : 1); });
+    secondsAxis->setTitleText(tr("Duration (s)"));
     chart->addAxis(time, Qt::AlignBottom);
     chart->addAxis(rowAxis, Qt::AlignLeft);
     chart->addAxis(secondsAxis, Qt::AlignRight);
-    for (QAbstractSeries *series :
-         {static_cast<QAbstractSeries *>(rows), static_cast<QAbstractSeries *>(failed)}) {
+    const auto add = [&](QAbstractSeries *series, QCategoryAxis *valueAxis) {
+        chart->addSeries(series);
         series->attachAxis(time);
-        series->attachAxis(rowAxis);
+        series->attachAxis(valueAxis);
+    };
+    add(rows, rowAxis);
+    add(duration, secondsAxis);
+    add(failed, rowAxis);
+
+    // Backfills: a marker at the top of the chart and a dashed line down to the axis.
+    if (!m_trend.backfills.isEmpty()) {
+        auto *backfills = new QScatterSeries;
+        backfills->setName(tr("Backfill"));
+        backfills->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+        backfills->setColor(QColor(108, 113, 196));
+        backfills->setMarkerSize(9);
+        const qreal top = rowAxis->max();
+        int lines = 0;
+        for (const WatermarkChange &change : m_trend.backfills) {
+            const qreal x = qreal(change.at.toMSecsSinceEpoch());
+            backfills->append(x, top);
+            if (++lines > kMaxEventLines)
+                continue;
+            auto *line = new QLineSeries;
+            line->setPen(QPen(backfills->color(), 1, Qt::DashLine));
+            line->append(x, 0);
+            line->append(x, top);
+            add(line, rowAxis);
+            chart->legend()->markers(line).constFirst()->setVisible(false);
+        }
+        add(backfills, rowAxis);
     }
-    duration->attachAxis(time);
-    duration->attachAxis(secondsAxis);
     replaceChart(m_view, chart);
 }
 

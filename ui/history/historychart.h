@@ -1,28 +1,55 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/models/runhistorymodel.h"
+#include "model/storage/workspace.h"
 
 #include <QWidget>
+#include <atomic>
+#include <memory>
 
 class QChart;
 class QChartView;
+class QComboBox;
 
 namespace tidemark {
 
-// One table's trend across runs: rows written and duration per run over time, on two axes,
-// with failed runs marked, so a sudden zero or a doubled duration stands out.
+class WorkspaceGateway;
+
+// A table's trend across runs over a chosen period: rows written and duration per run, failed
+// runs marked, backfills drawn as events. Its figures come from one aggregate query on the
+// workspace (Workspace::trend), read through the gateway off the GUI thread, so the chart costs
+// the same whatever the history's size. Times follow the TimeConvention. GUI thread only.
 class HistoryChart : public QWidget {
     Q_OBJECT
 public:
     explicit HistoryChart(QWidget *parent = nullptr);
 
-    void setTrend(const QString &tableName, const QList<TableTrendPoint> &points);
-    int pointCount() const { return m_pointCount; }
+    void setGateway(WorkspaceGateway *gateway);
+    // Charts `tableId` (0: every table, each run's totals) under the title `name`, read anew.
+    // A reply to an earlier request is dropped, and a request overtaken before its turn on the
+    // worker is not computed at all.
+    void showTable(qint64 tableId, const QString &name);
+
+    qint64 tableId() const { return m_tableId; }
+    int pointCount() const { return int(m_trend.points.size()); }
+    int backfillCount() const { return int(m_trend.backfills.size()); }
+    QChart *chart() const;
+
+signals:
+    void trendShown(); // a reply was drawn (tests wait on it)
 
 private:
+    void request();
+    void render();
+
+    QComboBox *m_period;
     QChartView *m_view;
-    int m_pointCount = 0;
+    WorkspaceGateway *m_gateway = nullptr;
+    qint64 m_tableId = 0;
+    QString m_name;
+    Trend m_trend;
+    // The newest request; a job that finds a newer one queued after it skips its query.
+    std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
 };
 
 } // namespace tidemark

@@ -119,6 +119,7 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
 void HistoryPanel::setGateway(WorkspaceGateway *gateway) {
     m_model->setRuns({});
     m_gateway = gateway;
+    m_chart->setGateway(gateway);
     if (!m_gateway)
         return;
     connect(m_gateway, &WorkspaceGateway::historyLoaded, this, [this](const QList<RunRecord> &runs) {
@@ -173,23 +174,11 @@ void HistoryPanel::applyFilters() {
     updateChart();
 }
 
-void HistoryPanel::setChartTable(qint64 tableId) {
-    if (m_chartTable == tableId)
-        return;
-    m_chartTable = tableId;
-    updateChart();
-}
-
 void HistoryPanel::updateChart() {
-    qint64 table = m_filter->tableFilter();
-    if (table == 0)
-        table = m_chartTable;
-    if (table == 0 && m_tables->rowCount() > 0)
-        table = m_tables->tableAt(0).id;
-    QString name;
-    if (auto spec = m_tables->table(table))
-        name = spec->sourceDisplay();
-    m_chart->setTrend(name, table ? tableTrend(m_model->runs(), table) : QList<TableTrendPoint>{});
+    // The chart follows the table filter; "All tables" charts each run's totals.
+    const qint64 table = m_filter->tableFilter();
+    const std::optional<TableSpec> spec = table ? m_tables->table(table) : std::nullopt;
+    m_chart->showTable(table, spec ? spec->sourceDisplay() : tr("All tables"));
 }
 
 void HistoryPanel::exportCsv() {

@@ -42,8 +42,6 @@ public slots:
     // Writes the runs shown (filters applied) as CSV; false with statusMessage on failure.
     bool exportCsvTo(const QString &path);
     void selectNewest();
-    // The table the chart shows when the table filter says "all tables".
-    void setChartTable(qint64 tableId);
 
 signals:
     void runSelected(const tidemark::RunRecord &run);
@@ -64,7 +62,6 @@ private:
     QLabel *m_count;
     HistoryChart *m_chart;
     QSplitter *m_splitter;
-    qint64 m_chartTable = 0;
 };
 
 } // namespace tidemark

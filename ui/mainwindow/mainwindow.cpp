@@ -10,6 +10,7 @@
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/schedulelistmodel.h"
+#include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
@@ -32,6 +33,7 @@
 #include "ui/schedules/schedulespanel.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -57,6 +59,7 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 const char *const kRecentKey = "workspace/recent";
+const char *const kTimesInUtcKey = "view/timesInUtc";
 
 } // namespace
 
@@ -119,12 +122,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_schedules, &SchedulesPanel::reloaded, this,
             [this] { m_controlTable->setSchedules(m_schedules->model()->schedules()); });
 
-    connect(m_controlTable, &ControlTablePanel::selectionChanged, this, [this] {
-        updateActions();
-        const QList<qint64> ids = m_controlTable->selectedIds();
-        if (ids.size() == 1)
-            m_history->setChartTable(ids.first());
-    });
+    connect(m_controlTable, &ControlTablePanel::selectionChanged, this, &MainWindow::updateActions);
     connect(m_controlTable, &ControlTablePanel::connectionsRequested, this, &MainWindow::manageConnections);
     connect(m_controlTable, &ControlTablePanel::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, 5000); });
@@ -324,6 +322,8 @@ void MainWindow::createMenus() {
     view->addAction(historyToggle);
     view->addAction(m_schedulesDock->toggleViewAction());
     view->addAction(m_refreshAction);
+    view->addSeparator();
+    addTimeConventionActions(view);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     const auto openDialog = [this](QDialog *dialog) {
@@ -690,6 +690,27 @@ void MainWindow::showError(const QString &title, const QString &message) {
     auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::addTimeConventionActions(QMenu *view) {
+    // Every time shown (grid, history, details, log, chart, dialogs, CSV) follows this choice;
+    // the views refresh themselves when it changes (TimeConvention::follow).
+    auto *group = new QActionGroup(this);
+    QAction *local = view->addAction(tr("Times in &Local Zone (%1)").arg(TimeConvention::localZoneName()));
+    local->setObjectName(QStringLiteral("actionTimesLocal"));
+    QAction *utc = view->addAction(tr("Times in &UTC"));
+    utc->setObjectName(QStringLiteral("actionTimesUtc"));
+    for (QAction *action : {local, utc}) {
+        action->setCheckable(true);
+        group->addAction(action);
+    }
+    TimeConvention &convention = TimeConvention::current();
+    convention.setUtc(QSettings().value(QLatin1String(kTimesInUtcKey), false).toBool());
+    (convention.isUtc() ? utc : local)->setChecked(true);
+    connect(utc, &QAction::toggled, this, [](bool checked) {
+        TimeConvention::current().setUtc(checked);
+        QSettings().setValue(QLatin1String(kTimesInUtcKey), checked);
+    });
 }
 
 void MainWindow::rememberRecent(const QString &path) {

@@ -76,6 +76,7 @@ protected:
 private:
     void createActions();
     void createMenus();
+    void addTimeConventionActions(QMenu *view); // View › Times in Local Zone / UTC
     void setWorkspace(const QString &path);
     void startRun(const QList<qint64> &tableIds, bool dryRun);
     void updateActions();

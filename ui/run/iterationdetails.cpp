@@ -3,6 +3,7 @@
 
 #include "model/models/displayformat.h"
 #include "model/models/iterationgridmodel.h"
+#include "model/models/timeconvention.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -15,7 +16,7 @@ namespace {
 
 QString logText(const LogLine &line) {
     return QStringLiteral("%1  %2  %3")
-        .arg(line.at.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz")), line.level.leftJustified(7),
+        .arg(toDisplayZone(line.at).toString(QStringLiteral("HH:mm:ss.zzz")), line.level.leftJustified(7),
              line.message);
 }
 
@@ -49,6 +50,7 @@ IterationDetails::IterationDetails(QWidget *parent)
     , m_facts(new QLabel(this))
     , m_error(new QLabel(this))
     , m_log(new QPlainTextEdit(this))
+    , m_logLabel(new QLabel(this))
     , m_rejects(new QPushButton(this)) {
     m_title->setWordWrap(true);
     m_facts->setWordWrap(true);
@@ -71,9 +73,15 @@ IterationDetails::IterationDetails(QWidget *parent)
     layout->addWidget(m_facts);
     layout->addWidget(m_error);
     layout->addWidget(m_rejects, 0, Qt::AlignLeft);
-    layout->addWidget(new QLabel(tr("Log:"), this));
+    layout->addWidget(m_logLabel);
     layout->addWidget(m_log, 1);
     clear();
+    connect(&TimeConvention::current(), &TimeConvention::changed, this, [this] {
+        if (!m_shown)
+            return clear();
+        m_logLines = -1; // every line's time is written anew
+        showIteration(m_record);
+    });
 }
 
 void IterationDetails::clear() {
@@ -84,11 +92,15 @@ void IterationDetails::clear() {
     m_log->clear();
     m_logLines = 0;
     m_record = IterationRecord();
+    m_shown = false;
     m_rejects->hide();
+    m_logLabel->setText(zonedLabel(tr("Log")) + QLatin1Char(':'));
 }
 
 void IterationDetails::showIteration(const IterationRecord &record) {
     m_record = record;
+    m_shown = true;
+    m_logLabel->setText(zonedLabel(tr("Log")) + QLatin1Char(':'));
     m_rejects->setText(tr("Rejected Rows (%1)…").arg(formatCount(record.rowsSkipped)));
     m_rejects->setVisible(record.rowsSkipped > 0);
     m_title->setText(
@@ -117,10 +129,10 @@ void IterationDetails::showIteration(const IterationRecord &record) {
                     "and are not copied; the log names them.</b>")
                      .arg(formatCount(record.rowsUnorderableWatermark));
     if (record.startedAt.isValid())
-        facts += QStringLiteral("<br>") + tr("Started %1").arg(formatLocalTime(record.startedAt));
+        facts += QStringLiteral("<br>") + tr("Started %1").arg(formatTimeWithZone(record.startedAt));
     if (record.finishedAt.isValid())
         facts += tr(", finished %1 (%2)")
-                     .arg(formatLocalTime(record.finishedAt), formatDuration(record.durationMs));
+                     .arg(formatTimeWithZone(record.finishedAt), formatDuration(record.durationMs));
     m_facts->setText(facts);
     m_error->setText(wrappable(record.error));
     m_error->setToolTip(record.error);
@@ -138,6 +150,7 @@ void IterationDetails::showIteration(const IterationRecord &record) {
 
 void IterationDetails::appendLog(const LogLine &line) {
     m_log->appendPlainText(logText(line));
+    m_record.log.append(line); // so a change of time zone can write it again
     ++m_logLines;
 }
 

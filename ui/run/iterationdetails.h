@@ -31,8 +31,10 @@ private:
     QLabel *m_facts;
     QLabel *m_error;
     QPlainTextEdit *m_log;
+    QLabel *m_logLabel; // names the zone the lines' times are in
     QPushButton *m_rejects;
     IterationRecord m_record;
+    bool m_shown = false;
     int m_logLines = 0;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/schedules/runnerstatuswidget.h"
 
+#include "model/models/displayformat.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
@@ -40,9 +42,8 @@ void RunnerStatusWidget::refresh() {
     m_status = RunnerStatus::of(m_heartbeat, QDateTime::currentDateTimeUtc());
     m_label->setText(m_known ? m_status.text : QString());
     m_label->setToolTip(m_heartbeat
-                            ? tr("tidemark-cli serve %1, started %2 UTC")
-                                  .arg(m_heartbeat->version,
-                                       m_heartbeat->startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))
+                            ? tr("tidemark-cli serve %1, started %2")
+                                  .arg(m_heartbeat->version, formatTimeWithZone(m_heartbeat->startedAt))
                             : QString());
     m_setup->setVisible(m_known && m_status.state != RunnerStatus::State::Running);
     // Only an age to keep current: a running runner's, or a stopped one's.
