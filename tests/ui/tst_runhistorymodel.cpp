@@ -50,6 +50,18 @@ struct ManualSource {
     }
 };
 
+// A model paged from the workspace at `path` through a ManualSource, its first page asked.
+struct PagedModel {
+    PagedModel(const QString &path, int pageSize)
+        : workspace(Workspace::open(path)) {
+        model.setPageSource(source.source(), pageSize);
+    }
+    std::unique_ptr<Workspace> workspace;
+    RunHistoryModel model;
+    QAbstractItemModelTester tester{&model, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    ManualSource source;
+};
+
 QList<qint64> modelIds(const QAbstractItemModel &model) {
     QList<qint64> ids;
     for (int row = 0; row < model.rowCount(); ++row)
@@ -97,11 +109,8 @@ private slots:
 
     // Scrolling (fetchMore until canFetchMore says no) reaches every run, newest first.
     void fetchMoreReachesEveryRun() {
-        auto workspace = Workspace::open(m_path);
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        ManualSource source;
-        model.setPageSource(source.source(), 200);
+        PagedModel paged(m_path, 200);
+        auto &[workspace, model, tester, source] = paged;
         QCOMPARE(source.asked.size(), 1);
         QVERIFY(!model.canFetchMore({})); // the first page is on its way
         QVERIFY(source.answer(model, *workspace));
@@ -132,11 +141,8 @@ private slots:
 
     // Filtered to a table, a row shows what that table's iteration did; filters reset the rows.
     void filtersAreTheQuerys() {
-        auto workspace = Workspace::open(m_path);
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        ManualSource source;
-        model.setPageSource(source.source(), 50);
+        PagedModel paged(m_path, 50);
+        auto &[workspace, model, tester, source] = paged;
         QVERIFY(source.answer(model, *workspace));
         model.setFilter(1, QString());
         QCOMPARE(model.rowCount(), 0);
@@ -164,11 +170,8 @@ private slots:
 
     // A request overtaken by a newer one is marked superseded, and its late answer is dropped.
     void supersededRequestsAreDropped() {
-        auto workspace = Workspace::open(m_path);
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        ManualSource source;
-        model.setPageSource(source.source(), 100);
+        PagedModel paged(m_path, 100);
+        auto &[workspace, model, tester, source] = paged;
         model.setFilter(0, QStringLiteral("failed"));
         model.setFilter(2, QString());
         QCOMPARE(source.asked.size(), 3);
@@ -206,11 +209,8 @@ private slots:
 
     // Runs another process changed: updated in place, new ones on top, older ones left to their page.
     void upsertRunsKeepsPagesWhole() {
-        auto workspace = Workspace::open(m_path);
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        ManualSource source;
-        model.setPageSource(source.source(), 100);
+        PagedModel paged(m_path, 100);
+        auto &[workspace, model, tester, source] = paged;
         QVERIFY(source.answer(model, *workspace));
         const qint64 newest = model.runAt(0).run.id;
         const QDateTime now = historyRunStart(kRuns - 1).addSecs(600); // after the newest run
