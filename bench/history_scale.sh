@@ -111,6 +111,7 @@ table=$((tables / 2))
 if [[ -n "$before" ]]; then
     echo "--- before: $before"
     measure "history --json (its default: all)" "$before" -w "$ws" history --json
+    mv "$dir/out.json" "$dir/before-all.json"
     measure "history --json --limit 100" "$before" -w "$ws" history --json --limit 100
 fi
 
@@ -119,6 +120,13 @@ echo "--- after: $cli"
 measure "first open (migration: history indexes)" "$cli" -w "$ws" history --limit 1
 measure "history --json (default limit 100)" "$cli" -w "$ws" history --json
 measure "history --json --limit 0 (all, streamed)" "$cli" -w "$ws" history --json --limit 0
+if [[ -s "$dir/before-all.json" ]]; then
+    # The contract: the same array, field for field (here runs started in id order: the older CLI
+    # sorted by id, this one by start time, then id).
+    cmp -s "$dir/before-all.json" "$dir/out.json" && same=yes || same=no
+    echo "  the same bytes as the older CLI's whole history: $same"
+    rm -f "$dir/before-all.json"
+fi
 measure "history --json --table $table --limit 0" "$cli" -w "$ws" history --json --table "$table" --limit 0
 
 # The window's first page, as Workspace::runOverviews reads it (the page, then its iterations'

@@ -961,8 +961,9 @@ namespace {
 // `history` prints this many runs unless --limit says otherwise (0: all).
 constexpr int kDefaultHistoryLimit = 100;
 // It reads them this many at a time and writes each page before reading the next: memory
-// stays flat however long the history is.
-constexpr int kHistoryPageSize = 200;
+// stays flat however long the history is, and small however wide the runs (a run of a thousand
+// tables is a thousand iterations); a keyset page costs the same however deep it starts.
+constexpr int kHistoryPageSize = 20;
 
 } // namespace
 

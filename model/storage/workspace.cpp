@@ -410,12 +410,13 @@ void migrateTo8(SqliteDb &db) {
 
 // History at scale (keyset pages newest first, filtered to a table or a status): pages walk
 // runs in (started_at, id) order; a table's runs are found from its iterations, and a status
-// among a run's iterations without reading them.
+// among a run's iterations without reading them. IF NOT EXISTS: only indexes, so a workspace
+// taken back to an older version by hand (tests do) migrates again.
 void migrateTo9(SqliteDb &db) {
     db.exec(QStringLiteral(R"(
-CREATE INDEX runs_by_start ON runs(started_at, id);
-CREATE INDEX iterations_by_table_run ON iterations(table_id, run_id, status);
-CREATE INDEX iterations_by_run_status ON iterations(run_id, status);
+CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at, id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_run ON iterations(table_id, run_id, status);
+CREATE INDEX IF NOT EXISTS iterations_by_run_status ON iterations(run_id, status);
 )"));
 }
 
