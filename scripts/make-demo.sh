@@ -15,14 +15,20 @@
 # and three schedules: nightly (all active tables), orders-15min (orders and events, weekdays,
 # with its own alert hook) and weekly-products (paused).
 #
+# With DEMO_STREAM_ROWS=N an eighth table, clicks (N rows), is copied row by row in small
+# committed batches, so a run shows it streaming (rows/s, time left) for a few seconds; the
+# screenshot of a run in progress uses it.
+#
 # Idempotent: an existing complete demo is left alone; `--force` rebuilds it.
 #   scripts/make-demo.sh [--force]          env: TIDEMARK_CLI (default build/app/tidemark-cli),
-#                                           DEMO_SCALE (multiplies orders/events rows, default 1)
+#                                           DEMO_DIR (default ./demo),
+#                                           DEMO_SCALE (multiplies orders/events rows, default 1),
+#                                           DEMO_STREAM_ROWS (rows of the clicks table, default 0: none)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-demo="$root/demo"
+demo=${DEMO_DIR:-$root/demo}
 cli=${TIDEMARK_CLI:-$root/build/app/tidemark-cli}
 if [[ "${1:-}" == "--force" ]]; then
     rm -rf "$demo"
@@ -43,7 +49,7 @@ dst="$demo/target.db"
 ws="$demo/demo.tidemark"
 
 echo "make-demo: generating $src"
-# DEMO_SCALE multiplies the orders and events rows (screenshots of a run in progress want more).
+# DEMO_SCALE multiplies the orders and events rows (a bigger demo).
 scale=${DEMO_SCALE:-1}
 sed -e "s/WHERE i < 40000)/WHERE i < $((40000 * scale)))/" \
     -e "s/WHERE i < 60000)/WHERE i < $((60000 * scale)))/" <<'SQL' | sqlite3 "$src" >/dev/null
@@ -149,6 +155,18 @@ tm schedule add orders-15min --cron "*/15 * * * mon-fri" --tz America/New_York -
     --concurrency 2 --hook 'logger -t tidemark "orders-15min failed"' --on failed >/dev/null
 tm schedule add weekly-products --cron "0 6 * * sun" --tz UTC --table "$products_id" --paused >/dev/null
 
+# Only for a run caught in progress: a table streamed in 1,000-row committed batches.
+stream_rows=${DEMO_STREAM_ROWS:-0}
+if ((stream_rows > 0)); then
+    sqlite3 "$src" >/dev/null <<SQL
+CREATE TABLE clicks (id INTEGER PRIMARY KEY, session INTEGER NOT NULL, page TEXT NOT NULL, at INTEGER NOT NULL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $stream_rows)
+INSERT INTO clicks SELECT i, i / 9, printf('/p/%d', i % 97), 1700000000000 + i * 37 FROM n;
+SQL
+    tm table add --source shop:clicks --target warehouse:clicks --watermark at \
+        --commit-per-batch --batch-size 1000 >/dev/null
+fi
+
 touch "$demo/.complete"
-echo "make-demo: ready — open it with: build/app/tidemark --workspace demo/demo.tidemark"
+echo "make-demo: ready — open it with: build/app/tidemark --workspace $ws"
 tm table list

@@ -39,7 +39,10 @@ struct ColumnInfo {
     LogicalType logical = LogicalType::Unknown;
     bool notNull = false;
     int primaryKeyOrdinal = 0; // 1-based position in the primary key, 0 = not part of it
-    QString origin;            // the engine nativeType belongs to: "sqlite" | "postgres"
+    // The column leads an index (or is SQLite's rowid), so a range on it is read from the index:
+    // what makes a watermark column cheap to window. Filled by describeTable().
+    bool indexed = false;
+    QString origin; // the engine nativeType belongs to: "sqlite" | "postgres"
 };
 
 // A table as connectors see it: `schema` is empty for SQLite.

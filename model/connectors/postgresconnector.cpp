@@ -1018,7 +1018,10 @@ TableSchema PostgresConnector::describeTable(const TableRef &table) {
                        "coalesce(bt.typname, t.typname), a.attnotnull, "
                        "coalesce((SELECT k.ord FROM pg_catalog.pg_index i, unnest(i.indkey::int2[]) WITH "
                        "ORDINALITY AS k(attnum, ord) "
-                       "          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum), 0) "
+                       "          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum), 0), "
+                       // Only an index's first column serves a range on that column.
+                       "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND "
+                       "        i.indkey[0] = a.attnum) "
                        "FROM pg_catalog.pg_attribute a "
                        "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
                        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
@@ -1039,6 +1042,7 @@ TableSchema PostgresConnector::describeTable(const TableRef &table) {
         column.logical = logicalFromTypname(row.value(2));
         column.notNull = row.value(3) == QLatin1String("t");
         column.primaryKeyOrdinal = row.value(4).toInt();
+        column.indexed = row.value(5) == QLatin1String("t");
         schema.columns << column;
         m_typeCache.insert(table.schema + QChar(0) + table.name + QChar(0) + column.name, row.value(2));
     }

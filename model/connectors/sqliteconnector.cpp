@@ -488,7 +488,29 @@ TableSchema SqliteConnector::describeTable(const TableRef &table) {
     if (schema.columns.isEmpty())
         throw Error(
             QStringLiteral("connection '%1': table '%2' does not exist").arg(m_name, table.display()));
+    markIndexedColumns(schema);
     return schema;
+}
+
+void SqliteConnector::markIndexedColumns(TableSchema &schema) {
+    // Only an index's first column serves a range on that column; an INTEGER PRIMARY KEY is the
+    // rowid itself and has no index of its own.
+    SqliteStatement query(handle(),
+                          QStringLiteral("SELECT i.name FROM pragma_index_list(?1) AS l, "
+                                         "pragma_index_info(l.name) AS i WHERE i.seqno = 0"),
+                          where(schema.table));
+    query.bind(1, schema.table.name);
+    QStringList leading;
+    while (query.step())
+        leading << query.columnText(0);
+    const QStringList key = schema.primaryKey();
+    for (ColumnInfo &column : schema.columns) {
+        const bool rowid = key == QStringList{column.name} &&
+                           column.nativeType.compare(QLatin1String("INTEGER"), Qt::CaseInsensitive) == 0;
+        column.indexed = rowid || leading.contains(column.name, Qt::CaseInsensitive);
+        // table_info says a rowid may be null, but SQLite gives it a value whenever none is given.
+        column.notNull = column.notNull || rowid;
+    }
 }
 
 LogicalType SqliteConnector::logicalTypeFor(const QString &declaredType) {

@@ -76,6 +76,7 @@ private:
     SqliteDb &handle();   // throws when the file does not exist
     SqliteDb &writable(); // creates the file when missing
     void open(bool create);
+    void markIndexedColumns(TableSchema &schema);
     QString where(const TableRef &table) const;
     bool hasRowid(const TableRef &table);
     bool stateTableExists();

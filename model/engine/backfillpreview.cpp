@@ -3,42 +3,26 @@
 
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
-#include <QPointer>
-#include <QThreadPool>
-
-#include <mutex>
-#include <vector>
-
 namespace tidemark {
-
-// One preview in flight: its cancel flag and the connectors it has open, so a cancel from the
-// previewer's thread interrupts a long count instead of waiting for it.
-struct BackfillPreviewer::Job {
-    std::atomic_bool cancelled{false};
-    std::mutex mutex;
-    std::vector<Connector *> open;
-
-    void cancel() {
-        cancelled = true;
-        std::lock_guard lock(mutex);
-        for (Connector *connector : open)
-            connector->interrupt();
-    }
-};
-
 namespace {
+
+const QString kPreviewLane = QStringLiteral("preview");
 
 void throwIfCancelled(const std::atomic_bool *cancel) {
     if (cancel && cancel->load())
         throw Error(QStringLiteral("cancelled"));
 }
 
-std::unique_ptr<Connector> openNamed(Workspace &workspace, const QString &name) {
+// Opens through `task` when there is one, so its cancel interrupts the count in progress.
+std::shared_ptr<Connector> openNamed(Workspace &workspace, const QString &name, RemoteTask *task) {
     const auto connection = workspace.connection(name);
     if (!connection)
         throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
+    if (task)
+        return task->open(*connection);
     return openConnector(*connection);
 }
 
@@ -53,7 +37,7 @@ qint64 countAfter(SourceReader &reader, const TableRef &table, const QString &co
 }
 
 BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, const std::atomic_bool *cancel,
-                        BackfillPreviewer::Job *job);
+                        RemoteTask *task);
 
 } // namespace
 
@@ -64,33 +48,8 @@ BackfillPreview previewBackfill(Workspace &workspace, const BackfillRequest &req
 
 namespace {
 
-// Registers a connector with the job for the time it is open.
-class Registered {
-public:
-    Registered(BackfillPreviewer::Job *job, Connector *connector)
-        : m_job(job)
-        , m_connector(connector) {
-        if (!m_job)
-            return;
-        std::lock_guard lock(m_job->mutex);
-        m_job->open.push_back(m_connector);
-    }
-    ~Registered() {
-        if (!m_job)
-            return;
-        std::lock_guard lock(m_job->mutex);
-        std::erase(m_job->open, m_connector);
-    }
-    Registered(const Registered &) = delete;
-    Registered &operator=(const Registered &) = delete;
-
-private:
-    BackfillPreviewer::Job *m_job;
-    Connector *m_connector;
-};
-
 BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, const std::atomic_bool *cancel,
-                        BackfillPreviewer::Job *job) {
+                        RemoteTask *task) {
     const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     BackfillPreview result;
     result.tableId = spec->id;
@@ -99,8 +58,7 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
     result.action = request.action;
 
     throwIfCancelled(cancel);
-    const std::unique_ptr<Connector> sourceConnector = openNamed(workspace, spec->sourceConnection);
-    Registered sourceGuard(job, sourceConnector.get());
+    const std::shared_ptr<Connector> sourceConnector = openNamed(workspace, spec->sourceConnection, task);
     SourceReader *source = sourceConnector.get();
     const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     if (request.action == BackfillTargetAction::Truncate) {
@@ -117,8 +75,7 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
 
     if (request.action == BackfillTargetAction::Keep)
         return result;
-    const std::unique_ptr<Connector> targetConnector = openNamed(workspace, spec->targetConnection);
-    Registered targetGuard(job, targetConnector.get());
+    const std::shared_ptr<Connector> targetConnector = openNamed(workspace, spec->targetConnection, task);
     // Counting what a backfill would delete only reads the target table, like a source.
     SourceReader *target = targetConnector.get();
     const TableRef targetTable = target->parseTableName(spec->targetTable);
@@ -144,52 +101,26 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
 
 BackfillPreviewer::BackfillPreviewer(const QString &workspacePath, QObject *parent)
     : QObject(parent)
-    , m_workspacePath(workspacePath) {
+    , m_workspacePath(workspacePath)
+    , m_remote(new RemoteWorkQueue(this)) {
     qRegisterMetaType<tidemark::BackfillPreview>();
 }
 
-BackfillPreviewer::~BackfillPreviewer() {
-    cancel();
-}
+BackfillPreviewer::~BackfillPreviewer() = default; // the queue cancels the preview in flight
 
 void BackfillPreviewer::cancel() {
-    if (m_job)
-        m_job->cancel();
-    m_job.reset();
+    m_remote->cancel(kPreviewLane);
 }
 
 void BackfillPreviewer::request(const BackfillRequest &request) {
-    cancel();
-    auto job = std::make_shared<Job>();
-    m_job = job;
-    QPointer<BackfillPreviewer> self = this;
-    const QString path = m_workspacePath;
-    QThreadPool::globalInstance()->start([self, job, path, request] {
-        std::optional<BackfillPreview> result;
-        QString error;
-        try {
-            auto workspace = Workspace::open(path);
-            result = preview(*workspace, request, &job->cancelled, job.get());
-        } catch (const Error &e) {
-            error = e.message();
-        } catch (const std::exception &e) {
-            error = QString::fromUtf8(e.what());
-        }
-        if (job->cancelled || !self)
-            return;
-        QMetaObject::invokeMethod(
-            self,
-            [self, job, result, error] {
-                if (!self || self->m_job != job)
-                    return; // superseded or cancelled meanwhile
-                self->m_job.reset();
-                if (result)
-                    emit self->previewReady(*result);
-                else
-                    emit self->previewFailed(error);
-            },
-            Qt::QueuedConnection);
-    });
+    m_remote->submit(
+        kPreviewLane,
+        [path = m_workspacePath, request](RemoteTask &task) {
+            const std::unique_ptr<Workspace> workspace = Workspace::open(path);
+            return preview(*workspace, request, task.cancelFlag(), &task);
+        },
+        [this](const BackfillPreview &preview) { emit previewReady(preview); },
+        [this](const QString &error) { emit previewFailed(error); });
 }
 
 } // namespace tidemark

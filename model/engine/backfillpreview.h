@@ -10,6 +10,8 @@
 
 namespace tidemark {
 
+class RemoteWorkQueue;
+
 // What a backfill would do, counted before it is done: the rows it deletes from the target and
 // about how many source rows the next run copies again (from the new position to the source's
 // end; a lookback or rows landing meanwhile make the real figure differ a little).
@@ -32,10 +34,10 @@ struct BackfillPreview {
 BackfillPreview previewBackfill(Workspace &workspace, const BackfillRequest &request,
                                 const std::atomic_bool *cancel = nullptr);
 
-// previewBackfill off the calling thread: one preview at a time per previewer; a new request
-// or cancel() cancels the one counting (its statements are interrupted) and its reply is
-// dropped. Replies come back on the previewer's thread. Never blocks that thread, also not in
-// the destructor (a counting worker finishes on its own and finds nobody to tell).
+// previewBackfill on a RemoteWorkQueue (the remote-work threads): one preview at a time per previewer; a new
+// request or cancel() cancels the one counting (its statements are interrupted) and its reply is dropped.
+// Replies come back on the previewer's thread. Never blocks that thread, also not in the destructor (a
+// counting worker finishes on its own and finds nobody to tell).
 class BackfillPreviewer : public QObject {
     Q_OBJECT
 public:
@@ -45,15 +47,13 @@ public:
     void request(const BackfillRequest &request);
     void cancel();
 
-    struct Job; // one preview in flight (backfillpreview.cpp)
-
 signals:
     void previewReady(const tidemark::BackfillPreview &preview);
     void previewFailed(const QString &error);
 
 private:
     QString m_workspacePath;
-    std::shared_ptr<Job> m_job;
+    RemoteWorkQueue *m_remote; // one lane: a new request supersedes the preview in flight
 };
 
 } // namespace tidemark

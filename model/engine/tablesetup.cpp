@@ -5,14 +5,26 @@
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
+#include "model/engine/remotework.h"
+#include "model/engine/sourcecatalog.h"
 #include "model/storage/workspace.h"
 
 namespace tidemark {
 namespace {
 
-ConnectionSpec requireConnection(Workspace &workspace, const QString &name, const QString &role) {
+// The CLI's or the window's words for one message.
+struct Words {
+    Wording wording;
+    QString operator()(const QString &cli, const QString &window) const {
+        return wording == Wording::Cli ? cli : window;
+    }
+};
+
+ConnectionSpec requireConnection(Workspace &workspace, const QString &name, const QString &role, Words say) {
     if (name.isEmpty())
-        throw ValidationError(QStringLiteral("the %1 connection is missing (use CONN:TABLE)").arg(role));
+        throw ValidationError(say(QStringLiteral("the %1 connection is missing (use CONN:TABLE)"),
+                                  QStringLiteral("Choose a %1 connection."))
+                                  .arg(role));
     const auto connection = workspace.connection(name);
     if (!connection)
         throw ValidationError(QStringLiteral("%1 connection '%2' does not exist").arg(role, name));
@@ -62,17 +74,10 @@ QString targetIdentity(ConnectionKind kind, const QString &table) {
     return table.contains(QLatin1Char('.')) ? table : QStringLiteral("public.") + table;
 }
 
-bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b) {
-    if (a.name == b.name)
-        return true;
-    if (a.kind != b.kind)
-        return false;
-    return a.kind == ConnectionKind::Sqlite ? a.path == b.path : a.conninfo == b.conninfo;
-}
-
 // One target table takes one table's rows: a second table writing into it would mix or double
 // them. A removed table keeps its target (its rows and state row are there) until restored.
-void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const ConnectionSpec &target) {
+void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const ConnectionSpec &target,
+                         Words say) {
     const QString identity = targetIdentity(target.kind, spec.targetTable);
     const auto sameTarget = [&](const TableSpec &other) {
         if (other.id == spec.id || targetIdentity(target.kind, other.targetTable) != identity)
@@ -83,8 +88,10 @@ void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const Conn
     for (const TableSpec &other : workspace.tables()) {
         if (sameTarget(other))
             throw ValidationError(
-                QStringLiteral("--target '%1' is already the target of table %2 (%3 -> %4): "
-                               "one target table takes one table's rows")
+                say(QStringLiteral("--target '%1' is already the target of table %2 (%3 -> %4): "
+                                   "one target table takes one table's rows"),
+                    QStringLiteral("%1 is already the target of table %2 (%3 → %4): one target table takes "
+                                   "one table's rows, so choose another target table."))
                     .arg(spec.targetDisplay())
                     .arg(other.id)
                     .arg(other.sourceDisplay(), other.targetDisplay()));
@@ -92,9 +99,12 @@ void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const Conn
     for (const TableSpec &other : workspace.archivedTables()) {
         if (sameTarget(other))
             throw ValidationError(
-                QStringLiteral("--target '%1' still belongs to removed table %2 (%3 -> %4): a removed table "
-                               "keeps its target until it is restored or purged (restore it with "
-                               "'table restore %2', or choose another target)")
+                say(QStringLiteral("--target '%1' still belongs to removed table %2 (%3 -> %4): a removed "
+                                   "table keeps its target until it is restored or purged (restore it with "
+                                   "'table restore %2', or choose another target)"),
+                    QStringLiteral(
+                        "%1 still belongs to removed table %2 (%3 → %4): a removed table keeps its "
+                        "target until it is restored, so choose another target table."))
                     .arg(spec.targetDisplay())
                     .arg(other.id)
                     .arg(other.sourceDisplay(), other.targetDisplay()));
@@ -112,69 +122,106 @@ bool holdsNoValue(SourceReader &source, const TableRef &table, const QString &co
     }
 }
 
+// `option` names the column's role ("--watermark", or "watermark" in the window's words).
 void requireColumn(const TableSchema &schema, const QString &column, const QString &option,
-                   const QString &table) {
+                   const QString &table, Words say) {
     if (!schema.column(column))
-        throw ValidationError(
-            QStringLiteral("%1: column '%2' does not exist in source table '%3'").arg(option, column, table));
+        throw ValidationError(say(QStringLiteral("%1: column '%2' does not exist in source table '%3'"),
+                                  QStringLiteral("The %1 column '%2' does not exist in %3."))
+                                  .arg(option, column, table));
 }
 
 } // namespace
 
-QStringList checkTableRules(const TableSpec &spec) {
+QStringList checkTableRules(const TableSpec &spec, Wording wording) {
+    const Words say{wording};
     QStringList problems;
-    if (spec.sourceConnection.isEmpty() || spec.sourceTable.isEmpty())
-        problems << QStringLiteral("--source must be CONN:TABLE");
-    if (spec.targetConnection.isEmpty() || spec.targetTable.isEmpty())
-        problems << QStringLiteral("--target must be CONN:TABLE");
-    if (spec.sourceConnection == spec.targetConnection && spec.sourceTable == spec.targetTable)
-        problems << QStringLiteral("--target '%1' is the source table itself").arg(spec.targetDisplay());
+    if (wording == Wording::Cli) {
+        if (spec.sourceConnection.isEmpty() || spec.sourceTable.isEmpty())
+            problems << QStringLiteral("--source must be CONN:TABLE");
+        if (spec.targetConnection.isEmpty() || spec.targetTable.isEmpty())
+            problems << QStringLiteral("--target must be CONN:TABLE");
+    } else {
+        if (spec.sourceConnection.isEmpty())
+            problems << QStringLiteral("Choose a source connection.");
+        if (spec.sourceTable.isEmpty())
+            problems << QStringLiteral("Choose a source table.");
+        if (spec.targetConnection.isEmpty())
+            problems << QStringLiteral("Choose a target connection.");
+        if (spec.targetTable.trimmed().isEmpty())
+            problems << QStringLiteral("Name the target table.");
+    }
+    if (spec.sourceConnection == spec.targetConnection && spec.sourceTable == spec.targetTable &&
+        !spec.sourceTable.isEmpty())
+        problems << say(QStringLiteral("--target '%1' is the source table itself"),
+                        QStringLiteral("The target %1 is the source table itself: choose another target "
+                                       "table or connection."))
+                        .arg(spec.targetDisplay());
     if (spec.watermarkColumn.isEmpty() && spec.mode != WriteMode::Overwrite)
-        problems << QStringLiteral("--watermark is required (only --mode overwrite may omit it)");
+        problems << say(QStringLiteral("--watermark is required (only --mode overwrite may omit it)"),
+                        QStringLiteral("Choose a watermark column (only the overwrite mode can do without "
+                                       "one)."));
     if (spec.watermarkColumn.isEmpty() && !spec.tiebreakColumn.isEmpty())
-        problems << QStringLiteral("--tiebreak '%1' needs a --watermark column").arg(spec.tiebreakColumn);
+        problems << say(QStringLiteral("--tiebreak '%1' needs a --watermark column"),
+                        QStringLiteral("The tiebreak column %1 needs a watermark column."))
+                        .arg(spec.tiebreakColumn);
     if (!spec.lookback.isEmpty() && spec.mode != WriteMode::Merge)
-        problems << QStringLiteral(
-                        "--lookback needs --mode merge: a lookback re-reads rows, which %1 would copy twice")
+        problems << say(QStringLiteral(
+                            "--lookback needs --mode merge: a lookback re-reads rows, which %1 would "
+                            "copy twice"),
+                        QStringLiteral("A lookback needs the merge mode: a lookback re-reads rows, which %1 "
+                                       "would copy twice."))
                         .arg(writeModeName(spec.mode));
     if (spec.commitPerBatch && spec.mode == WriteMode::Overwrite)
-        problems << QStringLiteral(
-            "--commit-per-batch cannot go with --mode overwrite: overwrite replaces the "
-            "whole target in one transaction, and a commit per batch would leave it "
-            "half replaced whenever a run fails");
+        problems << say(
+            QStringLiteral("--commit-per-batch cannot go with --mode overwrite: overwrite replaces the "
+                           "whole target in one transaction, and a commit per batch would leave it "
+                           "half replaced whenever a run fails"),
+            QStringLiteral("\"Commit each batch\" cannot go with the overwrite mode: overwrite "
+                           "replaces the whole target in one transaction, and a commit per batch "
+                           "would leave it half replaced whenever a run fails."));
     if (spec.maxSkipped < 0)
-        problems << QStringLiteral("--max-skipped must be 0 or more");
+        problems << say(QStringLiteral("--max-skipped must be 0 or more"),
+                        QStringLiteral("Max skipped rows must be 0 or more."));
     if (spec.batchSize < 1)
-        problems << QStringLiteral("--batch-size must be 1 or more");
+        problems << say(QStringLiteral("--batch-size must be 1 or more"),
+                        QStringLiteral("The batch size must be 1 or more."));
     return problems;
 }
 
-TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
+TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wording, RemoteTask *task) {
+    const Words say{wording};
+    const bool cli = wording == Wording::Cli;
     TableSpec spec = draft.spec;
-    const QStringList problems = checkTableRules(spec);
+    const QStringList problems = checkTableRules(spec, wording);
     if (!problems.isEmpty())
         throw ValidationError(problems.first());
     const ConnectionSpec sourceConnection =
-        requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"));
+        requireConnection(workspace, spec.sourceConnection, QStringLiteral("source"), say);
     const ConnectionSpec targetConnection =
-        requireConnection(workspace, spec.targetConnection, QStringLiteral("target"));
+        requireConnection(workspace, spec.targetConnection, QStringLiteral("target"), say);
     const bool postgresSource = sourceConnection.kind == ConnectionKind::Postgres;
     const bool postgresTarget = targetConnection.kind == ConnectionKind::Postgres;
     if (postgresSource) {
-        requirePostgresTableName(spec.sourceTable, QStringLiteral("--source"));
-        requirePostgresName(spec.watermarkColumn, QStringLiteral("--watermark column"));
-        requirePostgresName(spec.tiebreakColumn, QStringLiteral("--tiebreak column"));
+        requirePostgresTableName(spec.sourceTable, say(QStringLiteral("--source"), QStringLiteral("Source")));
+        requirePostgresName(spec.watermarkColumn,
+                            say(QStringLiteral("--watermark column"), QStringLiteral("Watermark column")));
+        requirePostgresName(spec.tiebreakColumn,
+                            say(QStringLiteral("--tiebreak column"), QStringLiteral("Tiebreak column")));
     }
     if (postgresSource || postgresTarget) {
         for (const QString &key : spec.keyColumns)
-            requirePostgresName(key, QStringLiteral("--key column"));
+            requirePostgresName(key, say(QStringLiteral("--key column"), QStringLiteral("Key column")));
     }
     if (postgresTarget)
-        requirePostgresTableName(spec.targetTable, QStringLiteral("--target"));
-    requireUnusedTarget(workspace, spec, targetConnection);
+        requirePostgresTableName(spec.targetTable, say(QStringLiteral("--target"), QStringLiteral("Target")));
+    requireUnusedTarget(workspace, spec, targetConnection, say);
 
-    const std::unique_ptr<SourceReader> source =
-        asValidation([&] { return openConnector(sourceConnection); });
+    const std::shared_ptr<SourceReader> source = asValidation([&]() -> std::shared_ptr<SourceReader> {
+        if (task)
+            return task->open(sourceConnection);
+        return openConnector(sourceConnection);
+    });
     const TableRef table = source->parseTableName(spec.sourceTable);
     if (!asValidation([&] { return source->tableExists(table); }))
         throw ValidationError(QStringLiteral("source table '%1' does not exist").arg(spec.sourceDisplay()));
@@ -190,7 +237,8 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
     spec.watermarkType = WatermarkType::None;
     Watermark sample;
     if (!spec.watermarkColumn.isEmpty()) {
-        requireColumn(schema, spec.watermarkColumn, QStringLiteral("--watermark"), where);
+        requireColumn(schema, spec.watermarkColumn,
+                      say(QStringLiteral("--watermark"), QStringLiteral("watermark")), where, say);
         const ColumnInfo &column = *schema.column(spec.watermarkColumn);
         spec.watermarkType = asValidation([&] { return source->detectWatermarkType(table, column); });
         if (spec.watermarkType == WatermarkType::None && sourceConnection.kind == ConnectionKind::Sqlite &&
@@ -202,9 +250,13 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
                                                                             : WatermarkType::None;
             if (spec.watermarkType == WatermarkType::None)
                 throw ValidationError(
-                    QStringLiteral(
-                        "--watermark: column '%1' of '%2' is empty and its declared type '%3' does "
-                        "not say what it will hold; pass --watermark-type timestamp|integer")
+                    say(QStringLiteral("--watermark: column '%1' of '%2' is empty and its declared type '%3' "
+                                       "does not say what it will hold; pass --watermark-type "
+                                       "timestamp|integer"),
+                        QStringLiteral(
+                            "Column %1 of %2 is empty and its declared type '%3' does not say "
+                            "whether it will hold timestamps or integers: choose another watermark "
+                            "column, or add the table once it holds values."))
                         .arg(column.name, where, column.nativeType));
         }
         if (draft.watermarkType != WatermarkType::None && spec.watermarkType != draft.watermarkType)
@@ -215,63 +267,56 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft) {
                                                : watermarkTypeName(spec.watermarkType)));
         if (spec.watermarkType == WatermarkType::None)
             throw ValidationError(
-                QStringLiteral("--watermark: column '%1' of '%2' cannot order a watermark: it holds "
-                               "neither integers nor ISO-8601 timestamps (declared type '%3')")
+                say(QStringLiteral("--watermark: column '%1' of '%2' cannot order a watermark: it holds "
+                                   "neither integers nor ISO-8601 timestamps (declared type '%3')"),
+                    QStringLiteral("Column %1 of %2 cannot be the watermark: it holds neither integers nor "
+                                   "ISO-8601 timestamps (declared type '%3')."))
                     .arg(column.name, where, column.nativeType));
         asValidation([&] { return source->probeWatermark(table, column.name, spec.watermarkType); });
         sample =
             asValidation([&] { return source->sampleWatermark(table, column.name, spec.watermarkType); });
     }
     if (!spec.tiebreakColumn.isEmpty())
-        requireColumn(schema, spec.tiebreakColumn, QStringLiteral("--tiebreak"), where);
+        requireColumn(schema, spec.tiebreakColumn,
+                      say(QStringLiteral("--tiebreak"), QStringLiteral("tiebreak")), where, say);
     for (const QString &key : spec.keyColumns)
-        requireColumn(schema, key, QStringLiteral("--key"), where);
+        requireColumn(schema, key, say(QStringLiteral("--key"), QStringLiteral("key")), where, say);
     if (spec.mode == WriteMode::Merge && spec.keyColumns.isEmpty()) {
         spec.keyColumns = schema.primaryKey();
         if (spec.keyColumns.isEmpty())
-            throw ValidationError(QStringLiteral("--mode merge needs key columns: '%1' has no primary key; "
-                                                 "pass --key COL[,COL...]")
-                                      .arg(where));
+            throw ValidationError(
+                say(QStringLiteral("--mode merge needs key columns: '%1' has no primary key; "
+                                   "pass --key COL[,COL...]"),
+                    QStringLiteral("The merge mode needs key columns: %1 has no primary key, "
+                                   "so tick the columns that identify a row."))
+                    .arg(where));
     }
-    if (!spec.lookback.isEmpty())
-        Lookback::parse(spec.lookback, spec.watermarkType);
+    if (!spec.lookback.isEmpty()) {
+        try {
+            Lookback::parse(spec.lookback, spec.watermarkType);
+        } catch (const ValidationError &error) {
+            if (cli)
+                throw;
+            QString message = error.message();
+            throw ValidationError(
+                message.replace(QLatin1String("invalid --lookback"), QLatin1String("Invalid lookback")));
+        }
+    }
 
     spec.initialWatermark = Watermark();
     if (!draft.initialWatermarkText.isEmpty()) {
         if (spec.watermarkType == WatermarkType::None)
-            throw ValidationError(QStringLiteral("--initial-watermark needs a --watermark column"));
-        spec.initialWatermark = parseUserWatermark(spec.watermarkType, draft.initialWatermarkText, sample,
-                                                   QStringLiteral("--initial-watermark"));
+            throw ValidationError(say(QStringLiteral("--initial-watermark needs a --watermark column"),
+                                      QStringLiteral("An initial watermark needs a watermark column.")));
+        spec.initialWatermark = parseUserWatermark(
+            spec.watermarkType, draft.initialWatermarkText, sample,
+            say(QStringLiteral("--initial-watermark"), QStringLiteral("initial watermark")));
     }
     if (spec.id == 0) {
         spec.lastWatermark = spec.initialWatermark;
         spec.lastTiebreak = QVariant();
     }
     return spec;
-}
-
-QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
-                                          const QString &table) {
-    const ConnectionSpec spec = requireConnection(workspace, connection, QStringLiteral("source"));
-    const std::unique_ptr<SourceReader> source = openConnector(spec);
-    const TableRef ref = source->parseTableName(table);
-    const TableSchema schema = source->describeTable(ref);
-    QList<SourceColumn> columns;
-    for (const ColumnInfo &column : schema.columns)
-        columns << SourceColumn{column, source->detectWatermarkType(ref, column)};
-    return columns;
-}
-
-QStringList listSourceTables(Workspace &workspace, const QString &connection) {
-    QStringList names;
-    for (const TableRef &ref :
-         openConnector(requireConnection(workspace, connection, QStringLiteral("source")))->listTables())
-        names << ref.display();
-    return names;
-}
-
-int countTables(const ConnectionSpec &spec) {
-    return int(openConnector(spec)->listTables().size());
 }
 
 qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {

@@ -10,6 +10,7 @@
 
 namespace tidemark {
 
+class RemoteTask;
 class Workspace;
 
 // What a user asked for when adding or editing a table; text fields as typed.
@@ -21,30 +22,25 @@ struct TableDraft {
     WatermarkType watermarkType = WatermarkType::None;
 };
 
+// Who reads a refusal: the CLI's user knows its options (`--watermark`), the window's user the
+// dialog's fields ("the watermark column"). Same rules, two wordings.
+enum class Wording { Cli, Window };
+
 // The rules that need no database: lookback needs merge, overwrite may omit the watermark,
 // max skipped >= 0, ... Returns one message per broken rule (empty = fine). The GUI shows
 // these while the user types; the CLI gets the first one from prepareTable().
-QStringList checkTableRules(const TableSpec &spec);
+QStringList checkTableRules(const TableSpec &spec, Wording wording = Wording::Cli);
 
 // Validates a draft against the workspace and the live source: connections exist, the source
 // table exists, the watermark/tiebreak/key columns exist, the watermark column has a usable
 // type (detected and filled in), merge has keys (--key, else the source's primary key, filled
 // in), lookback parses for the type, the initial watermark parses (spelled like the column).
 // Returns the spec ready for Workspace::addTable/updateTable. Throws ValidationError whose
-// message names the table, column or connection at fault.
-TableSpec prepareTable(Workspace &workspace, const TableDraft &draft);
+// message names the table, column or connection at fault. With a `task` (the window runs it
+// on a RemoteWorkQueue) a cancel interrupts the source's statement in progress.
+TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wording = Wording::Cli,
+                       RemoteTask *task = nullptr);
 
-// Columns of a source table, for the GUI's pickers: each with its detected watermark type.
-struct SourceColumn {
-    ColumnInfo column;
-    WatermarkType watermarkType = WatermarkType::None;
-};
-QList<SourceColumn> describeSourceColumns(Workspace &workspace, const QString &connection,
-                                          const QString &table);
-// The tables of a connection, spelled as `--source CONN:TABLE` takes them.
-QStringList listSourceTables(Workspace &workspace, const QString &connection);
-// Connects and counts the tables: the window's "test connection".
-int countTables(const ConnectionSpec &spec);
 // Adds a connection after the checks `connection add` makes (a PostgreSQL conninfo must parse and
 // must not hold a password); returns its id. A non-empty `password` goes to the system keychain
 // (never the workspace); all or nothing: when the keychain refuses it, the connection is removed

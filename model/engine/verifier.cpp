@@ -8,6 +8,7 @@
 #include "model/storage/workspace.h"
 
 #include <QHash>
+#include <QLocale>
 #include <QSet>
 #include <algorithm>
 #include <bit>
@@ -17,6 +18,13 @@
 #include <vector>
 
 namespace tidemark {
+
+// "1 row", "40,000 rows": the figures people read in a verify report.
+QString describeRowCount(qint64 rows) {
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(rows) + (rows == 1 ? QStringLiteral(" row") : QStringLiteral(" rows"));
+}
+
 namespace {
 
 constexpr int kBatchRows = 10000;
@@ -348,22 +356,22 @@ private:
     void describe(VerifyResult &result, const TableRef &sourceTable, const TableRef &targetTable) {
         QStringList parts;
         if (result.missingInTarget)
-            parts << QStringLiteral("%1 rows missing in the target").arg(result.missingInTarget);
+            parts << describeRowCount(result.missingInTarget) + QStringLiteral(" missing in the target");
         if (result.extraInTarget) {
             QString extra =
-                QStringLiteral("%1 rows in the target not in the source").arg(result.extraInTarget);
+                describeRowCount(result.extraInTarget) + QStringLiteral(" in the target not in the source");
             if (result.extraPastWatermark)
                 extra += QStringLiteral(" (%1 past the watermark)").arg(result.extraPastWatermark);
             parts << extra;
         }
         if (result.differing)
-            parts << QStringLiteral("%1 rows differ").arg(result.differing);
+            parts << describeRowCount(result.differing) +
+                         (result.differing == 1 ? QStringLiteral(" differs") : QStringLiteral(" differ"));
         result.difference =
-            QStringLiteral("table %1 (%2 -> %3): %4 (source %5 rows, target %6 rows, up to watermark %7)")
+            QStringLiteral("table %1 (%2 -> %3): %4 (source %5, target %6, up to watermark %7)")
                 .arg(m_spec.id)
-                .arg(result.source, result.target, parts.join(QStringLiteral(", ")))
-                .arg(result.sourceRows)
-                .arg(result.targetRows)
+                .arg(result.source, result.target, parts.join(QStringLiteral(", ")),
+                     describeRowCount(result.sourceRows), describeRowCount(result.targetRows))
                 .arg(m_position.isNull() ? QStringLiteral("none") : m_position.watermark().display());
 
         QSet<quint64> wanted;

@@ -23,6 +23,7 @@ struct VerifyFault {
 QString verifyFaultKindName(VerifyFault::Kind kind);
 // One line for people: `{"id":1} differs in ts`, `… missing in the target`, `… only in the target`.
 QString verifyFaultText(const VerifyFault &fault);
+QString describeRowCount(qint64 rows); // "1 row", "40,000 rows"
 
 struct VerifyResult {
     qint64 tableId = 0;

@@ -2,6 +2,7 @@
 #include "model/engine/verifyservice.h"
 
 #include "model/common/error.h"
+#include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
 #include <QPointer>
@@ -12,9 +13,8 @@ namespace tidemark {
 
 QStringList verifyFindings(const VerifyResult &result) {
     QStringList lines;
-    lines << QObject::tr("Compared %1 source rows with %2 target rows, up to the table's watermark.")
-                 .arg(result.sourceRows)
-                 .arg(result.targetRows);
+    lines << QObject::tr("Compared %1 of the source with %2 of the target, up to the table's watermark.")
+                 .arg(describeRowCount(result.sourceRows), describeRowCount(result.targetRows));
     if (result.missingInTarget > 0)
         lines << QObject::tr("%n row(s) missing in the target", nullptr, int(result.missingInTarget));
     if (result.extraInTarget > 0)
@@ -55,7 +55,7 @@ void VerifyService::start(qint64 tableId) {
     m_job = job;
     QPointer<VerifyService> self = this;
     const QString path = m_workspacePath;
-    QThreadPool::globalInstance()->start([self, job, path, tableId] {
+    RemoteWorkQueue::pool().start([self, job, path, tableId] {
         std::optional<VerifyResult> result;
         QString error;
         try {

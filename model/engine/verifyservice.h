@@ -14,11 +14,10 @@ namespace tidemark {
 // VerifyResult's fields (the CLI formats the same struct in app/cli).
 QStringList verifyFindings(const VerifyResult &result);
 
-// verifyTable (the CLI's verify, the same code) off the calling thread, with that worker's own
-// Workspace: one table at a time per service. cancel() sets the flag the verifier checks
-// between batches; `cancelled` follows once the worker has stopped short (one that completed
-// first reports `finished`). Replies come back
-// on the service's thread. Never blocks that thread, also not in the destructor (a worker
+// verifyTable (the CLI's verify, the same code) on a remote-work thread (RemoteWorkQueue::pool()), with its
+// own Workspace: one table at a time per service. cancel() sets the flag the verifier checks between batches;
+// `cancelled` follows once the worker has stopped short (one that completed first reports `finished`).
+// Replies come back on the service's thread. Never blocks that thread, also not in the destructor (a worker
 // still reading stops at its next batch and finds nobody to tell).
 class VerifyService : public QObject {
     Q_OBJECT

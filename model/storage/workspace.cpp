@@ -1833,10 +1833,6 @@ QString scheduleTablesJson(Workspace &workspace, const ScheduleSpec &spec) {
     return QString::fromUtf8(QJsonDocument(tables).toJson(QJsonDocument::Compact));
 }
 
-} // namespace
-
-namespace {
-
 // A schedule's alerts as stored: NULL when it has none; a webhook URL holding a secret in clear
 // is refused (checkWebhookUrl) before anything is written.
 QVariant scheduleAlertsJson(const ScheduleSpec &spec) {
@@ -1847,6 +1843,21 @@ QVariant scheduleAlertsJson(const ScheduleSpec &spec) {
     return QString::fromUtf8(QJsonDocument(alertSettingsToJson(spec.alerts)).toJson(QJsonDocument::Compact));
 }
 
+// Binds what adding and editing a schedule both write: ?1 name, ?2 cron, ?3 zone, ?4 tables,
+// ?5 concurrency, ?6 retries, ?7 timeout, ?8 now (the update time) and ?9 alerts. The tables and
+// the alerts are checked here, so a refused schedule writes nothing.
+SqliteStatement &bindSchedule(SqliteStatement &stmt, Workspace &workspace, const ScheduleSpec &spec) {
+    return stmt.bind(1, spec.name)
+        .bind(2, spec.cron)
+        .bind(3, spec.timeZone)
+        .bind(4, scheduleTablesJson(workspace, spec))
+        .bind(5, spec.concurrency)
+        .bind(6, spec.retries)
+        .bind(7, spec.timeoutSeconds)
+        .bind(8, nowText())
+        .bind(9, scheduleAlertsJson(spec));
+}
+
 } // namespace
 
 qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
@@ -1855,24 +1866,11 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
     Transaction transaction(*m_db);
     if (schedule(spec.name))
         throw ValidationError(QStringLiteral("schedule '%1' already exists").arg(spec.name));
-    const QString tables = scheduleTablesJson(*this, spec);
-    const QVariant alerts = scheduleAlertsJson(spec);
-    const QString now = nowText();
     SqliteStatement insert(
         *m_db, QStringLiteral("INSERT INTO schedules (name, cron, tz, tables, concurrency, retries, "
-                              "timeout_seconds, active, created_at, updated_at, alerts) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)"));
-    insert.bind(1, spec.name)
-        .bind(2, spec.cron)
-        .bind(3, spec.timeZone)
-        .bind(4, tables)
-        .bind(5, spec.concurrency)
-        .bind(6, spec.retries)
-        .bind(7, spec.timeoutSeconds)
-        .bind(8, spec.active ? 1 : 0)
-        .bind(9, now)
-        .bind(10, alerts)
-        .run();
+                              "timeout_seconds, created_at, updated_at, alerts, active) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)"));
+    bindSchedule(insert, *this, spec).bind(10, spec.active ? 1 : 0).run();
     const qint64 id = m_db->lastInsertId();
     transaction.commit();
     storageLog()->info("workspace {}: schedule '{}' added ({}, {})", str(m_path), str(spec.name),
@@ -1881,21 +1879,10 @@ qint64 Workspace::addSchedule(const ScheduleSpec &spec) {
 }
 
 void Workspace::editSchedule(const ScheduleSpec &spec) {
-    const QString tables = scheduleTablesJson(*this, spec);
-    const QVariant alerts = scheduleAlertsJson(spec);
     SqliteStatement update(*m_db, QStringLiteral("UPDATE schedules SET cron = ?2, tz = ?3, tables = ?4, "
                                                  "concurrency = ?5, retries = ?6, timeout_seconds = ?7, "
                                                  "updated_at = ?8, alerts = ?9 WHERE name = ?1"));
-    update.bind(1, spec.name)
-        .bind(2, spec.cron)
-        .bind(3, spec.timeZone)
-        .bind(4, tables)
-        .bind(5, spec.concurrency)
-        .bind(6, spec.retries)
-        .bind(7, spec.timeoutSeconds)
-        .bind(8, nowText())
-        .bind(9, alerts)
-        .run();
+    bindSchedule(update, *this, spec).run();
     if (m_db->changes() == 0)
         throw ValidationError(
             QStringLiteral("schedule '%1': no such schedule in workspace %2").arg(spec.name, m_path));

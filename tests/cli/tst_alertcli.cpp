@@ -4,11 +4,11 @@
 // secret in a webhook URL refused before anything is stored.
 
 #include "model/storage/sqlitedb.h"
+#include "tests/support/clifixture.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
 #include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -25,37 +25,14 @@ QByteArray fileBytes(const QString &path) {
 
 } // namespace
 
-// QVERIFY2 evaluates its description even when the check passes: the command runs once, here.
-#define CLI_EXIT(command, code)                                                                              \
-    do {                                                                                                     \
-        const CliResult cliExitResult = (command);                                                           \
-        QVERIFY2(cliExitResult.exitCode == (code), qPrintable(cliExitResult.describe()));                    \
-    } while (false)
-
-class TestAlertCli : public QObject {
+class TestAlertCli : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
-    QString m_src;
-    QString m_dst;
-
-    QString path(const QString &name) const { return m_dir->filePath(name); }
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
-
     // A workspace with table 1 (src:orders, healthy) and table 2 (src:gone, whose source is dropped).
     void setupWorkspace() {
-        CLI_EXIT(cli({QStringLiteral("init")}), 0);
         execSql(m_dst, QStringLiteral("CREATE TABLE IF NOT EXISTS unrelated (x INTEGER)"));
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
-                      QStringLiteral("--sqlite"), m_src}),
-                 0);
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
-                      QStringLiteral("--sqlite"), m_dst}),
-                 0);
+        setupConnections();
         makeOrders(m_src, 5);
         makeOrders(m_src, 5, 1, QStringLiteral("gone"));
         for (const QString &table : {QStringLiteral("orders"), QStringLiteral("gone")})
@@ -75,14 +52,8 @@ private:
     }
 
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>();
-        QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("w.tidemark"));
-        m_src = path(QStringLiteral("src.db"));
-        m_dst = path(QStringLiteral("dst.db"));
-    }
-    void cleanup() { m_dir.reset(); }
+    void init() { startFixture(); }
+    void cleanup() { stopFixture(); }
 
     void failingRunFiresTheHook() {
         setupWorkspace();

@@ -5,6 +5,7 @@
 #include "model/common/error.h"
 #include "model/common/timestamp.h"
 #include "model/domain/runpage.h"
+#include "tests/support/clifixture.h"
 #include "tests/support/historyfill.h"
 #include "tests/support/testsupport.h"
 
@@ -15,7 +16,6 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -60,51 +60,14 @@ bool containsAnyOf(const QString &text, const QStringList &needles) {
 
 } // namespace
 
-// `result` is evaluated once: QVERIFY2 evaluates its message even when the check passes, so
-// naming the command twice would run it twice.
-#define CLI_EXIT(result, code)                                                                               \
-    do {                                                                                                     \
-        const auto cliResult = (result);                                                                     \
-        QVERIFY2(cliResult.exitCode == (code), qPrintable(cliResult.describe()));                            \
-    } while (false)
-
-class TestCli : public QObject {
+class TestCli : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
-    QString m_src;
-    QString m_dst;
-
-    QString path(const QString &name) const { return m_dir->filePath(name); }
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
-
-    // init + connections "src" and "dst" (both SQLite).
+    // init + connections "src" and "dst" (both SQLite; the target file exists).
     void setupWorkspace() {
-        CLI_EXIT(cli({QStringLiteral("init")}), 0);
         execSql(m_dst, QStringLiteral("CREATE TABLE IF NOT EXISTS unrelated (x INTEGER)"));
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
-                      QStringLiteral("--sqlite"), m_src}),
-                 0);
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
-                      QStringLiteral("--sqlite"), m_dst}),
-                 0);
-    }
-
-    // `table add` with the given arguments; returns the printed id, or 0 (and fails the test).
-    qint64 addTable(const QStringList &args) {
-        const CliResult result = cli(QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
-        bool ok = false;
-        const qint64 id = result.out.trimmed().toLongLong(&ok);
-        if (result.exitCode != 0 || !ok) {
-            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
-                         __LINE__);
-            return 0;
-        }
-        return id;
+        setupConnections();
     }
 
     qint64 addOrders(const QString &table = QStringLiteral("orders"), const QStringList &extra = {}) {
@@ -211,15 +174,8 @@ private:
     }
 
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>();
-        QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("work.tidemark"));
-        m_src = path(QStringLiteral("src.db"));
-        m_dst = path(QStringLiteral("dst.db"));
-    }
-
-    void cleanup() { m_dir.reset(); }
+    void init() { startFixture(); }
+    void cleanup() { stopFixture(); }
 
     void versionAndHelp() {
         const CliResult version = runCli({QStringLiteral("--version")});
@@ -265,7 +221,7 @@ private slots:
         const CliResult again = cli({QStringLiteral("init")});
         CLI_EXIT(again, 2);
         QCOMPARE(again.errLines().size(), 1);
-        QVERIFY(again.err.contains(QStringLiteral("work.tidemark")));
+        QVERIFY(again.err.contains(QFileInfo(m_ws).fileName()));
         QCOMPARE(fileHash(m_ws), before);
 
         // An unrelated existing file is not overwritten either.

@@ -3,6 +3,7 @@
 // would cut, two writers on one target, backfills that mean what they say, private workspaces,
 // numbers out of range. Through the real binary.
 
+#include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
@@ -29,35 +30,10 @@ using namespace tidemark::test;
 constexpr int kRaceTrials = 4;
 constexpr int kRacers = 3;
 
-#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
-
-class TestCliEdges : public QObject {
+class TestCliEdges : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
-    QString m_src;
-    QString m_dst;
-
-    QString path(const QString &name) const { return m_dir->filePath(name); }
-    CliResult cliOn(const QString &workspace, const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), workspace} + args, m_dir->path());
-    }
-    CliResult cli(const QStringList &args) const { return cliOn(m_ws, args); }
-
-    // init + SQLite connections "src" and "dst" in `workspace`.
-    void setupWorkspace(const QString &workspace) {
-        CLI_EXIT(cliOn(workspace, {QStringLiteral("init")}), 0);
-        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
-                                   QStringLiteral("--sqlite"), m_src}),
-                 0);
-        CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
-                                   QStringLiteral("--sqlite"), m_dst}),
-                 0);
-    }
-    void setupWorkspace() { setupWorkspace(m_ws); }
-
     // A PostgreSQL connection "pg" that is never reached: `table add` checks names without it.
     void addUnreachablePostgres() {
         CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
@@ -69,17 +45,6 @@ private:
         return cliOn(workspace, QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
     }
     CliResult tableAdd(const QStringList &args) const { return tableAddOn(m_ws, args); }
-
-    // `table add` that must succeed; returns the printed id.
-    qint64 addTableOn(const QString &workspace, const QStringList &args) {
-        const CliResult result = tableAddOn(workspace, args);
-        bool ok = false;
-        const qint64 id = result.out.trimmed().toLongLong(&ok);
-        if (result.exitCode != 0 || !ok)
-            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
-                         __LINE__);
-        return ok ? id : 0;
-    }
 
     static QStringList ordersArgs(const QString &target, const QStringList &extra = {}) {
         return QStringList{QStringLiteral("--source"),    QStringLiteral("src:orders"),
@@ -119,16 +84,6 @@ private:
         return ::stat(QFile::encodeName(file).constData(), &info) == 0 ? int(info.st_mode & 0777) : -1;
     }
 
-    // The process state letter from /proc (T = stopped).
-    static QChar processState(qint64 pid) {
-        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-        if (!stat.open(QIODevice::ReadOnly))
-            return QChar();
-        const QByteArray text = stat.readAll();
-        const qsizetype close = text.lastIndexOf(')');
-        return close >= 0 && close + 2 < text.size() ? QChar(text.at(close + 2)) : QChar();
-    }
-
     // Starts tidemark-cli on the workspace and waits until it stops itself at fault point `point`.
     void startStoppedAt(QProcess &process, const QString &point, const QStringList &args) {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -163,19 +118,13 @@ private:
     }
 
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
-        QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("ws.tidemark"));
-        m_src = path(QStringLiteral("src.db"));
-        m_dst = path(QStringLiteral("dst.db"));
-    }
-    void cleanup() { m_dir.reset(); }
+    void init() { startFixture(); }
+    void cleanup() { stopFixture(); }
 
     // --- item 2: names PostgreSQL would cut at 63 bytes ---
 
     void postgresTargetNameOver63BytesRefused() {
-        setupWorkspace();
+        setupConnections();
         addUnreachablePostgres();
         makeOrders(m_src, 3);
         const QString long64 = QString(64, QLatin1Char('t'));
@@ -195,7 +144,7 @@ private slots:
     }
 
     void postgresTargetColumnOver63BytesRefused() {
-        setupWorkspace();
+        setupConnections();
         addUnreachablePostgres();
         const QString longColumn = QStringLiteral("c") + QString(63, QLatin1Char('x'));
         execSql(m_src,
@@ -211,7 +160,7 @@ private slots:
     }
 
     void postgresSourceNamesOver63BytesRefused() {
-        setupWorkspace();
+        setupConnections();
         addUnreachablePostgres();
         const QString long70 = QString(70, QLatin1Char('s'));
         expectRefusal(
@@ -238,7 +187,7 @@ private slots:
     // --- item 3: one target table, one writer ---
 
     void sameTargetTwiceInOneWorkspaceRefused() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 5);
         makeOrders(m_src, 5, 1, QStringLiteral("other"));
         CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst_again"),
@@ -266,8 +215,8 @@ private slots:
 
     void secondWorkspaceCannotWriteIntoAnOwnedTarget() {
         const QString other = path(QStringLiteral("other.tidemark"));
-        setupWorkspace(m_ws);
-        setupWorkspace(other);
+        setupConnections(m_ws);
+        setupConnections(other);
         makeOrders(m_src, 10, 1, QStringLiteral("orders"), false); // keyless: a double copy doubles rows
         const qint64 ours = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
         const qint64 theirs = addTableOn(other, ordersArgs(QStringLiteral("dst:orders")));
@@ -324,7 +273,7 @@ private slots:
         PgSession pg;
         forgetPostgresTable(pg, table);
         for (const QString &workspace : {m_ws, other}) {
-            setupWorkspace(workspace);
+            setupConnections(workspace);
             CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
                                        QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
                      0);
@@ -400,7 +349,7 @@ private slots:
             QStringList workspaces;
             for (int racer = 0; racer < kRacers; ++racer) {
                 workspaces << path(QStringLiteral("race%1_%2.tidemark").arg(trial).arg(racer));
-                setupWorkspace(workspaces.last());
+                setupConnections(workspaces.last());
             }
             const QString table = QStringLiteral("orders_%1").arg(trial);
             racingFirstRuns(workspaces, QStringLiteral("dst:") + table,
@@ -419,7 +368,7 @@ private slots:
             QStringList workspaces;
             for (int racer = 0; racer < kRacers; ++racer) {
                 workspaces << path(QStringLiteral("race%1_%2.tidemark").arg(trial).arg(racer));
-                setupWorkspace(workspaces.last());
+                setupConnections(workspaces.last());
                 CLI_EXIT(cliOn(workspaces.last(),
                                {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
                                 QStringLiteral("--postgres"), pgConninfo()}),
@@ -435,7 +384,7 @@ private slots:
     // --- item 8: an empty SQLite source with a TEXT watermark column ---
 
     void emptyTextWatermarkColumnAccepted() {
-        setupWorkspace();
+        setupConnections();
         execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT, n BLOB)"));
         const qint64 id = addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:events"),
                                             QStringLiteral("--target"), QStringLiteral("dst:events"),
@@ -459,7 +408,7 @@ private slots:
     }
 
     void nonEmptyUnusableWatermarkColumnStillRefused() {
-        setupWorkspace();
+        setupConnections();
         execSql(m_src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT)"));
         execSql(m_src, QStringLiteral("INSERT INTO events (id, at) VALUES (1, 'yesterday')"));
         const QStringList args{QStringLiteral("--source"),    QStringLiteral("src:events"),
@@ -474,7 +423,7 @@ private slots:
     // --- item 4: backfill --truncate is a full reload ---
 
     void backfillTruncateReloadsFromTheStart() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 10);
         const qint64 id = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
         CLI_EXIT(cli({QStringLiteral("run")}), 0);
@@ -494,7 +443,7 @@ private slots:
     }
 
     void backfillTruncateReloadsFromTheInitialWatermark() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 10);
         const qint64 id =
             addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders"),
@@ -510,7 +459,7 @@ private slots:
     // --- item 6: overwrite with --commit-per-batch ---
 
     void overwriteWithCommitPerBatchRefused() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 5);
         for (const QStringList &watermark :
              {QStringList{QStringLiteral("--watermark"), QStringLiteral("updated_at")}, QStringList{}}) {
@@ -579,7 +528,7 @@ private slots:
     // --- item 14: numbers in range, no empty conninfo, interrupts that say what happened ---
 
     void numbersOutOfRangeRefused() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 3);
         const QList<QStringList> refused{
             {QStringLiteral("run"), QStringLiteral("--concurrency"), QStringLiteral("99999999999")},
@@ -614,7 +563,7 @@ private slots:
     }
 
     void interruptAfterTheCommitSaysTheRunSucceeded() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 10);
         addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
         QProcess process;
@@ -634,7 +583,7 @@ private slots:
     }
 
     void interruptDuringSetUpIsNotASilentKill() {
-        setupWorkspace();
+        setupConnections();
         makeOrders(m_src, 10);
         addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
         QProcess process;

@@ -7,13 +7,13 @@
 
 #include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
+#include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
 #include <QCoreApplication>
 #include <QProcess>
 #include <QProcessEnvironment>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -22,13 +22,6 @@
 
 using namespace tidemark;
 using namespace tidemark::test;
-
-// `result` is evaluated once (QVERIFY2 evaluates its message even when the check passes).
-#define CLI_EXIT(result, code)                                                                               \
-    do {                                                                                                     \
-        const auto cliResult = (result);                                                                     \
-        QVERIFY2(cliResult.exitCode == (code), qPrintable(cliResult.describe()));                            \
-    } while (false)
 
 namespace {
 
@@ -59,21 +52,13 @@ private:
 
 } // namespace
 
-class TestHistoryAfter : public QObject {
+class TestHistoryAfter : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
-    QString m_src;
-    QString m_dst;
     // A PostgreSQL target (public.m_pgTable) instead of dst.db when set.
     std::unique_ptr<PgSession> m_pg;
     QString m_pgTable;
-
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
 
     // A workspace copying kRows orders from src.db to dst.db (or m_pgTable).
     void setupOrders(const QStringList &extra = {}) {
@@ -188,18 +173,12 @@ private:
     }
 
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
-        QVERIFY(m_dir->isValid());
-        m_ws = m_dir->filePath(QStringLiteral("ws.tidemark"));
-        m_src = m_dir->filePath(QStringLiteral("src.db"));
-        m_dst = m_dir->filePath(QStringLiteral("dst.db"));
-    }
+    void init() { startFixture(); }
     void cleanup() {
         forgetPostgresTarget();
         m_pg.reset();
         m_pgTable.clear();
-        m_dir.reset();
+        stopFixture();
     }
 
     // The workspace is locked right after the target commit, past its busy timeout: the copy

@@ -2,6 +2,7 @@
 // `tidemark-cli schedule add|list|next|pause|resume|remove` as the contract says, and every
 // refusal: exit 2, one stderr line naming the culprit, nothing changed.
 
+#include "tests/support/clifixture.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
@@ -16,14 +17,7 @@
 
 using namespace tidemark::test;
 
-// Runs `call` once (QVERIFY2 evaluates its message eagerly) and checks its exit code.
-#define CLI_EXIT(call, code)                                                                                 \
-    do {                                                                                                     \
-        const CliResult result_ = (call);                                                                    \
-        QVERIFY2(result_.exitCode == (code), qPrintable(result_.describe()));                                \
-    } while (false)
-
-class tst_ScheduleCli : public QObject {
+class tst_ScheduleCli : public QObject, protected CliFixture {
     Q_OBJECT
 
 private slots:
@@ -37,10 +31,6 @@ private slots:
     void serveRunsTheSchedulesHook();
 
 private:
-    QString path(const QString &name) const { return m_dir->filePath(name); }
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
     CliResult schedule(const QStringList &args) const {
         return cli(QStringList{QStringLiteral("schedule")} + args);
     }
@@ -52,23 +42,12 @@ private:
             qWarning("schedule list --json did not print one array");
         return array;
     }
-
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
 };
 
 void tst_ScheduleCli::init() {
-    m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
-    QVERIFY(m_dir->isValid());
-    m_ws = path(QStringLiteral("w.tidemark"));
-    CLI_EXIT(cli({QStringLiteral("init")}), 0);
-    makeOrders(path(QStringLiteral("src.db")), 3);
-    CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
-                  QStringLiteral("--sqlite"), path(QStringLiteral("src.db"))}),
-             0);
-    CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
-                  QStringLiteral("--sqlite"), path(QStringLiteral("dst.db"))}),
-             0);
+    startFixture();
+    makeOrders(m_src, 3);
+    setupConnections();
     const CliResult table =
         cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
              QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),

@@ -5,11 +5,11 @@
 // text columns and digits a column would round are rejected rows, never silent changes.
 // Through the real binary, against the real server.
 
+#include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
 #include <QCoreApplication>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -17,33 +17,13 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
-#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
-
-class TestTargetTypes : public QObject {
+class TestTargetTypes : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<PgSession> m_pg;
     QString m_schema; // this process's own schema on the server: tables of other suites stay apart
-    QString m_ws;
     QString m_lite;
-
-    QString path(const QString &name) const { return m_dir->filePath(name); }
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
-
-    // `table add` that must succeed; returns the printed id.
-    qint64 addTable(const QStringList &args) {
-        const CliResult result = cli(QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
-        bool ok = false;
-        const qint64 id = result.out.trimmed().toLongLong(&ok);
-        if (result.exitCode != 0 || !ok)
-            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
-                         __LINE__);
-        return ok ? id : 0;
-    }
 
     // "pg:<schema>.<table>" for the CLI, and the same table quoted for SQL.
     QString pgTarget(const QString &table) const { return QStringLiteral("pg:%1.%2").arg(m_schema, table); }
@@ -91,9 +71,7 @@ private slots:
     }
 
     void init() {
-        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
-        QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("ws.tidemark"));
+        startFixture();
         m_lite = path(QStringLiteral("lite.db"));
         CLI_EXIT(cli({QStringLiteral("init")}), 0);
         CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("lite"),
@@ -103,7 +81,7 @@ private slots:
                       QStringLiteral("--postgres"), pgConninfo()}),
                  0);
     }
-    void cleanup() { m_dir.reset(); }
+    void cleanup() { stopFixture(); }
 
     // --- item 5: a created target takes backfill --delete-newer ---
 

@@ -6,6 +6,7 @@
 // log, never the window's upper bound, and every other row is copied, on this run and later ones.
 // Through the real binary, against the real PostgreSQL server and SQLite files.
 
+#include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
@@ -13,15 +14,12 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
 
 using namespace tidemark;
 using namespace tidemark::test;
-
-#define CLI_EXIT(result, code) QVERIFY2((result).exitCode == (code), qPrintable((result).describe()))
 
 namespace {
 
@@ -44,30 +42,16 @@ QString pgShown(const QString &type, int id) {
 
 } // namespace
 
-class TestUnorderable : public QObject {
+class TestUnorderable : public QObject, protected CliFixture {
     Q_OBJECT
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_ws;
-    QString m_src;
-    QString m_dst;
     QStringList m_pgTables; // dropped in cleanup()
     int m_counter = 0;
 
-    CliResult cli(const QStringList &args) const {
-        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
-    }
-
     // init + SQLite connections "src" and "dst" and PostgreSQL connection "pg" (when reachable).
     void setupWorkspace(bool postgres) {
-        CLI_EXIT(cli({QStringLiteral("init")}), 0);
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
-                      QStringLiteral("--sqlite"), m_src}),
-                 0);
-        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
-                      QStringLiteral("--sqlite"), m_dst}),
-                 0);
+        setupConnections();
         if (postgres)
             CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
                           QStringLiteral("--postgres"), pgConninfo()}),
@@ -85,17 +69,10 @@ private:
     }
 
     qint64 addTable(const QString &source, const QString &target, const QStringList &extra = {}) {
-        const CliResult result =
-            cli(QStringList{QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
-                            source, QStringLiteral("--target"), target, QStringLiteral("--watermark"),
-                            QStringLiteral("ts")} +
-                extra);
-        bool ok = false;
-        const qint64 id = result.out.trimmed().toLongLong(&ok);
-        if (result.exitCode != 0 || !ok)
-            QTest::qFail(qPrintable(QStringLiteral("table add failed: ") + result.describe()), __FILE__,
-                         __LINE__);
-        return id;
+        return CliFixture::addTable(QStringList{QStringLiteral("--source"), source,
+                                                QStringLiteral("--target"), target,
+                                                QStringLiteral("--watermark"), QStringLiteral("ts")} +
+                                    extra);
     }
 
     // `run --json`: exit 0 and the one iteration it ran.
@@ -173,15 +150,12 @@ private:
 
 private slots:
     void init() {
-        m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
-        QVERIFY(m_dir->isValid());
-        m_ws = m_dir->filePath(QStringLiteral("ws.tidemark"));
-        m_src = m_dir->filePath(QStringLiteral("src.db"));
-        m_dst = m_dir->filePath(QStringLiteral("dst.db"));
+        startFixture();
         m_pgTables.clear();
     }
 
     void cleanup() {
+        stopFixture();
         if (m_pgTables.isEmpty() || qEnvironmentVariableIsEmpty("TIDEMARK_PG_PORT"))
             return;
         PgSession pg;

@@ -251,6 +251,10 @@ void TestPostgresConnector::describeAndDetect() {
                                     "DEFAULT false, day date, at timestamp, "
                                     "attz timestamptz, u uuid, j json, jb jsonb, PRIMARY KEY (region, id))")
                          .arg(qualified(QStringLiteral("all types"))));
+    // Only an index's first column serves a range on it (the watermark suggestion ranks by it).
+    m_admin->execute(QStringLiteral("CREATE INDEX ON %1 (attz)").arg(qualified(QStringLiteral("all types"))));
+    m_admin->execute(
+        QStringLiteral("CREATE INDEX ON %1 (big, at)").arg(qualified(QStringLiteral("all types"))));
     auto pg = connect();
     const TableRef ref{m_schema, QStringLiteral("all types")};
     QVERIFY(pg->tableExists(ref));
@@ -275,6 +279,10 @@ void TestPostgresConnector::describeAndDetect() {
     QCOMPARE(schema.column(QStringLiteral("amount"))->nativeType, QStringLiteral("numeric(38,10)"));
     QCOMPARE(schema.column(QStringLiteral("id"))->primaryKeyOrdinal, 2);
     QVERIFY(schema.column(QStringLiteral("flag"))->notNull);
+    for (const QString &name : {QStringLiteral("region"), QStringLiteral("attz"), QStringLiteral("big")})
+        QVERIFY2(schema.column(name)->indexed, qPrintable(name));
+    for (const QString &name : {QStringLiteral("id"), QStringLiteral("at"), QStringLiteral("day")})
+        QVERIFY2(!schema.column(name)->indexed, qPrintable(name));
     for (const QString &name : {QStringLiteral("day"), QStringLiteral("at"), QStringLiteral("attz")})
         QCOMPARE(pg->detectWatermarkType(ref, *schema.column(name)), WatermarkType::Timestamp);
     for (const QString &name : {QStringLiteral("id"), QStringLiteral("small"), QStringLiteral("big")})

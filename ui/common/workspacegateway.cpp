@@ -2,6 +2,8 @@
 #include "ui/common/workspacegateway.h"
 
 #include "model/common/error.h"
+#include "model/common/exceptionmessage.h"
+#include "model/common/logging.h"
 #include "model/storage/workspace.h"
 
 namespace tidemark {
@@ -15,13 +17,29 @@ WorkspaceGateway::WorkspaceGateway(const QString &path, QObject *parent)
 }
 
 WorkspaceGateway::~WorkspaceGateway() {
-    m_pool.clear();
+    // Queued jobs stay queued: each checks m_closing when its turn comes (see post()). Their
+    // replies are not delivered: they were posted to this object, which is going.
+    m_flushDeadline = QDeadlineTimer(kFlushBudgetMs);
+    m_closing.store(true, std::memory_order_release);
     m_pool.waitForDone();
     m_workspace.reset();
+    if (const int dropped = m_droppedWrites.load())
+        logger("ui")->warn("closing {}: {} queued workspace writes took longer than {} ms and were dropped",
+                           str(m_path), dropped, kFlushBudgetMs);
 }
 
-void WorkspaceGateway::post(std::function<void()> body) {
-    m_pool.start(std::move(body));
+void WorkspaceGateway::post(JobKind kind, std::function<void()> body) {
+    m_pool.start([this, kind, body = std::move(body)] {
+        if (m_closing.load(std::memory_order_acquire)) {
+            if (kind == JobKind::Read)
+                return; // nobody waits for it any more
+            if (m_flushDeadline.hasExpired()) {
+                ++m_droppedWrites;
+                return;
+            }
+        }
+        body();
+    });
 }
 
 Workspace &WorkspaceGateway::workspace() {
@@ -38,15 +56,7 @@ Workspace &WorkspaceGateway::workspace() {
 }
 
 QString WorkspaceGateway::describeCurrentException() const {
-    try {
-        throw;
-    } catch (const Error &e) {
-        return e.message();
-    } catch (const std::exception &e) {
-        return QString::fromUtf8(e.what());
-    } catch (...) {
-        return tr("Unknown error in %1").arg(m_path);
-    }
+    return currentExceptionMessage(tr("Unknown error in %1").arg(m_path));
 }
 
 void WorkspaceGateway::reloadTables() {
@@ -55,7 +65,7 @@ void WorkspaceGateway::reloadTables() {
         QList<TableSpec> tables;
         QHash<qint64, QString> statuses;
     };
-    submit(
+    submitRead(
         this,
         [](Workspace &ws) {
             Snapshot snapshot;
@@ -72,7 +82,7 @@ void WorkspaceGateway::reloadTables() {
 
 void WorkspaceGateway::reloadConnections() {
     const quint64 generation = ++m_connectionsGeneration;
-    submit(
+    submitRead(
         this, [](Workspace &ws) { return ws.connections(); },
         [this, generation](QList<ConnectionSpec> connections) {
             if (generation == m_connectionsGeneration)
@@ -81,7 +91,7 @@ void WorkspaceGateway::reloadConnections() {
 }
 
 void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
-    submit(
+    submitRead(
         this,
         [runIds](Workspace &ws) {
             QList<RunRecord> runs;

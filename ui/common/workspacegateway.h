@@ -5,6 +5,7 @@
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
 
+#include <QDeadlineTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
@@ -27,7 +28,13 @@ class WorkspaceGateway : public QObject {
     Q_OBJECT
 public:
     explicit WorkspaceGateway(const QString &path, QObject *parent = nullptr);
-    ~WorkspaceGateway() override; // waits for the job in progress
+    // Flushes: the queued writes still run (in order, within kFlushBudgetMs) before the
+    // workspace closes, so an edit made just before the window closed is kept; queued reads are
+    // dropped. Waits for the job in progress.
+    ~WorkspaceGateway() override;
+
+    // How long closing may spend on queued writes; later ones are dropped (and logged).
+    static constexpr int kFlushBudgetMs = 1000;
 
     QString path() const { return m_path; }
 
@@ -36,7 +43,10 @@ public:
     // dropped when `context` has been destroyed meanwhile.
     template <typename Job, typename Done>
     void submit(QObject *context, Job job, Done done, std::function<void(const QString &)> failed = {});
-    // As submit(), for reads a newer request can overtake (a history page, a run to show, an
+    // submit() for a job that only reads: dropped instead of run when the gateway closes.
+    template <typename Job, typename Done>
+    void submitRead(QObject *context, Job job, Done done, std::function<void(const QString &)> failed = {});
+    // As submitRead(), for reads a newer request can overtake (a history page, a run to show, an
     // iteration's log): when `superseded` is set by the time the worker gets to it, `job` is not
     // run at all (a queue of outdated reloads costs nothing), and a reply that comes back after
     // it was set is dropped. Either way `done` is not called.
@@ -68,14 +78,22 @@ signals:
     void errorOccurred(const QString &message);
 
 private:
+    enum class JobKind { Write, Read };
+    template <typename Job, typename Done>
+    void enqueue(JobKind kind, QObject *context, Job job, Done done,
+                 std::function<void(const QString &)> failed);
     // Runs `body` on the worker with the workspace; returns the error text or empty.
-    void post(std::function<void()> body);
+    void post(JobKind kind, std::function<void()> body);
     Workspace &workspace(); // worker thread only
     QString describeCurrentException() const;
 
     QString m_path;
     QThreadPool m_pool;
     std::unique_ptr<Workspace> m_workspace; // touched by the worker only (one thread, serial)
+    // Set by the destructor before it waits (the deadline first, then the flag, released).
+    QDeadlineTimer m_flushDeadline;
+    std::atomic_bool m_closing{false};
+    std::atomic_int m_droppedWrites{0};
     quint64 m_tablesGeneration = 0;
     std::atomic_int m_supersededSkipped{0};
     quint64 m_connectionsGeneration = 0;
@@ -84,9 +102,22 @@ private:
 template <typename Job, typename Done>
 void WorkspaceGateway::submit(QObject *context, Job job, Done done,
                               std::function<void(const QString &)> failed) {
+    enqueue(JobKind::Write, context, std::move(job), std::move(done), std::move(failed));
+}
+
+template <typename Job, typename Done>
+void WorkspaceGateway::submitRead(QObject *context, Job job, Done done,
+                                  std::function<void(const QString &)> failed) {
+    enqueue(JobKind::Read, context, std::move(job), std::move(done), std::move(failed));
+}
+
+template <typename Job, typename Done>
+void WorkspaceGateway::enqueue(JobKind kind, QObject *context, Job job, Done done,
+                               std::function<void(const QString &)> failed) {
     using Result = std::invoke_result_t<Job, Workspace &>;
     QPointer<QObject> guard(context ? context : this);
-    post([this, guard, job = std::move(job), done = std::move(done), failed = std::move(failed)]() mutable {
+    post(kind, [this, guard, job = std::move(job), done = std::move(done),
+                failed = std::move(failed)]() mutable {
         QString error;
         if constexpr (std::is_void_v<Result>) {
             try {
@@ -140,7 +171,7 @@ template <typename Job, typename Done>
 void WorkspaceGateway::submitLatest(QObject *context, std::shared_ptr<const std::atomic_bool> superseded,
                                     Job job, Done done, std::function<void(const QString &)> failed) {
     using Result = std::invoke_result_t<Job, Workspace &>;
-    submit(
+    submitRead(
         context,
         [this, superseded, job = std::move(job)](Workspace &ws) mutable -> std::optional<Result> {
             if (superseded->load()) {

@@ -3,6 +3,8 @@
 
 #include "model/common/error.h"
 #include "model/credentials/credentialstore.h"
+#include "model/engine/remotework.h"
+#include "model/engine/sourcecatalog.h"
 #include "model/engine/tablesetup.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
@@ -75,6 +77,7 @@ QList<QPair<QString, QString>> conninfoPairs(const QString &conninfo) {
 ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     : QDialog(parent)
     , m_gateway(gateway)
+    , m_remote(new RemoteWorkQueue(this))
     , m_list(new QTableWidget(0, 3, this))
     , m_name(new QLineEdit(this))
     , m_kind(new QComboBox(this))
@@ -90,6 +93,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     , m_savePassword(new QCheckBox(tr("Save in system keychain"), this))
     , m_saveChanges(new QPushButton(tr("Save changes"), this))
     , m_forgetPassword(new QPushButton(tr("Forget password"), this))
+    , m_cancelTest(new QPushButton(tr("Cancel test"), this))
     , m_message(new QLabel(this)) {
     setWindowTitle(tr("Connections"));
     resize(720, 520);
@@ -171,6 +175,9 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     testForm->setToolTip(tr("Connect with the form's settings, before adding or saving (a typed password "
                             "counts once it is saved; until then the password variable or ~/.pgpass)"));
     connect(testForm, &QPushButton::clicked, this, &ConnectionsDialog::testForm);
+    m_cancelTest->setObjectName(QStringLiteral("cancelTest"));
+    m_cancelTest->setEnabled(false);
+    connect(m_cancelTest, &QPushButton::clicked, this, &ConnectionsDialog::cancelTest);
     auto *listButtons = new QHBoxLayout;
     listButtons->addWidget(test);
     listButtons->addWidget(remove);
@@ -189,6 +196,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     layout->addWidget(m_pages);
     auto *formButtons = new QHBoxLayout;
     formButtons->addWidget(testForm);
+    formButtons->addWidget(m_cancelTest);
     formButtons->addStretch();
     formButtons->addWidget(m_saveChanges);
     formButtons->addWidget(add);
@@ -430,12 +438,25 @@ void ConnectionsDialog::testForm() {
 
 void ConnectionsDialog::test(const ConnectionSpec &spec) {
     setMessage(tr("Connecting to %1…").arg(spec.name), false);
-    m_gateway->submit(
-        this, [spec](Workspace &) { return countTables(spec); },
-        [this, name = spec.name](int tables) {
-            setMessage(tr("%1 works: %n table(s).", nullptr, tables).arg(name), false);
+    m_cancelTest->setEnabled(true);
+    m_remote->submit(
+        QStringLiteral("test"), [spec](RemoteTask &task) { return testConnection(spec, task); },
+        [this, name = spec.name](const ConnectionCheck &check) {
+            m_cancelTest->setEnabled(false);
+            setMessage(tr("%1 works: %n table(s).", nullptr, check.tables).arg(name), false);
         },
-        [this](const QString &error) { setMessage(error, true); });
+        [this](const QString &error) {
+            m_cancelTest->setEnabled(false);
+            setMessage(error, true);
+        });
+}
+
+void ConnectionsDialog::cancelTest() {
+    if (!m_remote->isPending(QStringLiteral("test")))
+        return;
+    m_remote->cancel(QStringLiteral("test"));
+    m_cancelTest->setEnabled(false);
+    setMessage(tr("Test cancelled."), false);
 }
 
 } // namespace tidemark

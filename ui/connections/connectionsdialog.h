@@ -16,6 +16,7 @@ class QTableWidget;
 
 namespace tidemark {
 
+class RemoteWorkQueue;
 class WorkspaceGateway;
 
 // Lists the workspace's connections and adds, edits, tests and removes them. SQLite connections
@@ -23,7 +24,9 @@ class WorkspaceGateway;
 // in the system keychain ("Save in system keychain"; never in the workspace) or the *name* of an
 // environment variable holding it (libpq's ~/.pgpass or service file work as well). Selecting a
 // connection loads it into the form: "Save changes" updates it, "Forget password" removes its
-// keychain entry. Keychain and workspace work runs on the gateway's worker, off the GUI thread.
+// keychain entry. Keychain and workspace work runs on the gateway's worker, off the GUI thread;
+// a test connects on the dialog's RemoteWorkQueue (a slow server never holds up the workspace),
+// can be cancelled, and is superseded by the next test.
 class ConnectionsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -53,12 +56,14 @@ private:
     void testSelected();
     void testForm(); // the form as it stands, before adding or saving
     void test(const ConnectionSpec &spec);
+    void cancelTest();
     void browseSqlite();
     void setMessage(const QString &message, bool error);
     ConnectionSpec formSpec() const;
     const ConnectionSpec *selected() const;
 
     WorkspaceGateway *m_gateway;
+    RemoteWorkQueue *m_remote;
     QList<ConnectionSpec> m_connections;
     QTableWidget *m_list;
     QLineEdit *m_name;
@@ -75,6 +80,7 @@ private:
     QCheckBox *m_savePassword;
     QPushButton *m_saveChanges;
     QPushButton *m_forgetPassword;
+    QPushButton *m_cancelTest;
     QString m_extraConninfo; // keywords of the loaded connection the form has no field for
     QLabel *m_message;
 };

@@ -2,6 +2,8 @@
 #include "ui/controltable/tabledialog.h"
 
 #include "model/common/error.h"
+#include "model/engine/remotework.h"
+#include "model/engine/watermarksuggestion.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
@@ -14,6 +16,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace tidemark {
@@ -28,7 +31,35 @@ QString typeText(const SourceColumn &column) {
         text += QStringLiteral(", %1 watermark").arg(watermarkTypeName(column.watermarkType));
     if (column.column.primaryKeyOrdinal > 0)
         text += QStringLiteral(", primary key");
+    else if (column.column.indexed)
+        text += QStringLiteral(", indexed");
     return text;
+}
+
+// Lanes of remote work, each superseded by its next request; the first pressing status wins.
+const QString kPrepareLane = QStringLiteral("prepare");
+const QString kColumnsLane = QStringLiteral("columns");
+const QString kTablesLane = QStringLiteral("tables");
+const QString kTargetLane = QStringLiteral("target");
+const QString kConnectionsLane = QStringLiteral("connections");
+
+// A pause in typing after which a typed table name counts as chosen.
+constexpr int kDescribeDelayMs = 400;
+// The status and problem lines reserve this many text lines, so the form never moves.
+constexpr int kStatusLines = 2;
+constexpr int kProblemLines = 4;
+constexpr int kShownProblems = 3;
+
+void reserveLines(QLabel *label, int lines) {
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setFixedHeight(label->fontMetrics().lineSpacing() * lines + 4);
+}
+
+// Combos as wide with one item as with a hundred: the dialog does not grow as lists fill.
+void fixWidth(QComboBox *combo) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(36);
 }
 
 void selectData(QComboBox *combo, const QString &value) {
@@ -41,13 +72,19 @@ void selectData(QComboBox *combo, const QString &value) {
 TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpec> &existing, QWidget *parent)
     : QDialog(parent)
     , m_gateway(gateway)
+    , m_remote(new RemoteWorkQueue(this))
+    , m_describeDelay(new QTimer(this))
     , m_existing(existing) {
     setWindowTitle(existing ? tr("Edit table %1").arg(existing->sourceDisplay()) : tr("Add table"));
+    m_describeDelay->setSingleShot(true);
+    m_describeDelay->setInterval(kDescribeDelayMs);
+    connect(m_describeDelay, &QTimer::timeout, this, &TableDialog::commitSourceTable);
     buildUi();
     if (m_existing) {
         const TableSpec &spec = *m_existing;
         m_targetTable->setText(spec.targetTable);
         m_targetEdited = true;
+        m_targetChosen = true;
         m_mode->setCurrentIndex(m_mode->findData(int(spec.mode)));
         m_lookback->setText(spec.lookback);
         m_initialWatermark->setText(spec.initialWatermark.display());
@@ -64,14 +101,18 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
 
 void TableDialog::buildUi() {
     auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_sourceConnection = new QComboBox(this);
     m_sourceConnection->setObjectName(QStringLiteral("sourceConnection"));
+    m_sourceConnection->setPlaceholderText(tr("Choose a source connection"));
     m_sourceTable = new QComboBox(this);
     m_sourceTable->setObjectName(QStringLiteral("sourceTable"));
     m_sourceTable->setEditable(true);
     m_sourceTable->setInsertPolicy(QComboBox::NoInsert);
+    m_sourceTable->lineEdit()->setPlaceholderText(tr("Choose a source table"));
     m_targetConnection = new QComboBox(this);
     m_targetConnection->setObjectName(QStringLiteral("targetConnection"));
+    m_targetConnection->setPlaceholderText(tr("Choose a target connection"));
     m_targetTable = new QLineEdit(this);
     m_targetTable->setObjectName(QStringLiteral("targetTable"));
     m_mode = new QComboBox(this);
@@ -81,11 +122,16 @@ void TableDialog::buildUi() {
     m_mode->addItem(tr("overwrite — replace the whole target"), int(WriteMode::Overwrite));
     m_watermark = new QComboBox(this);
     m_watermark->setObjectName(QStringLiteral("watermark"));
+    m_watermarkReason = new QLabel(this);
+    m_watermarkReason->setObjectName(QStringLiteral("watermarkReason"));
+    reserveLines(m_watermarkReason, kStatusLines);
     m_tiebreak = new QComboBox(this);
     m_tiebreak->setObjectName(QStringLiteral("tiebreak"));
+    for (QComboBox *combo : {m_sourceConnection, m_sourceTable, m_targetConnection, m_watermark, m_tiebreak})
+        fixWidth(combo);
     m_keys = new QListWidget(this);
     m_keys->setObjectName(QStringLiteral("keys"));
-    m_keys->setMaximumHeight(110);
+    m_keys->setFixedHeight(110);
     m_lookback = new QLineEdit(this);
     m_lookback->setObjectName(QStringLiteral("lookback"));
     m_lookback->setPlaceholderText(tr("none — e.g. 2h, 30m, 1d for timestamps; 500 for integers"));
@@ -113,6 +159,7 @@ void TableDialog::buildUi() {
     form->addRow(tr("Target table:"), m_targetTable);
     form->addRow(tr("Write mode:"), m_mode);
     form->addRow(tr("Watermark column:"), m_watermark);
+    form->addRow(QString(), m_watermarkReason);
     form->addRow(tr("Tiebreak column:"), m_tiebreak);
     form->addRow(tr("Key columns:"), m_keys);
     form->addRow(tr("Lookback:"), m_lookback);
@@ -126,11 +173,11 @@ void TableDialog::buildUi() {
 
     m_problemLabel = new QLabel(this);
     m_problemLabel->setObjectName(QStringLiteral("problems"));
-    m_problemLabel->setWordWrap(true);
+    reserveLines(m_problemLabel, kProblemLines);
     m_problemLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_busyLabel = new QLabel(this);
     m_busyLabel->setObjectName(QStringLiteral("busy"));
-    m_busyLabel->setWordWrap(true);
+    reserveLines(m_busyLabel, kStatusLines);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &TableDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &TableDialog::reject);
@@ -140,14 +187,19 @@ void TableDialog::buildUi() {
     layout->addWidget(m_problemLabel);
     layout->addWidget(m_busyLabel);
     layout->addWidget(m_buttons);
+    layout->setSizeConstraint(QLayout::SetMinimumSize);
 
-    connect(m_sourceConnection, &QComboBox::currentIndexChanged, this, &TableDialog::loadTables);
-    connect(m_sourceTable, &QComboBox::currentTextChanged, this, [this](const QString &text) {
-        if (!m_targetEdited)
-            m_targetTable->setText(text);
-        loadColumns();
+    connect(m_sourceConnection, &QComboBox::currentIndexChanged, this, &TableDialog::sourceConnectionChanged);
+    connect(m_sourceTable, &QComboBox::currentTextChanged, this, &TableDialog::sourceTableEdited);
+    // Picking from the list, Enter, or leaving the field commit the choice at once.
+    connect(m_sourceTable, &QComboBox::activated, this, &TableDialog::commitSourceTable);
+    connect(m_sourceTable->lineEdit(), &QLineEdit::editingFinished, this, &TableDialog::commitSourceTable);
+    connect(m_targetConnection, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_applyingDefaultTarget)
+            m_targetChosen = true;
     });
     connect(m_targetTable, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
+    connect(m_watermark, &QComboBox::currentIndexChanged, this, &TableDialog::showWatermarkReason);
     for (QComboBox *combo : {m_targetConnection, m_mode, m_watermark, m_tiebreak})
         connect(combo, &QComboBox::currentIndexChanged, this, &TableDialog::revalidate);
     for (QLineEdit *edit : {m_targetTable, m_lookback, m_initialWatermark})
@@ -156,88 +208,196 @@ void TableDialog::buildUi() {
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
 }
 
+bool TableDialog::remoteWorkPending() const {
+    return m_remote->pendingCount() > 0;
+}
+
+std::optional<ConnectionSpec> TableDialog::connectionNamed(const QString &name) const {
+    for (const ConnectionSpec &c : m_connections) {
+        if (c.name == name)
+            return c;
+    }
+    return std::nullopt;
+}
+
+void TableDialog::setStatus(const QString &lane, const QString &message) {
+    if (message.isEmpty())
+        m_statuses.remove(lane);
+    else
+        m_statuses.insert(lane, message);
+    QString shown;
+    for (const QString &l : {kPrepareLane, kColumnsLane, kTablesLane, kTargetLane, kConnectionsLane}) {
+        if (m_statuses.contains(l)) {
+            shown = m_statuses.value(l);
+            break;
+        }
+    }
+    m_busyLabel->setText(shown);
+    m_busyLabel->setToolTip(shown);
+}
+
 void TableDialog::loadConnections() {
-    setBusy(tr("Reading connections…"));
+    setStatus(kConnectionsLane, tr("Reading connections…"));
     m_gateway->submit(
         this, [](Workspace &ws) { return ws.connections(); },
-        [this](const QList<ConnectionSpec> &connections) {
-            setBusy({});
-            const QSignalBlocker block1(m_sourceConnection);
-            const QSignalBlocker block2(m_targetConnection);
-            for (const ConnectionSpec &c : connections) {
-                m_sourceConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
-                m_targetConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
-            }
-            if (m_existing) {
-                m_sourceConnection->setCurrentIndex(
-                    qMax(0, m_sourceConnection->findData(m_existing->sourceConnection)));
-                m_targetConnection->setCurrentIndex(
-                    qMax(0, m_targetConnection->findData(m_existing->targetConnection)));
-            } else if (connections.size() > 1) {
-                m_targetConnection->setCurrentIndex(1); // copying a table onto itself is rarely meant
-            }
-            if (connections.isEmpty())
-                setBusy(tr("The workspace has no connections yet: add them with Workspace › Connections…"));
-            loadTables();
+        [this](const QList<ConnectionSpec> &connections) { fillConnections(connections); },
+        [this](const QString &error) { setStatus(kConnectionsLane, error); });
+}
+
+void TableDialog::fillConnections(const QList<ConnectionSpec> &connections) {
+    m_connections = connections;
+    setStatus(kConnectionsLane,
+              connections.isEmpty()
+                  ? tr("The workspace has no connections yet: add them with File › Connections…")
+                  : QString());
+    {
+        const QSignalBlocker block1(m_sourceConnection);
+        const QSignalBlocker block2(m_targetConnection);
+        for (const ConnectionSpec &c : connections) {
+            m_sourceConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
+            m_targetConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
+        }
+        m_sourceConnection->setCurrentIndex(m_existing
+                                                ? m_sourceConnection->findData(m_existing->sourceConnection)
+                                                : (connections.isEmpty() ? -1 : 0));
+        // A new table's target stays unchosen until a connection that answers is found.
+        m_targetConnection->setCurrentIndex(
+            m_existing ? m_targetConnection->findData(m_existing->targetConnection) : -1);
+    }
+    sourceConnectionChanged();
+}
+
+void TableDialog::sourceConnectionChanged() {
+    loadTables();
+    chooseDefaultTarget();
+    revalidate();
+}
+
+void TableDialog::chooseDefaultTarget() {
+    if (m_targetChosen)
+        return;
+    const auto source = connectionNamed(m_sourceConnection->currentData().toString());
+    if (!source) {
+        m_remote->cancel(kTargetLane);
+        setStatus(kTargetLane, {});
+        return;
+    }
+    {
+        // The source's own connection is never the default target: copying a table onto its own
+        // database is rarely meant and must be chosen.
+        const QSignalBlocker block(m_targetConnection);
+        m_targetConnection->setCurrentIndex(-1);
+    }
+    setStatus(kTargetLane, tr("Looking for a target connection that answers…"));
+    m_remote->submit(
+        kTargetLane,
+        [connections = m_connections, source = *source](RemoteTask &task) {
+            return defaultTargetConnection(connections, source, task);
         },
-        [this](const QString &error) { setBusy(error); });
+        [this](const QString &name) {
+            if (name.isEmpty()) {
+                setStatus(kTargetLane,
+                          tr("No other connection can take the target now: choose one, or add one "
+                             "with File › Connections…"));
+                return;
+            }
+            setStatus(kTargetLane, {});
+            if (m_targetChosen)
+                return;
+            m_applyingDefaultTarget = true;
+            m_targetConnection->setCurrentIndex(m_targetConnection->findData(name));
+            m_applyingDefaultTarget = false;
+        },
+        [this](const QString &error) { setStatus(kTargetLane, error); });
 }
 
 void TableDialog::loadTables() {
-    const QString connection = m_sourceConnection->currentData().toString();
-    if (connection.isEmpty())
+    m_remote->cancel(kColumnsLane);
+    m_describeDelay->stop();
+    m_tableNames.clear();
+    const auto connection = connectionNamed(m_sourceConnection->currentData().toString());
+    if (!connection) {
+        setStatus(kTablesLane, {});
         return;
-    const quint64 request = ++m_tablesRequest;
-    setBusy(tr("Listing the tables of %1…").arg(connection));
-    m_gateway->submit(
-        this, [connection](Workspace &ws) { return listSourceTables(ws, connection); },
-        [this, request](const QStringList &names) {
-            if (request != m_tablesRequest)
-                return;
-            setBusy({});
-            const QString keep = m_existing ? m_existing->sourceTable : m_sourceTable->currentText();
+    }
+    setStatus(kTablesLane, tr("Listing the tables of %1…").arg(connection->name));
+    m_remote->submit(
+        kTablesLane, [spec = *connection](RemoteTask &task) { return listSourceTables(spec, task); },
+        [this](const QStringList &names) {
+            setStatus(kTablesLane, {});
+            m_tableNames = names;
+            QString keep = m_existing ? m_existing->sourceTable : m_sourceTable->currentText();
+            if (keep.isEmpty() && names.size() == 1)
+                keep = names.first(); // the only choice is made
             {
                 const QSignalBlocker block(m_sourceTable);
                 m_sourceTable->clear();
                 m_sourceTable->addItems(names);
                 m_sourceTable->setCurrentIndex(-1);
-                m_sourceTable->setEditText(keep.isEmpty() && !names.isEmpty() ? names.first() : keep);
             }
-            if (!m_targetEdited)
-                m_targetTable->setText(m_sourceTable->currentText());
-            loadColumns();
+            m_describedTable.clear();
+            sourceTableEdited(keep);
+            commitSourceTable();
         },
-        [this, request](const QString &error) {
-            if (request == m_tablesRequest)
-                setBusy(error);
-        });
+        [this](const QString &error) { setStatus(kTablesLane, error); });
+}
+
+void TableDialog::sourceTableEdited(const QString &text) {
+    if (m_sourceTable->currentText() != text) {
+        const QSignalBlocker block(m_sourceTable);
+        m_sourceTable->setEditText(text);
+    }
+    if (!m_targetEdited)
+        m_targetTable->setText(text);
+    if (text == m_describedTable)
+        return revalidate();
+    // Another table: what was read (or is being read) for the last one no longer counts.
+    m_remote->cancel(kColumnsLane);
+    m_describedTable.clear();
+    m_columnsLoaded = false;
+    fillColumns({});
+    setStatus(kColumnsLane, {});
+    if (m_tableNames.contains(text))
+        m_describeDelay->start();
+    else
+        m_describeDelay->stop();
+}
+
+void TableDialog::commitSourceTable() {
+    m_describeDelay->stop();
+    const QString table = m_sourceTable->currentText();
+    if (table.isEmpty() || table == m_describedTable)
+        return;
+    if (!m_tableNames.contains(table)) {
+        if (!m_tableNames.isEmpty())
+            setStatus(kColumnsLane, tr("%1 has no table %2: choose one from the list.")
+                                        .arg(m_sourceConnection->currentData().toString(), table));
+        return;
+    }
+    loadColumns();
 }
 
 void TableDialog::loadColumns() {
-    const QString connection = m_sourceConnection->currentData().toString();
+    const auto connection = connectionNamed(m_sourceConnection->currentData().toString());
     const QString table = m_sourceTable->currentText();
-    const quint64 request = ++m_columnsRequest;
-    m_columnsLoaded = false;
-    if (connection.isEmpty() || table.isEmpty()) {
-        fillColumns({});
+    if (!connection || table.isEmpty())
         return;
-    }
-    setBusy(tr("Reading the columns of %1:%2…").arg(connection, table));
-    m_gateway->submit(
-        this, [connection, table](Workspace &ws) { return describeSourceColumns(ws, connection, table); },
-        [this, request](const QList<SourceColumn> &columns) {
-            if (request != m_columnsRequest)
-                return;
-            setBusy({});
+    m_describedTable = table;
+    m_columnsLoaded = false;
+    setStatus(kColumnsLane, tr("Reading the columns of %1…").arg(table));
+    m_remote->submit(
+        kColumnsLane,
+        [spec = *connection, table](RemoteTask &task) { return describeSourceColumns(spec, table, task); },
+        [this](const QList<SourceColumn> &columns) {
+            setStatus(kColumnsLane, {});
             m_columnsLoaded = true; // before filling: the fill revalidates with the column types
             fillColumns(columns);
             emit columnsReady();
         },
-        [this, request](const QString &error) {
-            if (request != m_columnsRequest)
-                return;
+        [this](const QString &error) {
+            m_describedTable.clear();
             fillColumns({});
-            setBusy(error);
+            setStatus(kColumnsLane, error);
         });
 }
 
@@ -268,16 +428,11 @@ void TableDialog::fillColumns(const QList<SourceColumn> &columns) {
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
             item->setCheckState(Qt::Unchecked);
         }
+        const std::optional<WatermarkSuggestion> suggestion = suggestWatermark(columns);
+        m_suggestedWatermark = suggestion ? suggestion->column : QString();
         QString watermark = m_existing ? m_existing->watermarkColumn : previousWatermark;
-        if (watermark.isEmpty() && !m_existing) {
-            // Suggest the first column that can order a watermark, timestamps first.
-            for (WatermarkType wanted : {WatermarkType::Timestamp, WatermarkType::Integer}) {
-                for (const SourceColumn &c : columns) {
-                    if (watermark.isEmpty() && c.watermarkType == wanted && c.column.primaryKeyOrdinal == 0)
-                        watermark = c.column.name;
-                }
-            }
-        }
+        if (watermark.isEmpty() && !m_existing)
+            watermark = m_suggestedWatermark;
         selectData(m_watermark, watermark);
         selectData(m_tiebreak, m_existing ? m_existing->tiebreakColumn : previousTiebreak);
         if (m_existing && previousKeys.isEmpty())
@@ -288,7 +443,19 @@ void TableDialog::fillColumns(const QList<SourceColumn> &columns) {
                 item->setCheckState(Qt::Checked);
         }
     }
+    showWatermarkReason();
     revalidate();
+}
+
+void TableDialog::showWatermarkReason() {
+    const SourceColumn *column = sourceColumn(m_watermark->currentData(ColumnNameRole).toString());
+    const QString qualities = column ? watermarkQualities(*column) : QString();
+    if (qualities.isEmpty())
+        m_watermarkReason->clear();
+    else if (column->column.name == m_suggestedWatermark)
+        m_watermarkReason->setText(tr("Suggested — %1: %2").arg(column->column.name, qualities));
+    else
+        m_watermarkReason->setText(QStringLiteral("%1: %2").arg(column->column.name, qualities));
 }
 
 QStringList TableDialog::checkedKeys() const {
@@ -337,15 +504,7 @@ TableDraft TableDialog::draft() const {
 void TableDialog::revalidate() {
     const TableDraft current = draft();
     const TableSpec &spec = current.spec;
-    QStringList problems;
-    if (spec.sourceConnection.isEmpty())
-        problems << tr("Choose a source connection.");
-    if (spec.sourceTable.isEmpty())
-        problems << tr("Choose a source table.");
-    if (spec.targetConnection.isEmpty())
-        problems << tr("Choose a target connection.");
-    if (spec.targetTable.trimmed().isEmpty())
-        problems << tr("Name the target table.");
+    QStringList problems = checkTableRules(spec, Wording::Window);
     // Rules that need the column types: only the dialog knows them before prepareTable.
     if (m_columnsLoaded) {
         if (const SourceColumn *c = sourceColumn(spec.watermarkColumn);
@@ -366,18 +525,20 @@ void TableDialog::revalidate() {
         if (!spec.tiebreakColumn.isEmpty() && spec.tiebreakColumn == spec.watermarkColumn)
             problems << tr("The tiebreak column must differ from the watermark column.");
     }
-    for (const QString &rule : checkTableRules(spec)) {
-        if (!problems.contains(rule))
-            problems << rule;
-    }
-    m_problems = problems;
-    m_problemLabel->setText(
-        problems.isEmpty() ? QString() : QStringLiteral("• ") + problems.join(QStringLiteral("\n• ")));
+    showProblems(problems);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problems.isEmpty() && !m_validating);
 }
 
-void TableDialog::setBusy(const QString &message) {
-    m_busyLabel->setText(message);
+void TableDialog::showProblems(const QStringList &problems) {
+    m_problems = problems;
+    QStringList shown = problems.mid(0, kShownProblems);
+    if (problems.size() > kShownProblems)
+        shown << tr("… and %n more (hover to see all)", nullptr, int(problems.size() - kShownProblems));
+    const auto bullets = [](const QStringList &lines) {
+        return lines.isEmpty() ? QString() : QStringLiteral("• ") + lines.join(QStringLiteral("\n• "));
+    };
+    m_problemLabel->setText(bullets(shown));
+    m_problemLabel->setToolTip(bullets(problems));
 }
 
 void TableDialog::accept() {
@@ -386,24 +547,33 @@ void TableDialog::accept() {
         return;
     m_validating = true;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
-    setBusy(tr("Checking against the source…"));
+    setStatus(kPrepareLane, tr("Checking against the source…"));
     const TableDraft current = draft();
-    m_gateway->submit(
-        this, [current](Workspace &ws) { return prepareTable(ws, current); },
+    m_remote->submit(
+        kPrepareLane,
+        [current, path = m_gateway->path()](RemoteTask &task) {
+            // Its own workspace connection: the window's workspace thread stays free meanwhile.
+            const std::unique_ptr<Workspace> workspace = Workspace::open(path);
+            return prepareTable(*workspace, current, Wording::Window, &task);
+        },
         [this, id = current.spec.id](TableSpec prepared) {
             m_validating = false;
             prepared.id = id;
             m_prepared = prepared;
-            setBusy({});
+            setStatus(kPrepareLane, {});
             QDialog::accept();
         },
         [this](const QString &error) {
             m_validating = false;
-            setBusy({});
-            m_problems = QStringList{error};
-            m_problemLabel->setText(QStringLiteral("• ") + error);
+            setStatus(kPrepareLane, {});
+            showProblems({error});
             m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
         });
+}
+
+void TableDialog::reject() {
+    m_remote->cancelAll();
+    QDialog::reject();
 }
 
 } // namespace tidemark

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/engine/sourcecatalog.h"
 #include "model/engine/tablesetup.h"
 
 #include <QDialog>
+#include <QHash>
 #include <optional>
 
 class QCheckBox;
@@ -13,16 +15,26 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QSpinBox;
+class QTimer;
 
 namespace tidemark {
 
+class RemoteWorkQueue;
 class WorkspaceGateway;
 
 // Adds or edits one control-table row against the live source: connection, then a table from
 // its list, then watermark / tiebreak / key columns from that table's columns with their
-// types. Broken rules are listed as the user edits (checkTableRules plus the checks that need
-// the column types); OK validates once more against the source (prepareTable, off the GUI
-// thread) and only then closes. The result is preparedSpec(); the caller stores it.
+// types. The connections come from the workspace (the gateway); everything that reaches a
+// source — listing its tables, describing a table, finding a target that answers, the final
+// check — runs on a RemoteWorkQueue of the dialog's own, each on a lane that a newer request
+// supersedes. The columns are read for a committed choice only: a table picked from the list,
+// or typed and confirmed (Enter, leaving the field, or a pause in typing). The watermark
+// column is suggested (suggestWatermark) with its reason. A new table's target defaults to
+// another connection that answers, never the source's. Broken rules are listed in the user's
+// words as they edit (checkTableRules with Wording::Window plus the checks that need the
+// column types); OK validates once more against the source (prepareTable) and only then
+// closes. The result is preparedSpec(); the caller stores it. Rows keep their height as
+// fields fill in: the status, reason and problem lines reserve theirs.
 class TableDialog : public QDialog {
     Q_OBJECT
 public:
@@ -35,9 +47,12 @@ public:
     // The spec prepareTable returned (valid once the dialog was accepted).
     const TableSpec &preparedSpec() const { return m_prepared; }
     bool columnsLoaded() const { return m_columnsLoaded; }
+    // Remote work not yet answered (listing, describing, checking): for tests.
+    bool remoteWorkPending() const;
 
 public slots:
     void accept() override;
+    void reject() override;
 
 signals:
     void columnsReady();
@@ -45,24 +60,40 @@ signals:
 private:
     void buildUi();
     void loadConnections();
+    void fillConnections(const QList<ConnectionSpec> &connections);
+    void sourceConnectionChanged();
+    void chooseDefaultTarget();
     void loadTables();
+    void sourceTableEdited(const QString &text);
+    void commitSourceTable(); // describe the table now if it is one of the list
     void loadColumns();
     void fillColumns(const QList<SourceColumn> &columns);
+    void showWatermarkReason();
     void revalidate();
-    void setBusy(const QString &message);
+    void showProblems(const QStringList &problems);
+    // One status line per lane of work; the label shows the most pressing.
+    void setStatus(const QString &lane, const QString &message);
+    std::optional<ConnectionSpec> connectionNamed(const QString &name) const;
     QStringList checkedKeys() const;
     const SourceColumn *sourceColumn(const QString &name) const;
 
     WorkspaceGateway *m_gateway;
+    RemoteWorkQueue *m_remote;
+    QTimer *m_describeDelay;
     std::optional<TableSpec> m_existing;
     TableSpec m_prepared;
+    QList<ConnectionSpec> m_connections;
+    QStringList m_tableNames; // the source connection's tables, as listed
+    QString m_describedTable; // the table m_columns belong to (or are being read for)
+    QString m_suggestedWatermark;
     QList<SourceColumn> m_columns;
     QStringList m_problems;
+    QHash<QString, QString> m_statuses; // lane -> message
     bool m_columnsLoaded = false;
     bool m_validating = false;
     bool m_targetEdited = false;
-    quint64 m_tablesRequest = 0;
-    quint64 m_columnsRequest = 0;
+    bool m_targetChosen = false; // the user picked the target connection: no default replaces it
+    bool m_applyingDefaultTarget = false;
 
     QComboBox *m_sourceConnection = nullptr;
     QComboBox *m_sourceTable = nullptr;
@@ -80,6 +111,7 @@ private:
     QCheckBox *m_commitPerBatch = nullptr;
     QCheckBox *m_addNewColumns = nullptr;
     QCheckBox *m_active = nullptr;
+    QLabel *m_watermarkReason = nullptr;
     QLabel *m_problemLabel = nullptr;
     QLabel *m_busyLabel = nullptr;
     QDialogButtonBox *m_buttons = nullptr;

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/engine/backfill.h"
+#include "model/engine/remotework.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
@@ -588,8 +589,17 @@ void MainWindow::backfillSelected() {
         const BackfillRequest req = dialog->request();
         const bool runAfterwards = dialog->runAfterwards();
         m_runLabel->setText(tr("Backfilling table %1…").arg(req.tableId));
-        m_gateway->submit(
-            this, [req](Workspace &ws) { return runBackfill(ws, req); },
+        // On a remote-work thread with its own workspace connection: a backfill waits for
+        // the source and target, and the workspace thread keeps serving edits and history.
+        // One queue per backfill, gone with its reply (or with the window, dropping it).
+        auto *work = new RemoteWorkQueue(this);
+        connect(work, &RemoteWorkQueue::settled, work, &QObject::deleteLater);
+        work->submit(
+            QString(),
+            [req, path = m_gateway->path()](RemoteTask &) {
+                const std::unique_ptr<Workspace> workspace = Workspace::open(path);
+                return runBackfill(*workspace, req);
+            },
             [this, id = req.tableId, runAfterwards](const BackfillResult &result) {
                 QString text =
                     tr("Table %1 backfilled: watermark %2 → %3")

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// The analyst's path through the real widgets: the Add Table dialog speaks the user's words,
+// defaults the target to another connection that answers, suggests the watermark with its
+// reason, keeps its layout, and reads the source on its own queue (the window stays responsive
+// and the workspace free while a describe runs; a newer choice or Cancel interrupts it). The
+// Connections dialog's test is cancellable. Closing the window's gateway keeps queued edits.
+
+#include "model/engine/remotework.h"
+#include "model/storage/sqlitedb.h"
+#include "tests/ui/uifixture.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/connections/connectionsdialog.h"
+#include "ui/controltable/tabledialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+// A view whose rows never end: describing it scans a column until interrupted.
+const QString kEndlessView =
+    QStringLiteral("CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                   "SELECT x AS id, x AS n FROM c");
+
+template <typename T> T *child(QWidget &parent, const char *name) {
+    auto *widget = parent.findChild<T *>(QString::fromLatin1(name));
+    if (!widget)
+        qFatal("no widget %s", name);
+    return widget;
+}
+
+// Picks `text` from an editable combo as a user does: typed, then confirmed with Enter.
+void chooseTable(QComboBox *combo, const QString &text) {
+    combo->lineEdit()->selectAll();
+    QTest::keyClicks(combo->lineEdit(), text);
+    QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+}
+
+// Chooses the fixture's "src" as the source and waits until its `tables` tables are listed.
+void chooseSource(QWidget &dialog, int tables) {
+    auto *source = dialog.findChild<QComboBox *>(QStringLiteral("sourceConnection"));
+    QTRY_VERIFY(source->findData(QStringLiteral("src")) >= 0);
+    source->setCurrentIndex(source->findData(QStringLiteral("src")));
+    QTRY_COMPARE(dialog.findChild<QComboBox *>(QStringLiteral("sourceTable"))->count(), tables);
+}
+
+void addConnection(const UiFixture &fixture, const QString &name, const QString &path) {
+    ConnectionSpec spec;
+    spec.name = name;
+    spec.path = path;
+    fixture.open()->addConnection(spec);
+}
+
+} // namespace
+
+class TestAddTable : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void speaksTheUsersWords() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        makeOrders(fixture.src, 3, 1, QStringLiteral("returns"));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        auto *sourceTable = child<QComboBox>(dialog, "sourceTable");
+        chooseSource(dialog, 2);
+        if (QTest::currentTestFailed())
+            return;
+        // Two tables: none is chosen for the user, and the dialog says so in its own words.
+        QCOMPARE(sourceTable->currentText(), QString());
+        const QString problems = dialog.problems().join(QLatin1Char('\n'));
+        QVERIFY2(problems.contains(QLatin1String("Choose a source table.")), qPrintable(problems));
+        QVERIFY2(!problems.contains(QLatin1String("--")), qPrintable(problems));
+        QVERIFY(!child<QLabel>(dialog, "problems")->text().contains(QLatin1String("--")));
+
+        // A refusal from the final check is worded for the dialog too.
+        chooseTable(sourceTable, QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        QTRY_COMPARE(child<QComboBox>(dialog, "targetConnection")->currentData().toString(),
+                     QStringLiteral("dst"));
+        child<QLineEdit>(dialog, "initialWatermark")->setText(QStringLiteral("not a time"));
+        dialog.accept();
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QVERIFY(!dialog.problems().isEmpty());
+        QVERIFY2(!dialog.problems().first().contains(QLatin1String("--")),
+                 qPrintable(dialog.problems().first()));
+        QVERIFY2(dialog.problems().first().contains(QLatin1String("initial watermark")),
+                 qPrintable(dialog.problems().first()));
+    }
+
+    void pointsToMenusThatExist() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("empty.tidemark"));
+        Workspace::create(path);
+        WorkspaceGateway gateway(path);
+        TableDialog dialog(&gateway, std::nullopt);
+        QLabel *status = child<QLabel>(dialog, "busy");
+        QTRY_VERIFY(status->text().contains(QLatin1String("no connections")));
+        QVERIFY2(status->text().contains(QStringLiteral("File › Connections…")), qPrintable(status->text()));
+
+        // The menu it names is the one the window has.
+        MainWindow window;
+        QMenu *file = nullptr;
+        for (QAction *action : window.menuBar()->actions()) {
+            if (action->text().remove(QLatin1Char('&')) == QLatin1String("File"))
+                file = action->menu();
+        }
+        QVERIFY(file);
+        QVERIFY(file->actions().contains(window.findChild<QAction *>(QStringLiteral("actionConnections"))));
+    }
+
+    void targetIsNeverTheSourcesConnectionNorAnUnreachableOne() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        // Listed before "dst": one names the source's own file, one a folder that does not exist.
+        addConnection(fixture, QStringLiteral("alias"), fixture.src);
+        addConnection(fixture, QStringLiteral("broken"),
+                      fixture.filePath(QStringLiteral("no/such/dir/t.db")));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        auto *source = child<QComboBox>(dialog, "sourceConnection");
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        QTRY_COMPARE(source->count(), 4);
+        QVERIFY(target->currentIndex() == -1 || target->currentData() != source->currentData());
+        source->setCurrentIndex(source->findData(QStringLiteral("src")));
+        QTRY_COMPARE(target->currentData().toString(), QStringLiteral("dst"));
+
+        // With the other file as the source, the default moves off it.
+        source->setCurrentIndex(source->findData(QStringLiteral("dst")));
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QVERIFY2(target->currentData().toString() == QLatin1String("alias") ||
+                     target->currentData().toString() == QLatin1String("src"),
+                 qPrintable(target->currentData().toString()));
+
+        // A target the user chose stays.
+        target->setCurrentIndex(target->findData(QStringLiteral("broken")));
+        source->setCurrentIndex(source->findData(QStringLiteral("src")));
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QCOMPARE(target->currentData().toString(), QStringLiteral("broken"));
+    }
+
+    void suggestsTheWatermarkWithItsReason() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        execSql(fixture.src, QStringLiteral("CREATE INDEX orders_updated ON orders (updated_at)"));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        chooseSource(dialog, 1);
+        QTRY_VERIFY(dialog.columnsLoaded()); // the only table is chosen
+        auto *watermark = child<QComboBox>(dialog, "watermark");
+        QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QStringLiteral("updated_at"));
+        QLabel *reason = child<QLabel>(dialog, "watermarkReason");
+        QCOMPARE(reason->text(), QStringLiteral("Suggested — updated_at: indexed timestamp, never null"));
+
+        // Another pick says what it offers, without "Suggested".
+        for (int i = 0; i < watermark->count(); ++i) {
+            if (watermark->itemData(i, Qt::UserRole + 1).toString() == QLatin1String("id"))
+                watermark->setCurrentIndex(i);
+        }
+        QVERIFY2(reason->text().startsWith(QLatin1String("id: indexed integer, never null")),
+                 qPrintable(reason->text()));
+    }
+
+    void layoutDoesNotJumpAsFieldsFillIn() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        makeOrders(fixture.src, 5, 1, QStringLiteral("a_table_with_a_rather_long_name_indeed"));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        const auto okTop = [&] {
+            return ok->mapTo(&dialog, QPoint()).y();
+        };
+        const QSize before = dialog.size();
+        const int okBefore = okTop();
+        auto *sourceTable = child<QComboBox>(dialog, "sourceTable");
+        chooseSource(dialog, 2);
+        if (QTest::currentTestFailed())
+            return;
+        chooseTable(sourceTable, QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QCoreApplication::processEvents();
+        QVERIFY(!child<QLabel>(dialog, "watermarkReason")->text().isEmpty());
+        QCOMPARE(dialog.size(), before);
+        QCOMPARE(okTop(), okBefore);
+    }
+
+    void describesOffTheGuiThreadAndACancelInterruptsIt() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        execSql(fixture.src, kEndlessView);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        auto *sourceTable = child<QComboBox>(dialog, "sourceTable");
+        chooseSource(dialog, 2);
+        if (QTest::currentTestFailed())
+            return;
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+
+        // Typing a name part-way reads nothing; a committed choice does.
+        QTest::keyClicks(sourceTable->lineEdit(), QStringLiteral("endl"));
+        QVERIFY(!dialog.remoteWorkPending());
+        QTest::keyClicks(sourceTable->lineEdit(), QStringLiteral("ess"));
+        QTest::keyClick(sourceTable->lineEdit(), Qt::Key_Return);
+        QVERIFY(dialog.remoteWorkPending());
+        QTRY_VERIFY(
+            child<QLabel>(dialog, "busy")->text().contains(QLatin1String("Reading the columns of endless")));
+
+        // The describe never ends by itself; meanwhile the GUI thread serves events and the
+        // workspace thread serves edits.
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(5);
+        bool served = false;
+        gateway.submit(
+            this, [](Workspace &ws) { return ws.connections().size(); },
+            [&served](qsizetype) { served = true; });
+        QTRY_VERIFY(ticks >= 5 && served);
+        QVERIFY(dialog.remoteWorkPending());
+        QVERIFY(!dialog.columnsLoaded());
+
+        // A newer choice supersedes it: the scan is interrupted and the new table's columns come.
+        chooseTable(sourceTable, QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        QCOMPARE(child<QComboBox>(dialog, "watermark")->currentData(Qt::UserRole + 1).toString(),
+                 QStringLiteral("updated_at"));
+        QTRY_COMPARE(RemoteWorkQueue::pool().activeThreadCount(), 0);
+
+        // Cancel interrupts a describe in progress too.
+        chooseTable(sourceTable, QStringLiteral("endless"));
+        QTRY_VERIFY(child<QLabel>(dialog, "busy")->text().contains(QLatin1String("endless")));
+        dialog.reject();
+        QVERIFY(!dialog.remoteWorkPending());
+        QTRY_COMPARE(RemoteWorkQueue::pool().activeThreadCount(), 0);
+    }
+
+    void connectionTestIsCancellable() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 1);
+        // Another connection holds the file's write lock: reading its tables waits.
+        SqliteDb locker(fixture.src, SqliteDb::Mode::ReadWrite);
+        locker.exec(QStringLiteral("BEGIN EXCLUSIVE"));
+        WorkspaceGateway gateway(fixture.wsPath);
+        ConnectionsDialog dialog(&gateway);
+        auto *list = child<QTableWidget>(dialog, "connections");
+        QTRY_COMPARE(list->rowCount(), 2);
+        list->selectRow(list->findItems(QStringLiteral("src"), Qt::MatchExactly).first()->row());
+        QLabel *message = child<QLabel>(dialog, "message");
+        QTest::mouseClick(child<QPushButton>(dialog, "testForm"), Qt::LeftButton);
+        QVERIFY(message->text().startsWith(QLatin1String("Connecting")));
+        QPushButton *cancel = child<QPushButton>(dialog, "cancelTest");
+        QVERIFY(cancel->isEnabled());
+
+        // Waiting on the lock, the workspace stays free for the dialog's other work.
+        bool read = false;
+        gateway.submit(
+            this, [](Workspace &ws) { return ws.connections().size(); }, [&read](qsizetype) { read = true; });
+        QTRY_VERIFY(read);
+        QVERIFY(message->text().startsWith(QLatin1String("Connecting")));
+
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QCOMPARE(message->text(), QStringLiteral("Test cancelled."));
+        QVERIFY(!cancel->isEnabled());
+        // Opening the file waits for the lock before there is a statement to interrupt (like a
+        // PostgreSQL connect): once the lock goes, the test ends and its answer is dropped.
+        locker.exec(QStringLiteral("ROLLBACK"));
+        QTRY_COMPARE(RemoteWorkQueue::pool().activeThreadCount(), 0);
+        QCoreApplication::processEvents();
+        QCOMPARE(message->text(), QStringLiteral("Test cancelled."));
+    }
+
+    void closingTheGatewayKeepsQueuedEdits() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        {
+            WorkspaceGateway gateway(fixture.wsPath);
+            // A slow read first, so the edits are still queued when the gateway goes.
+            gateway.submitRead(
+                nullptr, [](Workspace &ws) { return ws.runs(); }, [](const QList<RunRecord> &) {});
+            gateway.reloadTables();
+            gateway.submit(
+                nullptr, [id](Workspace &ws) { ws.setActive(id, false); }, [] {});
+            gateway.submit(
+                nullptr,
+                [id](Workspace &ws) {
+                    TableSpec spec = *ws.table(id);
+                    spec.maxSkipped = 42;
+                    ws.updateTable(spec);
+                },
+                [] {});
+            gateway.submit(
+                nullptr,
+                [id](Workspace &ws) {
+                    TableSpec spec = *ws.table(id);
+                    spec.batchSize = 777;
+                    ws.updateTable(spec);
+                },
+                [] {});
+        }
+        const TableSpec stored = *fixture.open()->table(id);
+        QCOMPARE(stored.active, false);
+        QCOMPARE(stored.maxSkipped, qint64(42));
+        QCOMPARE(stored.batchSize, 777);
+    }
+};
+
+QTEST_MAIN(TestAddTable)
+#include "tst_addtable.moc"
