@@ -30,11 +30,6 @@ struct RunPageQuery {
     // Non-empty: with a table, the runs whose iteration of that table ended so; without, the
     // runs whose own status, or one of whose iterations' status, is it.
     QString status;
-
-    // Same runs asked for (table, status, run), whatever the page.
-    bool sameFilter(const RunPageQuery &other) const {
-        return tableId == other.tableId && status == other.status && runId == other.runId;
-    }
 };
 
 // A run as the history list shows it: the run without its iterations (a run may have a

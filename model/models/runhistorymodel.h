@@ -77,7 +77,6 @@ public:
     void upsertRuns(const QList<tidemark::RunRecord> &runs);
 
     const RunOverview &runAt(int row) const { return m_rows.at(row); }
-    const QList<RunOverview> &rows() const { return m_rows; }
     int rowOfRun(qint64 runId) const;
     // Every run the filter takes has been read.
     bool isComplete() const { return m_complete; }
