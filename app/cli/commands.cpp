@@ -70,7 +70,10 @@ Commands:
                                       that owns them (after a migration), then runs them
   backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start
-  history [--run RUN_ID] [--limit N] [--json]
+  history [--run RUN_ID] [--table ID] [--limit N] [--json]
+                                      the newest 100 runs unless --limit N (0: all of them);
+                                      --table: the runs that copied that table, with its
+                                      iteration only
   verify [--table ID]... [--json]
   alert set [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
             [--on STATUS[,STATUS...]]   what a failed, warning or interrupted run notifies; only
@@ -953,35 +956,65 @@ int Commands::backfill(const QStringList &args) {
     return 0;
 }
 
+namespace {
+
+// `history` prints this many runs unless --limit says otherwise (0: all).
+constexpr int kDefaultHistoryLimit = 100;
+// It reads them this many at a time and writes each page before reading the next: memory
+// stays flat however long the history is, and small however wide the runs (a run of a thousand
+// tables is a thousand iterations); a keyset page costs the same however deep it starts.
+constexpr int kHistoryPageSize = 20;
+
+} // namespace
+
 int Commands::history(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("history"));
     parser.addValue(QStringLiteral("run"), QStringLiteral("RUN_ID"));
+    parser.addValue(QStringLiteral("table"), QStringLiteral("ID"));
     parser.addValue(QStringLiteral("limit"), QStringLiteral("N"));
     parser.addFlag(QStringLiteral("json"));
     parser.parse(args, 0, 0);
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
 
-    qint64 runId = 0;
+    RunPageQuery query;
     if (parser.isSet(QStringLiteral("run")))
-        runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
-    int limit = 0;
+        query.runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+    if (parser.isSet(QStringLiteral("table")))
+        query.tableId = parseInteger(parser.value(QStringLiteral("table")), QStringLiteral("--table"), 1);
+    int limit = kDefaultHistoryLimit;
     if (parser.isSet(QStringLiteral("limit")))
-        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 1,
+        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 0,
                                  std::numeric_limits<int>::max()));
 
-    const QList<RunRecord> runs = openWorkspace()->runs(limit, runId);
-    if (runId > 0 && runs.isEmpty())
-        throw ValidationError(
-            QStringLiteral("--run: no run %1 in workspace %2").arg(runId).arg(workspacePath()));
-    if (parser.isSet(QStringLiteral("json"))) {
-        QJsonArray array;
-        for (const RunRecord &run : runs)
-            array.append(runJson(run, true));
-        writeOut(toJsonLine(array));
-    } else {
-        writeOut(historyText(runs));
+    const std::unique_ptr<Workspace> workspace = openWorkspace();
+    // A removed table keeps its history.
+    if (query.tableId > 0 && !workspace->table(query.tableId) && !workspace->archivedTable(query.tableId))
+        throwNoSuchTable(*workspace, query.tableId);
+    const bool json = parser.isSet(QStringLiteral("json"));
+    std::optional<JsonArrayStream> array;
+    qint64 written = 0;
+    for (;;) {
+        query.limit = limit > 0 ? int(std::min<qint64>(kHistoryPageSize, limit - written)) : kHistoryPageSize;
+        const QList<RunRecord> page = workspace->runPage(query);
+        if (query.runId > 0 && page.isEmpty())
+            throw ValidationError(
+                QStringLiteral("--run: no run %1 in workspace %2").arg(query.runId).arg(workspacePath()));
+        if (json && !array)
+            array.emplace([](const QByteArray &bytes) { writeOut(bytes); });
+        for (const RunRecord &run : page) {
+            if (json)
+                array->append(runJson(run, true));
+            else
+                writeOut(historyText({run}));
+        }
+        written += page.size();
+        if (page.size() < query.limit || (limit > 0 && written >= limit))
+            break;
+        query.before = RunCursor{page.last().startedAt, page.last().id};
     }
+    if (array)
+        array->finish();
     return 0;
 }
 

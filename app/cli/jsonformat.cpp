@@ -124,6 +124,21 @@ QJsonObject alertSettingsJson(const AlertSettings &settings) {
     return alertSettingsToJson(settings);
 }
 
+JsonArrayStream::JsonArrayStream(std::function<void(const QByteArray &)> write)
+    : m_write(std::move(write)) {
+    m_write(QByteArrayLiteral("["));
+}
+
+void JsonArrayStream::append(const QJsonObject &object) {
+    const QByteArray element = QJsonDocument(object).toJson(QJsonDocument::Compact);
+    m_write(m_empty ? element : ',' + element);
+    m_empty = false;
+}
+
+void JsonArrayStream::finish() {
+    m_write(QByteArrayLiteral("]\n"));
+}
+
 QByteArray toJsonLine(const QJsonObject &object) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }

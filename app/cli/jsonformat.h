@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
+#include <functional>
 
 namespace tidemark::cli {
 
@@ -33,6 +34,19 @@ QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
 // `alert show --json`: hook, hook_timeout_ms, webhook (as stored: secrets are ${NAME}
 // references), webhook_timeout_ms, on.
 QJsonObject alertSettingsJson(const AlertSettings &settings);
+
+// A JSON array written element by element (`history --json` streams its runs): the same bytes
+// as toJsonLine() of the whole array, without holding it. `write` gets each piece in order.
+class JsonArrayStream {
+public:
+    explicit JsonArrayStream(std::function<void(const QByteArray &)> write);
+    void append(const QJsonObject &object);
+    void finish(); // the closing bracket and the newline
+
+private:
+    std::function<void(const QByteArray &)> m_write;
+    bool m_empty = true;
+};
 
 // One line of compact JSON followed by a newline, as stdout gets it.
 QByteArray toJsonLine(const QJsonObject &object);

@@ -393,6 +393,16 @@ void IterationGridModel::followRun(const RunRecord &run) {
     emit summaryChanged();
 }
 
+void IterationGridModel::setIterationLog(qint64 iterationId, const QList<LogLine> &lines) {
+    for (int row = 0; row < m_rows.size(); ++row) {
+        IterationRecord &record = m_rows[row];
+        if (record.id != iterationId || record.log.size() == lines.size())
+            continue;
+        record.log = lines;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+}
+
 void IterationGridModel::clear() {
     reset(0, {}, false);
 }

@@ -74,6 +74,9 @@ public slots:
     // The same run read again (another process is running it): rows that changed are updated
     // in place; another run replaces the content as showRun does.
     void followRun(const tidemark::RunRecord &run);
+    // The log lines of a past run's iteration, read when it was opened (a history leaves them
+    // out); its row changes when they differ from what it holds.
+    void setIterationLog(qint64 iterationId, const QList<tidemark::LogLine> &lines);
     void clear();
 
 signals:

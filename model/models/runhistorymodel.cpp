@@ -6,42 +6,24 @@
 #include "model/models/itemroles.h"
 #include "model/models/timeconvention.h"
 
+#include <QThreadPool>
+
 #include <algorithm>
+#include <utility>
 
 namespace tidemark {
 
 namespace {
 
-qint64 runDurationMs(const RunRecord &run) {
-    if (run.startedAt.isValid() && run.finishedAt.isValid())
-        return run.startedAt.msecsTo(run.finishedAt);
-    qint64 total = 0;
-    for (const IterationRecord &it : run.iterations)
-        total = std::max(total, it.durationMs);
-    return total;
-}
-
-template <typename Field> qint64 sum(const RunRecord &run, Field field) {
-    qint64 total = 0;
-    for (const IterationRecord &it : run.iterations)
-        total += it.*field;
-    return total;
-}
-
-QString problems(const RunRecord &run) {
+QString problemsText(const RunOverview &run) {
     QStringList parts;
-    for (const IterationRecord &it : run.iterations) {
-        if (it.status == IterationStatus::Failed || it.status == IterationStatus::Warning ||
-            it.status == IterationStatus::Cancelled || it.status == IterationStatus::Interrupted)
-            parts << QStringLiteral("%1 (%2)").arg(it.source, statusLabel(it.status).toLower());
-    }
+    for (const auto &[source, status] : run.problems)
+        parts << QStringLiteral("%1 (%2)").arg(source, statusLabel(status).toLower());
     return parts.join(QStringLiteral(", "));
 }
 
-bool newerFirst(const RunRecord &a, const RunRecord &b) {
-    if (a.startedAt != b.startedAt)
-        return a.startedAt > b.startedAt;
-    return a.id > b.id;
+bool overviewNewerFirst(const RunOverview &a, const RunOverview &b) {
+    return newerFirst(a.cursor(), b.cursor());
 }
 
 } // namespace
@@ -52,61 +34,61 @@ RunHistoryModel::RunHistoryModel(QObject *parent)
 }
 
 int RunHistoryModel::rowCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : int(m_runs.size());
+    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int RunHistoryModel::columnCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant RunHistoryModel::displayValue(const RunRecord &run, int column) const {
+QVariant RunHistoryModel::displayValue(const RunOverview &run, int column) const {
     switch (column) {
     case Id:
-        return QString::number(run.id);
+        return QString::number(run.run.id);
     case Started:
-        return formatTime(run.startedAt);
+        return formatTime(run.run.startedAt);
     case Trigger:
-        return run.dryRun ? tr("%1 (dry run)").arg(run.trigger) : run.trigger;
+        return run.run.dryRun ? tr("%1 (dry run)").arg(run.run.trigger) : run.run.trigger;
     case Status:
         return statusLabel(run.status);
     case Duration:
-        return run.finishedAt.isValid() ? formatDuration(runDurationMs(run)) : QString();
+        return run.finishedAt.isValid() ? formatDuration(run.durationMs) : QString();
     case Tables:
-        return QString::number(run.iterations.size());
+        return QString::number(run.tables);
     case RowsRead:
-        return formatCount(sum(run, &IterationRecord::rowsRead));
+        return formatCount(run.rowsRead);
     case RowsWritten:
-        return formatCount(sum(run, &IterationRecord::rowsWritten));
+        return formatCount(run.rowsWritten);
     case RowsSkipped:
-        return formatCount(sum(run, &IterationRecord::rowsSkipped));
+        return formatCount(run.rowsSkipped);
     case Problems:
-        return problems(run);
+        return problemsText(run);
     }
     return {};
 }
 
-QVariant RunHistoryModel::rawValue(const RunRecord &run, int column) const {
+QVariant RunHistoryModel::rawValue(const RunOverview &run, int column) const {
     switch (column) {
     case Id:
-        return run.id;
+        return run.run.id;
     case Started:
-        return run.startedAt;
+        return run.run.startedAt;
     case Trigger:
-        return run.trigger;
+        return run.run.trigger;
     case Status:
         return run.status;
     case Duration:
-        return runDurationMs(run);
+        return run.durationMs;
     case Tables:
-        return int(run.iterations.size());
+        return run.tables;
     case RowsRead:
-        return sum(run, &IterationRecord::rowsRead);
+        return run.rowsRead;
     case RowsWritten:
-        return sum(run, &IterationRecord::rowsWritten);
+        return run.rowsWritten;
     case RowsSkipped:
-        return sum(run, &IterationRecord::rowsSkipped);
+        return run.rowsSkipped;
     case Problems:
-        return problems(run);
+        return problemsText(run);
     }
     return {};
 }
@@ -114,7 +96,7 @@ QVariant RunHistoryModel::rawValue(const RunRecord &run, int column) const {
 QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const RunRecord &run = m_runs.at(index.row());
+    const RunOverview &run = m_rows.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
     case Qt::ToolTipRole:
@@ -124,9 +106,9 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
     case ExportRole:
         if (index.column() != Duration)
             return {};
-        return run.finishedAt.isValid() ? csvSeconds(runDurationMs(run)) : QString();
+        return run.finishedAt.isValid() ? csvSeconds(run.durationMs) : QString();
     case RunIdRole:
-        return run.id;
+        return run.run.id;
     case StatusNameRole:
         return run.status;
     case StatusRole:
@@ -185,93 +167,156 @@ Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const {
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
 }
 
-void RunHistoryModel::setRuns(const QList<RunRecord> &runs) {
+bool RunHistoryModel::canFetchMore(const QModelIndex &parent) const {
+    return !parent.isValid() && m_source && !m_complete && !m_tail && !(m_head && m_head->replacesRows);
+}
+
+void RunHistoryModel::fetchMore(const QModelIndex &parent) {
+    if (!canFetchMore(parent))
+        return;
+    RunPageQuery query = m_query;
+    if (!m_rows.isEmpty())
+        query.before = m_rows.last().cursor();
+    request(m_tail, query, false);
+}
+
+void RunHistoryModel::setPageSource(PageSource source, int pageSize) {
+    m_source = std::move(source);
+    m_pageSize = pageSize;
+    reset();
+}
+
+void RunHistoryModel::setFilter(qint64 tableId, const QString &status) {
+    if (m_query.tableId == tableId && m_query.status == status)
+        return;
+    m_query.tableId = tableId;
+    m_query.status = status;
+    reset();
+}
+
+void RunHistoryModel::reset() {
+    supersede(m_head);
+    supersede(m_tail);
     beginResetModel();
-    m_runs = runs;
-    std::stable_sort(m_runs.begin(), m_runs.end(), newerFirst);
+    QList<RunOverview> old = std::exchange(m_rows, {});
+    m_ids.clear();
+    m_complete = true; // until the first page is asked for below: a view fetches nothing meanwhile
     endResetModel();
+    // Scrolled far, the old rows are many: freed on a worker, not in one stall of the GUI thread.
+    if (old.size() > 10000)
+        QThreadPool::globalInstance()->start([old = std::move(old)]() mutable { old.clear(); });
+    if (m_source) {
+        m_complete = false;
+        request(m_head, m_query, true);
+    }
+}
+
+void RunHistoryModel::refresh() {
+    if (!m_source || (m_head && m_head->replacesRows))
+        return; // what is coming is newer than a refresh could be
+    supersede(m_head);
+    request(m_head, m_query, false);
+}
+
+void RunHistoryModel::request(std::optional<Pending> &slot, const RunPageQuery &query, bool replacesRows) {
+    RunPageRequest page;
+    page.id = ++m_lastRequestId;
+    page.query = query;
+    page.query.limit = m_pageSize;
+    slot = Pending{page.id, page.superseded, replacesRows};
+    m_source(page);
+}
+
+void RunHistoryModel::supersede(std::optional<Pending> &slot) {
+    if (slot)
+        slot->superseded->store(true);
+    slot.reset();
+}
+
+void RunHistoryModel::pageLoaded(quint64 requestId, const QList<RunOverview> &page) {
+    const bool full = page.size() >= m_pageSize;
+    if (m_head && m_head->id == requestId) {
+        const bool replacesRows = m_head->replacesRows;
+        m_head.reset();
+        // A full refresh page older than nothing shown leaves a gap below it: start over.
+        const bool gap = full && !m_rows.isEmpty() && !m_ids.contains(page.last().run.id) &&
+                         overviewNewerFirst(page.last(), m_rows.first());
+        if (!replacesRows && !gap) {
+            for (const RunOverview &run : page)
+                upsert(run);
+            return;
+        }
+        supersede(m_tail); // its place is gone
+        beginResetModel();
+        m_rows = page;
+        m_ids.clear();
+        for (const RunOverview &run : page)
+            m_ids.insert(run.run.id);
+        m_complete = !full;
+        endResetModel();
+        return;
+    }
+    if (!m_tail || m_tail->id != requestId)
+        return; // superseded: its filter or its place is gone
+    QList<RunOverview> fresh;
+    for (const RunOverview &run : page) {
+        if (!m_ids.contains(run.run.id))
+            fresh.append(run);
+    }
+    m_complete = !full;
+    if (!fresh.isEmpty()) {
+        // The tail stays pending until the rows are in: a fetch asked meanwhile (a view or tester
+        // reacting to the insertion) would start from the old last row.
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size() - 1));
+        for (const RunOverview &run : fresh)
+            m_ids.insert(run.run.id);
+        m_rows.append(fresh);
+        endInsertRows();
+    }
+    m_tail.reset();
+}
+
+void RunHistoryModel::pageFailed(quint64 requestId) {
+    if (m_head && m_head->id == requestId)
+        m_head.reset();
+    else if (m_tail && m_tail->id == requestId)
+        m_tail.reset();
+    else
+        return;
+    m_complete = true; // no retry loop from the view; a refresh or a filter asks again
 }
 
 void RunHistoryModel::upsertRuns(const QList<RunRecord> &runs) {
     for (const RunRecord &run : runs) {
-        const int row = rowOfRun(run.id);
-        if (row >= 0) {
-            m_runs[row] = run;
-            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-            continue;
-        }
-        const auto at = std::lower_bound(m_runs.begin(), m_runs.end(), run, newerFirst);
-        const int position = int(at - m_runs.begin());
-        beginInsertRows({}, position, position);
-        m_runs.insert(position, run);
-        endInsertRows();
+        if (const std::optional<RunOverview> overview = overviewOf(run, m_query))
+            upsert(*overview);
     }
+}
+
+void RunHistoryModel::upsert(const RunOverview &overview) {
+    const int row = m_ids.contains(overview.run.id) ? rowOfRun(overview.run.id) : -1;
+    if (row >= 0) {
+        m_rows[row] = overview;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        return;
+    }
+    const auto at = std::lower_bound(m_rows.begin(), m_rows.end(), overview, overviewNewerFirst);
+    const int position = int(at - m_rows.begin());
+    if (position == m_rows.size() && !m_complete)
+        return; // past the last page read: the page that holds it will bring it
+    beginInsertRows({}, position, position);
+    m_rows.insert(position, overview);
+    m_ids.insert(overview.run.id);
+    endInsertRows();
 }
 
 int RunHistoryModel::rowOfRun(qint64 runId) const {
-    for (int row = 0; row < m_runs.size(); ++row) {
-        if (m_runs.at(row).id == runId)
+    // From the top: what changes is recent.
+    for (int row = 0; row < m_rows.size(); ++row) {
+        if (m_rows.at(row).run.id == runId)
             return row;
     }
     return -1;
-}
-
-RunHistoryFilterModel::RunHistoryFilterModel(QObject *parent)
-    : QSortFilterProxyModel(parent) {
-    setSortRole(RawRole);
-}
-
-void RunHistoryFilterModel::setTableFilter(qint64 tableId) {
-    if (m_tableId == tableId)
-        return;
-    m_tableId = tableId;
-    invalidateFilter();
-}
-
-void RunHistoryFilterModel::setStatusFilter(const QString &statusName) {
-    if (m_status == statusName)
-        return;
-    m_status = statusName;
-    invalidateFilter();
-}
-
-bool RunHistoryFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const {
-    const auto *history = qobject_cast<const RunHistoryModel *>(sourceModel());
-    if (!history || sourceParent.isValid())
-        return true;
-    const RunRecord &run = history->runAt(sourceRow);
-    if (m_tableId == 0)
-        return m_status.isEmpty() || run.status == m_status ||
-               std::any_of(run.iterations.cbegin(), run.iterations.cend(), [&](const IterationRecord &it) {
-                   return iterationStatusName(it.status) == m_status;
-               });
-    return std::any_of(run.iterations.cbegin(), run.iterations.cend(), [&](const IterationRecord &it) {
-        return it.tableId == m_tableId && (m_status.isEmpty() || iterationStatusName(it.status) == m_status);
-    });
-}
-
-QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId) {
-    QList<TableTrendPoint> points;
-    for (const RunRecord &run : runs) {
-        if (run.dryRun)
-            continue; // a dry run writes nothing; it would read as a sudden drop to zero
-        for (const IterationRecord &it : run.iterations) {
-            if (it.tableId != tableId || it.status == IterationStatus::Queued ||
-                it.status == IterationStatus::Running)
-                continue;
-            TableTrendPoint point;
-            point.runId = run.id;
-            point.startedAt = it.startedAt.isValid() ? it.startedAt : run.startedAt;
-            point.rowsWritten = it.rowsWritten;
-            point.durationMs = it.durationMs;
-            point.status = it.status;
-            points << point;
-        }
-    }
-    std::sort(points.begin(), points.end(), [](const TableTrendPoint &a, const TableTrendPoint &b) {
-        return a.startedAt != b.startedAt ? a.startedAt < b.startedAt : a.runId < b.runId;
-    });
-    return points;
 }
 
 namespace {

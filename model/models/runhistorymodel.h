@@ -1,17 +1,34 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/domain/runrecord.h"
+#include "model/domain/runpage.h"
 
 #include <QAbstractTableModel>
 #include <QList>
-#include <QSortFilterProxyModel>
+#include <QSet>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
 
 namespace tidemark {
 
-// Past runs, newest first (by start time, then id), whatever order they were handed in.
-// Holds a copy of what the workspace said last; the window reads the history off the GUI
-// thread and calls setRuns(). GUI thread only.
+// One page a RunHistoryModel asks of its page source.
+struct RunPageRequest {
+    quint64 id = 0;
+    RunPageQuery query;
+    // Set when the model no longer wants the page (its filter changed, a newer refresh was
+    // asked): a source that has not read it yet skips the read.
+    std::shared_ptr<std::atomic_bool> superseded = std::make_shared<std::atomic_bool>(false);
+};
+
+// The run history, newest first (start time, then id), fetched lazily a page at a time: the
+// view's canFetchMore/fetchMore ask the page source for the runs older than the last one
+// shown, so every run is reachable by scrolling and none is read before it is needed. The
+// table and status filters are the query's (the workspace filters in SQL); filtered to a table,
+// a row carries that table's iteration's figures and status. Rows are RunOverview: figures,
+// not iterations (a run may have a thousand). The model knows no workspace: the source reads
+// off the GUI thread and answers with pageLoaded(). GUI thread only.
 class RunHistoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -28,6 +45,7 @@ public:
         Problems,
         ColumnCount
     };
+    using PageSource = std::function<void(const RunPageRequest &request)>;
 
     explicit RunHistoryModel(QObject *parent = nullptr);
 
@@ -36,54 +54,56 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
 
-    void setRuns(const QList<RunRecord> &runs);
-    // Replaces the runs it shows already (one dataChanged each) and inserts the others in
-    // place: a few runs re-read without resetting the view (selection and scroll stay).
-    void upsertRuns(const QList<RunRecord> &runs);
-    const RunRecord &runAt(int row) const { return m_runs.at(row); }
-    const QList<RunRecord> &runs() const { return m_runs; }
+    // Where pages come from (none: the model shows what upsertRuns gives it). Drops the rows and
+    // asks for the first page.
+    void setPageSource(PageSource source, int pageSize = 200);
+    // Drops the rows and asks for the first page of these runs (0 / empty: any).
+    void setFilter(qint64 tableId, const QString &status);
+    qint64 tableFilter() const { return m_query.tableId; }
+    QString statusFilter() const { return m_query.status; }
+    // Asks for the newest page again: new runs appear at the top, changed ones change in place,
+    // older rows stay (and with them scroll and selection). A refresh not read yet is superseded.
+    void refresh();
+    // The source's answer to request `requestId`; an answer nobody waits for any more is dropped.
+    void pageLoaded(quint64 requestId, const QList<tidemark::RunOverview> &page);
+    // The read failed: nothing more is fetched until the next refresh or filter.
+    void pageFailed(quint64 requestId);
+    // Whole runs read again because they changed (another process runs them): rows shown change
+    // in place, new runs the filter takes are inserted in order (older than the last page read:
+    // left to the page that brings them).
+    void upsertRuns(const QList<tidemark::RunRecord> &runs);
+
+    const RunOverview &runAt(int row) const { return m_rows.at(row); }
     int rowOfRun(qint64 runId) const;
+    // Every run the filter takes has been read.
+    bool isComplete() const { return m_complete; }
 
 private:
-    QVariant displayValue(const RunRecord &run, int column) const;
-    QVariant rawValue(const RunRecord &run, int column) const;
+    struct Pending {
+        quint64 id = 0;
+        std::shared_ptr<std::atomic_bool> superseded;
+        bool replacesRows = false; // the first page after a reset; otherwise merged (refresh) or appended
+    };
+    void reset();
+    void request(std::optional<Pending> &slot, const RunPageQuery &query, bool replacesRows);
+    void supersede(std::optional<Pending> &slot);
+    void upsert(const RunOverview &overview);
+    QVariant displayValue(const RunOverview &run, int column) const;
+    QVariant rawValue(const RunOverview &run, int column) const;
 
-    QList<RunRecord> m_runs;
+    PageSource m_source;
+    int m_pageSize = 200;
+    RunPageQuery m_query; // the filter; limit and cursor are set per request
+    QList<RunOverview> m_rows;
+    QSet<qint64> m_ids;
+    bool m_complete = true;
+    std::optional<Pending> m_head; // the newest page: first load or refresh
+    std::optional<Pending> m_tail; // the page after the last row
+    quint64 m_lastRequestId = 0;
 };
-
-// Filters RunHistoryModel rows by table and status, sorts on RawRole. With a table only:
-// runs that copied it. With a status only: runs whose own status, or one of whose iterations'
-// status, is it. With both: runs where that table's iteration had that status.
-class RunHistoryFilterModel : public QSortFilterProxyModel {
-    Q_OBJECT
-public:
-    explicit RunHistoryFilterModel(QObject *parent = nullptr);
-
-    void setTableFilter(qint64 tableId);             // 0 = any table
-    void setStatusFilter(const QString &statusName); // empty = any status
-    qint64 tableFilter() const { return m_tableId; }
-    QString statusFilter() const { return m_status; }
-
-protected:
-    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
-
-private:
-    qint64 m_tableId = 0;
-    QString m_status;
-};
-
-// One point of a table's trend: what its iteration did in one run.
-struct TableTrendPoint {
-    qint64 runId = 0;
-    QDateTime startedAt;
-    qint64 rowsWritten = 0;
-    qint64 durationMs = 0;
-    IterationStatus status = IterationStatus::Queued;
-};
-
-// The table's iterations across `runs`, oldest first (for the history chart).
-QList<TableTrendPoint> tableTrend(const QList<RunRecord> &runs, qint64 tableId);
 
 // The model's rows as CSV (RFC 4180: quoted where needed, CRLF line ends), header first,
 // using DisplayRole text; for exporting what a view shows (pass the proxy).

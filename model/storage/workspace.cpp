@@ -5,9 +5,12 @@
 #include "model/common/logging.h"
 #include "model/storage/sqlitedb.h"
 
+#include <sqlite3.h>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSysInfo>
@@ -27,7 +30,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -65,11 +68,41 @@ QString timeText(const QDateTime &time) {
     return time.isValid() ? isoUtc(time) : QString();
 }
 
-QDateTime readTime(const SqliteStatement &stmt, int column) {
-    if (stmt.isNull(column))
-        return QDateTime();
-    QDateTime time = QDateTime::fromString(stmt.columnText(column), Qt::ISODateWithMs);
+// The digits text[from, from + count), or -1 when one is not a digit.
+int digits(const char *text, int from, int count) {
+    int value = 0;
+    for (int i = from; i < from + count; ++i) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        value = value * 10 + (text[i] - '0');
+    }
+    return value;
+}
+
+// Times are stored as isoUtc() writes them, "yyyy-MM-ddTHH:mm:ss.zzzZ": that form is read by
+// hand, since QDateTime::fromString took a quarter of a history read. Anything else (older or
+// hand-written rows) goes through Qt's parser.
+QDateTime parseStoredTime(const char *text, int size) {
+    if (size == 24 && text[4] == '-' && text[7] == '-' && text[10] == 'T' && text[13] == ':' &&
+        text[16] == ':' && text[19] == '.' && text[23] == 'Z') {
+        const QDate date(digits(text, 0, 4), digits(text, 5, 2), digits(text, 8, 2));
+        const QTime time(digits(text, 11, 2), digits(text, 14, 2), digits(text, 17, 2), digits(text, 20, 3));
+        constexpr qint64 kMsPerDay = 24 * 3600 * 1000;
+        if (date.isValid() && time.isValid())
+            return QDateTime::fromMSecsSinceEpoch((date.toJulianDay() - QDate(1970, 1, 1).toJulianDay()) *
+                                                          kMsPerDay +
+                                                      time.msecsSinceStartOfDay(),
+                                                  Qt::UTC);
+    }
+    const QDateTime time = QDateTime::fromString(QString::fromUtf8(text, size), Qt::ISODateWithMs);
     return time.isValid() ? time.toUTC() : QDateTime();
+}
+
+QDateTime readTime(const SqliteStatement &stmt, int column) {
+    const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(stmt.handle(), column));
+    if (!text)
+        return QDateTime();
+    return parseStoredTime(text, sqlite3_column_bytes(stmt.handle(), column));
 }
 
 QString textOrNull(const QString &text) {
@@ -82,12 +115,14 @@ QVariant idOrNull(qint64 id) {
 
 // Rolls back unless committed, so a throw anywhere leaves the workspace as it was. IMMEDIATE
 // takes the write lock up front: in WAL mode a deferred read-then-write transaction can fail
-// with SQLITE_BUSY without waiting for the busy timeout.
+// with SQLITE_BUSY without waiting for the busy timeout. A Read transaction (deferred BEGIN)
+// takes no write lock: it only makes several statements see one snapshot.
 class Transaction {
 public:
-    explicit Transaction(SqliteDb &db)
+    enum class Kind { Write, Read };
+    explicit Transaction(SqliteDb &db, Kind kind = Kind::Write)
         : m_db(db) {
-        m_db.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        m_db.exec(kind == Kind::Write ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN"));
     }
     ~Transaction() {
         if (!m_done) {
@@ -373,9 +408,22 @@ void migrateTo8(SqliteDb &db) {
         "ALTER TABLE iterations ADD COLUMN rows_unorderable_watermark INTEGER NOT NULL DEFAULT 0"));
 }
 
+// History at scale (keyset pages newest first, filtered to a table or a status): pages walk
+// runs in (started_at, id) order; a table's runs are found from its iterations, and a status
+// among a run's iterations without reading them. IF NOT EXISTS: only indexes, so a workspace
+// taken back to an older version by hand (tests do) migrates again.
+void migrateTo9(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at, id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_run ON iterations(table_id, run_id, status);
+CREATE INDEX IF NOT EXISTS iterations_by_run_status ON iterations(run_id, status);
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
+                                                       &migrateTo4, &migrateTo5, &migrateTo6,
+                                                       &migrateTo7, &migrateTo8, &migrateTo9};
 
 // --- row mapping ---
 
@@ -472,29 +520,50 @@ const QString kIterationColumns = QStringLiteral(
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
     "window_upper, error, rows_unorderable_watermark");
 
-IterationRecord readIteration(const SqliteStatement &stmt) {
+// kIterationColumns from column `first` on.
+IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
     IterationRecord record;
-    record.id = stmt.columnInt64(0);
-    record.runId = stmt.columnInt64(1);
-    record.tableId = stmt.columnInt64(2);
-    record.source = stmt.columnText(3);
-    record.target = stmt.columnText(4);
-    record.status = iterationStatusFromName(stmt.columnText(5)).value_or(IterationStatus::Failed);
-    record.startedAt = readTime(stmt, 6);
-    record.finishedAt = readTime(stmt, 7);
-    record.durationMs = stmt.columnInt64(8);
-    record.rowsRead = stmt.columnInt64(9);
-    record.rowsWritten = stmt.columnInt64(10);
-    record.rowsSkipped = stmt.columnInt64(11);
-    record.rowsNullWatermark = stmt.columnInt64(12);
-    record.windowRows = stmt.columnInt64(13);
-    record.watermarkBefore = stmt.columnText(14);
-    record.watermarkAfter = stmt.columnText(15);
-    record.windowLower = stmt.columnText(16);
-    record.windowUpper = stmt.columnText(17);
-    record.error = stmt.columnText(18);
-    record.rowsUnorderableWatermark = stmt.columnInt64(19);
+    record.id = stmt.columnInt64(first + 0);
+    record.runId = stmt.columnInt64(first + 1);
+    record.tableId = stmt.columnInt64(first + 2);
+    record.source = stmt.columnText(first + 3);
+    record.target = stmt.columnText(first + 4);
+    record.status = iterationStatusFromName(stmt.columnText(first + 5)).value_or(IterationStatus::Failed);
+    record.startedAt = readTime(stmt, first + 6);
+    record.finishedAt = readTime(stmt, first + 7);
+    record.durationMs = stmt.columnInt64(first + 8);
+    record.rowsRead = stmt.columnInt64(first + 9);
+    record.rowsWritten = stmt.columnInt64(first + 10);
+    record.rowsSkipped = stmt.columnInt64(first + 11);
+    record.rowsNullWatermark = stmt.columnInt64(first + 12);
+    record.windowRows = stmt.columnInt64(first + 13);
+    record.watermarkBefore = stmt.columnText(first + 14);
+    record.watermarkAfter = stmt.columnText(first + 15);
+    record.windowLower = stmt.columnText(first + 16);
+    record.windowUpper = stmt.columnText(first + 17);
+    record.error = stmt.columnText(first + 18);
+    record.rowsUnorderableWatermark = stmt.columnInt64(first + 19);
     return record;
+}
+
+const QString kRunColumns = QStringLiteral(
+    R"(r.id, r."trigger", r.host, r.pid, r.started_at, r.finished_at, r.status, r.concurrency, r.dry_run, )"
+    "r.schedule");
+constexpr int kRunColumnCount = 10;
+
+RunRecord readRun(const SqliteStatement &stmt) {
+    RunRecord run;
+    run.id = stmt.columnInt64(0);
+    run.trigger = stmt.columnText(1);
+    run.host = stmt.columnText(2);
+    run.pid = stmt.columnInt64(3);
+    run.startedAt = readTime(stmt, 4);
+    run.finishedAt = readTime(stmt, 5);
+    run.status = stmt.columnText(6);
+    run.concurrency = int(stmt.columnInt64(7));
+    run.dryRun = stmt.columnInt64(8) != 0;
+    run.schedule = stmt.columnText(9);
+    return run;
 }
 
 // Binds the iteration's fields from run_id on, starting at ?1.
@@ -1508,56 +1577,211 @@ qint64 Workspace::iterationRejectCount(qint64 iterationId) {
     return stmt.step() ? stmt.columnInt64(0) : 0;
 }
 
+namespace {
+
+// FROM and WHERE of a history read. Parameters: ?1 table, ?2 status, ?3 run, ?4 ?5 the cursor;
+// the clauses of the filters not asked for are left out, so each read gets the plan it needs
+// (keyset paging only stays cheap when the cursor bounds the index range).
+QString pageFromWhere(const RunPageQuery &query) {
+    QString sql;
+    QStringList where;
+    if (query.tableId > 0) {
+        sql = QStringLiteral(" FROM iterations i JOIN runs r ON r.id = i.run_id");
+        where << QStringLiteral("i.table_id = ?1");
+        if (!query.status.isEmpty())
+            where << QStringLiteral("i.status = ?2");
+    } else {
+        sql = QStringLiteral(" FROM runs r");
+        if (!query.status.isEmpty())
+            where << QStringLiteral("(r.status = ?2 OR EXISTS (SELECT 1 FROM iterations s "
+                                    "WHERE s.run_id = r.id AND s.status = ?2))");
+    }
+    if (query.runId > 0)
+        where << QStringLiteral("r.id = ?3");
+    if (query.before)
+        where << QStringLiteral("(r.started_at, r.id) < (?4, ?5)");
+    if (!where.isEmpty())
+        sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
+    return sql;
+}
+
+// The SELECT of a history page: kRunColumns, then (filtered to a table) that table's
+// iteration's kIterationColumns; ?6 the limit.
+QString pageSql(const RunPageQuery &query) {
+    QString columns = kRunColumns;
+    if (query.tableId > 0)
+        columns += QStringLiteral(", i.") +
+                   QString(kIterationColumns).replace(QStringLiteral(", "), QStringLiteral(", i."));
+    return QStringLiteral("SELECT ") + columns + pageFromWhere(query) +
+           QStringLiteral(" ORDER BY r.started_at DESC, r.id DESC LIMIT ?6");
+}
+
+void bindFilter(SqliteStatement &stmt, const RunPageQuery &query) {
+    if (query.tableId > 0)
+        stmt.bind(1, query.tableId);
+    if (!query.status.isEmpty())
+        stmt.bind(2, query.status);
+    if (query.runId > 0)
+        stmt.bind(3, query.runId);
+    if (query.before)
+        stmt.bind(4, timeText(query.before->startedAt)).bind(5, query.before->runId);
+}
+
+// The page's runs; filtered to a table, each with that table's iteration (and no other).
+QList<RunRecord> selectPageRuns(SqliteDb &db, const RunPageQuery &query) {
+    SqliteStatement select(db, pageSql(query));
+    bindFilter(select, query);
+    select.bind(6, query.limit > 0 ? qint64(query.limit) : qint64(-1));
+    QList<RunRecord> runs;
+    while (select.step()) {
+        runs.append(readRun(select));
+        if (query.tableId > 0)
+            runs.last().iterations.append(readIteration(select, kRunColumnCount));
+    }
+    return runs;
+}
+
+// The runs' ids as a JSON array, for `IN (SELECT value FROM json_each(?))`: a whole page's
+// iterations in one bound query.
+QString runIdsJson(const QList<RunRecord> &runs) {
+    QString json = QStringLiteral("[");
+    for (const RunRecord &run : runs)
+        json += QString::number(run.id) + QLatin1Char(',');
+    json.chop(runs.isEmpty() ? 0 : 1);
+    return json + QLatin1Char(']');
+}
+
+QHash<qint64, qsizetype> indexOfRuns(const QList<RunRecord> &runs) {
+    QHash<qint64, qsizetype> index;
+    index.reserve(runs.size());
+    for (qsizetype i = 0; i < runs.size(); ++i)
+        index.insert(runs.at(i).id, i);
+    return index;
+}
+
+QList<RunRecord> readRunPage(SqliteDb &db, const RunPageQuery &query) {
+    QList<RunRecord> runs = selectPageRuns(db, query);
+    if (query.tableId > 0 || runs.isEmpty())
+        return runs;
+    const QHash<qint64, qsizetype> index = indexOfRuns(runs);
+    SqliteStatement select(db, QStringLiteral("SELECT %1 FROM iterations WHERE run_id IN "
+                                              "(SELECT value FROM json_each(?1)) ORDER BY run_id, id")
+                                   .arg(kIterationColumns));
+    select.bind(1, runIdsJson(runs));
+    while (select.step()) {
+        IterationRecord iteration = readIteration(select);
+        runs[index.value(iteration.runId)].iterations.append(std::move(iteration));
+    }
+    return runs;
+}
+
+} // namespace
+
+QList<RunRecord> Workspace::runPage(const RunPageQuery &query) {
+    Transaction read(*m_db, Transaction::Kind::Read);
+    QList<RunRecord> runs = readRunPage(*m_db, query);
+    read.commit();
+    return runs;
+}
+
+QList<RunOverview> Workspace::runOverviews(const RunPageQuery &query) {
+    Transaction read(*m_db, Transaction::Kind::Read);
+    const QList<RunRecord> runs = selectPageRuns(*m_db, query);
+    QList<RunOverview> overviews;
+    overviews.reserve(runs.size());
+    if (query.tableId > 0) {
+        // One iteration each: the same figures as the C++ definition, from that iteration.
+        for (const RunRecord &run : runs)
+            overviews.append(*overviewOf(run, query));
+        read.commit();
+        return overviews;
+    }
+    for (const RunRecord &run : runs) {
+        RunOverview overview;
+        overview.run = run;
+        overview.status = run.status;
+        overview.finishedAt = run.finishedAt;
+        overviews.append(overview);
+    }
+    if (!runs.isEmpty()) {
+        const QHash<qint64, qsizetype> index = indexOfRuns(runs);
+        const QString ids = runIdsJson(runs);
+        // Figures summed by SQLite: a run of a thousand tables costs no thousand records here.
+        SqliteStatement sums(*m_db,
+                             QStringLiteral("SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
+                                            "sum(rows_skipped), max(duration_ms) FROM iterations "
+                                            "WHERE run_id IN (SELECT value FROM json_each(?1)) "
+                                            "GROUP BY run_id"));
+        sums.bind(1, ids);
+        while (sums.step()) {
+            RunOverview &overview = overviews[index.value(sums.columnInt64(0))];
+            overview.tables = int(sums.columnInt64(1));
+            overview.rowsRead = sums.columnInt64(2);
+            overview.rowsWritten = sums.columnInt64(3);
+            overview.rowsSkipped = sums.columnInt64(4);
+            overview.durationMs = sums.columnInt64(5);
+        }
+        SqliteStatement problems(*m_db, QStringLiteral("SELECT run_id, source, status FROM iterations "
+                                                       "WHERE run_id IN (SELECT value FROM json_each(?1)) "
+                                                       "AND status IN (?2, ?3, ?4, ?5) ORDER BY run_id, id"));
+        problems.bind(1, ids)
+            .bind(2, iterationStatusName(IterationStatus::Failed))
+            .bind(3, iterationStatusName(IterationStatus::Warning))
+            .bind(4, iterationStatusName(IterationStatus::Cancelled))
+            .bind(5, iterationStatusName(IterationStatus::Interrupted));
+        while (problems.step())
+            overviews[index.value(problems.columnInt64(0))].problems.append(
+                {problems.columnText(1),
+                 iterationStatusFromName(problems.columnText(2)).value_or(IterationStatus::Failed)});
+    }
+    for (RunOverview &overview : overviews) {
+        if (overview.run.startedAt.isValid() && overview.run.finishedAt.isValid())
+            overview.durationMs = overview.run.startedAt.msecsTo(overview.run.finishedAt);
+    }
+    read.commit();
+    return overviews;
+}
+
+qint64 Workspace::runCount(const RunPageQuery &query) {
+    SqliteStatement count(*m_db, QStringLiteral("SELECT count(*)") + pageFromWhere(query));
+    bindFilter(count, query);
+    return count.step() ? count.columnInt64(0) : 0;
+}
+
+QList<LogLine> Workspace::iterationLog(qint64 iterationId) {
+    SqliteStatement select(*m_db, QStringLiteral("SELECT at, level, message FROM iteration_logs "
+                                                 "WHERE iteration_id = ?1 ORDER BY id"));
+    select.bind(1, iterationId);
+    QList<LogLine> lines;
+    while (select.step())
+        lines.append(LogLine{readTime(select, 0), select.columnText(1), select.columnText(2)});
+    return lines;
+}
+
 QList<RunRecord> Workspace::runs(int limit, qint64 runId) {
     // One read transaction, so a run being written meanwhile is seen whole or not at all.
-    m_db->exec(QStringLiteral("BEGIN"));
-    try {
-        SqliteStatement selectRuns(
-            *m_db,
-            QStringLiteral(
-                R"(SELECT id, "trigger", host, pid, started_at, finished_at, status, concurrency, )"
-                R"(dry_run, schedule FROM runs WHERE (?1 <= 0 OR id = ?1) ORDER BY id DESC LIMIT ?2)"));
-        selectRuns.bind(1, runId).bind(2, limit > 0 ? qint64(limit) : qint64(-1));
-        SqliteStatement selectIterations(
-            *m_db,
-            QStringLiteral("SELECT %1 FROM iterations WHERE run_id = ?1 ORDER BY id").arg(kIterationColumns));
-        SqliteStatement selectLog(*m_db, QStringLiteral("SELECT at, level, message FROM iteration_logs "
-                                                        "WHERE iteration_id = ?1 ORDER BY id"));
-        QList<RunRecord> result;
-        while (selectRuns.step()) {
-            RunRecord run;
-            run.id = selectRuns.columnInt64(0);
-            run.trigger = selectRuns.columnText(1);
-            run.host = selectRuns.columnText(2);
-            run.pid = selectRuns.columnInt64(3);
-            run.startedAt = readTime(selectRuns, 4);
-            run.finishedAt = readTime(selectRuns, 5);
-            run.status = selectRuns.columnText(6);
-            run.concurrency = int(selectRuns.columnInt64(7));
-            run.dryRun = selectRuns.columnInt64(8) != 0;
-            run.schedule = selectRuns.columnText(9);
-            selectIterations.reset();
-            selectIterations.bind(1, run.id);
-            while (selectIterations.step()) {
-                IterationRecord iteration = readIteration(selectIterations);
-                selectLog.reset();
-                selectLog.bind(1, iteration.id);
-                while (selectLog.step())
-                    iteration.log.append(
-                        LogLine{readTime(selectLog, 0), selectLog.columnText(1), selectLog.columnText(2)});
-                run.iterations.append(iteration);
-            }
-            result.append(run);
-        }
-        m_db->exec(QStringLiteral("COMMIT"));
-        return result;
-    } catch (...) {
-        try {
-            m_db->exec(QStringLiteral("ROLLBACK"));
-        } catch (const Error &) {
-        }
-        throw;
+    Transaction read(*m_db, Transaction::Kind::Read);
+    RunPageQuery query;
+    query.limit = limit;
+    query.runId = runId;
+    QList<RunRecord> runs = readRunPage(*m_db, query);
+    // Each run's log lines in one query.
+    SqliteStatement selectLog(*m_db, QStringLiteral("SELECT l.iteration_id, l.at, l.level, l.message "
+                                                    "FROM iteration_logs l JOIN iterations i ON "
+                                                    "i.id = l.iteration_id WHERE i.run_id = ?1 "
+                                                    "ORDER BY l.iteration_id, l.id"));
+    for (RunRecord &run : runs) {
+        QHash<qint64, qsizetype> index;
+        for (qsizetype i = 0; i < run.iterations.size(); ++i)
+            index.insert(run.iterations.at(i).id, i);
+        selectLog.reset();
+        selectLog.bind(1, run.id);
+        while (selectLog.step())
+            run.iterations[index.value(selectLog.columnInt64(0))].log.append(
+                LogLine{readTime(selectLog, 1), selectLog.columnText(2), selectLog.columnText(3)});
     }
+    read.commit();
+    return runs;
 }
 
 // --- leases ---

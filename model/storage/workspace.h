@@ -4,6 +4,7 @@
 #include "model/alerts/alertsettings.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/position.h"
+#include "model/domain/runpage.h"
 #include "model/domain/runrecord.h"
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
@@ -235,8 +236,20 @@ public:
     // (<= 0: all): a page at a time, so a viewer never holds 100,000 of them at once.
     QList<RejectedRow> iterationRejects(qint64 iterationId, qint64 afterId = 0, int limit = 0);
     qint64 iterationRejectCount(qint64 iterationId);
-    // Newest first; runId > 0 limits to that run; limit <= 0 = all. Iterations with their logs.
+    // Newest first; runId > 0 limits to that run; limit <= 0 = all. Iterations with their logs:
+    // for a few runs (one run's end, a run another process changed), not for a history.
     QList<RunRecord> runs(int limit = 0, qint64 runId = 0);
+    // A page of the history (RunPageQuery: newest first, keyset paging, filters), each run with
+    // its iterations but no log lines: one query for the runs, one for all their iterations,
+    // in one read transaction.
+    QList<RunRecord> runPage(const RunPageQuery &query);
+    // The same page as the history list shows it (RunOverview, as overviewOf() defines it): the
+    // figures summed by SQLite, no iteration record made. One read transaction.
+    QList<RunOverview> runOverviews(const RunPageQuery &query);
+    // How many runs the query takes (its filters and cursor; not its limit).
+    qint64 runCount(const RunPageQuery &query);
+    // One iteration's log lines, oldest first: a history leaves them out until one is opened.
+    QList<LogLine> iterationLog(qint64 iterationId);
 
     // --- leases ---
     // Takes the lease when free, expired, or held by a process that is no longer alive on this

@@ -4,12 +4,15 @@
 
 #include "model/common/error.h"
 #include "model/common/timestamp.h"
+#include "model/domain/runpage.h"
 #include "tests/support/clifixture.h"
+#include "tests/support/historyfill.h"
 #include "tests/support/testsupport.h"
 
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -744,6 +747,87 @@ private slots:
         CLI_EXIT(badLimit, 2);
         QCOMPARE(badLimit.errLines().size(), 1);
         QVERIFY(badLimit.err.contains(QStringLiteral("--limit")));
+    }
+
+    // A long history streams: 100 runs by default, all with --limit 0, valid JSON either way;
+    // --table keeps that table's runs, each with its iteration only.
+    void historyStreamsWithADefaultLimit() {
+        setupWorkspace();
+        makeOrders(m_src, 3);
+        execSql(m_src, QStringLiteral("CREATE TABLE orders2 AS SELECT * FROM orders"));
+        QCOMPARE(addOrders(), 1);
+        QCOMPARE(addOrders(QStringLiteral("orders2")), 2);
+        constexpr int kRuns = 1050;
+        fillHistory(m_ws, kRuns, 3);
+        QList<RunCursor> order;
+        for (int run = 1; run <= kRuns; ++run)
+            order << RunCursor{historyRunStart(run), run};
+        std::sort(order.begin(), order.end(), newerFirst);
+        const auto ids = [](const QJsonArray &runs) {
+            QList<qint64> list;
+            for (const QJsonValue &run : runs)
+                list << run.toObject().value(QStringLiteral("run_id")).toInteger();
+            return list;
+        };
+        QList<qint64> expected;
+        for (const RunCursor &cursor : order)
+            expected << cursor.runId;
+
+        const CliResult byDefault = cli({QStringLiteral("history"), QStringLiteral("--json")});
+        CLI_EXIT(byDefault, 0);
+        bool ok = false;
+        const QJsonArray newest = parseJsonArray(byDefault.out, &ok);
+        QVERIFY2(ok, qPrintable(byDefault.out.left(200)));
+        QCOMPARE(ids(newest), expected.mid(0, 100));
+        QVERIFY(byDefault.out.endsWith(QStringLiteral("]\n")));
+
+        const CliResult all = cli({QStringLiteral("history"), QStringLiteral("--json"),
+                                   QStringLiteral("--limit"), QStringLiteral("0")});
+        CLI_EXIT(all, 0);
+        const QJsonArray every = parseJsonArray(all.out, &ok);
+        QVERIFY(ok);
+        QCOMPARE(ids(every), expected);
+        // The same bytes a whole array would give: one compact line.
+        QCOMPARE(all.out.toUtf8(), QJsonDocument(every).toJson(QJsonDocument::Compact) + '\n');
+        const QJsonObject run42 = every.at(int(expected.indexOf(42))).toObject();
+        int copiedBy42 = 0;
+        for (int t = 1; t <= 3; ++t)
+            copiedBy42 += historyCopies(42, t) ? 1 : 0;
+        QCOMPARE(run42.value(QStringLiteral("iterations")).toArray().size(), copiedBy42);
+
+        const CliResult table =
+            cli({QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--table"),
+                 QStringLiteral("2"), QStringLiteral("--limit"), QStringLiteral("0")});
+        CLI_EXIT(table, 0);
+        const QJsonArray tableRuns = parseJsonArray(table.out, &ok);
+        QVERIFY(ok);
+        QList<qint64> copied;
+        for (qint64 id : expected) {
+            if (historyCopies(int(id), 2))
+                copied << id;
+        }
+        QCOMPARE(ids(tableRuns), copied);
+        for (const QJsonValue &value : tableRuns) {
+            const QJsonArray iterations = value.toObject().value(QStringLiteral("iterations")).toArray();
+            QCOMPARE(iterations.size(), 1);
+            const QJsonObject it = iterations.first().toObject();
+            QCOMPARE(it.value(QStringLiteral("table_id")).toInteger(), 2);
+            QCOMPARE(
+                it.value(QStringLiteral("rows_written")).toInteger(),
+                historyRowsWritten(int(value.toObject().value(QStringLiteral("run_id")).toInteger()), 2));
+        }
+
+        const CliResult text =
+            cli({QStringLiteral("history"), QStringLiteral("--limit"), QStringLiteral("3")});
+        CLI_EXIT(text, 0);
+        QCOMPARE(text.out.count(
+                     QRegularExpression(QStringLiteral("^run \\d+ "), QRegularExpression::MultilineOption)),
+                 3);
+        const CliResult unknown =
+            cli({QStringLiteral("history"), QStringLiteral("--table"), QStringLiteral("9")});
+        CLI_EXIT(unknown, 2);
+        QVERIFY(unknown.err.contains(QStringLiteral("table 9")));
+        QVERIFY(runCli({QStringLiteral("--help")}).out.contains(QStringLiteral("the newest 100 runs")));
     }
 
     void backfillDeleteNewer() {

@@ -297,7 +297,8 @@ private slots:
         {
             WorkspaceGateway gateway(fixture.wsPath);
             // A slow read first, so the edits are still queued when the gateway goes.
-            gateway.reloadHistory();
+            gateway.submitRead(
+                nullptr, [](Workspace &ws) { return ws.runs(); }, [](const QList<RunRecord> &) {});
             gateway.reloadTables();
             gateway.submit(
                 nullptr, [id](Workspace &ws) { ws.setActive(id, false); }, [] {});

@@ -72,9 +72,9 @@ private slots:
 
         // In the history as running, and in the grid with its window's size.
         QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 1, 30000);
-        QCOMPARE(history->runAt(0).status, QStringLiteral("running"));
-        QCOMPARE(history->runAt(0).trigger, QStringLiteral("cli"));
-        const qint64 runId = history->runAt(0).id;
+        QCOMPARE(history->runAt(0).run.status, QStringLiteral("running"));
+        QCOMPARE(history->runAt(0).run.trigger, QStringLiteral("cli"));
+        const qint64 runId = history->runAt(0).run.id;
         IterationGridModel *grid = window.runPanel()->shownModel();
         QTRY_COMPARE_WITH_TIMEOUT(grid->runId(), runId, 30000);
         QCOMPARE(grid->rowCount(), 1);
@@ -92,7 +92,7 @@ private slots:
 
         // It ends in the history and the grid, and the control table follows: all without a
         // reload asked by anyone.
-        QTRY_COMPARE_WITH_TIMEOUT(history->runAt(0).status, QStringLiteral("succeeded"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(history->runAt(0).run.status, QStringLiteral("succeeded"), 30000);
         QTRY_COMPARE_WITH_TIMEOUT(grid->iterationAt(0).status, IterationStatus::Succeeded, 30000);
         QCOMPARE(grid->iterationAt(0).rowsWritten, 200);
         QTRY_COMPARE_WITH_TIMEOUT(tables->index(0, ControlTableModel::LastStatus).data().toString(),

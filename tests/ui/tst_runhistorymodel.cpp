@@ -2,17 +2,25 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
+#include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
+#include "model/storage/workspace.h"
+#include "tests/support/historyfill.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
 #include "ui/history/historypanel.h"
+#include "ui/run/runpanel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
+#include <QPlainTextEdit>
+#include <QSemaphore>
 #include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace tidemark;
@@ -20,11 +28,53 @@ using namespace tidemark::test;
 
 namespace {
 
-RunRecord makeRun(qint64 id, const QString &started, QList<std::pair<qint64, IterationStatus>> iterations) {
+// A page source the test answers by hand, from a real workspace: what the window's gateway
+// does off the GUI thread, done here when the test says.
+struct ManualSource {
+    QList<RunPageRequest> asked;
+    RunHistoryModel::PageSource source() {
+        return [this](const RunPageRequest &request) {
+            asked << request;
+        };
+    }
+    // Answers the oldest request still waiting from `workspace`, skipping those superseded
+    // meanwhile (as the gateway does) unless `evenSuperseded`; false when none waits.
+    bool answer(RunHistoryModel &model, Workspace &workspace, bool evenSuperseded = false) {
+        while (!asked.isEmpty()) {
+            const RunPageRequest request = asked.takeFirst();
+            if (request.superseded->load() && !evenSuperseded)
+                continue;
+            model.pageLoaded(request.id, workspace.runOverviews(request.query));
+            return true;
+        }
+        return false;
+    }
+};
+
+// A model paged from the workspace at `path` through a ManualSource, its first page asked.
+struct PagedModel {
+    PagedModel(const QString &path, int pageSize)
+        : workspace(Workspace::open(path)) {
+        model.setPageSource(source.source(), pageSize);
+    }
+    std::unique_ptr<Workspace> workspace;
+    RunHistoryModel model;
+    QAbstractItemModelTester tester{&model, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    ManualSource source;
+};
+
+QList<qint64> modelIds(const QAbstractItemModel &model) {
+    QList<qint64> ids;
+    for (int row = 0; row < model.rowCount(); ++row)
+        ids << model.index(row, 0).data(RunIdRole).toLongLong();
+    return ids;
+}
+
+RunRecord makeRun(qint64 id, const QDateTime &started, QList<std::pair<qint64, IterationStatus>> iterations) {
     RunRecord run;
     run.id = id;
-    run.trigger = QStringLiteral("gui");
-    run.startedAt = QDateTime::fromString(started, Qt::ISODate);
+    run.trigger = QStringLiteral("cli");
+    run.startedAt = started;
     run.finishedAt = run.startedAt.addSecs(90);
     QList<IterationStatus> statuses;
     for (const auto &[tableId, status] : iterations) {
@@ -34,8 +84,9 @@ RunRecord makeRun(qint64 id, const QString &started, QList<std::pair<qint64, Ite
         it.source = QStringLiteral("src:t%1").arg(tableId);
         it.status = status;
         it.startedAt = run.startedAt;
-        it.rowsRead = it.rowsWritten = 100 * id / iterations.size(); // totals: 100 x run id
-        it.durationMs = 1000 * id;
+        it.finishedAt = run.startedAt.addSecs(tableId);
+        it.rowsRead = it.rowsWritten = 100 * tableId;
+        it.durationMs = 1000 * tableId;
         run.iterations << it;
         statuses << status;
     }
@@ -49,75 +100,148 @@ class TestRunHistoryModel : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings(); }
+    void initTestCase() {
+        isolateSettings();
+        QVERIFY(m_dir.isValid());
+        m_path = m_dir.filePath(QStringLiteral("history.tidemark"));
+        Workspace::create(m_path);
+        fillHistory(m_path, kRuns, kTables);
+    }
 
-    void newestFirstAndFilters() {
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        RunHistoryFilterModel filter;
-        filter.setSourceModel(&model);
-        QAbstractItemModelTester filterTester(&filter,
-                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // Scrolling (fetchMore until canFetchMore says no) reaches every run, newest first.
+    void fetchMoreReachesEveryRun() {
+        PagedModel paged(m_path, 200);
+        auto &[workspace, model, tester, source] = paged;
+        QCOMPARE(source.asked.size(), 1);
+        QVERIFY(!model.canFetchMore({})); // the first page is on its way
+        QVERIFY(source.answer(model, *workspace));
+        QCOMPARE(model.rowCount(), 200);
+        int pages = 1;
+        for (;;) {
+            // The model tester asks for more after each change too; the view does the same.
+            if (source.asked.isEmpty()) {
+                if (!model.canFetchMore({}))
+                    break;
+                model.fetchMore({});
+            }
+            QVERIFY(!model.canFetchMore({})); // one page at a time
+            QVERIFY(source.answer(model, *workspace));
+            ++pages;
+        }
+        QCOMPARE(pages, 6);
+        QVERIFY(model.isComplete());
+        QList<RunCursor> expected;
+        for (int run = 1; run <= kRuns; ++run)
+            expected << RunCursor{historyRunStart(run), run};
+        std::sort(expected.begin(), expected.end(), newerFirst);
+        QList<qint64> expectedIds;
+        for (const RunCursor &cursor : expected)
+            expectedIds << cursor.runId;
+        QCOMPARE(modelIds(model), expectedIds);
+    }
 
-        model.setRuns({
-            makeRun(2, QStringLiteral("2026-01-02T02:00:00Z"),
-                    {{1, IterationStatus::Failed}, {2, IterationStatus::Succeeded}}),
-            makeRun(4, QStringLiteral("2026-01-04T02:00:00Z"), {{1, IterationStatus::Succeeded}}),
-            makeRun(1, QStringLiteral("2026-01-01T02:00:00Z"),
-                    {{1, IterationStatus::Succeeded}, {2, IterationStatus::Warning}}),
-            makeRun(3, QStringLiteral("2026-01-03T02:00:00Z"), {{2, IterationStatus::NoNewRows}}),
-        });
-        QCOMPARE(model.rowCount(), 4);
-        for (int row = 0; row < 4; ++row)
-            QCOMPARE(model.index(row, RunHistoryModel::Id).data(RunIdRole).toLongLong(), 4 - row);
-        QCOMPARE(model.index(0, RunHistoryModel::Duration).data().toString(), QStringLiteral("1 min 30 s"));
-        QCOMPARE(model.index(2, RunHistoryModel::Status).data().toString(), QStringLiteral("Failed"));
-        QCOMPARE(model.index(2, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 200);
-        QVERIFY(
-            model.index(2, RunHistoryModel::Problems).data().toString().contains(QStringLiteral("src:t1")));
+    // Filtered to a table, a row shows what that table's iteration did; filters reset the rows.
+    void filtersAreTheQuerys() {
+        PagedModel paged(m_path, 50);
+        auto &[workspace, model, tester, source] = paged;
+        QVERIFY(source.answer(model, *workspace));
+        model.setFilter(1, QString());
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(source.asked.last().query.tableId, qint64(1));
+        QVERIFY(source.answer(model, *workspace));
+        QCOMPARE(model.rowCount(), 50);
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const int run = int(model.runAt(row).run.id);
+            QCOMPARE(model.index(row, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(),
+                     historyRowsWritten(run, 1));
+            QCOMPARE(model.index(row, RunHistoryModel::Tables).data().toString(), QStringLiteral("1"));
+            QCOMPARE(model.index(row, RunHistoryModel::Duration).data(RawRole).toLongLong(), 100);
+            QCOMPARE(model.index(row, RunHistoryModel::Status).data(StatusNameRole).toString(),
+                     historyIterationStatus(run, 1));
+            if (historyIterationStatus(run, 1) == QLatin1String("failed"))
+                QCOMPARE(model.index(row, RunHistoryModel::Problems).data().toString(),
+                         QStringLiteral("src:t1 (failed)"));
+        }
+        model.setFilter(1, QStringLiteral("failed"));
+        QVERIFY(source.answer(model, *workspace));
+        QCOMPARE(model.rowCount(), 50);
+        for (int row = 0; row < model.rowCount(); ++row)
+            QCOMPARE(model.runAt(row).run.id % 7, 0);
+    }
 
-        const auto shownIds = [&] {
-            QList<qint64> ids;
-            for (int row = 0; row < filter.rowCount(); ++row)
-                ids << filter.index(row, 0).data(RunIdRole).toLongLong();
-            return ids;
-        };
-        QCOMPARE(shownIds(), (QList<qint64>{4, 3, 2, 1}));
-        filter.setTableFilter(2);
-        QCOMPARE(shownIds(), (QList<qint64>{3, 2, 1}));
-        filter.setStatusFilter(QStringLiteral("warning"));
-        QCOMPARE(shownIds(), (QList<qint64>{1}));
-        filter.setTableFilter(1);
-        QCOMPARE(shownIds(), (QList<qint64>{}));
-        filter.setTableFilter(0);
-        filter.setStatusFilter(QStringLiteral("failed"));
-        QCOMPARE(shownIds(), (QList<qint64>{2}));
-        filter.setStatusFilter({});
+    // A request overtaken by a newer one is marked superseded, and its late answer is dropped.
+    void supersededRequestsAreDropped() {
+        PagedModel paged(m_path, 100);
+        auto &[workspace, model, tester, source] = paged;
+        model.setFilter(0, QStringLiteral("failed"));
+        model.setFilter(2, QString());
+        QCOMPARE(source.asked.size(), 3);
+        QVERIFY(source.asked.at(0).superseded->load());
+        QVERIFY(source.asked.at(1).superseded->load());
+        QVERIFY(!source.asked.at(2).superseded->load());
+        QVERIFY(source.answer(model, *workspace, true)); // unfiltered: dropped
+        QVERIFY(source.answer(model, *workspace, true)); // failed: dropped
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(source.answer(model, *workspace, true));
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(model.tableFilter(), qint64(2));
 
-        // Sorting happens on the raw value: rows written 400 > 300 > 200 > 100.
-        filter.sort(RunHistoryModel::RowsWritten, Qt::DescendingOrder);
-        QCOMPARE(shownIds(), (QList<qint64>{4, 3, 2, 1}));
-        filter.sort(RunHistoryModel::RowsWritten, Qt::AscendingOrder);
-        QCOMPARE(shownIds(), (QList<qint64>{1, 2, 3, 4}));
+        // Refreshes: the newer supersedes the older; a tail fetch in flight survives them.
+        model.fetchMore({});
+        QCOMPARE(source.asked.size(), 1);
+        model.refresh();
+        model.refresh();
+        QCOMPARE(source.asked.size(), 3);
+        QVERIFY(!source.asked.at(0).superseded->load()); // the tail
+        QVERIFY(source.asked.at(1).superseded->load());
+        QVERIFY(!source.asked.at(2).superseded->load());
+        while (source.answer(model, *workspace, true)) {
+            if (source.asked.isEmpty() && model.canFetchMore({}))
+                model.fetchMore({});
+        }
+        // Every run of table 2, once each.
+        QVERIFY(model.isComplete());
+        RunPageQuery table2;
+        table2.tableId = 2;
+        QCOMPARE(model.rowCount(), int(workspace->runCount(table2)));
+        const QList<qint64> ids = modelIds(model);
+        QCOMPARE(QSet<qint64>(ids.cbegin(), ids.cend()).size(), model.rowCount());
+    }
 
-        const QList<TableTrendPoint> trend = tableTrend(model.runs(), 1);
-        QCOMPARE(trend.size(), 3);
-        QCOMPARE(trend.first().runId, 1);
-        QCOMPARE(trend.last().runId, 4);
-        QCOMPARE(trend.at(1).status, IterationStatus::Failed);
+    // Runs another process changed: updated in place, new ones on top, older ones left to their page.
+    void upsertRunsKeepsPagesWhole() {
+        PagedModel paged(m_path, 100);
+        auto &[workspace, model, tester, source] = paged;
+        QVERIFY(source.answer(model, *workspace));
+        const qint64 newest = model.runAt(0).run.id;
+        const QDateTime now = historyRunStart(kRuns - 1).addSecs(600); // after the newest run
+        RunRecord running = makeRun(kRuns + 1, now, {{1, IterationStatus::Running}});
+        running.status = QStringLiteral("running");
+        running.finishedAt = QDateTime();
+        model.upsertRuns({running});
+        QCOMPARE(model.rowCount(), 101);
+        QCOMPARE(model.runAt(0).run.id, qint64(kRuns + 1));
+        QCOMPARE(model.index(0, RunHistoryModel::Duration).data().toString(), QString());
+        QCOMPARE(model.runAt(1).run.id, newest);
 
-        TimeConvention::current().setUtc(true); // times as the window shows them, with their offset
-        const QString csv = modelToCsv(filter);
-        TimeConvention::current().setUtc(false);
-        const QStringList lines = csv.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 5);
-        QVERIFY2(lines.first().startsWith(QStringLiteral("Run,Started (UTC),Trigger,Status,Duration (s),")),
-                 qPrintable(lines.first()));
-        QVERIFY(lines.at(1).startsWith(QStringLiteral("1,2026-01-01T02:00:00.000+00:00,")));
-        QVERIFY(lines.at(1).contains(QStringLiteral(",100,")));
-        // A field holding a comma is quoted.
-        QVERIFY(lines.at(2).contains(QStringLiteral("\"src:t1 (failed)\"")) ||
-                lines.at(2).contains(QStringLiteral("src:t1 (failed)")));
+        running = makeRun(kRuns + 1, now, {{1, IterationStatus::Succeeded}, {2, IterationStatus::Warning}});
+        model.upsertRuns({running});
+        QCOMPARE(model.rowCount(), 101);
+        QCOMPARE(model.index(0, RunHistoryModel::Status).data().toString(), QStringLiteral("Warning"));
+        QCOMPARE(model.index(0, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 300);
+        QCOMPARE(model.index(0, RunHistoryModel::Problems).data().toString(),
+                 QStringLiteral("src:t2 (warning)"));
+
+        // Older than the last page read: the page that holds it brings it, once.
+        model.upsertRuns(
+            {makeRun(kRuns + 2, historyRunStart(1).addDays(-1), {{1, IterationStatus::Succeeded}})});
+        QCOMPARE(model.rowCount(), 101);
+        // Filtered to table 3, a run without it stays out.
+        model.setFilter(3, QString());
+        QVERIFY(source.answer(model, *workspace));
+        const int rows = model.rowCount();
+        model.upsertRuns({makeRun(kRuns + 3, now.addSecs(60), {{1, IterationStatus::Succeeded}})});
+        QCOMPARE(model.rowCount(), rows);
     }
 
     void realHistoryNewestFirst() {
@@ -135,48 +259,135 @@ private slots:
         }
         const qint64 lastRun = finished.last().at(0).value<RunRecord>().id;
 
+        // The panel: its rows, its table filter, its chart of the table's runs, its CSV export.
         WorkspaceGateway gateway(fixture.wsPath);
-        RunHistoryModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        connect(&gateway, &WorkspaceGateway::historyLoaded, &model, &RunHistoryModel::setRuns);
-        gateway.reloadHistory();
-        QTRY_COMPARE(model.rowCount(), 3);
-        QCOMPARE(model.runAt(0).id, lastRun);
-        QVERIFY(model.runAt(0).id > model.runAt(1).id);
-        QVERIFY(model.runAt(1).id > model.runAt(2).id);
-        QCOMPARE(model.index(0, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 5);
-        QCOMPARE(model.index(1, RunHistoryModel::Status).data().toString(), QStringLiteral("Succeeded"));
-        const QList<TableTrendPoint> trend = tableTrend(model.runs(), id);
-        QCOMPARE(trend.size(), 3);
-        QCOMPARE(trend.first().rowsWritten, 30);
-        QCOMPARE(trend.at(1).status, IterationStatus::NoNewRows);
-        QCOMPARE(trend.last().rowsWritten, 5);
-
-        // The panel: its table filter, its chart of the table's runs, its CSV export.
         ControlTableModel tables;
         tables.setTables(fixture.open()->tables());
         HistoryPanel panel(&tables);
+        RunHistoryModel &model = *panel.model();
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy selected(&panel, &HistoryPanel::runSelected);
         panel.setGateway(&gateway);
-        QTRY_COMPARE(panel.filterModel()->rowCount(), 3);
-        QTRY_COMPARE(panel.chart()->pointCount(), 3); // "All tables": each run's totals
+        QTRY_COMPARE(model.rowCount(), 3);
+        QCOMPARE(model.runAt(0).run.id, lastRun);
+        QVERIFY(model.runAt(0).run.id > model.runAt(1).run.id);
+        QVERIFY(model.runAt(1).run.id > model.runAt(2).run.id);
+        QCOMPARE(model.index(0, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 5);
+        QCOMPARE(model.index(1, RunHistoryModel::Status).data().toString(), QStringLiteral("Succeeded"));
+        QTRY_COMPARE(panel.chart()->pointCount(), 3);
+        QTRY_COMPARE(panel.countText(), QStringLiteral("3 runs"));
+
         auto *statusFilter = panel.findChild<QComboBox *>(QStringLiteral("historyStatusFilter"));
         statusFilter->setCurrentIndex(statusFilter->findData(QStringLiteral("no_new_rows")));
-        QCOMPARE(panel.filterModel()->rowCount(), 1);
+        QTRY_COMPARE(panel.sortModel()->rowCount(), 1);
+        auto *tableFilter = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+        tableFilter->setCurrentIndex(1);
+        QTRY_COMPARE(panel.countText(), QStringLiteral("src:orders → dst:orders: 1 run"));
+        QCOMPARE(panel.sortModel()->rowCount(), 1);
         const QString csvPath = fixture.filePath(QStringLiteral("history.csv"));
+        TimeConvention::current().setUtc(true); // times as the window shows them, with their offset
         QVERIFY(panel.exportCsvTo(csvPath));
+        TimeConvention::current().setUtc(false);
         QFile csv(csvPath);
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines =
             QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines.first().startsWith(QStringLiteral("Run,Started (UTC),Trigger,Status,Duration (s),")),
+                 qPrintable(lines.first()));
+        QVERIFY2(lines.at(1).contains(QStringLiteral("+00:00,")), qPrintable(lines.at(1)));
         // The second run is the one whose table found nothing new.
-        QVERIFY(lines.at(1).startsWith(QString::number(model.runAt(1).id) + QLatin1Char(',')));
+        QVERIFY(lines.at(1).startsWith(QString::number(lastRun - 1) + QLatin1Char(',')));
+        statusFilter->setCurrentIndex(0);
+        QTRY_COMPARE(model.rowCount(), 3);
+        QTRY_COMPARE(panel.chart()->pointCount(), 3);
+
+        // Selecting a run reads it whole (its iterations) for the run grid.
         panel.selectNewest();
-        QCOMPARE(selected.size(), 1);
-        QCOMPARE(selected.first().at(0).value<RunRecord>().iterations.first().status,
-                 IterationStatus::NoNewRows);
+        QTRY_COMPARE(selected.size(), 1);
+        const RunRecord shown = selected.first().at(0).value<RunRecord>();
+        QCOMPARE(shown.id, lastRun);
+        QCOMPARE(shown.iterations.first().tableId, id);
+        QCOMPARE(shown.iterations.first().rowsWritten, 5);
+
+        // Its iterations come without their log; opened in the run grid, one reads its own.
+        QVERIFY(shown.iterations.first().log.isEmpty());
+        RunPanel runPanel;
+        runPanel.setGateway(&gateway);
+        runPanel.showPastRun(shown);
+        runPanel.view()->setCurrentIndex(runPanel.view()->model()->index(0, 0));
+        QTRY_VERIFY(!runPanel.shownModel()->iterationAt(0).log.isEmpty());
+        auto *log = runPanel.findChild<QPlainTextEdit *>(QStringLiteral("iterationLog"));
+        QTRY_VERIFY(!log->toPlainText().isEmpty());
+        QCOMPARE(log->toPlainText().count(QLatin1Char('\n')) + 1,
+                 fixture.open()->runs(1, lastRun).first().iterations.first().log.size());
     }
+
+    // Reads a newer one overtook are not computed: skipped on the worker before the query.
+    void supersededReloadsAreNotComputed() {
+        WorkspaceGateway gateway(m_path);
+        ControlTableModel tables;
+        HistoryPanel panel(&tables);
+        QSemaphore gate;
+        // The worker is busy with something else while the user changes the filter three times.
+        gateway.submit(
+            &panel, [&gate](Workspace &) { return gate.tryAcquire(1, 30000); }, [](bool) {});
+        panel.setGateway(&gateway);
+        auto *statusFilter = panel.findChild<QComboBox *>(QStringLiteral("historyStatusFilter"));
+        statusFilter->setCurrentIndex(statusFilter->findData(QStringLiteral("failed")));
+        statusFilter->setCurrentIndex(statusFilter->findData(QStringLiteral("no_new_rows")));
+        gate.release();
+        gateway.waitForIdle();
+        // Two first pages and their counts were overtaken before the worker got to them.
+        QCOMPARE(gateway.supersededSkipped(), 4);
+        int expected = 0;
+        for (int run = 1; run <= kRuns; ++run)
+            expected +=
+                historyIterationStatus(run, 2) == QLatin1String("no_new_rows") && historyCopies(run, 2);
+        QTRY_COMPARE(panel.model()->rowCount(), expected);
+        QCOMPARE(panel.model()->statusFilter(), QStringLiteral("no_new_rows"));
+        QTRY_COMPARE(panel.countText(), QStringLiteral("%1 runs").arg(expected));
+        // Unfiltered, the count says how many of them are read so far.
+        statusFilter->setCurrentIndex(0);
+        QTRY_COMPARE(panel.countText(), QStringLiteral("1,050 runs, 200 shown"));
+    }
+
+    // The table filter follows the control table row by row: never cleared and refilled.
+    void tableFilterFollowsTheControlTable() {
+        ControlTableModel tables;
+        HistoryPanel panel(&tables);
+        auto *combo = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+        QCOMPARE(combo->count(), 1);
+        QCOMPARE(combo->currentText(), QStringLiteral("All tables"));
+        QSignalSpy reset(combo->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy removed(combo->model(), &QAbstractItemModel::rowsRemoved);
+        for (int id = 1; id <= 50; ++id) {
+            TableSpec spec;
+            spec.id = id;
+            spec.sourceConnection = QStringLiteral("src");
+            spec.sourceTable = QStringLiteral("t%1").arg(id);
+            spec.targetConnection = QStringLiteral("dst");
+            spec.targetTable = QStringLiteral("t%1").arg(id);
+            tables.upsertTable(spec);
+            if (id == 7)
+                combo->setCurrentIndex(7);
+        }
+        QCOMPARE(combo->count(), 51);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(removed.size(), 0);
+        QCOMPARE(combo->currentData(TableIdRole).toLongLong(), 7);
+        QCOMPARE(combo->currentText(), QStringLiteral("src:t7 → dst:t7"));
+        QCOMPARE(panel.model()->tableFilter(), 7);
+        tables.removeTable(3);
+        QCOMPARE(combo->count(), 50);
+        QCOMPARE(combo->currentData(TableIdRole).toLongLong(), 7);
+    }
+
+private:
+    static constexpr int kRuns = 1050;
+    static constexpr int kTables = 3;
+    QTemporaryDir m_dir;
+    QString m_path;
 };
 
 QTEST_MAIN(TestRunHistoryModel)

@@ -90,16 +90,6 @@ void WorkspaceGateway::reloadConnections() {
         });
 }
 
-void WorkspaceGateway::reloadHistory(int limit) {
-    const quint64 generation = ++m_historyGeneration;
-    submitRead(
-        this, [limit](Workspace &ws) { return ws.runs(limit); },
-        [this, generation](QList<RunRecord> runs) {
-            if (generation == m_historyGeneration)
-                emit historyLoaded(runs);
-        });
-}
-
 void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
     submitRead(
         this,

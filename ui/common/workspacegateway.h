@@ -46,6 +46,15 @@ public:
     // submit() for a job that only reads: dropped instead of run when the gateway closes.
     template <typename Job, typename Done>
     void submitRead(QObject *context, Job job, Done done, std::function<void(const QString &)> failed = {});
+    // As submitRead(), for reads a newer request can overtake (a history page, a run to show, an
+    // iteration's log): when `superseded` is set by the time the worker gets to it, `job` is not
+    // run at all (a queue of outdated reloads costs nothing), and a reply that comes back after
+    // it was set is dropped. Either way `done` is not called.
+    template <typename Job, typename Done>
+    void submitLatest(QObject *context, std::shared_ptr<const std::atomic_bool> superseded, Job job,
+                      Done done, std::function<void(const QString &)> failed = {});
+    // How many submitLatest() jobs were skipped because they were superseded (tests, bench).
+    int supersededSkipped() const { return m_supersededSkipped.load(); }
 
     // Reads the control table (with each table's last status) and emits tablesLoaded. Replies
     // to an older request than the latest are dropped.
@@ -54,7 +63,6 @@ public:
     // reply is dropped (the write's own reload follows).
     void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
-    void reloadHistory(int limit = 200);
     // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
     void reloadRuns(const QList<qint64> &runIds);
     // Blocks until queued jobs are done (tests only).
@@ -63,7 +71,6 @@ public:
 signals:
     void tablesLoaded(const QList<tidemark::TableSpec> &tables, const QHash<qint64, QString> &lastStatuses);
     void connectionsLoaded(const QList<tidemark::ConnectionSpec> &connections);
-    void historyLoaded(const QList<tidemark::RunRecord> &runs);
     void runsLoaded(const QList<tidemark::RunRecord> &runs);
     // Opening the workspace closed these runs of dead processes as interrupted (their alerts are
     // the window's to send: each closed run has one closer).
@@ -88,7 +95,7 @@ private:
     std::atomic_bool m_closing{false};
     std::atomic_int m_droppedWrites{0};
     quint64 m_tablesGeneration = 0;
-    quint64 m_historyGeneration = 0;
+    std::atomic_int m_supersededSkipped{0};
     quint64 m_connectionsGeneration = 0;
 };
 
@@ -149,6 +156,35 @@ void WorkspaceGateway::enqueue(JobKind kind, QObject *context, Job job, Done don
                 Qt::QueuedConnection);
         }
     });
+}
+
+// Sets the "superseded" flag of the read `flag` stands for (if any) and makes a fresh one, for
+// the read that replaces it: submitLatest(context, supersede(m_flag), ...).
+inline std::shared_ptr<std::atomic_bool> supersede(std::shared_ptr<std::atomic_bool> &flag) {
+    if (flag)
+        flag->store(true);
+    flag = std::make_shared<std::atomic_bool>(false);
+    return flag;
+}
+
+template <typename Job, typename Done>
+void WorkspaceGateway::submitLatest(QObject *context, std::shared_ptr<const std::atomic_bool> superseded,
+                                    Job job, Done done, std::function<void(const QString &)> failed) {
+    using Result = std::invoke_result_t<Job, Workspace &>;
+    submitRead(
+        context,
+        [this, superseded, job = std::move(job)](Workspace &ws) mutable -> std::optional<Result> {
+            if (superseded->load()) {
+                ++m_supersededSkipped;
+                return std::nullopt;
+            }
+            return job(ws);
+        },
+        [superseded, done = std::move(done)](std::optional<Result> result) mutable {
+            if (result && !superseded->load())
+                done(std::move(*result));
+        },
+        std::move(failed));
 }
 
 } // namespace tidemark

@@ -149,6 +149,7 @@ MainWindow::~MainWindow() {
     m_coordinator = nullptr;
     m_controlTable->setGateway(nullptr);
     m_history->setGateway(nullptr);
+    m_runPanel->setGateway(nullptr);
     m_schedules->setGateway(nullptr);
     delete m_gateway;
 }
@@ -458,6 +459,7 @@ void MainWindow::setWorkspace(const QString &path) {
     m_runPanel->setCoordinator(m_coordinator);
     m_controlTable->setGateway(m_gateway);
     m_history->setGateway(m_gateway);
+    m_runPanel->setGateway(m_gateway);
     m_schedules->setGateway(m_gateway);
     delete oldCoordinator;
     delete oldGateway;

@@ -4,8 +4,10 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
+#include "model/storage/workspace.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
+#include "ui/common/workspacegateway.h"
 #include "ui/run/iterationdetails.h"
 #include "ui/run/progressdelegate.h"
 
@@ -229,7 +231,20 @@ void RunPanel::updateDetails() {
         m_details->clear();
         return;
     }
-    m_details->showIteration(model->iterationAt(current.row()));
+    const IterationRecord &record = model->iterationAt(current.row());
+    m_details->showIteration(record);
+    // A run picked in the history comes without log lines: they are read now.
+    if (model == m_past && record.log.isEmpty() && record.id > 0)
+        loadLog(record.id);
+}
+
+void RunPanel::loadLog(qint64 iterationId) {
+    if (!m_gateway)
+        return;
+    m_gateway->submitLatest(
+        this, supersede(m_logSuperseded),
+        [iterationId](Workspace &ws) { return ws.iterationLog(iterationId); },
+        [this, iterationId](const QList<LogLine> &lines) { m_past->setIterationLog(iterationId, lines); });
 }
 
 } // namespace tidemark

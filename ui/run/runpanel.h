@@ -4,6 +4,8 @@
 #include "model/domain/runrecord.h"
 
 #include <QWidget>
+#include <atomic>
+#include <memory>
 
 class QLabel;
 class QPushButton;
@@ -16,6 +18,7 @@ namespace tidemark {
 class IterationDetails;
 class IterationGridModel;
 class RunCoordinator;
+class WorkspaceGateway;
 
 // The iteration grid of the current run (fed live by the coordinator) or of a run picked in the
 // history, with the selected iteration's details beside it and a summary line above.
@@ -27,6 +30,8 @@ public:
 
     // Feeds the live grid from `coordinator` (nullptr = none).
     void setCoordinator(RunCoordinator *coordinator);
+    // Where a past run's iteration reads its log lines when it is opened (nullptr = nowhere).
+    void setGateway(WorkspaceGateway *gateway) { m_gateway = gateway; }
     IterationGridModel *liveModel() const { return m_live; }
     IterationGridModel *shownModel() const;
     QTableView *view() const { return m_view; }
@@ -50,6 +55,7 @@ private:
     void setShown(IterationGridModel *model);
     void updateSummary();
     void updateDetails();
+    void loadLog(qint64 iterationId);
 
     IterationGridModel *m_live;
     IterationGridModel *m_past;
@@ -61,7 +67,9 @@ private:
     QLabel *m_summary;
     QPushButton *m_backToLive;
     RunCoordinator *m_coordinator = nullptr;
-    qint64 m_followed = 0; // the run of another process shown by followRuns
+    WorkspaceGateway *m_gateway = nullptr;
+    std::shared_ptr<std::atomic_bool> m_logSuperseded; // the log read a newer one made pointless
+    qint64 m_followed = 0;                             // the run of another process shown by followRuns
 };
 
 } // namespace tidemark

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "model/domain/runpage.h"
+
+#include <algorithm>
+
+namespace tidemark {
+
+bool isProblem(IterationStatus status) {
+    return status == IterationStatus::Failed || status == IterationStatus::Warning ||
+           status == IterationStatus::Cancelled || status == IterationStatus::Interrupted;
+}
+
+bool newerFirst(const RunCursor &a, const RunCursor &b) {
+    if (a.startedAt != b.startedAt)
+        return a.startedAt > b.startedAt;
+    return a.runId > b.runId;
+}
+
+std::optional<RunOverview> overviewOf(const RunRecord &run, const RunPageQuery &query) {
+    if (query.runId > 0 && run.id != query.runId)
+        return std::nullopt;
+    const auto counted = [&](const IterationRecord &it) {
+        return query.tableId <= 0 || it.tableId == query.tableId;
+    };
+    const auto hasStatus = [&](const IterationRecord &it) {
+        return counted(it) && iterationStatusName(it.status) == query.status;
+    };
+    if (query.tableId > 0 && std::none_of(run.iterations.cbegin(), run.iterations.cend(), counted))
+        return std::nullopt;
+    if (!query.status.isEmpty() && !(query.tableId <= 0 && run.status == query.status) &&
+        std::none_of(run.iterations.cbegin(), run.iterations.cend(), hasStatus))
+        return std::nullopt;
+
+    RunOverview overview;
+    overview.run = run;
+    overview.run.iterations.clear();
+    overview.status = run.status;
+    overview.finishedAt = run.finishedAt;
+    qint64 longest = 0;
+    for (const IterationRecord &it : run.iterations) {
+        if (!counted(it))
+            continue;
+        ++overview.tables;
+        overview.rowsRead += it.rowsRead;
+        overview.rowsWritten += it.rowsWritten;
+        overview.rowsSkipped += it.rowsSkipped;
+        longest = std::max(longest, it.durationMs);
+        if (isProblem(it.status))
+            overview.problems.append({it.source, it.status});
+        if (query.tableId > 0) {
+            overview.status = iterationStatusName(it.status);
+            overview.finishedAt = it.finishedAt;
+        }
+    }
+    overview.durationMs = query.tableId <= 0 && run.startedAt.isValid() && run.finishedAt.isValid()
+                              ? run.startedAt.msecsTo(run.finishedAt)
+                              : longest;
+    return overview;
+}
+
+} // namespace tidemark
