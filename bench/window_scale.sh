@@ -6,10 +6,12 @@
 #   bench/window_scale.sh done          the issue's "Done when": an 8-table run in the window, then
 #                                       a tidemark-cli run of the same tables followed live
 #   BENCH_TABLES="1000" BENCH_RUNS=20000 bench/window_scale.sh     a quicker look
+#   bench/window_scale.sh summary SESSION...     the table again, from the sessions' files
 #
 # env: BENCH_TABLES ("1000 5000 10000"), BENCH_RUNS (100000), BENCH_ITERATIONS_PER_RUN (20),
 #      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Esc in the window,
 #      SIGTERM to the CLI), BENCH_ROWS (300000 rows per table in `done`), BENCH_DIR (/tmp/tidemark-window-scale),
+#      BENCH_QUIT_SECONDS (120: a window still quitting then is killed, its quit time shown as ">"),
 #      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/app/tidemark)
 #
 # Each workspace is made by the real tidemark-cli (init, two SQLite connections, one table, one run,
@@ -40,6 +42,7 @@ sizes=${BENCH_TABLES:-1000 5000 10000}
 runs=${BENCH_RUNS:-100000}
 per_run=${BENCH_ITERATIONS_PER_RUN:-20}
 rows=${BENCH_ROWS:-300000}
+quit_seconds=${BENCH_QUIT_SECONDS:-120}
 if [[ "$mode" == done ]]; then
     run_seconds=${BENCH_RUN_SECONDS:-600}
 else
@@ -266,6 +269,16 @@ quit_window() {
     local start
     start=$(now)
     python3 "$probe" close "$app_pid"
+    local waited=0
+    while kill -0 "$app_pid" 2>/dev/null && ((waited < quit_seconds * 10)); do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if kill -0 "$app_pid" 2>/dev/null; then
+        say "the window still quitting after $quit_seconds s: killed"
+        kill -KILL "$app_pid"
+        echo "quit-killed 1" >>"$session/phases"
+    fi
     wait "$app_pid" || true
     local end
     end=$(now)
@@ -313,13 +326,14 @@ def cell(name):
     return f'{longest(pings, a, b):.0f} ({longest(late, a, b):.0f})'
 rss = open(os.path.join(session, 'rss')).read().strip() if os.path.exists(os.path.join(session, 'rss')) else '0'
 quit_s = phases['quit'][1] - phases['quit'][0] if 'quit' in phases else 0
+quit_cell = ('>' if 'quit-killed' in marks else '') + f'{quit_s:.2f}'
 note = []
 if 'cancelled' in marks: note.append('run cancelled')
 if 'cli-cancelled' in marks: note.append('cli run cancelled')
 if 'follow' in phases: note.append('followed live' if 'followed-live' in marks else 'NOT followed live')
 print(f"{label:<14} {(shown - started) if shown else 0:7.2f} {marks.get('populated', 0) - started:8.2f} "
       f"{marks.get('history', started) - started:8.2f} {cell('open'):>13} {cell('run'):>13} {cell('follow'):>13} "
-      f"{cell('refresh1'):>13} {cell('refresh5'):>13} {cell('quit'):>13} {quit_s:6.2f} {int(rss) // 1024:6d}  "
+      f"{cell('refresh1'):>13} {cell('refresh5'):>13} {cell('quit'):>13} {quit_cell:>6} {int(rss) // 1024:6d}  "
       + ', '.join(note))
 PY
 }
@@ -332,6 +346,14 @@ header() {
 }
 
 results=()
+if [[ "$mode" == summary ]]; then
+    # The figures of sessions already run (each a $BENCH_DIR/session.* directory).
+    header
+    for session in "${@:2}"; do
+        summarize "$(awk '$2 == "tables" { print $3 " tables"; exit }' "$session/events")"
+    done
+    exit 0
+fi
 start_xvfb
 export DISPLAY=$display
 case "$mode" in
@@ -380,7 +402,7 @@ done)
     results+=("$(summarize "8 tables")")
     ;;
 *)
-    echo "usage: bench/window_scale.sh [scale|done]" >&2
+    echo "usage: bench/window_scale.sh [scale|done|summary SESSION...]" >&2
     exit 2
     ;;
 esac

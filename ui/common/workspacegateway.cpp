@@ -58,11 +58,7 @@ void WorkspaceGateway::reloadTables() {
     submit(
         this,
         [](Workspace &ws) {
-            Snapshot snapshot;
-            snapshot.tables = ws.tables();
-            for (const TableSpec &spec : std::as_const(snapshot.tables))
-                snapshot.statuses.insert(spec.id, ws.lastIterationStatus(spec.id));
-            return snapshot;
+            return Snapshot{ws.tables(), ws.lastIterationStatuses()};
         },
         [this, generation](Snapshot snapshot) {
             if (generation == m_tablesGeneration)
