@@ -191,8 +191,9 @@ open_window() { # workspace tables
     python3 "$probe" probe "$app_pid" "$session/pings" &
     probe_pid=$!
     (while kill -0 "$app_pid" 2>/dev/null; do
+        # Kept only when read whole: the process may be gone between the test and the read.
         awk '/VmHWM/ { print $2 }' "/proc/$app_pid/status" 2>/dev/null >"$session/rss.tmp" &&
-            mv "$session/rss.tmp" "$session/rss"
+            [[ -s "$session/rss.tmp" ]] && mv "$session/rss.tmp" "$session/rss"
         sleep 0.2
     done) &
     rss_pid=$!
@@ -324,7 +325,8 @@ def cell(name):
         return '-'
     a, b = phases[name]
     return f'{longest(pings, a, b):.0f} ({longest(late, a, b):.0f})'
-rss = open(os.path.join(session, 'rss')).read().strip() if os.path.exists(os.path.join(session, 'rss')) else '0'
+rss_path = os.path.join(session, 'rss')
+rss = (open(rss_path).read().strip() if os.path.exists(rss_path) else '') or '0'
 quit_s = phases['quit'][1] - phases['quit'][0] if 'quit' in phases else 0
 quit_cell = ('>' if 'quit-killed' in marks else '') + f'{quit_s:.2f}'
 note = []

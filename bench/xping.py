@@ -152,7 +152,8 @@ def probe(pid, out_path):
                 sent_at = now
                 next_at = now + INTERVAL
                 display.send(window, protocols, [ping, serial, window, 0, 0])
-            if sent_at is not None and now - sent_at > 0.5 and now - checked_at > 0.5:
+            # A ping unanswered for long: the window may have closed (then it is no stall).
+            if sent_at is not None and now - sent_at > 0.05 and now - checked_at > 0.05:
                 checked_at = now
                 if not alive(pid) or not display.viewable(window):
                     break  # gone, unmapped or destroyed: the window has closed
