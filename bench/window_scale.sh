@@ -410,8 +410,13 @@ done)
 esac
 
 echo
+if [[ "$mode" == done ]]; then
+    shape="8 tables x $rows rows, no past runs"
+else
+    shape="$runs runs x $per_run iterations"
+fi
 echo "Tidemark $("$cli" --version 2>/dev/null | head -n 1), $(git -C "$root" rev-parse --short HEAD)," \
-    "$runs runs x $per_run iterations, $(nproc) cores, Xvfb, $(date -u +%Y-%m-%dT%H:%MZ)"
+    "$shape, $(nproc) cores (load $(cut -d' ' -f1 /proc/loadavg)), Xvfb, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "stall = longest wait for a _NET_WM_PING reply (the window's own 10 ms timer in brackets)"
 header
 printf '%s\n' "${results[@]}"
