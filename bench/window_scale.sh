@@ -229,26 +229,33 @@ run_in_window() {
     mark run "$start" "$(now)"
 }
 
+# Waits up to $2 s for child $1 to end; then sends it SIG$3 and notes $4 in the phases.
+end_within() { # pid seconds signal note
+    local waited=0
+    while kill -0 "$1" 2>/dev/null && ((waited < $2 * 10)); do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        say "pid $1 still going after $2 s: SIG$3"
+        kill "-$3" "$1"
+        echo "$4 1" >>"$session/phases"
+    fi
+    wait "$1" || true
+}
+
 # A tidemark-cli run of the same workspace from another process, followed live by the window.
 run_elsewhere() { # workspace
     local start cli_pid
     start=$(now)
     "$cli" -w "$1" run >"$session/cli-run.log" 2>&1 &
     cli_pid=$!
-    local waited=0
-    while kill -0 "$cli_pid" 2>/dev/null && ((waited < run_seconds * 10)); do
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    if kill -0 "$cli_pid" 2>/dev/null; then
-        say "tidemark-cli run still going after $run_seconds s: SIGTERM"
-        kill -TERM "$cli_pid"
-        echo "cli-cancelled 1" >>"$session/phases"
-    fi
-    wait "$cli_pid" || true
+    end_within "$cli_pid" "$run_seconds" TERM cli-cancelled # SIGTERM cancels the run
     sleep 2 # the watcher's next look (500 ms) and the reads it starts
     mark follow "$start" "$(now)"
-    grep -q "followed .* running" "$session/events" && echo "followed-live 1" >>"$session/phases" || true
+    if wait_event "followed [0-9]+ running" "$start" 0.1; then
+        echo "followed-live 1" >>"$session/phases"
+    fi
 }
 
 refresh() { # presses
@@ -270,17 +277,7 @@ quit_window() {
     local start
     start=$(now)
     python3 "$probe" close "$app_pid"
-    local waited=0
-    while kill -0 "$app_pid" 2>/dev/null && ((waited < quit_seconds * 10)); do
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    if kill -0 "$app_pid" 2>/dev/null; then
-        say "the window still quitting after $quit_seconds s: killed"
-        kill -KILL "$app_pid"
-        echo "quit-killed 1" >>"$session/phases"
-    fi
-    wait "$app_pid" || true
+    end_within "$app_pid" "$quit_seconds" KILL quit-killed
     local end
     end=$(now)
     wait "$probe_pid" || true
