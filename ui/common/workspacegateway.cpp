@@ -4,6 +4,9 @@
 #include "model/common/error.h"
 #include "model/storage/workspace.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace tidemark {
 
 WorkspaceGateway::WorkspaceGateway(const QString &path, QObject *parent)
@@ -87,11 +90,25 @@ void WorkspaceGateway::reloadHistory(int limit) {
 }
 
 void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
+    {
+        const QMutexLocker lock(&m_runsMutex);
+        const bool readQueued = !m_runsToRead.isEmpty();
+        for (qint64 id : runIds)
+            m_runsToRead.insert(id);
+        if (readQueued || m_runsToRead.isEmpty())
+            return;
+    }
     submit(
         this,
-        [runIds](Workspace &ws) {
+        [this](Workspace &ws) {
+            QList<qint64> ids;
+            {
+                const QMutexLocker lock(&m_runsMutex);
+                ids = std::exchange(m_runsToRead, {}).values();
+            }
+            std::sort(ids.begin(), ids.end());
             QList<RunRecord> runs;
-            for (qint64 id : runIds)
+            for (qint64 id : std::as_const(ids))
                 runs << ws.runs(1, id);
             return runs;
         },

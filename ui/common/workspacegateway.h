@@ -6,8 +6,10 @@
 #include "model/domain/tablespec.h"
 
 #include <QHash>
+#include <QMutex>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QThreadPool>
 #include <functional>
 #include <memory>
@@ -45,6 +47,8 @@ public:
     void reloadConnections();
     void reloadHistory(int limit = 200);
     // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
+    // Ids asked for while a read is still queued join that read, so a watcher that reports
+    // faster than a run of 10,000 iterations is read never piles up reads of the same run.
     void reloadRuns(const QList<qint64> &runIds);
     // Blocks until queued jobs are done (tests only).
     void waitForIdle();
@@ -71,6 +75,10 @@ private:
     quint64 m_tablesGeneration = 0;
     quint64 m_historyGeneration = 0;
     quint64 m_connectionsGeneration = 0;
+    // The runs the queued reloadRuns job will read; empty when none is queued. The GUI thread
+    // adds, the worker takes them all when the job starts.
+    QMutex m_runsMutex;
+    QSet<qint64> m_runsToRead;
 };
 
 template <typename Job, typename Done>
