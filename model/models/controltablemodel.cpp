@@ -228,38 +228,74 @@ bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value,
 void ControlTableModel::setTables(const QList<TableSpec> &tables,
                                   const QHash<qint64, QString> &lastStatuses) {
     QList<TableSpec> incoming = tables;
-    std::sort(incoming.begin(), incoming.end(),
-              [](const TableSpec &a, const TableSpec &b) { return a.id < b.id; });
+    const auto byId = [](const TableSpec &a, const TableSpec &b) {
+        return a.id < b.id;
+    };
+    if (!std::is_sorted(incoming.cbegin(), incoming.cend(), byId))
+        std::sort(incoming.begin(), incoming.end(), byId);
+    const QHash<qint64, QString> oldStatus = std::exchange(m_lastStatus, lastStatuses);
 
-    QHash<qint64, int> incomingIndex;
-    for (int i = 0; i < incoming.size(); ++i)
-        incomingIndex.insert(incoming.at(i).id, i);
-
-    // Removals first (from the bottom, so rows above keep their numbers).
-    for (int row = int(m_tables.size()) - 1; row >= 0; --row) {
-        if (!incomingIndex.contains(m_tables.at(row).id)) {
-            beginRemoveRows({}, row, row);
-            m_tables.removeAt(row);
-            endRemoveRows();
-        }
-    }
-    const QHash<qint64, QString> oldStatus = m_lastStatus;
-    m_lastStatus = lastStatuses;
-    // Both lists are now sorted by id and the current one is a subset of the incoming one.
+    // Views, proxies and the history's table filter react to every signal: 10,000 tables must
+    // come and go in a few signals (one block per contiguous run of rows), not one per row.
+    removeRowsMissingFrom(incoming);
+    // The current rows are now a subset of the incoming ones, both sorted by id: walk them
+    // together, inserting each run of new ids as one block.
     int row = 0;
-    for (const TableSpec &spec : incoming) {
-        if (row < m_tables.size() && m_tables.at(row).id == spec.id) {
+    int changedFrom = -1;
+    const auto flushChanged = [this, &changedFrom](int end) {
+        if (changedFrom >= 0)
+            emit dataChanged(index(changedFrom, 0), index(end - 1, ColumnCount - 1));
+        changedFrom = -1;
+    };
+    for (qsizetype next = 0; next < incoming.size();) {
+        if (row < m_tables.size() && m_tables.at(row).id == incoming.at(next).id) {
+            const TableSpec &spec = incoming.at(next);
             if (!sameSpec(m_tables.at(row), spec) ||
                 oldStatus.value(spec.id) != m_lastStatus.value(spec.id)) {
                 m_tables[row] = spec;
-                emitRowChanged(row);
+                if (changedFrom < 0)
+                    changedFrom = row;
+            } else {
+                flushChanged(row);
             }
-        } else {
-            beginInsertRows({}, row, row);
-            m_tables.insert(row, spec);
-            endInsertRows();
+            ++row;
+            ++next;
+            continue;
         }
-        ++row;
+        flushChanged(row);
+        qsizetype end = next;
+        while (end < incoming.size() && (row >= m_tables.size() || incoming.at(end).id < m_tables.at(row).id))
+            ++end;
+        const int count = int(end - next);
+        beginInsertRows({}, row, row + count - 1);
+        m_tables.insert(row, count, TableSpec());
+        std::copy(incoming.cbegin() + next, incoming.cbegin() + end, m_tables.begin() + row);
+        endInsertRows();
+        row += count;
+        next = end;
+    }
+    flushChanged(row);
+}
+
+void ControlTableModel::removeRowsMissingFrom(const QList<TableSpec> &incoming) {
+    // From the bottom, so the rows above keep their numbers; `incoming` is sorted by id.
+    const auto wanted = [&incoming](qint64 id) {
+        const auto it = std::lower_bound(incoming.cbegin(), incoming.cend(), id,
+                                         [](const TableSpec &t, qint64 value) { return t.id < value; });
+        return it != incoming.cend() && it->id == id;
+    };
+    for (int last = int(m_tables.size()) - 1; last >= 0;) {
+        if (wanted(m_tables.at(last).id)) {
+            --last;
+            continue;
+        }
+        int first = last;
+        while (first > 0 && !wanted(m_tables.at(first - 1).id))
+            --first;
+        beginRemoveRows({}, first, last);
+        m_tables.remove(first, last - first + 1);
+        endRemoveRows();
+        last = first - 1;
     }
 }
 
@@ -306,19 +342,27 @@ void ControlTableModel::setLastStatus(qint64 id, const QString &statusName) {
 
 void ControlTableModel::setNextRuns(const QHash<qint64, TableNextRun> &nextRuns) {
     const QHash<qint64, TableNextRun> old = std::exchange(m_nextRuns, nextRuns);
+    // One signal for the span of rows whose next run moved (often all of them at once: a
+    // schedule of every table fired), not one per row.
+    int first = -1;
+    int last = -1;
     for (int row = 0; row < m_tables.size(); ++row) {
         const qint64 id = m_tables.at(row).id;
-        if (old.value(id) != m_nextRuns.value(id))
-            emit dataChanged(index(row, NextRun), index(row, NextRun));
+        if (old.value(id) != m_nextRuns.value(id)) {
+            if (first < 0)
+                first = row;
+            last = row;
+        }
     }
+    if (first >= 0)
+        emit dataChanged(index(first, NextRun), index(last, NextRun));
 }
 
 int ControlTableModel::rowOfId(qint64 id) const {
-    for (int row = 0; row < m_tables.size(); ++row) {
-        if (m_tables.at(row).id == id)
-            return row;
-    }
-    return -1;
+    // The rows are kept in id order.
+    const auto it = std::lower_bound(m_tables.cbegin(), m_tables.cend(), id,
+                                     [](const TableSpec &t, qint64 value) { return t.id < value; });
+    return it != m_tables.cend() && it->id == id ? int(it - m_tables.cbegin()) : -1;
 }
 
 std::optional<TableSpec> ControlTableModel::table(qint64 id) const {

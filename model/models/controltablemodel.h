@@ -44,8 +44,10 @@ public:
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
 
     // Replaces the content with a fresh read of the workspace, keyed by id: rows that stay
-    // get one dataChanged each when they differ, new ids are inserted, gone ids removed, so
-    // selection and scroll position survive a reload.
+    // get dataChanged when they differ, new ids are inserted, gone ids removed, so selection
+    // and scroll position survive a reload. Each contiguous run of inserted, removed or
+    // changed rows is one signal: the first read of 10,000 tables is one rowsInserted, and
+    // setTables({}) one rowsRemoved.
     void setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses = {});
 
     // Local edits applied at once (the undo commands), before the workspace confirms them.
@@ -57,7 +59,7 @@ public:
     // dataChanged for the rows whose next run moved.
     void setNextRuns(const QHash<qint64, TableNextRun> &nextRuns);
 
-    int rowOfId(qint64 id) const; // -1 when absent
+    int rowOfId(qint64 id) const; // -1 when absent; a binary search (rows are in id order)
     const TableSpec &tableAt(int row) const { return m_tables.at(row); }
     std::optional<TableSpec> table(qint64 id) const;
     QList<TableSpec> tables() const { return m_tables; }
@@ -67,6 +69,7 @@ signals:
     void activeChangeRequested(qint64 id, bool active);
 
 private:
+    void removeRowsMissingFrom(const QList<TableSpec> &incoming); // incoming sorted by id
     void emitRowChanged(int row);
     QVariant displayValue(const TableSpec &spec, int column) const;
     QVariant rawValue(const TableSpec &spec, int column) const;

@@ -290,16 +290,17 @@ Qt::ItemFlags IterationGridModel::flags(const QModelIndex &index) const {
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
 }
 
-RunSummary IterationGridModel::summary() const {
-    RunSummary summary;
-    for (const IterationRecord &record : m_rows) {
-        summary.counts[record.status] += 1;
-        summary.rowsRead += rowsShownRead(record);
-        summary.rowsWritten += record.rowsWritten;
-        summary.rowsSkipped += record.rowsSkipped;
-    }
-    summary.total = int(m_rows.size());
-    return summary;
+void RunSummary::add(const IterationRecord &record, int sign) {
+    counts[record.status] += sign;
+    rowsRead += sign * rowsShownRead(record);
+    rowsWritten += sign * record.rowsWritten;
+    rowsSkipped += sign * record.rowsSkipped;
+}
+
+void IterationGridModel::setRow(int row, IterationRecord record) {
+    m_summary.add(m_rows.at(row), -1);
+    m_summary.add(record, +1);
+    m_rows[row] = std::move(record);
 }
 
 void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows, bool live) {
@@ -308,8 +309,12 @@ void IterationGridModel::reset(qint64 runId, const QList<IterationRecord> &rows,
     m_live = live;
     m_rows = rows;
     m_rowOfTable.clear();
-    for (int row = 0; row < m_rows.size(); ++row)
+    m_summary = {};
+    for (int row = 0; row < m_rows.size(); ++row) {
         m_rowOfTable.insert(m_rows.at(row).tableId, row);
+        m_summary.add(m_rows.at(row), +1);
+    }
+    m_summary.total = int(m_rows.size());
     endResetModel();
     updateTicking();
     emit summaryChanged();
@@ -325,15 +330,15 @@ void IterationGridModel::updateIteration(const IterationRecord &record) {
     const int row = m_rowOfTable.value(record.tableId, -1);
     if (row < 0)
         return;
-    IterationRecord &current = m_rows[row];
+    const IterationRecord &current = m_rows.at(row);
     if (sameProgress(current, record))
         return;
     const bool statusChanged = current.status != record.status;
     // Log lines arrive separately (appendLog); a progress report carries none of them.
-    QList<LogLine> log = std::move(current.log);
-    current = record;
-    if (current.log.size() < log.size())
-        current.log = std::move(log);
+    IterationRecord updated = record;
+    if (updated.log.size() < current.log.size())
+        updated.log = current.log;
+    setRow(row, std::move(updated));
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
     if (statusChanged)
         updateTicking();
@@ -355,6 +360,7 @@ void IterationGridModel::finishRun(const RunRecord &run) {
         return;
     // The final record is the truth (it has ids, final counts and every log line); keep rows
     // in place so selection survives.
+    ChangedRows changed;
     for (const IterationRecord &record : run.iterations) {
         const int row = m_rowOfTable.value(record.tableId, -1);
         if (row < 0)
@@ -362,9 +368,10 @@ void IterationGridModel::finishRun(const RunRecord &run) {
         IterationRecord merged = record;
         if (merged.log.size() < m_rows.at(row).log.size())
             merged.log = m_rows.at(row).log;
-        m_rows[row] = merged;
-        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        setRow(row, std::move(merged));
+        changed.add(row);
     }
+    changed.emitFor(this);
     m_live = false;
     updateTicking();
     emit summaryChanged();
@@ -382,13 +389,15 @@ void IterationGridModel::followRun(const RunRecord &run) {
         showRun(run);
         return;
     }
+    ChangedRows changed;
     for (int row = 0; row < m_rows.size(); ++row) {
         if (sameProgress(m_rows.at(row), run.iterations.at(row)) &&
             m_rows.at(row).log.size() == run.iterations.at(row).log.size())
             continue;
-        m_rows[row] = run.iterations.at(row);
-        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        setRow(row, run.iterations.at(row));
+        changed.add(row);
     }
+    changed.emitFor(this);
     updateTicking();
     emit summaryChanged();
 }
@@ -414,10 +423,21 @@ void IterationGridModel::tick() {
     }
 }
 
+void IterationGridModel::ChangedRows::add(int row) {
+    if (!spans.isEmpty() && spans.last().second == row - 1)
+        spans.last().second = row;
+    else
+        spans.append({row, row});
+}
+
+void IterationGridModel::ChangedRows::emitFor(IterationGridModel *model) const {
+    for (const auto &[first, last] : spans)
+        emit model->dataChanged(model->index(first, 0), model->index(last, ColumnCount - 1));
+}
+
 void IterationGridModel::updateTicking() {
-    const bool anyRunning = std::any_of(m_rows.cbegin(), m_rows.cend(), [](const IterationRecord &r) {
-        return r.status == IterationStatus::Running;
-    });
+    // The running count is kept with the summary: no pass over 10,000 rows per update.
+    const bool anyRunning = m_summary.count(IterationStatus::Running) > 0;
     if (anyRunning && !m_ticker.isActive())
         m_ticker.start();
     else if (!anyRunning)

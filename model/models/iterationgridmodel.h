@@ -8,6 +8,7 @@
 #include <QList>
 #include <QTimer>
 #include <functional>
+#include <utility>
 
 namespace tidemark {
 
@@ -19,6 +20,8 @@ struct RunSummary {
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;
     int count(IterationStatus status) const { return counts.value(status); }
+    // Counts `record` in (sign +1) or out (-1); `total` is the caller's.
+    void add(const IterationRecord &record, int sign);
     // "8 tables: 5 succeeded, 1 failed, 2 running · 120,000 rows written"
     QString text() const;
 };
@@ -26,8 +29,9 @@ struct RunSummary {
 // One row per iteration of one run: the live run (fed by RunCoordinator's signals) or a past
 // run from the history. Updates are keyed by run id: anything about another run is dropped, so
 // a late signal from a previous run can never overwrite the shown one. Each update emits one
-// dataChanged for its row; rows that are running tick their duration once a second.
-// GUI thread only.
+// dataChanged for its row (a batch of rows: one per contiguous span); rows that are running tick
+// their duration once a second. The summary is kept up to date row by row, so a run of 10,000
+// iterations costs no pass over every row per update. GUI thread only.
 class IterationGridModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -58,7 +62,7 @@ public:
     bool isLive() const { return m_live; }
     const IterationRecord &iterationAt(int row) const { return m_rows.at(row); }
     int rowOfTable(qint64 tableId) const { return m_rowOfTable.value(tableId, -1); }
-    RunSummary summary() const;
+    const RunSummary &summary() const { return m_summary; }
 
     // "Now" for ticking durations; tests replace it to stay deterministic.
     void setClock(std::function<QDateTime()> clock) { m_clock = std::move(clock); }
@@ -85,6 +89,14 @@ signals:
     void logAppended(int row, const tidemark::LogLine &line);
 
 private:
+    // The rows a batch of updates changed, as contiguous spans: one dataChanged per span.
+    struct ChangedRows {
+        QList<std::pair<int, int>> spans;
+        void add(int row); // rows added in increasing order
+        void emitFor(IterationGridModel *model) const;
+    };
+
+    void setRow(int row, IterationRecord record); // keeps the summary in step
     void reset(qint64 runId, const QList<IterationRecord> &rows, bool live);
     void tick();
     void updateTicking();
@@ -99,6 +111,7 @@ private:
     bool m_live = false;
     QList<IterationRecord> m_rows;
     QHash<qint64, int> m_rowOfTable;
+    RunSummary m_summary;
     QTimer m_ticker;
     std::function<QDateTime()> m_clock;
 };

@@ -34,6 +34,7 @@ NextRunColumn::NextRunColumn(ControlTableModel *model)
 
 void NextRunColumn::setSchedules(const QList<ScheduleSpec> &schedules) {
     m_schedules = schedules;
+    m_activeIds.reset(); // computed again even when the tables are the same
     refreshSoon();
 }
 
@@ -41,11 +42,32 @@ void NextRunColumn::refreshSoon() {
     if (m_pending)
         return;
     m_pending = true;
-    QMetaObject::invokeMethod(this, &NextRunColumn::refresh, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, &NextRunColumn::refreshIfTablesChanged, Qt::QueuedConnection);
+}
+
+QList<qint64> NextRunColumn::activeIds() const {
+    QList<qint64> ids;
+    ids.reserve(m_model->rowCount());
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_model->tableAt(row).active)
+            ids.append(m_model->tableAt(row).id);
+    return ids;
+}
+
+void NextRunColumn::refreshIfTablesChanged() {
+    // During a run the control table is read again twice a second and its rows change (status,
+    // watermark) while which tables are active does not: 10,000 next runs are computed again
+    // only when that set or the schedules changed.
+    if (m_activeIds && *m_activeIds == activeIds()) {
+        m_pending = false;
+        return;
+    }
+    refresh();
 }
 
 void NextRunColumn::refresh() {
     m_pending = false;
+    m_activeIds = activeIds();
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const QHash<qint64, TableNextRun> nextRuns =
         nextRunsByTable(m_schedules, m_model->tables(), now, CronFireTimes());

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QObject>
 #include <QTimer>
+#include <optional>
 
 namespace tidemark {
 
@@ -15,7 +16,8 @@ class ControlTableModel;
 // run (nextRunsByTable, one cron evaluation per schedule) when the schedules or the tables
 // change, and again when the earliest shown time has passed (a timer armed for it, never per
 // paint). Changes that come in bursts (a reload's row updates) are folded into one
-// recomputation. GUI thread; the schedules come from the window's own reads of the workspace.
+// recomputation, skipped when the active tables are the ones already computed for. GUI thread;
+// the schedules come from the window's own reads of the workspace.
 class NextRunColumn : public QObject {
     Q_OBJECT
 public:
@@ -29,11 +31,14 @@ public:
 
 private:
     void refreshSoon();
+    void refreshIfTablesChanged();
+    QList<qint64> activeIds() const; // in row order
 
     ControlTableModel *m_model;
     QList<ScheduleSpec> m_schedules;
     QTimer m_timer;
     bool m_pending = false;
+    std::optional<QList<qint64>> m_activeIds; // what the shown next runs were computed for
 };
 
 } // namespace tidemark

@@ -1209,6 +1209,20 @@ QString Workspace::lastIterationStatus(qint64 tableId) {
     return stmt.step() ? stmt.columnText(0) : QString();
 }
 
+QHash<qint64, QString> Workspace::lastIterationStatuses() {
+    // lastIterationStatus for every live table in one statement: the window reads 10,000 of
+    // them at each reload, and one statement is one index probe per table with no round trips.
+    SqliteStatement stmt(*m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
+                                               "ON r.id = i.run_id WHERE i.table_id = t.id AND "
+                                               "r.dry_run = 0 ORDER BY i.id DESC LIMIT 1) FROM tables t "
+                                               "WHERE %1")
+                                    .arg(archivedCondition(false)));
+    QHash<qint64, QString> result;
+    while (stmt.step())
+        result.insert(stmt.columnInt64(0), stmt.columnText(1));
+    return result;
+}
+
 // --- runs and iterations ---
 
 int Workspace::runHeartbeatIntervalMs() {

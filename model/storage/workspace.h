@@ -10,6 +10,7 @@
 #include "model/domain/tablespec.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <chrono>
@@ -190,6 +191,8 @@ public:
     Trend trend(const TrendQuery &query);
     // The status of the table's most recent iteration that is not part of a dry run, or empty.
     QString lastIterationStatus(qint64 tableId);
+    // The same for every live table, by id, read at once (a table never run: empty).
+    QHash<qint64, QString> lastIterationStatuses();
 
     // --- runs and iterations ---
     // Records a running run owned by this process (host, pid) with a first heartbeat;

@@ -117,6 +117,7 @@ private slots:
     void followTargetStateTakesOnlyNewer();
     void version2WorkspaceMigrates();
     void runsRoundTrip();
+    void lastIterationStatusesInOneRead();
     void rejects();
     void leases();
     void deadHolderTakenOver();
@@ -611,6 +612,45 @@ void tst_Workspace::runsRoundTrip() {
     // History outlives the table.
     workspace->removeTable(tableId);
     QCOMPARE(reader->runs()[1].iterations[0].source, QStringLiteral("src:orders"));
+}
+
+// The window reads every table's last status at once: the same answers as one query per table
+// (a dry run left out, a table never run empty, a removed table absent).
+void tst_Workspace::lastIterationStatusesInOneRead() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    QList<qint64> ids;
+    for (int i = 0; i < 5; ++i)
+        ids << workspace->addTable(sampleTable());
+    const auto record = [&](qint64 runId, qint64 tableId, IterationStatus status) {
+        IterationRecord iteration;
+        iteration.runId = runId;
+        iteration.tableId = tableId;
+        iteration.source = QStringLiteral("src:orders");
+        iteration.target = QStringLiteral("dst:orders");
+        iteration.status = status;
+        workspace->addIteration(iteration);
+    };
+    const qint64 first = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    record(first, ids[0], IterationStatus::Succeeded);
+    record(first, ids[1], IterationStatus::Failed);
+    record(first, ids[2], IterationStatus::Succeeded);
+    const qint64 dry = workspace->beginRun(QStringLiteral("gui"), 2, true);
+    record(dry, ids[0], IterationStatus::DryRun);
+    record(dry, ids[3], IterationStatus::DryRun);
+    const qint64 second = workspace->beginRun(QStringLiteral("schedule"), 2, false);
+    record(second, ids[1], IterationStatus::NoNewRows);
+    record(second, ids[2], IterationStatus::Cancelled);
+    workspace->removeTable(ids[2]);
+
+    const QHash<qint64, QString> statuses = workspace->lastIterationStatuses();
+    QCOMPARE(statuses.size(), 4); // the removed table is not listed
+    for (const TableSpec &table : workspace->tables())
+        QCOMPARE(statuses.value(table.id, QStringLiteral("(absent)")),
+                 workspace->lastIterationStatus(table.id));
+    QCOMPARE(statuses.value(ids[0]), QStringLiteral("succeeded"));
+    QCOMPARE(statuses.value(ids[1]), QStringLiteral("no_new_rows"));
+    QCOMPARE(statuses.value(ids[3], QStringLiteral("(absent)")), QString()); // only dry runs
+    QCOMPARE(statuses.value(ids[4], QStringLiteral("(absent)")), QString()); // never run
 }
 
 void tst_Workspace::rejects() {

@@ -13,11 +13,13 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QUndoStack>
 #include <QtTest>
@@ -113,6 +115,86 @@ private slots:
         QCOMPARE(reset.size(), 0);
         QCOMPARE(model.tableAt(1).id, 3);
         QCOMPARE(at(0, ControlTableModel::Lookback).toString(), QStringLiteral("2h"));
+    }
+
+    // 10,000 tables arrive and leave in a few signals, not one per row: every signal rebuilds
+    // what listens (the proxy, the view, the history's table filter, the next-run column).
+    void bulkReloadsAreBlocksOfRows() {
+        constexpr int kTables = 10000;
+        ControlTableModel model;
+        QSortFilterProxyModel proxy; // as the panel sorts it
+        proxy.setSourceModel(&model);
+        proxy.sort(ControlTableModel::Id);
+        QItemSelectionModel selection(&model);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QList<TableSpec> tables;
+        for (int id = 1; id <= kTables; ++id)
+            tables << spec(id, QStringLiteral("t%1").arg(id));
+        model.setTables(tables);
+        QCOMPARE(model.rowCount(), kTables);
+        QCOMPARE(proxy.rowCount(), kTables);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(changed.size(), 0);
+
+        // Ids 101..200 and 9,001..10,000 go, 10,001..10,500 come, 500..599 change status, one
+        // row is selected: three removals and an insert at most, one dataChanged per changed run.
+        selection.select(model.index(model.rowOfId(5000), 0), QItemSelectionModel::ClearAndSelect);
+        inserted.clear();
+        QList<TableSpec> next;
+        QHash<qint64, QString> statuses;
+        for (int id = 1; id <= 10500; ++id) {
+            if ((id > 100 && id <= 200) || (id > 9000 && id <= 10000))
+                continue;
+            next << spec(id, QStringLiteral("t%1").arg(id));
+            if (id >= 500 && id < 600)
+                statuses.insert(id, QStringLiteral("failed"));
+        }
+        std::reverse(next.begin(), next.end()); // any order: the model keeps id order
+        model.setTables(next, statuses);
+        QCOMPARE(model.rowCount(), 10500 - 1100);
+        QCOMPARE(proxy.rowCount(), model.rowCount());
+        QCOMPARE(removed.size(), 2);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), model.rowOfId(500));
+        QCOMPARE(changed.first().at(1).value<QModelIndex>().row(), model.rowOfId(599));
+        for (int row = 0; row < model.rowCount(); ++row)
+            QVERIFY(row == 0 || model.tableAt(row - 1).id < model.tableAt(row).id);
+        QCOMPARE(model.rowOfId(150), -1);
+        QCOMPARE(model.tableAt(model.rowOfId(10500)).id, 10500);
+        // The selection followed its row.
+        const QModelIndexList selected = selection.selectedIndexes();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(model.tableAt(selected.first().row()).id, 5000);
+
+        // Closing the workspace empties the table in one signal.
+        removed.clear();
+        model.setTables({});
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(removed.size(), 1);
+    }
+
+    void nextRunsChangeInOneSignal() {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QList<TableSpec> tables;
+        QHash<qint64, TableNextRun> nextRuns;
+        const QDateTime at = QDateTime::currentDateTimeUtc().addSecs(3600);
+        for (int id = 1; id <= 1000; ++id) {
+            tables << spec(id, QStringLiteral("t%1").arg(id));
+            nextRuns.insert(id, {at, {QStringLiteral("hourly")}});
+        }
+        model.setTables(tables);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setNextRuns(nextRuns);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(changed.first().at(1).value<QModelIndex>().row(), 999);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().column(), int(ControlTableModel::NextRun));
+        model.setNextRuns(nextRuns);
+        QCOMPARE(changed.size(), 1); // nothing moved, nothing said
     }
 
     void checkboxRequestsInsteadOfEditing() {

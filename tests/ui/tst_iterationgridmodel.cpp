@@ -30,6 +30,60 @@ class TestIterationGridModel : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
+    // A run of 10,000 tables: the summary is kept row by row (what a pass over every row would
+    // count, at every step) and the run's end is one dataChanged for the whole grid.
+    void bigRunSummaryKeptInStep() {
+        constexpr int kTables = 10000;
+        IterationGridModel model;
+        QList<IterationRecord> rows;
+        for (int id = 1; id <= kTables; ++id)
+            rows << queued(3, id, QStringLiteral("t%1").arg(id));
+        model.beginRun(3, rows);
+        const auto recount = [&model] {
+            RunSummary expected;
+            for (int row = 0; row < model.rowCount(); ++row)
+                expected.add(model.iterationAt(row), +1);
+            QCOMPARE(model.summary().rowsRead, expected.rowsRead);
+            QCOMPARE(model.summary().rowsWritten, expected.rowsWritten);
+            QCOMPARE(model.summary().rowsSkipped, expected.rowsSkipped);
+            for (IterationStatus status : {IterationStatus::Queued, IterationStatus::Running,
+                                           IterationStatus::Succeeded, IterationStatus::Cancelled})
+                QCOMPARE(model.summary().count(status), expected.count(status));
+            QCOMPARE(model.summary().total, model.rowCount());
+        };
+        for (int id = 1; id <= 300; ++id) {
+            IterationRecord running = rows.at(id - 1);
+            running.status = IterationStatus::Running;
+            running.rowsRead = 50;
+            running.windowRows = 100;
+            model.updateIteration(running);
+            if (id % 3 == 0) {
+                IterationRecord done = running;
+                done.status = id % 2 ? IterationStatus::Succeeded : IterationStatus::Cancelled;
+                done.rowsRead = 100;
+                done.rowsWritten = id % 2 ? 100 : 40; // a cancelled one kept what it committed
+                model.updateIteration(done);
+            }
+        }
+        recount();
+        QCOMPARE(model.summary().count(IterationStatus::Running), 200);
+
+        RunRecord finished;
+        finished.id = 3;
+        for (const IterationRecord &row : rows) {
+            IterationRecord cancelled = row;
+            cancelled.status = IterationStatus::Cancelled;
+            finished.iterations << cancelled;
+        }
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.finishRun(finished);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(changed.first().at(1).value<QModelIndex>().row(), kTables - 1);
+        recount();
+        QCOMPARE(model.summary().count(IterationStatus::Cancelled), kTables);
+    }
+
     void oneDataChangedPerUpdateAndStaleRunsDropped() {
         IterationGridModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

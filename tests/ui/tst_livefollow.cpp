@@ -8,11 +8,13 @@
 #include "model/storage/workspacewatcher.h"
 #include "tests/engine/processrace.h"
 #include "tests/ui/uifixture.h"
+#include "ui/common/workspacegateway.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/runpanel.h"
 
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -49,6 +51,36 @@ private slots:
         }
         QVERIFY(sawRun);
         QVERIFY(sawTables);
+    }
+
+    // The watcher reports twice a second; reading a run of 10,000 iterations takes longer. Ids
+    // asked for while a read waits in the queue join it: one read, not a backlog of them.
+    void runReadsAskedWhileQueuedJoinOneRead() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10);
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        QCOMPARE(runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")}).exitCode, 0);
+        QCOMPARE(runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")}).exitCode, 0);
+        WorkspaceGateway gateway(fixture.wsPath);
+        QSignalSpy loaded(&gateway, &WorkspaceGateway::runsLoaded);
+        QSemaphore release;
+        gateway.submit(
+            &gateway, [&release](Workspace &) { release.acquire(); }, [] {}); // holds the worker
+        gateway.reloadRuns({2});
+        gateway.reloadRuns({1, 2});
+        gateway.reloadRuns({2});
+        release.release();
+        QTRY_COMPARE(loaded.size(), 1);
+        gateway.waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(loaded.size(), 1);
+        const auto runs = loaded.first().at(0).value<QList<RunRecord>>();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs.at(0).id, 1);
+        QCOMPARE(runs.at(1).id, 2);
+        // Once that read has started, the next ids are a read of their own.
+        gateway.reloadRuns({1});
+        QTRY_COMPARE(loaded.size(), 2);
     }
 
     void runOfAnotherProcessAppearsLive() {

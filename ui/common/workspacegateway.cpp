@@ -6,6 +6,9 @@
 #include "model/common/logging.h"
 #include "model/storage/workspace.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace tidemark {
 
 WorkspaceGateway::WorkspaceGateway(const QString &path, QObject *parent)
@@ -68,11 +71,7 @@ void WorkspaceGateway::reloadTables() {
     submitRead(
         this,
         [](Workspace &ws) {
-            Snapshot snapshot;
-            snapshot.tables = ws.tables();
-            for (const TableSpec &spec : std::as_const(snapshot.tables))
-                snapshot.statuses.insert(spec.id, ws.lastIterationStatus(spec.id));
-            return snapshot;
+            return Snapshot{ws.tables(), ws.lastIterationStatuses()};
         },
         [this, generation](Snapshot snapshot) {
             if (generation == m_tablesGeneration)
@@ -91,11 +90,25 @@ void WorkspaceGateway::reloadConnections() {
 }
 
 void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
+    {
+        const QMutexLocker lock(&m_runsMutex);
+        const bool readQueued = !m_runsToRead.isEmpty();
+        for (qint64 id : runIds)
+            m_runsToRead.insert(id);
+        if (readQueued || m_runsToRead.isEmpty())
+            return;
+    }
     submitRead(
         this,
-        [runIds](Workspace &ws) {
+        [this](Workspace &ws) {
+            QList<qint64> ids;
+            {
+                const QMutexLocker lock(&m_runsMutex);
+                ids = std::exchange(m_runsToRead, {}).values();
+            }
+            std::sort(ids.begin(), ids.end());
             QList<RunRecord> runs;
-            for (qint64 id : runIds)
+            for (qint64 id : std::as_const(ids))
                 runs << ws.runs(1, id);
             return runs;
         },

@@ -7,8 +7,10 @@
 
 #include <QDeadlineTimer>
 #include <QHash>
+#include <QMutex>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QThreadPool>
 #include <atomic>
 #include <functional>
@@ -64,6 +66,8 @@ public:
     void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
     // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
+    // Ids asked for while a read is still queued join that read, so a watcher that reports
+    // faster than a run of 10,000 iterations is read never piles up reads of the same run.
     void reloadRuns(const QList<qint64> &runIds);
     // Blocks until queued jobs are done (tests only).
     void waitForIdle();
@@ -97,6 +101,10 @@ private:
     quint64 m_tablesGeneration = 0;
     std::atomic_int m_supersededSkipped{0};
     quint64 m_connectionsGeneration = 0;
+    // The runs the queued reloadRuns job will read; empty when none is queued. The GUI thread
+    // adds, the worker takes them all when the job starts.
+    QMutex m_runsMutex;
+    QSet<qint64> m_runsToRead;
 };
 
 template <typename Job, typename Done>

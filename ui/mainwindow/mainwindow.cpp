@@ -469,8 +469,14 @@ void MainWindow::setWorkspace(const QString &path) {
     connect(m_watcher, &WorkspaceWatcher::changed, this, [this](const WorkspaceChanges &changes) {
         if (changes.tables)
             m_controlTable->reload();
-        if (!changes.runs.isEmpty())
-            m_gateway->reloadRuns(changes.runs);
+        // The window's own run is fed by its coordinator: reading it back twice a second (10,000
+        // iterations with their logs) would only hold up the gateway's other reads. The history
+        // reads it when it starts and when it has finished.
+        QList<qint64> runs = changes.runs;
+        if (m_coordinator->isRunning())
+            runs.removeAll(m_coordinator->currentRunId());
+        if (!runs.isEmpty())
+            m_gateway->reloadRuns(runs);
         if (changes.schedules)
             m_schedules->reload();
         if (changes.runner)

@@ -15,6 +15,16 @@ bool failedOrInterrupted(IterationStatus status) {
     return status == IterationStatus::Failed || status == IterationStatus::Interrupted;
 }
 
+// The first few names, then how many more: a cancelled run of 10,000 tables is one line in
+// the status bar and the tray, not 150,000 characters to lay out.
+QString nameList(const QStringList &names) {
+    constexpr int kShown = 10;
+    const QString shown = names.mid(0, kShown).join(QStringLiteral(", "));
+    if (names.size() <= kShown)
+        return shown;
+    return RunNotifier::tr("%1 and %n more", nullptr, int(names.size() - kShown)).arg(shown);
+}
+
 } // namespace
 
 RunNotifier::RunNotifier(QObject *parent)
@@ -46,15 +56,14 @@ std::pair<QString, QString> RunNotifier::describe(const RunRecord &run) {
                           : !cancelled.isEmpty() ? tr("Tidemark run %1 cancelled").arg(run.id)
                                                  : tr("Tidemark run %1: warnings").arg(run.id);
     QStringList lines;
-    const QString separator = QStringLiteral(", ");
     if (!failed.isEmpty())
-        lines << tr("Failed: %1").arg(failed.join(separator));
+        lines << tr("Failed: %1").arg(nameList(failed));
     if (!cancelled.isEmpty())
-        lines << tr("Cancelled: %1").arg(cancelled.join(separator));
+        lines << tr("Cancelled: %1").arg(nameList(cancelled));
     if (!warned.isEmpty())
-        lines << tr("Warning: %1").arg(warned.join(separator));
+        lines << tr("Warning: %1").arg(nameList(warned));
     if (!skipped.isEmpty())
-        lines << tr("Skipped: %1").arg(skipped.join(separator));
+        lines << tr("Skipped: %1").arg(nameList(skipped));
     return {title, lines.join(QLatin1Char('\n'))};
 }
 
