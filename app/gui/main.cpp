@@ -2,11 +2,13 @@
 #include "model/common/logging.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/controltable/verifydialog.h"
 #include "ui/controltable/watermarkhistorydialog.h"
+#include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runpanel.h"
@@ -195,11 +197,10 @@ void noteBenchEvents(tidemark::MainWindow &window, const QString &path) {
                 note(QStringLiteral("tables %1").arg(tables.size()));
             },
             Qt::QueuedConnection);
+        tidemark::RunHistoryModel *history = window.historyPanel()->model();
         QObject::connect(
-            gateway, &tidemark::WorkspaceGateway::historyLoaded, &window,
-            [note](const QList<tidemark::RunRecord> &runs) {
-                note(QStringLiteral("history %1").arg(runs.size()));
-            },
+            history, &tidemark::RunHistoryModel::pageArrived, &window,
+            [note, history] { note(QStringLiteral("history %1").arg(history->rowCount())); },
             Qt::QueuedConnection);
         QObject::connect(gateway, &tidemark::WorkspaceGateway::runsLoaded, &window,
                          [note](const QList<tidemark::RunRecord> &runs) {

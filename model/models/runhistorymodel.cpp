@@ -244,6 +244,7 @@ void RunHistoryModel::pageLoaded(quint64 requestId, const QList<RunOverview> &pa
         if (!replacesRows && !gap) {
             for (const RunOverview &run : page)
                 upsert(run);
+            emit pageArrived();
             return;
         }
         supersede(m_tail); // its place is gone
@@ -254,6 +255,7 @@ void RunHistoryModel::pageLoaded(quint64 requestId, const QList<RunOverview> &pa
             m_ids.insert(run.run.id);
         m_complete = !full;
         endResetModel();
+        emit pageArrived();
         return;
     }
     if (!m_tail || m_tail->id != requestId)
@@ -274,6 +276,7 @@ void RunHistoryModel::pageLoaded(quint64 requestId, const QList<RunOverview> &pa
         endInsertRows();
     }
     m_tail.reset();
+    emit pageArrived();
 }
 
 void RunHistoryModel::pageFailed(quint64 requestId) {

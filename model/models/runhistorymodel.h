@@ -81,6 +81,10 @@ public:
     // Every run the filter takes has been read.
     bool isComplete() const { return m_complete; }
 
+signals:
+    // A page asked for has been taken in (shown, merged or found superseded by nothing newer).
+    void pageArrived();
+
 private:
     struct Pending {
         quint64 id = 0;
