@@ -125,10 +125,6 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
     return axis;
 }
 
-bool isProblem(IterationStatus status) {
-    return status != IterationStatus::Succeeded && status != IterationStatus::NoNewRows;
-}
-
 } // namespace
 
 HistoryChart::HistoryChart(QWidget *parent)
