@@ -5,6 +5,7 @@
 // (distinct time labels chosen by span, integer counts with thousands separators).
 #include "model/engine/backfill.h"
 #include "model/engine/runcoordinator.h"
+#include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
 #include "model/storage/sqlitedb.h"
@@ -125,7 +126,7 @@ private slots:
 
         auto *filter = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
         QSignalSpy shown(chart, &HistoryChart::trendShown);
-        filter->setCurrentIndex(filter->findData(clients));
+        filter->setCurrentIndex(filter->findData(clients, TableIdRole));
         QTRY_COMPARE(chart->tableId(), clients);
         QTRY_VERIFY(!shown.isEmpty());
         QCOMPARE(chart->pointCount(), 1);
@@ -133,7 +134,7 @@ private slots:
         QVERIFY(chart->chart()->title().startsWith(QStringLiteral("src:clients")));
 
         shown.clear();
-        filter->setCurrentIndex(filter->findData(orders));
+        filter->setCurrentIndex(filter->findData(orders, TableIdRole));
         QTRY_VERIFY(!shown.isEmpty());
         QCOMPARE(chart->tableId(), orders);
         QCOMPARE(chart->pointCount(), 2);
