@@ -390,8 +390,9 @@ void TestOperatorViews::verifyReportsMatchThenMissingRow() {
     QTRY_COMPARE(ended.size(), 1);
     QVERIFY2(dialog->statusLabel()->text().startsWith(QStringLiteral("Matches")),
              qPrintable(dialog->statusLabel()->text() + QLatin1Char('\n') + dialog->findingsText()));
-    QVERIFY2(dialog->findingsText().contains(QStringLiteral("100 rows of the source with 100 rows of the target")),
-             qPrintable(dialog->findingsText()));
+    QVERIFY2(
+        dialog->findingsText().contains(QStringLiteral("100 rows of the source with 100 rows of the target")),
+        qPrintable(dialog->findingsText()));
 
     execSql(fixture.dst, QStringLiteral("DELETE FROM orders WHERE id = 42"));
     QTest::mouseClick(dialog->verifyButton(), Qt::LeftButton);
