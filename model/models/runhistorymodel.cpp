@@ -22,6 +22,10 @@ QString problemsText(const RunOverview &run) {
     return parts.join(QStringLiteral(", "));
 }
 
+QString triggerText(const RunOverview &run) {
+    return run.run.dryRun ? RunHistoryModel::tr("%1 (dry run)").arg(run.run.trigger) : run.run.trigger;
+}
+
 bool overviewNewerFirst(const RunOverview &a, const RunOverview &b) {
     return newerFirst(a.cursor(), b.cursor());
 }
@@ -48,7 +52,7 @@ QVariant RunHistoryModel::displayValue(const RunOverview &run, int column) const
     case Started:
         return formatTime(run.run.startedAt);
     case Trigger:
-        return run.run.dryRun ? tr("%1 (dry run)").arg(run.run.trigger) : run.run.trigger;
+        return triggerText(run);
     case Status:
         return statusLabel(run.status);
     case Duration:
@@ -103,10 +107,6 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
         return displayValue(run, index.column());
     case RawRole:
         return rawValue(run, index.column());
-    case ExportRole:
-        if (index.column() != Duration)
-            return {};
-        return run.finishedAt.isValid() ? csvSeconds(run.durationMs) : QString();
     case RunIdRole:
         return run.run.id;
     case StatusNameRole:
@@ -322,45 +322,26 @@ int RunHistoryModel::rowOfRun(qint64 runId) const {
     return -1;
 }
 
-namespace {
-
-// Numbers and times go out raw (machine-readable: times with their offset, in the zone shown),
-// durations in seconds, everything else as shown.
-QString csvValue(const QModelIndex &index) {
-    const QVariant exported = index.data(ExportRole);
-    if (exported.isValid())
-        return exported.toString();
-    const QVariant raw = index.data(RawRole);
-    switch (raw.typeId()) {
-    case QMetaType::Int:
-    case QMetaType::LongLong:
-    case QMetaType::Double:
-        return raw.toString();
-    case QMetaType::QDateTime:
-        return csvTime(raw.toDateTime(), TimeConvention::current().zone());
-    default:
-        return index.data().toString();
+QStringList RunHistoryModel::csvHeader() const {
+    QStringList fields;
+    for (int column = 0; column < ColumnCount; ++column) {
+        const QVariant exported = headerData(column, Qt::Horizontal, ExportRole);
+        fields << (exported.isValid() ? exported : headerData(column, Qt::Horizontal)).toString();
     }
+    return fields;
 }
 
-} // namespace
-
-QString modelToCsv(const QAbstractItemModel &model) {
-    QString csv;
-    QStringList fields;
-    for (int column = 0; column < model.columnCount(); ++column) {
-        const QVariant exported = model.headerData(column, Qt::Horizontal, ExportRole);
-        fields << csvField(
-            (exported.isValid() ? exported : model.headerData(column, Qt::Horizontal)).toString());
-    }
-    csv += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
-    for (int row = 0; row < model.rowCount(); ++row) {
-        fields.clear();
-        for (int column = 0; column < model.columnCount(); ++column)
-            fields << csvField(csvValue(model.index(row, column)));
-        csv += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
-    }
-    return csv;
+QStringList RunHistoryModel::csvFields(const RunOverview &run, const QTimeZone &zone) {
+    return {QString::number(run.run.id),
+            csvTime(run.run.startedAt, zone),
+            triggerText(run),
+            statusLabel(run.status),
+            run.finishedAt.isValid() ? csvSeconds(run.durationMs) : QString(),
+            QString::number(run.tables),
+            QString::number(run.rowsRead),
+            QString::number(run.rowsWritten),
+            QString::number(run.rowsSkipped),
+            problemsText(run)};
 }
 
 } // namespace tidemark

@@ -6,6 +6,7 @@
 #include <QAbstractTableModel>
 #include <QList>
 #include <QSet>
+#include <QTimeZone>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -63,6 +64,8 @@ public:
     // Drops the rows and asks for the first page of these runs (0 / empty: any).
     void setFilter(qint64 tableId, const QString &status);
     qint64 tableFilter() const { return m_query.tableId; }
+    // The runs shown, as a query (filter and order; no limit, no cursor): what an export reads.
+    RunPageQuery query() const { return m_query; }
     QString statusFilter() const { return m_query.status; }
     // Asks for the newest page again: new runs appear at the top, changed ones change in place,
     // older rows stay (and with them scroll and selection). A refresh not read yet is superseded.
@@ -75,6 +78,12 @@ public:
     // in place, new runs the filter takes are inserted in order (older than the last page read:
     // left to the page that brings them).
     void upsertRuns(const QList<tidemark::RunRecord> &runs);
+
+    // A CSV export of the history: the header names (the zone shown, durations in seconds),
+    // then a record per run, times ISO-8601 with their offset in `zone`, numbers raw, the rest as
+    // shown. csvFields reads nothing but its arguments: any thread.
+    QStringList csvHeader() const;
+    static QStringList csvFields(const RunOverview &run, const QTimeZone &zone);
 
     const RunOverview &runAt(int row) const { return m_rows.at(row); }
     int rowOfRun(qint64 runId) const;
@@ -108,9 +117,5 @@ private:
     std::optional<Pending> m_tail; // the page after the last row
     quint64 m_lastRequestId = 0;
 };
-
-// The model's rows as CSV (RFC 4180: quoted where needed, CRLF line ends), header first,
-// using DisplayRole text; for exporting what a view shows (pass the proxy).
-QString modelToCsv(const QAbstractItemModel &model);
 
 } // namespace tidemark

@@ -10,6 +10,7 @@
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
+#include "ui/history/historyexport.h"
 #include "ui/history/historypanel.h"
 #include "ui/run/runpanel.h"
 
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTableView>
@@ -92,6 +94,59 @@ RunRecord makeRun(qint64 id, const QDateTime &started, QList<std::pair<qint64, I
     }
     run.status = deriveRunStatus(statuses, false);
     return run;
+}
+
+// RFC 4180, strictly: quoted fields with doubled quotes, CRLF after every record, nothing else.
+// Fails the test (and returns what it read) at the first byte out of place.
+QList<QStringList> parseCsvStrictly(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        QTest::qFail(qPrintable(QStringLiteral("cannot read %1").arg(path)), __FILE__, __LINE__);
+        return {};
+    }
+    const QString text = QString::fromUtf8(file.readAll());
+    QList<QStringList> records;
+    QStringList record;
+    QString field;
+    qsizetype i = 0;
+    const auto fail = [&](const char *what) {
+        QTest::qFail(qPrintable(QStringLiteral("%1 at offset %2").arg(QLatin1String(what)).arg(i)), __FILE__,
+                     __LINE__);
+        return records;
+    };
+    while (i < text.size()) {
+        if (text.at(i) == QLatin1Char('"')) {
+            for (++i;; ++i) {
+                if (i >= text.size())
+                    return fail("unterminated quote");
+                if (text.at(i) == QLatin1Char('"')) {
+                    if (i + 1 < text.size() && text.at(i + 1) == QLatin1Char('"'))
+                        field += text.at(++i);
+                    else
+                        break;
+                } else {
+                    field += text.at(i);
+                }
+            }
+            ++i;
+        } else {
+            while (i < text.size() && text.at(i) != QLatin1Char(',') && text.at(i) != QLatin1Char('\r')) {
+                if (text.at(i) == QLatin1Char('"') || text.at(i) == QLatin1Char('\n'))
+                    return fail("quote or bare line feed in an unquoted field");
+                field += text.at(i++);
+            }
+        }
+        record << std::exchange(field, {});
+        if (i < text.size() && text.at(i) == QLatin1Char(',')) {
+            ++i;
+            continue;
+        }
+        if (text.mid(i, 2) != QLatin1String("\r\n"))
+            return fail("a record not ended by CRLF");
+        i += 2;
+        records << std::exchange(record, {});
+    }
+    return records;
 }
 
 } // namespace
@@ -286,7 +341,10 @@ private slots:
         QCOMPARE(panel.sortModel()->rowCount(), 1);
         const QString csvPath = fixture.filePath(QStringLiteral("history.csv"));
         TimeConvention::current().setUtc(true); // times as the window shows them, with their offset
+        QSignalSpy exported(&panel, &HistoryPanel::exportFinished);
         QVERIFY(panel.exportCsvTo(csvPath));
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 60000);
+        QVERIFY(exported.first().at(0).toBool());
         TimeConvention::current().setUtc(false);
         QFile csv(csvPath);
         QVERIFY(csv.open(QIODevice::ReadOnly));
@@ -350,6 +408,90 @@ private slots:
         // Unfiltered, the count says how many of them are read so far.
         statusFilter->setCurrentIndex(0);
         QTRY_COMPARE(panel.countText(), QStringLiteral("1,050 runs, 200 shown"));
+    }
+
+    // The export writes every run the filter takes, not the pages the view has read: read a page
+    // at a time on the gateway's worker, with progress, in the order shown.
+    void exportWritesEveryRunTheFilterTakes() {
+        constexpr int kManyRuns = 2600; // table 2: 1,733 runs, more than a view page and an export page
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("export.tidemark"));
+        Workspace::create(path);
+        fillHistory(path, kManyRuns, kTables);
+        QList<RunCursor> expectedOrder;
+        for (int run = 1; run <= kManyRuns; ++run) {
+            if (historyCopies(run, 2))
+                expectedOrder << RunCursor{historyRunStart(run), run};
+        }
+        std::sort(expectedOrder.begin(), expectedOrder.end(), newerFirst);
+        QVERIFY(expectedOrder.size() > HistoryExport::kPageRuns);
+
+        WorkspaceGateway gateway(path);
+        ControlTableModel tables;
+        for (int id = 1; id <= kTables; ++id) {
+            TableSpec spec;
+            spec.id = id;
+            spec.sourceConnection = QStringLiteral("src");
+            spec.sourceTable = QStringLiteral("t%1").arg(id);
+            spec.targetConnection = QStringLiteral("dst");
+            spec.targetTable = QStringLiteral("t%1").arg(id);
+            tables.upsertTable(spec);
+        }
+        HistoryPanel panel(&tables);
+        panel.setGateway(&gateway);
+        auto *tableFilter = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+        tableFilter->setCurrentIndex(2);
+        QCOMPARE(tableFilter->currentData(TableIdRole).toLongLong(), 2);
+        QTRY_COMPARE(panel.model()->rowCount(), 200);
+        QTRY_COMPARE(panel.countText(), QStringLiteral("src:t2 → dst:t2: 1,733 runs, 200 shown"));
+
+        TimeConvention::current().setUtc(true);
+        const QString csvPath = dir.filePath(QStringLiteral("table2.csv"));
+        QSignalSpy finished(&panel, &HistoryPanel::exportFinished);
+        auto *progress = panel.findChild<QProgressBar *>(QStringLiteral("historyExportProgress"));
+        QVERIFY(panel.exportCsvTo(csvPath));
+        QVERIFY(!panel.exportCsvTo(csvPath)); // one at a time
+        QVERIFY(progress->isVisibleTo(&panel));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        TimeConvention::current().setUtc(false);
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        QVERIFY(!progress->isVisibleTo(&panel));
+        QCOMPARE(progress->maximum(), int(expectedOrder.size()));
+        QCOMPARE(panel.model()->rowCount(), 200); // the view read no more for it
+
+        const QList<QStringList> records = parseCsvStrictly(csvPath);
+        QCOMPARE(records.size(), expectedOrder.size() + 1);
+        QCOMPARE(records.first(), (QStringList{QStringLiteral("Run"), QStringLiteral("Started (UTC)"),
+                                               QStringLiteral("Trigger"), QStringLiteral("Status"),
+                                               QStringLiteral("Duration (s)"), QStringLiteral("Tables"),
+                                               QStringLiteral("Read"), QStringLiteral("Written"),
+                                               QStringLiteral("Skipped"), QStringLiteral("Problems")}));
+        for (qsizetype i = 1; i < records.size(); ++i) {
+            const QStringList &record = records.at(i);
+            const RunCursor &want = expectedOrder.at(i - 1);
+            QCOMPARE(record.size(), qsizetype(RunHistoryModel::ColumnCount));
+            QCOMPARE(record.at(RunHistoryModel::Id).toLongLong(), want.runId);
+            QVERIFY2(record.at(RunHistoryModel::Started).endsWith(QStringLiteral("+00:00")),
+                     qPrintable(record.at(RunHistoryModel::Started)));
+            QCOMPARE(QDateTime::fromString(record.at(RunHistoryModel::Started), Qt::ISODateWithMs),
+                     want.startedAt);
+            QCOMPARE(record.at(RunHistoryModel::Duration), QStringLiteral("0.200")); // table 2's 200 ms
+            QCOMPARE(record.at(RunHistoryModel::RowsWritten).toLongLong(),
+                     historyRowsWritten(int(want.runId), 2));
+        }
+        // Cancelled: the file there is left as it was.
+        QVERIFY(panel.exportCsvTo(csvPath));
+        panel.cancelExport();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        QVERIFY(!finished.last().at(0).toBool());
+        QCOMPARE(parseCsvStrictly(csvPath).size(), records.size());
+        // A file that cannot be written is named.
+        const QString bad = dir.filePath(QStringLiteral("no-such-dir/table2.csv"));
+        QVERIFY(panel.exportCsvTo(bad));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
+        QVERIFY(!finished.last().at(0).toBool());
+        QVERIFY2(finished.last().at(1).toString().contains(QDir::toNativeSeparators(bad)),
+                 qPrintable(finished.last().at(1).toString()));
     }
 
     // The table filter follows the control table row by row: never cleared and refilled.

@@ -175,7 +175,10 @@ private slots:
         for (const bool utc : {false, true}) {
             TimeConvention::current().setUtc(utc);
             const QString path = fixture.filePath(QStringLiteral("history-%1.csv").arg(utc));
+            QSignalSpy exported(&panel, &HistoryPanel::exportFinished);
             QVERIFY(panel.exportCsvTo(path));
+            QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 60000);
+            QVERIFY(exported.first().at(0).toBool());
             const QList<QStringList> records = csvRecords(path);
             QCOMPARE(records.size(), 2);
             const QStringList header = records.first();

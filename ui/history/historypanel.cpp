@@ -5,26 +5,30 @@
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
+#include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
+#include "ui/history/historyexport.h"
 #include "ui/history/tablechoicemodel.h"
 
 #include <QComboBox>
-#include <QFile>
+#include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
 
 namespace tidemark {
 
@@ -40,7 +44,10 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     , m_count(new QLabel(this))
     , m_chart(new HistoryChart(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
-    , m_chartTimer(new QTimer(this)) {
+    , m_chartTimer(new QTimer(this))
+    , m_exportButton(new QPushButton(tr("Export CSV…"), this))
+    , m_exportProgress(new QProgressBar(this))
+    , m_exportCancel(new QPushButton(tr("Cancel export"), this)) {
     m_chartTimer->setSingleShot(true);
     m_chartTimer->setInterval(0);
     connect(m_chartTimer, &QTimer::timeout, this, &HistoryPanel::loadChart);
@@ -110,9 +117,14 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     connect(m_tableChoices, &QAbstractItemModel::modelReset, this, &HistoryPanel::updateChart);
     connect(m_statusFilter, &QComboBox::currentIndexChanged, this, &HistoryPanel::applyFilters);
 
-    auto *exportButton = new QPushButton(tr("Export CSV…"), this);
-    exportButton->setObjectName(QStringLiteral("exportCsv"));
-    connect(exportButton, &QPushButton::clicked, this, &HistoryPanel::exportCsv);
+    m_exportButton->setObjectName(QStringLiteral("exportCsv"));
+    connect(m_exportButton, &QPushButton::clicked, this, &HistoryPanel::exportCsv);
+    m_exportProgress->setObjectName(QStringLiteral("historyExportProgress"));
+    m_exportProgress->setMaximumWidth(120);
+    m_exportProgress->hide();
+    m_exportCancel->setObjectName(QStringLiteral("historyExportCancel"));
+    m_exportCancel->hide();
+    connect(m_exportCancel, &QPushButton::clicked, this, &HistoryPanel::cancelExport);
     auto *refresh = new QPushButton(tr("Refresh"), this);
     connect(refresh, &QPushButton::clicked, this, &HistoryPanel::reload);
 
@@ -124,7 +136,9 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     filters->addWidget(m_count);
     filters->addStretch();
     filters->addWidget(refresh);
-    filters->addWidget(exportButton);
+    filters->addWidget(m_exportProgress);
+    filters->addWidget(m_exportCancel);
+    filters->addWidget(m_exportButton);
 
     auto *listBox = new QWidget(this);
     auto *listLayout = new QVBoxLayout(listBox);
@@ -283,13 +297,41 @@ void HistoryPanel::exportCsv() {
 }
 
 bool HistoryPanel::exportCsvTo(const QString &path) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(modelToCsv(*m_sort).toUtf8()) < 0 || !file.commit()) {
-        emit statusMessage(tr("Could not write %1: %2").arg(path, file.errorString()));
+    if (!m_gateway || m_export)
         return false;
-    }
-    emit statusMessage(tr("Exported %n run(s) to %1", nullptr, m_sort->rowCount()).arg(path));
+    m_export = new HistoryExport(m_gateway, m_model->query(), path, m_model->csvHeader(),
+                                 TimeConvention::current().zone(), this);
+    connect(m_export, &HistoryExport::progress, this, [this](qint64 written, qint64 total) {
+        m_exportProgress->setRange(0, total > 0 ? int(std::min<qint64>(total, INT_MAX)) : 0);
+        m_exportProgress->setValue(int(std::min<qint64>(written, m_exportProgress->maximum())));
+    });
+    connect(m_export, &HistoryExport::finished, this, &HistoryPanel::exportDone);
+    m_exportButton->setEnabled(false);
+    m_exportProgress->setRange(0, 0); // busy until the count is in
+    m_exportProgress->show();
+    m_exportCancel->show();
+    emit statusMessage(tr("Exporting the run history to %1…").arg(QDir::toNativeSeparators(path)));
+    m_export->start();
     return true;
+}
+
+void HistoryPanel::cancelExport() {
+    if (m_export)
+        m_export->cancel();
+}
+
+void HistoryPanel::exportDone(bool ok, bool cancelled, qint64 written, const QString &error) {
+    const QString path = QDir::toNativeSeparators(m_export->path());
+    m_export->deleteLater();
+    m_export = nullptr;
+    m_exportButton->setEnabled(true);
+    m_exportProgress->hide();
+    m_exportCancel->hide();
+    const QString message = ok          ? tr("Exported %1 run(s) to %2").arg(formatCount(written), path)
+                            : cancelled ? tr("Export cancelled: %1 was not written").arg(path)
+                                        : tr("Could not export the run history: %1").arg(error);
+    emit statusMessage(message);
+    emit exportFinished(ok, message);
 }
 
 } // namespace tidemark

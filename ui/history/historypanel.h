@@ -10,6 +10,8 @@
 
 class QComboBox;
 class QLabel;
+class QProgressBar;
+class QPushButton;
 class QSortFilterProxyModel;
 class QSplitter;
 class QTableView;
@@ -19,13 +21,15 @@ namespace tidemark {
 
 class ControlTableModel;
 class HistoryChart;
+class HistoryExport;
 class RunHistoryModel;
 class TableChoiceModel;
 class WorkspaceGateway;
 
 // Past runs, newest first, fetched a page at a time as the list scrolls; filtered (in the
 // workspace's SQL) by table and status, saying which table and how many runs; the chosen
-// table's trend chart; CSV export of the runs shown. Selecting a run reads it (its iterations,
+// table's trend chart; CSV export of every run the filter takes (read a page at a time, with
+// progress and cancel). Selecting a run reads it (its iterations,
 // not their logs) and emits runSelected (the window shows its iterations in the run grid).
 class HistoryPanel : public QWidget {
     Q_OBJECT
@@ -47,13 +51,17 @@ public slots:
     // Runs read again because they changed: updated or inserted in place.
     void mergeRuns(const QList<tidemark::RunRecord> &runs);
     void exportCsv();
-    // Writes the runs shown (filters applied) as CSV; false with statusMessage on failure.
+    // Starts writing every run the filters take, in the order shown, as CSV to `path`;
+    // exportFinished tells how it went. False when it cannot start (no workspace, an export
+    // already running).
     bool exportCsvTo(const QString &path);
+    void cancelExport();
     void selectNewest();
 
 signals:
     void runSelected(const tidemark::RunRecord &run);
     void statusMessage(const QString &message);
+    void exportFinished(bool ok, const QString &message);
 
 private:
     void requestPage(const RunPageRequest &request);
@@ -66,6 +74,7 @@ private:
     void recount(RunPageQuery query, bool filterChanged);
     void showRun(qint64 runId);
     qint64 tableFilter() const;
+    void exportDone(bool ok, bool cancelled, qint64 written, const QString &error);
 
     ControlTableModel *m_tables;
     WorkspaceGateway *m_gateway = nullptr;
@@ -79,9 +88,13 @@ private:
     HistoryChart *m_chart;
     QSplitter *m_splitter;
     QTimer *m_chartTimer;
-    qint64 m_heldTable = 0;     // the table filter's table while its combo box's rows change
-    qint64 m_runCount = 0;      // how many runs the filter takes; -1 while counting
-    qint64 m_countedTable = -1; // the filter m_runCount counts
+    QPushButton *m_exportButton;
+    QProgressBar *m_exportProgress;
+    QPushButton *m_exportCancel;
+    HistoryExport *m_export = nullptr; // the export running, if any
+    qint64 m_heldTable = 0;            // the table filter's table while its combo box's rows change
+    qint64 m_runCount = 0;             // how many runs the filter takes; -1 while counting
+    qint64 m_countedTable = -1;        // the filter m_runCount counts
     QString m_countedStatus;
     // The reads a newer one makes pointless: set when the newer one is asked.
     std::shared_ptr<std::atomic_bool> m_countSuperseded;
