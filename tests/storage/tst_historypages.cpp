@@ -228,6 +228,15 @@ private slots:
                                 "WHERE i.table_id = 3 ORDER BY r.started_at DESC, r.id DESC "
                                 "LIMIT 200"));
         QVERIFY2(table.contains(QStringLiteral("iterations_by_table_run")), qPrintable(table));
+        // Counting a status alone: two index ranges, no run scanned (runCount's statement).
+        const QString statusCount =
+            plan(QStringLiteral("SELECT count(*) FROM (SELECT id FROM runs WHERE status = 'failed' "
+                                "UNION SELECT run_id FROM iterations WHERE status = 'failed')"));
+        QVERIFY2(statusCount.contains(QStringLiteral("runs_by_status")) &&
+                     statusCount.contains(QStringLiteral("iterations_by_status_run")) &&
+                     !statusCount.contains(QStringLiteral("SCAN runs")) &&
+                     !statusCount.contains(QStringLiteral("SCAN iterations")),
+                 qPrintable(statusCount));
     }
 
     void storedTimesReadAsWritten() {
