@@ -16,6 +16,49 @@ bool newerFirst(const RunCursor &a, const RunCursor &b) {
     return a.runId > b.runId;
 }
 
+bool canSortRuns(RunSort by, qint64 tableId) {
+    return tableId > 0 || by == RunSort::Started || by == RunSort::Id || by == RunSort::Status;
+}
+
+RunCursor cursorOf(const RunOverview &run, const RunOrder &order) {
+    RunCursor cursor = run.cursor();
+    switch (order.by) {
+    case RunSort::Started:
+    case RunSort::Id:
+        break;
+    case RunSort::Status:
+        cursor.key = run.status;
+        break;
+    case RunSort::Duration:
+        cursor.key = run.durationMs;
+        break;
+    case RunSort::RowsRead:
+        cursor.key = run.rowsRead;
+        break;
+    case RunSort::RowsWritten:
+        cursor.key = run.rowsWritten;
+        break;
+    }
+    return cursor;
+}
+
+bool comesBefore(const RunOverview &a, const RunOverview &b, const RunOrder &order) {
+    const RunCursor x = cursorOf(a, order);
+    const RunCursor y = cursorOf(b, order);
+    int compared = 0; // x's key against y's: -1, 0, 1
+    if (order.by == RunSort::Started)
+        compared = x.startedAt < y.startedAt ? -1 : x.startedAt > y.startedAt ? 1 : 0;
+    else if (order.by == RunSort::Status)
+        compared = x.key.toString().compare(y.key.toString()); // SQLite's BINARY collation
+    else if (order.by != RunSort::Id)
+        compared = x.key.toLongLong() < y.key.toLongLong()   ? -1
+                   : x.key.toLongLong() > y.key.toLongLong() ? 1
+                                                             : 0;
+    if (compared == 0)
+        compared = x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : 0;
+    return order.descending ? compared > 0 : compared < 0;
+}
+
 std::optional<RunOverview> overviewOf(const RunRecord &run, const RunPageQuery &query) {
     if (query.runId > 0 && run.id != query.runId)
         return std::nullopt;

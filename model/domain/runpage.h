@@ -6,16 +6,33 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <QVariant>
 #include <optional>
 #include <utility>
 
 namespace tidemark {
 
-// A place in the history: the runs strictly older than this one come next (newest first is
-// started_at descending, then id descending).
+// What a history read orders its runs by, then by id: each one an index range in the workspace,
+// so a page deep in a sorted history costs what the first one does.
+enum class RunSort { Started, Id, Status, Duration, RowsRead, RowsWritten };
+
+struct RunOrder {
+    RunSort by = RunSort::Started;
+    bool descending = true; // newest (largest, last in the alphabet) first
+
+    bool operator==(const RunOrder &) const = default;
+};
+
+// Whether the workspace can order runs so: filtered to a table, by that table's iteration's
+// figures too (an index each); unfiltered, a run's figures are sums over its iterations, which
+// no index orders, so only by start, id and status.
+bool canSortRuns(RunSort by, qint64 tableId);
+
+// A place in the history: the runs strictly after this one in the read's order come next.
 struct RunCursor {
     QDateTime startedAt;
     qint64 runId = 0;
+    QVariant key = {}; // the order's value where it is not the start or the id (status name, figure)
 };
 
 // Which runs a history read returns, newest first. Keyset paging: pass the last run of a page
@@ -30,6 +47,7 @@ struct RunPageQuery {
     // Non-empty: with a table, the runs whose iteration of that table ended so; without, the
     // runs whose own status, or one of whose iterations' status, is it.
     QString status;
+    RunOrder order; // canSortRuns(order.by, tableId), or the read throws
 };
 
 // A run as the history list shows it: the run without its iterations (a run may have a
@@ -58,5 +76,9 @@ bool isProblem(IterationStatus status);
 std::optional<RunOverview> overviewOf(const RunRecord &run, const RunPageQuery &query);
 // Newest first: started_at descending, then id descending.
 bool newerFirst(const RunCursor &a, const RunCursor &b);
+// Where `run` stands in `order`: the cursor of the runs after it.
+RunCursor cursorOf(const RunOverview &run, const RunOrder &order);
+// Whether `a` comes before `b` in `order` (the workspace's order: the key, then the id).
+bool comesBefore(const RunOverview &a, const RunOverview &b, const RunOrder &order);
 
 } // namespace tidemark

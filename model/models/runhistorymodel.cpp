@@ -26,8 +26,23 @@ QString triggerText(const RunOverview &run) {
     return run.run.dryRun ? RunHistoryModel::tr("%1 (dry run)").arg(run.run.trigger) : run.run.trigger;
 }
 
-bool overviewNewerFirst(const RunOverview &a, const RunOverview &b) {
-    return newerFirst(a.cursor(), b.cursor());
+std::optional<RunSort> sortOfColumn(int column) {
+    switch (column) {
+    case RunHistoryModel::Id:
+        return RunSort::Id;
+    case RunHistoryModel::Started:
+        return RunSort::Started;
+    case RunHistoryModel::Status:
+        return RunSort::Status;
+    case RunHistoryModel::Duration:
+        return RunSort::Duration;
+    case RunHistoryModel::RowsRead:
+        return RunSort::RowsRead;
+    case RunHistoryModel::RowsWritten:
+        return RunSort::RowsWritten;
+    default:
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -176,8 +191,35 @@ void RunHistoryModel::fetchMore(const QModelIndex &parent) {
         return;
     RunPageQuery query = m_query;
     if (!m_rows.isEmpty())
-        query.before = m_rows.last().cursor();
+        query.before = cursorOf(m_rows.last(), m_query.order);
     request(m_tail, query, false);
+}
+
+bool RunHistoryModel::canSort(int column, qint64 tableId) {
+    const std::optional<RunSort> by = sortOfColumn(column);
+    return by && canSortRuns(*by, tableId);
+}
+
+void RunHistoryModel::sort(int column, Qt::SortOrder order) {
+    if (!canSort(column))
+        return;
+    const RunOrder wanted{*sortOfColumn(column), order == Qt::DescendingOrder};
+    if (wanted == m_query.order)
+        return;
+    m_query.order = wanted;
+    reset();
+}
+
+int RunHistoryModel::sortColumn() const {
+    for (int column = 0; column < ColumnCount; ++column) {
+        if (sortOfColumn(column) == m_query.order.by)
+            return column;
+    }
+    return Started;
+}
+
+Qt::SortOrder RunHistoryModel::sortOrder() const {
+    return m_query.order.descending ? Qt::DescendingOrder : Qt::AscendingOrder;
 }
 
 void RunHistoryModel::setPageSource(PageSource source, int pageSize) {
@@ -191,7 +233,12 @@ void RunHistoryModel::setFilter(qint64 tableId, const QString &status) {
         return;
     m_query.tableId = tableId;
     m_query.status = status;
+    const bool fallsBack = !canSortRuns(m_query.order.by, tableId);
+    if (fallsBack)
+        m_query.order = RunOrder();
     reset();
+    if (fallsBack)
+        emit sortChanged(sortColumn(), sortOrder());
 }
 
 void RunHistoryModel::reset() {
@@ -240,7 +287,7 @@ void RunHistoryModel::pageLoaded(quint64 requestId, const QList<RunOverview> &pa
         m_head.reset();
         // A full refresh page older than nothing shown leaves a gap below it: start over.
         const bool gap = full && !m_rows.isEmpty() && !m_ids.contains(page.last().run.id) &&
-                         overviewNewerFirst(page.last(), m_rows.first());
+                         comesBefore(page.last(), m_rows.first(), m_query.order);
         if (!replacesRows && !gap) {
             for (const RunOverview &run : page)
                 upsert(run);
@@ -300,10 +347,20 @@ void RunHistoryModel::upsert(const RunOverview &overview) {
     const int row = m_ids.contains(overview.run.id) ? rowOfRun(overview.run.id) : -1;
     if (row >= 0) {
         m_rows[row] = overview;
-        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-        return;
+        if (inOrder(row)) {
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            return;
+        }
+        // Sorted by a figure that changed (a run going on): it moves to its place, or out of
+        // the pages read.
+        beginRemoveRows({}, row, row);
+        m_rows.removeAt(row);
+        m_ids.remove(overview.run.id);
+        endRemoveRows();
     }
-    const auto at = std::lower_bound(m_rows.begin(), m_rows.end(), overview, overviewNewerFirst);
+    const auto at = std::lower_bound(
+        m_rows.begin(), m_rows.end(), overview,
+        [this](const RunOverview &a, const RunOverview &b) { return comesBefore(a, b, m_query.order); });
     const int position = int(at - m_rows.begin());
     if (position == m_rows.size() && !m_complete)
         return; // past the last page read: the page that holds it will bring it
@@ -311,6 +368,12 @@ void RunHistoryModel::upsert(const RunOverview &overview) {
     m_rows.insert(position, overview);
     m_ids.insert(overview.run.id);
     endInsertRows();
+}
+
+bool RunHistoryModel::inOrder(int row) const {
+    const RunOverview &run = m_rows.at(row);
+    return (row == 0 || comesBefore(m_rows.at(row - 1), run, m_query.order)) &&
+           (row + 1 == m_rows.size() || comesBefore(run, m_rows.at(row + 1), m_query.order));
 }
 
 int RunHistoryModel::rowOfRun(qint64 runId) const {

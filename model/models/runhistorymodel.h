@@ -23,9 +23,11 @@ struct RunPageRequest {
     std::shared_ptr<std::atomic_bool> superseded = std::make_shared<std::atomic_bool>(false);
 };
 
-// The run history, newest first (start time, then id), fetched lazily a page at a time: the
-// view's canFetchMore/fetchMore ask the page source for the runs older than the last one
-// shown, so every run is reachable by scrolling and none is read before it is needed. The
+// The run history, newest first (start time, then id) unless sorted, fetched lazily a page at a
+// time: the view's canFetchMore/fetchMore ask the page source for the runs after the last one
+// shown, so every run is reachable by scrolling and none is read before it is needed. Sorting
+// is the query's too (sort(): the workspace orders every run, not the pages read so far), by
+// the columns canSort() allows under the filter. The
 // table and status filters are the query's (the workspace filters in SQL); filtered to a table,
 // a row carries that table's iteration's figures and status. Rows are RunOverview: figures,
 // not iterations (a run may have a thousand). The model knows no workspace: the source reads
@@ -57,11 +59,22 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
+    // Drops the rows and asks for the first page in that order; a column canSort() refuses is
+    // ignored.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    // Whether sort() can order the whole history by `column` under the current filter, or
+    // filtered to `tableId` (0: none).
+    bool canSort(int column) const { return canSort(column, m_query.tableId); }
+    static bool canSort(int column, qint64 tableId);
+    // The column sorted by (Started, newest first, until sort() is called).
+    int sortColumn() const;
+    Qt::SortOrder sortOrder() const;
 
     // Where pages come from (none: the model shows what upsertRuns gives it). Drops the rows and
     // asks for the first page.
     void setPageSource(PageSource source, int pageSize = 200);
-    // Drops the rows and asks for the first page of these runs (0 / empty: any).
+    // Drops the rows and asks for the first page of these runs (0 / empty: any). An order the
+    // new filter cannot take falls back to newest first (sortChanged says so).
     void setFilter(qint64 tableId, const QString &status);
     qint64 tableFilter() const { return m_query.tableId; }
     // The runs shown, as a query (filter and order; no limit, no cursor): what an export reads.
@@ -93,6 +106,8 @@ public:
 signals:
     // A page asked for has been taken in (shown, merged or found superseded by nothing newer).
     void pageArrived();
+    // The order changed other than by sort() (a filter that cannot take it).
+    void sortChanged(int column, Qt::SortOrder order);
 
 private:
     struct Pending {
@@ -104,6 +119,7 @@ private:
     void request(std::optional<Pending> &slot, const RunPageQuery &query, bool replacesRows);
     void supersede(std::optional<Pending> &slot);
     void upsert(const RunOverview &overview);
+    bool inOrder(int row) const; // against its neighbours
     QVariant displayValue(const RunOverview &run, int column) const;
     QVariant rawValue(const RunOverview &run, int column) const;
 

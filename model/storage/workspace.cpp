@@ -422,10 +422,16 @@ CREATE INDEX IF NOT EXISTS iterations_by_run_status ON iterations(run_id, status
 
 // How many runs a status filter takes, counted from the runs and the iterations that ended so
 // (two index ranges) instead of probing every run's iterations: at 100,000 runs of 20 tables,
-// 10 ms instead of 650 ms. IF NOT EXISTS, as in step 9.
+// 10 ms instead of 650 ms. A table's history sorted by its iteration's status, duration or rows,
+// a page at a time (RunOrder): a table of 100,000 runs, 1 ms a page instead of 100 ms (each
+// page sorted whole). IF NOT EXISTS, as in step 9.
 void migrateTo10(SqliteDb &db) {
     db.exec(QStringLiteral(R"(
 CREATE INDEX IF NOT EXISTS iterations_by_status_run ON iterations(status, run_id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_status ON iterations(table_id, status, run_id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_duration ON iterations(table_id, duration_ms, run_id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_read ON iterations(table_id, rows_read, run_id);
+CREATE INDEX IF NOT EXISTS iterations_by_table_written ON iterations(table_id, rows_written, run_id);
 )"));
 }
 
@@ -1602,9 +1608,42 @@ qint64 Workspace::iterationRejectCount(qint64 iterationId) {
 
 namespace {
 
-// FROM and WHERE of a history read. Parameters: ?1 table, ?2 status, ?3 run, ?4 ?5 the cursor;
-// the clauses of the filters not asked for are left out, so each read gets the plan it needs
-// (keyset paging only stays cheap when the cursor bounds the index range).
+// The columns a history read orders by: the order's key (empty for the id alone), then the
+// run's id — a whitelist, so no identifier ever comes from the caller. Filtered to a table, the
+// iteration's own columns (an index each: iterations_by_table_*), its run_id standing for the
+// run's id so the index also gives the tie order.
+struct PageOrder {
+    QString key;
+    QString id;
+};
+
+PageOrder pageOrder(const RunPageQuery &query) {
+    if (!canSortRuns(query.order.by, query.tableId))
+        throw Error(QStringLiteral("the run history can be ordered by its runs' figures only when "
+                                   "filtered to one table"));
+    const bool table = query.tableId > 0;
+    switch (query.order.by) {
+    case RunSort::Started:
+        return {QStringLiteral("r.started_at"), QStringLiteral("r.id")};
+    case RunSort::Id:
+        return {QString(), table ? QStringLiteral("i.run_id") : QStringLiteral("r.id")};
+    case RunSort::Status:
+        return table ? PageOrder{QStringLiteral("i.status"), QStringLiteral("i.run_id")}
+                     : PageOrder{QStringLiteral("r.status"), QStringLiteral("r.id")};
+    case RunSort::Duration:
+        return {QStringLiteral("i.duration_ms"), QStringLiteral("i.run_id")};
+    case RunSort::RowsRead:
+        return {QStringLiteral("i.rows_read"), QStringLiteral("i.run_id")};
+    case RunSort::RowsWritten:
+        return {QStringLiteral("i.rows_written"), QStringLiteral("i.run_id")};
+    }
+    return {};
+}
+
+// FROM and WHERE of a history read. Parameters: ?1 table, ?2 status, ?3 run, ?4 ?5 the cursor
+// (the order's key, the id); the clauses of the filters not asked for are left out, so each
+// read gets the plan it needs (keyset paging only stays cheap when the cursor bounds the index
+// range).
 QString pageFromWhere(const RunPageQuery &query) {
     QString sql;
     QStringList where;
@@ -1621,8 +1660,13 @@ QString pageFromWhere(const RunPageQuery &query) {
     }
     if (query.runId > 0)
         where << QStringLiteral("r.id = ?3");
-    if (query.before)
-        where << QStringLiteral("(r.started_at, r.id) < (?4, ?5)");
+    if (query.before) {
+        const PageOrder order = pageOrder(query);
+        const QString after = query.order.descending ? QStringLiteral("<") : QStringLiteral(">");
+        where << (order.key.isEmpty()
+                      ? QStringLiteral("%1 %2 ?5").arg(order.id, after)
+                      : QStringLiteral("(%1, %2) %3 (?4, ?5)").arg(order.key, order.id, after));
+    }
     if (!where.isEmpty())
         sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
     return sql;
@@ -1635,8 +1679,13 @@ QString pageSql(const RunPageQuery &query) {
     if (query.tableId > 0)
         columns += QStringLiteral(", i.") +
                    QString(kIterationColumns).replace(QStringLiteral(", "), QStringLiteral(", i."));
-    return QStringLiteral("SELECT ") + columns + pageFromWhere(query) +
-           QStringLiteral(" ORDER BY r.started_at DESC, r.id DESC LIMIT ?6");
+    const PageOrder order = pageOrder(query);
+    const QString direction = query.order.descending ? QStringLiteral(" DESC") : QStringLiteral(" ASC");
+    QString orderBy = order.id + direction;
+    if (!order.key.isEmpty())
+        orderBy.prepend(order.key + direction + QStringLiteral(", "));
+    return QStringLiteral("SELECT ") + columns + pageFromWhere(query) + QStringLiteral(" ORDER BY ") +
+           orderBy + QStringLiteral(" LIMIT ?6");
 }
 
 void bindFilter(SqliteStatement &stmt, const RunPageQuery &query) {
@@ -1646,8 +1695,13 @@ void bindFilter(SqliteStatement &stmt, const RunPageQuery &query) {
         stmt.bind(2, query.status);
     if (query.runId > 0)
         stmt.bind(3, query.runId);
-    if (query.before)
-        stmt.bind(4, timeText(query.before->startedAt)).bind(5, query.before->runId);
+    if (query.before) {
+        if (query.order.by == RunSort::Started)
+            stmt.bind(4, timeText(query.before->startedAt));
+        else if (query.order.by != RunSort::Id)
+            stmt.bind(4, query.before->key);
+        stmt.bind(5, query.before->runId);
+    }
 }
 
 // The page's runs; filtered to a table, each with that table's iteration (and no other).

@@ -17,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QSemaphore>
@@ -492,6 +493,80 @@ private slots:
         QVERIFY(!finished.last().at(0).toBool());
         QVERIFY2(finished.last().at(1).toString().contains(QDir::toNativeSeparators(bad)),
                  qPrintable(finished.last().at(1).toString()));
+    }
+
+    // A header click sorts every run in the workspace, not the pages read: scrolled to the end,
+    // the rows are the table's whole history in that order.
+    void headerSortsInTheWorkspace() {
+        WorkspaceGateway gateway(m_path);
+        ControlTableModel tables;
+        for (int id = 1; id <= kTables; ++id) {
+            TableSpec spec;
+            spec.id = id;
+            spec.sourceConnection = QStringLiteral("src");
+            spec.sourceTable = QStringLiteral("t%1").arg(id);
+            spec.targetConnection = QStringLiteral("dst");
+            spec.targetTable = QStringLiteral("t%1").arg(id);
+            tables.upsertTable(spec);
+        }
+        HistoryPanel panel(&tables);
+        panel.resize(1000, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setGateway(&gateway);
+        RunHistoryModel &model = *panel.model();
+        QSignalSpy messages(&panel, &HistoryPanel::statusMessage);
+        QHeaderView *header = panel.view()->horizontalHeader();
+        const auto click = [&](int column) {
+            QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                              QPoint(header->sectionViewportPosition(column) + 5, header->height() / 2));
+        };
+        QCOMPARE(header->sortIndicatorSection(), int(RunHistoryModel::Started));
+        QTRY_COMPARE(model.rowCount(), 200);
+
+        // Unfiltered, a run's rows are sums: no index orders them, so the click is refused.
+        click(RunHistoryModel::RowsWritten);
+        QCOMPARE(header->sortIndicatorSection(), int(RunHistoryModel::Started));
+        QVERIFY(!messages.isEmpty());
+        QVERIFY2(messages.last().first().toString().contains(QStringLiteral("table filter")),
+                 qPrintable(messages.last().first().toString()));
+
+        auto *tableFilter = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+        tableFilter->setCurrentIndex(2);
+        QTRY_COMPARE(model.rowCount(), 200);
+        QSignalSpy arrived(&model, &RunHistoryModel::pageArrived);
+        click(RunHistoryModel::RowsWritten);
+        QCOMPARE(header->sortIndicatorSection(), int(RunHistoryModel::RowsWritten));
+        const Qt::SortOrder order = header->sortIndicatorOrder();
+        QCOMPARE(model.sortOrder(), order);
+        QTRY_VERIFY(!arrived.isEmpty());
+        while (!model.isComplete()) {
+            const qsizetype pages = arrived.size();
+            if (model.canFetchMore({}))
+                model.fetchMore({});
+            QTRY_VERIFY(arrived.size() > pages);
+        }
+        QList<std::pair<qint64, qint64>> expected; // rows written, run
+        for (int run = 1; run <= kRuns; ++run) {
+            if (historyCopies(run, 2))
+                expected << std::pair{historyRowsWritten(run, 2), qint64(run)};
+        }
+        std::sort(expected.begin(), expected.end());
+        if (order == Qt::DescendingOrder)
+            std::reverse(expected.begin(), expected.end());
+        QList<qint64> expectedIds;
+        for (const auto &[rows, run] : expected)
+            expectedIds << run;
+        QVERIFY(expectedIds.size() > 200);
+        QCOMPARE(modelIds(model), expectedIds);
+
+        // Back to every table: that order is not offered there, so newest first again, said so.
+        messages.clear();
+        tableFilter->setCurrentIndex(0);
+        QCOMPARE(header->sortIndicatorSection(), int(RunHistoryModel::Started));
+        QCOMPARE(model.sortColumn(), int(RunHistoryModel::Started));
+        QCOMPARE(model.sortOrder(), Qt::DescendingOrder);
+        QCOMPARE(messages.size(), 1);
     }
 
     // The table filter follows the control table row by row: never cleared and refilled.

@@ -72,7 +72,7 @@ void HistoryExport::requestPage() {
                 state->file.reset();
                 step.done = true;
             } else {
-                state->query.before = page.last().cursor();
+                state->query.before = cursorOf(page.last(), state->query.order);
             }
             return step;
         },

@@ -22,7 +22,6 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -36,7 +35,6 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     : QWidget(parent)
     , m_tables(tables)
     , m_model(new RunHistoryModel(this))
-    , m_sort(new QSortFilterProxyModel(this))
     , m_tableChoices(new TableChoiceModel(tables, this))
     , m_view(new QTableView(this))
     , m_tableFilter(new QComboBox(this))
@@ -51,13 +49,19 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_chartTimer->setSingleShot(true);
     m_chartTimer->setInterval(0);
     connect(m_chartTimer, &QTimer::timeout, this, &HistoryPanel::loadChart);
-    // Sorting a column sorts the runs read so far; filters are the workspace's (SQL).
-    m_sort->setSortRole(RawRole);
-    m_sort->setSourceModel(m_model);
+    // Sorting and filters are the workspace's (SQL): a header click orders every run, so the view
+    // does not sort (it could only sort the pages read so far).
     m_view->setObjectName(QStringLiteral("historyView"));
-    m_view->setModel(m_sort);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder); // newest first, as the model keeps it
+    m_view->setModel(m_model);
+    m_view->horizontalHeader()->setSectionsClickable(true);
+    m_view->horizontalHeader()->setSortIndicatorShown(true);
+    showSort(m_model->sortColumn(), m_model->sortOrder());
+    connect(m_view->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, &HistoryPanel::sortClicked);
+    connect(m_model, &RunHistoryModel::sortChanged, this, [this](int column, Qt::SortOrder order) {
+        showSort(column, order);
+        emit statusMessage(tr("The history is newest first again: one table's figures sort only "
+                              "while filtered to it"));
+    });
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -215,8 +219,32 @@ void HistoryPanel::showRun(qint64 runId) {
 }
 
 void HistoryPanel::selectNewest() {
-    if (m_sort->rowCount() > 0)
-        m_view->setCurrentIndex(m_sort->index(0, 0)); // shows it in the run grid
+    if (m_model->rowCount() > 0)
+        m_view->setCurrentIndex(m_model->index(0, 0)); // the first row shown: in the run grid
+}
+
+QAbstractItemModel *HistoryPanel::sortModel() const {
+    return m_model;
+}
+
+void HistoryPanel::sortClicked(int column, Qt::SortOrder order) {
+    if (m_model->canSort(column)) {
+        m_model->sort(column, order);
+        return;
+    }
+    showSort(m_model->sortColumn(), m_model->sortOrder()); // the indicator stays where the rows are
+    const QString name = m_model->headerData(column, Qt::Horizontal).toString().toLower();
+    emit statusMessage(m_model->tableFilter() <= 0 && RunHistoryModel::canSort(column, 1)
+                           ? tr("Sorting by %1 needs a table filter: a run's %1 sums its tables").arg(name)
+                           : tr("The history cannot be sorted by %1: the workspace sorts every run, by "
+                                "run, start, status, duration or rows read or written")
+                                 .arg(name));
+}
+
+void HistoryPanel::showSort(int column, Qt::SortOrder order) {
+    QHeaderView *header = m_view->horizontalHeader();
+    const QSignalBlocker quiet(header);
+    header->setSortIndicator(column, order);
 }
 
 void HistoryPanel::reload() {

@@ -12,7 +12,6 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QSortFilterProxyModel;
 class QSplitter;
 class QTableView;
 class QTimer;
@@ -39,8 +38,9 @@ public:
 
     void setGateway(WorkspaceGateway *gateway);
     RunHistoryModel *model() const { return m_model; }
-    // What the view shows: the model sorted as the user asked (newest first until then).
-    QSortFilterProxyModel *sortModel() const { return m_sort; }
+    // What the view shows: the model, in the order the workspace read it (a header click sorts
+    // every run in SQL, not the rows read so far).
+    QAbstractItemModel *sortModel() const;
     QTableView *view() const { return m_view; }
     QSplitter *splitter() const { return m_splitter; }
     HistoryChart *chart() const { return m_chart; }
@@ -75,11 +75,12 @@ private:
     void showRun(qint64 runId);
     qint64 tableFilter() const;
     void exportDone(bool ok, bool cancelled, qint64 written, const QString &error);
+    void sortClicked(int column, Qt::SortOrder order);
+    void showSort(int column, Qt::SortOrder order);
 
     ControlTableModel *m_tables;
     WorkspaceGateway *m_gateway = nullptr;
     RunHistoryModel *m_model;
-    QSortFilterProxyModel *m_sort;
     TableChoiceModel *m_tableChoices;
     QTableView *m_view;
     QComboBox *m_tableFilter;
