@@ -5,6 +5,7 @@
 // (distinct time labels chosen by span, integer counts with thousands separators).
 #include "model/engine/backfill.h"
 #include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
@@ -201,6 +202,43 @@ private slots:
         period->setCurrentIndex(period->findData(24 * 3600));
         QTRY_VERIFY(!shown.isEmpty());
         QCOMPARE(chart.pointCount(), 24); // hourly runs, the last 24 hours
+    }
+
+    // A run another process runs is reported twice a second: the chart follows it, one trend
+    // query for a burst of reports, not one each.
+    void liveMergesAreCoalesced() {
+        UiFixture fixture;
+        const auto rows = [](int i) {
+            return qint64(10 * (i + 1));
+        };
+        addRuns(fixture.wsPath, 7, 5, 3600, 7200, rows);
+        WorkspaceGateway gateway(fixture.wsPath);
+        ControlTableModel tables;
+        HistoryPanel panel(&tables);
+        HistoryChart *chart = panel.chart();
+        panel.setGateway(&gateway);
+        QTRY_COMPARE(chart->pointCount(), 5);
+        gateway.waitForIdle();
+        QTRY_COMPARE(panel.model()->rowCount(), 5);
+        const int before = chart->trendRequests();
+
+        addRuns(fixture.wsPath, 7, 1, 60, 60, rows); // another process's run
+        const RunRecord run = fixture.open()->runs(1).first();
+        constexpr int kMerges = 50;
+        for (int i = 0; i < kMerges; ++i)
+            panel.mergeRuns({run});
+        QTRY_COMPARE(chart->pointCount(), 6);
+        gateway.waitForIdle();
+        QTest::qWait(HistoryChart::kQuietMs * 2); // nothing more is asked once the reports stop
+        QCOMPARE(chart->trendRequests() - before, 1);
+
+        // Another burst: one more.
+        for (int i = 0; i < kMerges; ++i)
+            panel.mergeRuns({run});
+        QTRY_COMPARE(chart->trendRequests() - before, 2);
+        gateway.waitForIdle();
+        QTest::qWait(HistoryChart::kQuietMs * 2);
+        QCOMPARE(chart->trendRequests() - before, 2);
     }
 
     void axesReadWell_data() {

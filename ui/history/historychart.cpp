@@ -14,6 +14,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -130,7 +131,16 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
 HistoryChart::HistoryChart(QWidget *parent)
     : QWidget(parent)
     , m_period(new QComboBox(this))
-    , m_view(new QChartView(this)) {
+    , m_view(new QChartView(this))
+    , m_quiet(new QTimer(this)) {
+    m_quiet->setSingleShot(true);
+    m_quiet->setInterval(kQuietMs);
+    connect(m_quiet, &QTimer::timeout, this, [this] {
+        if (m_inFlight > 0)
+            m_refreshAfter = true;
+        else
+            request();
+    });
     m_period->setObjectName(QStringLiteral("chartPeriod"));
     m_period->addItem(tr("All time"), 0);
     m_period->addItem(tr("Last 24 hours"), 24 * 3600);
@@ -161,6 +171,10 @@ QChart *HistoryChart::chart() const {
 
 void HistoryChart::setGateway(WorkspaceGateway *gateway) {
     m_gateway = gateway;
+    ++*m_latest; // the old workspace's replies are not this one's
+    m_quiet->stop();
+    m_inFlight = 0;
+    m_refreshAfter = false;
     m_trend = Trend();
     render();
 }
@@ -171,9 +185,16 @@ void HistoryChart::showTable(qint64 tableId, const QString &name) {
     request();
 }
 
+void HistoryChart::refresh() {
+    if (m_gateway && !m_quiet->isActive())
+        m_quiet->start(); // not restarted: a steady stream of changes still redraws every kQuietMs
+}
+
 void HistoryChart::request() {
     if (!m_gateway)
         return;
+    ++m_inFlight;
+    ++m_requests;
     const quint64 generation = ++*m_latest;
     TrendQuery query;
     query.tableId = m_tableId;
@@ -190,12 +211,25 @@ void HistoryChart::request() {
             return workspace.trend(query);
         },
         [this, generation](std::optional<Trend> trend) {
+            replied();
             if (!trend || m_latest->load() != generation)
                 return;
             m_trend = std::move(*trend);
             render();
             emit trendShown();
+        },
+        [this](const QString &error) {
+            replied();
+            emit m_gateway->errorOccurred(error); // as a job without its own handler reports it
         });
+}
+
+void HistoryChart::replied() {
+    m_inFlight = std::max(0, m_inFlight - 1);
+    if (m_inFlight > 0 || !m_refreshAfter)
+        return;
+    m_refreshAfter = false;
+    request();
 }
 
 void HistoryChart::render() {

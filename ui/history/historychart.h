@@ -10,6 +10,7 @@
 class QChart;
 class QChartView;
 class QComboBox;
+class QTimer;
 
 namespace tidemark {
 
@@ -30,6 +31,14 @@ public:
     // worker is not computed at all.
     void showTable(qint64 tableId, const QString &name);
 
+    // The chart's runs may have changed (a run went on, another process ran one): read again,
+    // coalesced — asked any number of times within kQuietMs, one query; never two in flight
+    // (asked while one is, one more after it, with whatever was asked last).
+    void refresh();
+    static constexpr int kQuietMs = 300;
+    // How many trend queries this chart has sent to the workspace (tests, bench).
+    int trendRequests() const { return m_requests; }
+
     qint64 tableId() const { return m_tableId; }
     int pointCount() const { return int(m_trend.points.size()); }
     int backfillCount() const { return int(m_trend.backfills.size()); }
@@ -40,6 +49,7 @@ signals:
 
 private:
     void request();
+    void replied();
     void render();
 
     QComboBox *m_period;
@@ -48,6 +58,10 @@ private:
     qint64 m_tableId = 0;
     QString m_name;
     Trend m_trend;
+    QTimer *m_quiet;
+    int m_inFlight = 0;
+    bool m_refreshAfter = false; // refresh() asked while a query was in flight
+    int m_requests = 0;
     // The newest request; a job that finds a newer one queued after it skips its query.
     std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
 };

@@ -255,6 +255,14 @@ void HistoryPanel::reload() {
 void HistoryPanel::mergeRuns(const QList<RunRecord> &runs) {
     const int before = m_model->rowCount();
     m_model->upsertRuns(runs);
+    const qint64 charted = m_chart->tableId();
+    const bool touchesChart = std::any_of(runs.cbegin(), runs.cend(), [charted](const RunRecord &run) {
+        return charted <= 0 ||
+               std::any_of(run.iterations.cbegin(), run.iterations.cend(),
+                           [charted](const IterationRecord &it) { return it.tableId == charted; });
+    });
+    if (touchesChart)
+        m_chart->refresh(); // coalesced: a watcher reports twice a second while a run goes on
     if (m_gateway && m_model->rowCount() != before) { // a new run: one more the filter takes
         RunPageQuery query;
         query.tableId = m_model->tableFilter();
