@@ -97,6 +97,17 @@ RunRecord makeRun(qint64 id, const QDateTime &started, QList<std::pair<qint64, I
     return run;
 }
 
+// Table `id` of the control table, src:t<id> → dst:t<id> (the history's tables need no more).
+TableSpec tableSpec(int id) {
+    TableSpec spec;
+    spec.id = id;
+    spec.sourceConnection = QStringLiteral("src");
+    spec.sourceTable = QStringLiteral("t%1").arg(id);
+    spec.targetConnection = QStringLiteral("dst");
+    spec.targetTable = QStringLiteral("t%1").arg(id);
+    return spec;
+}
+
 // RFC 4180, strictly: quoted fields with doubled quotes, CRLF after every record, nothing else.
 // Fails the test (and returns what it read) at the first byte out of place.
 QList<QStringList> parseCsvStrictly(const QString &path) {
@@ -429,15 +440,8 @@ private slots:
 
         WorkspaceGateway gateway(path);
         ControlTableModel tables;
-        for (int id = 1; id <= kTables; ++id) {
-            TableSpec spec;
-            spec.id = id;
-            spec.sourceConnection = QStringLiteral("src");
-            spec.sourceTable = QStringLiteral("t%1").arg(id);
-            spec.targetConnection = QStringLiteral("dst");
-            spec.targetTable = QStringLiteral("t%1").arg(id);
-            tables.upsertTable(spec);
-        }
+        for (int id = 1; id <= kTables; ++id)
+            tables.upsertTable(tableSpec(id));
         HistoryPanel panel(&tables);
         panel.setGateway(&gateway);
         auto *tableFilter = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
@@ -500,15 +504,8 @@ private slots:
     void headerSortsInTheWorkspace() {
         WorkspaceGateway gateway(m_path);
         ControlTableModel tables;
-        for (int id = 1; id <= kTables; ++id) {
-            TableSpec spec;
-            spec.id = id;
-            spec.sourceConnection = QStringLiteral("src");
-            spec.sourceTable = QStringLiteral("t%1").arg(id);
-            spec.targetConnection = QStringLiteral("dst");
-            spec.targetTable = QStringLiteral("t%1").arg(id);
-            tables.upsertTable(spec);
-        }
+        for (int id = 1; id <= kTables; ++id)
+            tables.upsertTable(tableSpec(id));
         HistoryPanel panel(&tables);
         panel.resize(1000, 600);
         panel.show();
@@ -579,13 +576,7 @@ private slots:
         QSignalSpy reset(combo->model(), &QAbstractItemModel::modelReset);
         QSignalSpy removed(combo->model(), &QAbstractItemModel::rowsRemoved);
         for (int id = 1; id <= 50; ++id) {
-            TableSpec spec;
-            spec.id = id;
-            spec.sourceConnection = QStringLiteral("src");
-            spec.sourceTable = QStringLiteral("t%1").arg(id);
-            spec.targetConnection = QStringLiteral("dst");
-            spec.targetTable = QStringLiteral("t%1").arg(id);
-            tables.upsertTable(spec);
+            tables.upsertTable(tableSpec(id));
             if (id == 7)
                 combo->setCurrentIndex(7);
         }
