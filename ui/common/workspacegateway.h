@@ -65,7 +65,8 @@ public:
     // reply is dropped (the write's own reload follows).
     void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
-    // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
+    // Reads these runs (with their iterations, without log lines) and emits runsLoaded: what a
+    // watcher saw change.
     // Ids asked for while a read is still queued join that read, so a watcher that reports
     // faster than a run of 10,000 iterations is read never piles up reads of the same run.
     void reloadRuns(const QList<qint64> &runIds);
