@@ -16,8 +16,9 @@ enum ItemRole {
     StatusNameRole, // QString: "succeeded", "no_new_rows", ... (empty = none)
     ProgressRole,   // double 0..1, or -1 when the window's row count is unknown
     ErrorRole,      // QString: the error message, empty = none
-    // What a CSV export writes where RawRole would not do: a duration in seconds; on a
-    // horizontal header, the column's name with its unit ("Duration (s)").
+    // What a CSV export writes where RawRole would not do: a duration in seconds, every problem
+    // of a run (its cell lists a few); on a horizontal header, the column's name with its unit
+    // ("Duration (s)").
     ExportRole,
 };
 
