@@ -77,6 +77,7 @@ void WorkspaceGateway::reloadTables() {
         [this, generation](Snapshot snapshot) {
             if (generation == m_tablesGeneration)
                 emit tablesLoaded(snapshot.tables, snapshot.statuses);
+            dispose(std::move(snapshot));
         });
 }
 
@@ -119,7 +120,10 @@ void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
             }
             return runs;
         },
-        [this](QList<RunRecord> runs) { emit runsLoaded(runs); });
+        [this](QList<RunRecord> runs) {
+            emit runsLoaded(runs);
+            dispose(std::move(runs));
+        });
 }
 
 void WorkspaceGateway::waitForIdle() {
