@@ -92,9 +92,10 @@ private:
     Workspace &workspace(); // worker thread only
     // Lets `value` go on the worker: a reply of 10,000 tables or iterations is some 200,000
     // strings, tens of milliseconds of frees the GUI thread need not spend. Whoever still shares
-    // it (a model's rows) keeps it.
+    // it (a model's rows) keeps it. Ahead of the queued jobs (it orders nothing): behind a queue
+    // of reads, replies would pile up in memory.
     template <typename T> void dispose(T value) {
-        post(JobKind::Read, [value = std::move(value)]() mutable { value = T(); });
+        m_pool.start([value = std::move(value)]() mutable { value = T(); }, 1);
     }
     QString describeCurrentException() const;
 
