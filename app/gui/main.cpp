@@ -190,13 +190,15 @@ void noteBenchEvents(tidemark::MainWindow &window, const QString &path) {
     timer->start(10);
     QObject::connect(&window, &tidemark::MainWindow::workspaceOpened, &window, [&window, note] {
         tidemark::WorkspaceGateway *gateway = window.gateway();
-        // Queued: noted once the window has taken the reply in (its own slots run first).
-        QObject::connect(
-            gateway, &tidemark::WorkspaceGateway::tablesLoaded, &window,
-            [note](const QList<tidemark::TableSpec> &tables) {
-                note(QStringLiteral("tables %1").arg(tables.size()));
-            },
-            Qt::QueuedConnection);
+        // Noted once the window has taken the reply in (its own slots run first). Only the count
+        // is queued: a queued copy of the list could be its last holder, freed on this thread.
+        QObject::connect(gateway, &tidemark::WorkspaceGateway::tablesLoaded, &window,
+                         [note, &window](const QList<tidemark::TableSpec> &tables) {
+                             const qsizetype count = tables.size();
+                             QMetaObject::invokeMethod(
+                                 &window, [note, count] { note(QStringLiteral("tables %1").arg(count)); },
+                                 Qt::QueuedConnection);
+                         });
         tidemark::RunHistoryModel *history = window.historyPanel()->model();
         QObject::connect(
             history, &tidemark::RunHistoryModel::pageArrived, &window,

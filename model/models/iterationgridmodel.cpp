@@ -391,10 +391,9 @@ void IterationGridModel::followRun(const RunRecord &run) {
     }
     ChangedRows changed;
     for (int row = 0; row < m_rows.size(); ++row) {
-        if (sameProgress(m_rows.at(row), run.iterations.at(row)) &&
-            m_rows.at(row).log.size() == run.iterations.at(row).log.size())
-            continue;
-        setRow(row, run.iterations.at(row));
+        if (sameProgress(m_rows.at(row), run.iterations.at(row)))
+            continue;                        // the log lines it holds (read when it was opened) still stand
+        setRow(row, run.iterations.at(row)); // its lines are read again when it is opened
         changed.add(row);
     }
     changed.emitFor(this);

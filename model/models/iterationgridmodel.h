@@ -75,8 +75,9 @@ public slots:
     void finishRun(const tidemark::RunRecord &run);
     // A past run, read from the history (not live: no ticking, no updates expected).
     void showRun(const tidemark::RunRecord &run);
-    // The same run read again (another process is running it): rows that changed are updated
-    // in place; another run replaces the content as showRun does.
+    // The same run read again (another process is running it), without log lines: rows that
+    // changed are updated in place (their lines to be read again), the others keep the lines
+    // they hold; another run replaces the content as showRun does.
     void followRun(const tidemark::RunRecord &run);
     // The log lines of a past run's iteration, read when it was opened (a history leaves them
     // out); its row changes when they differ from what it holds.

@@ -15,11 +15,22 @@ namespace tidemark {
 
 namespace {
 
-QString problemsText(const RunOverview &run) {
+constexpr qsizetype kProblemsShown = 10;
+
+// The first `shown` problems (all when negative), then how many more. A cancelled run of 10,000
+// tables has as many problems: a cell shows a few, and a view lays out and elides every
+// character of its text on each paint.
+QString problemsText(const RunOverview &run, qsizetype shown = -1) {
+    const qsizetype count = run.problems.size();
+    const qsizetype listed = shown < 0 ? count : qMin(shown, count);
     QStringList parts;
-    for (const auto &[source, status] : run.problems)
-        parts << QStringLiteral("%1 (%2)").arg(source, statusLabel(status).toLower());
-    return parts.join(QStringLiteral(", "));
+    for (qsizetype i = 0; i < listed; ++i)
+        parts << QStringLiteral("%1 (%2)").arg(run.problems.at(i).first,
+                                               statusLabel(run.problems.at(i).second).toLower());
+    QString text = parts.join(QStringLiteral(", "));
+    if (listed < count)
+        text += QObject::tr(" and %1 more").arg(formatCount(count - listed));
+    return text;
 }
 
 QString triggerText(const RunOverview &run) {
@@ -81,7 +92,7 @@ QVariant RunHistoryModel::displayValue(const RunOverview &run, int column) const
     case RowsSkipped:
         return formatCount(run.rowsSkipped);
     case Problems:
-        return problemsText(run);
+        return problemsText(run, kProblemsShown);
     }
     return {};
 }

@@ -14,8 +14,10 @@
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/runpanel.h"
 
+#include <QPlainTextEdit>
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QtTest>
 
 using namespace tidemark;
@@ -135,6 +137,60 @@ private slots:
         window.close();
         QCOMPARE(queryValue(fixture.wsPath, QStringLiteral("PRAGMA integrity_check")).toString(),
                  QStringLiteral("ok"));
+    }
+
+    // A followed run is read twice a second: without its log lines (a run of 10,000 iterations
+    // has as many). Opening one of its iterations reads that iteration's lines, and a later read
+    // of the run that leaves the row as it was keeps them.
+    void followedRunReadsTheLogOfTheIterationOpened() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 200);
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
+        QSignalSpy loaded(window.gateway(), &WorkspaceGateway::runsLoaded);
+        QProcess cli;
+        detail::startRun(cli, fixture.wsPath, QStringLiteral("before_target_commit"));
+        QVERIFY2(detail::waitStopped(cli), cli.readAllStandardError().constData());
+        QTRY_VERIFY_WITH_TIMEOUT(window.runPanel()->shownModel()->runId() > 0, 30000);
+        IterationGridModel *grid = window.runPanel()->shownModel();
+        const qint64 runId = grid->runId();
+        ::kill(pid_t(cli.processId()), SIGCONT);
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(grid->iterationAt(0).status, IterationStatus::Succeeded, 30000);
+        QCOMPARE(grid->runId(), runId);
+
+        const QList<LogLine> stored = fixture.open()->runs(1, runId).first().iterations.first().log;
+        QVERIFY(!stored.isEmpty());
+        QVERIFY(!loaded.isEmpty());
+        for (const QList<QVariant> &signal : std::as_const(loaded)) {
+            for (const RunRecord &run : signal.at(0).value<QList<RunRecord>>()) {
+                for (const IterationRecord &iteration : run.iterations)
+                    QVERIFY2(iteration.log.isEmpty(), "a followed run is read without its log lines");
+            }
+        }
+        QVERIFY(grid->iterationAt(0).log.isEmpty());
+
+        QTableView *view = window.runPanel()->view();
+        view->setCurrentIndex(view->model()->index(0, 0));
+        auto *log = window.runPanel()->findChild<QPlainTextEdit *>(QStringLiteral("iterationLog"));
+        QTRY_COMPARE(grid->iterationAt(0).log.size(), stored.size());
+        QTRY_VERIFY(log->toPlainText().contains(stored.last().message));
+        QCOMPARE(log->toPlainText().count(QLatin1Char('\n')) + 1, stored.size());
+
+        // The watcher reports the run again: its row is as it was, its lines stay (looked at
+        // as soon as the window has taken the run in, before any read of the log could return).
+        qsizetype linesKept = -1;
+        connect(window.gateway(), &WorkspaceGateway::runsLoaded, &window,
+                [&linesKept, grid] { linesKept = grid->iterationAt(0).log.size(); });
+        window.gateway()->reloadRuns({runId});
+        QTRY_VERIFY(linesKept >= 0);
+        QCOMPARE(grid->runId(), runId);
+        QCOMPARE(linesKept, stored.size());
+        QVERIFY(log->toPlainText().contains(stored.last().message));
+        window.close();
     }
 };
 

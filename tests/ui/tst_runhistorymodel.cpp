@@ -20,6 +20,7 @@
 #include <QHeaderView>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QTimeZone>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTableView>
@@ -309,6 +310,29 @@ private slots:
         const int rows = model.rowCount();
         model.upsertRuns({makeRun(kRuns + 3, now.addSecs(60), {{1, IterationStatus::Succeeded}})});
         QCOMPARE(model.rowCount(), rows);
+    }
+
+    // A cancelled run of 10,000 tables has as many problems: its cell lists the first ones and
+    // how many more (a view lays out every character it is given on each paint); the CSV export
+    // and the run grid name them all.
+    void manyProblemsShowTheFirstAndACount() {
+        PagedModel paged(m_path, 100);
+        auto &[workspace, model, tester, source] = paged;
+        QVERIFY(source.answer(model, *workspace));
+        QList<std::pair<qint64, IterationStatus>> iterations;
+        for (qint64 table = 1; table <= 3000; ++table)
+            iterations.append({table, IterationStatus::Cancelled});
+        const QDateTime now = historyRunStart(kRuns - 1).addSecs(600);
+        model.upsertRuns({makeRun(kRuns + 1, now, iterations)});
+        QCOMPARE(model.runAt(0).run.id, qint64(kRuns + 1));
+        const QString shown = model.index(0, RunHistoryModel::Problems).data().toString();
+        QVERIFY2(shown.startsWith(QStringLiteral("src:t1 (cancelled), src:t2 (cancelled), ")),
+                 qPrintable(shown));
+        QVERIFY2(shown.endsWith(QStringLiteral("src:t10 (cancelled) and 2,990 more")), qPrintable(shown));
+        QCOMPARE(model.index(0, RunHistoryModel::Problems).data(Qt::ToolTipRole).toString(), shown);
+        const QString exported = RunHistoryModel::csvFields(model.runAt(0), QTimeZone::utc()).last();
+        QCOMPARE(exported.count(QStringLiteral("(cancelled)")), 3000);
+        QVERIFY(exported.endsWith(QStringLiteral("src:t3000 (cancelled)")));
     }
 
     void realHistoryNewestFirst() {

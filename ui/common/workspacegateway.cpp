@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/common/exceptionmessage.h"
 #include "model/common/logging.h"
+#include "model/domain/runpage.h"
 #include "model/storage/workspace.h"
 
 #include <algorithm>
@@ -76,6 +77,7 @@ void WorkspaceGateway::reloadTables() {
         [this, generation](Snapshot snapshot) {
             if (generation == m_tablesGeneration)
                 emit tablesLoaded(snapshot.tables, snapshot.statuses);
+            dispose(std::move(snapshot));
         });
 }
 
@@ -107,12 +109,21 @@ void WorkspaceGateway::reloadRuns(const QList<qint64> &runIds) {
                 ids = std::exchange(m_runsToRead, {}).values();
             }
             std::sort(ids.begin(), ids.end());
+            // Without log lines, as a history page: a run of 10,000 iterations has as many
+            // lines, and only the iteration opened shows them (read then, iterationLog()).
             QList<RunRecord> runs;
-            for (qint64 id : std::as_const(ids))
-                runs << ws.runs(1, id);
+            RunPageQuery query;
+            query.limit = 1;
+            for (qint64 id : std::as_const(ids)) {
+                query.runId = id;
+                runs << ws.runPage(query);
+            }
             return runs;
         },
-        [this](QList<RunRecord> runs) { emit runsLoaded(runs); });
+        [this](QList<RunRecord> runs) {
+            emit runsLoaded(runs);
+            dispose(std::move(runs));
+        });
 }
 
 void WorkspaceGateway::waitForIdle() {

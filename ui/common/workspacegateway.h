@@ -65,7 +65,8 @@ public:
     // reply is dropped (the write's own reload follows).
     void markTablesStale() { ++m_tablesGeneration; }
     void reloadConnections();
-    // Reads these runs (with their iterations) and emits runsLoaded: what a watcher saw change.
+    // Reads these runs (with their iterations, without log lines) and emits runsLoaded: what a
+    // watcher saw change.
     // Ids asked for while a read is still queued join that read, so a watcher that reports
     // faster than a run of 10,000 iterations is read never piles up reads of the same run.
     void reloadRuns(const QList<qint64> &runIds);
@@ -89,6 +90,13 @@ private:
     // Runs `body` on the worker with the workspace; returns the error text or empty.
     void post(JobKind kind, std::function<void()> body);
     Workspace &workspace(); // worker thread only
+    // Lets `value` go on the worker: a reply of 10,000 tables or iterations is some 200,000
+    // strings, tens of milliseconds of frees the GUI thread need not spend. Whoever still shares
+    // it (a model's rows) keeps it. Ahead of the queued jobs (it orders nothing): behind a queue
+    // of reads, replies would pile up in memory.
+    template <typename T> void dispose(T value) {
+        m_pool.start([value = std::move(value)]() mutable { value = T(); }, 1);
+    }
     QString describeCurrentException() const;
 
     QString m_path;

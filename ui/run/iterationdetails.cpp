@@ -98,7 +98,13 @@ void IterationDetails::clear() {
 }
 
 void IterationDetails::showIteration(const IterationRecord &record) {
+    // An iteration's log only grows: the iteration shown, come back without its lines (a
+    // followed run's row that changed, its log being read again), keeps those shown meanwhile.
+    const bool linesToCome = record.id > 0 && record.id == m_record.id && record.log.isEmpty();
+    const QList<LogLine> shownLines = linesToCome ? m_record.log : QList<LogLine>();
     m_record = record;
+    if (linesToCome)
+        m_record.log = shownLines;
     m_shown = true;
     m_logLabel->setText(zonedLabel(tr("Log")) + QLatin1Char(':'));
     m_rejects->setText(tr("Rejected Rows (%1)…").arg(formatCount(record.rowsSkipped)));
@@ -138,13 +144,13 @@ void IterationDetails::showIteration(const IterationRecord &record) {
     m_error->setToolTip(record.error);
     m_error->setVisible(!record.error.isEmpty());
     // Rewrite the log only when it changed size; appendLog keeps it current meanwhile.
-    if (m_logLines != record.log.size() || record.log.isEmpty()) {
+    if (m_logLines != m_record.log.size() || m_record.log.isEmpty()) {
         QStringList lines;
-        lines.reserve(record.log.size());
-        for (const LogLine &line : record.log)
+        lines.reserve(m_record.log.size());
+        for (const LogLine &line : std::as_const(m_record.log))
             lines << logText(line);
         m_log->setPlainText(lines.join(QLatin1Char('\n')));
-        m_logLines = int(record.log.size());
+        m_logLines = int(m_record.log.size());
     }
 }
 
