@@ -68,12 +68,13 @@ QString describeColumns(const QTableView *view) {
 
 // Whether every row's text in `column` is shown whole, not elided: the section is as wide as the
 // text in the view's font with the cell's margins (QCommonStyle's: the focus frame's and one
-// pixel, each side).
+// pixel, each side) and the grid line.
 bool textWhole(const QTableView *view, int column, QString *why) {
     const int margin = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
     for (int row = 0; row < view->model()->rowCount(); ++row) {
         const QString text = view->model()->index(row, column).data().toString();
-        const int needed = view->fontMetrics().horizontalAdvance(text) + 2 * margin;
+        const int needed =
+            view->fontMetrics().horizontalAdvance(text) + 2 * margin + (view->showGrid() ? 1 : 0);
         if (view->columnWidth(column) < needed) {
             *why = QStringLiteral("\"%1\" needs %2 px, the column has %3")
                        .arg(text)

@@ -5,12 +5,14 @@
 
 #include <QDateTime>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QHeaderView>
 #include <QScopedValueRollback>
 #include <QStyle>
 #include <QTableView>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tidemark {
 
@@ -30,12 +32,12 @@ int stretchedSection(const QHeaderView *header) {
 
 } // namespace
 
-ColumnFitter::ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillMaximum, QList<int> optional)
+ColumnFitter::ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillWanted, QList<int> optional)
     : QObject(view)
     , m_view(view)
     , m_fill(fill)
     , m_fillMinimum(fillMinimum)
-    , m_fillMaximum(fillMaximum)
+    , m_fillWanted(fillWanted)
     , m_optional(std::move(optional)) {
     QHeaderView *header = view->horizontalHeader();
     connect(header, &QHeaderView::sectionResized, this, [this, header](int column, int oldSize, int newSize) {
@@ -85,20 +87,26 @@ void ColumnFitter::fit() {
     for (int column : std::as_const(m_optional))
         header->showSection(column);
     for (int column : std::as_const(m_optional)) {
-        if (widthBeforeFill() + m_fillMinimum <= room)
+        if (widthBeforeFill() + m_fillWanted <= room)
             break;
         header->hideSection(column);
     }
-    header->resizeSection(m_fill, std::clamp(room - widthBeforeFill(), m_fillMinimum, m_fillMaximum));
+    header->resizeSection(
+        m_fill, std::clamp(room - widthBeforeFill(), m_fillMinimum, std::max(m_fillMinimum, m_fillWanted)));
 }
 
 int widthForSamples(const QTableView *view, int column, const QStringList &samples, int iconWidth) {
     // QCommonStyle's item layout: the text and the icon each have this margin on both sides.
     const int margin = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
     const int icon = iconWidth > 0 ? iconWidth + 2 * margin : 0;
+    const int gridLine = view->showGrid() ? 1 : 0; // the cell gives it up on its right
+    // The style lays the text out in fractional pixels: a hinted font can come out a pixel wider
+    // than QFontMetrics' rounded advance.
+    const QFontMetricsF metrics(view->font());
     int width = view->horizontalHeader()->sectionSizeHint(column);
     for (const QString &sample : samples)
-        width = std::max(width, view->fontMetrics().horizontalAdvance(sample) + 2 * margin + icon);
+        width = std::max(width, int(std::ceil(metrics.horizontalAdvance(sample))) + 1 + 2 * margin + icon +
+                                    gridLine);
     return width;
 }
 
@@ -107,7 +115,8 @@ QString widestTime() {
 }
 
 QString widestZonedTime() {
-    return formatTimeWithZone(QDateTime(QDate(2028, 12, 28), QTime(20, 48, 48)));
+    // formatTimeWithZone's zone, as long as abbreviations get (the display zone's may be shorter).
+    return widestTime() + QStringLiteral(" AEDT");
 }
 
 QString widestCount() {

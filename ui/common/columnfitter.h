@@ -12,13 +12,13 @@ namespace tidemark {
 // Lays a table view's columns out for the room it has, until the user lays them out
 // (resizes, moves, shows or hides one) or a layout of theirs is restored: the columns up to
 // `fill` (in visual order) stay on screen and `fill` takes the room they leave, between
-// `fillMinimum` and `fillMaximum` pixels. When that room is under `fillMinimum`, the `optional`
+// `fillMinimum` and `fillWanted` pixels. While that room is under `fillWanted`, the `optional`
 // columns are hidden, first ones first, and shown again once the view is wide enough. Columns
 // after `fill` stay a scroll away. The fitter is the view's child.
 class ColumnFitter : public QObject {
     Q_OBJECT
 public:
-    ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillMaximum, QList<int> optional);
+    ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillWanted, QList<int> optional);
 
     // The user's own layout is shown (restored, or changed from the header): fitting stops.
     void keepUserLayout();
@@ -37,7 +37,7 @@ private:
     QTableView *m_view;
     int m_fill;
     int m_fillMinimum;
-    int m_fillMaximum;
+    int m_fillWanted;
     QList<int> m_optional;
     bool m_userLayout = false;
     bool m_fitting = false; // the fitter's own resizes are not the user's

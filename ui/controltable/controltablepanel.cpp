@@ -78,9 +78,9 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
                            statusColumnWidth(m_view, ControlTableModel::LastStatus));
     m_view->hideColumn(ControlTableModel::Tiebreak);
     m_view->hideColumn(ControlTableModel::Lookback);
-    new ColumnFitter(m_view, ControlTableModel::NextRun,
-                     widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()}),
-                     QWIDGETSIZE_MAX, {ControlTableModel::Keys, ControlTableModel::Mode});
+    const int nextRun = widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()});
+    new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
+                     {ControlTableModel::Keys, ControlTableModel::Mode});
     installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)

@@ -76,8 +76,8 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
                            widthForSamples(m_view, RunHistoryModel::Tables, {QStringLiteral("9999")}));
     for (int column : {RunHistoryModel::RowsRead, RunHistoryModel::RowsWritten, RunHistoryModel::RowsSkipped})
         m_view->setColumnWidth(column, widthForSamples(m_view, column, {widestCount()}));
-    new ColumnFitter(m_view, RunHistoryModel::Problems,
-                     widthForSamples(m_view, RunHistoryModel::Problems, {}), QWIDGETSIZE_MAX,
+    const int problems = widthForSamples(m_view, RunHistoryModel::Problems, {});
+    new ColumnFitter(m_view, RunHistoryModel::Problems, problems, problems,
                      {RunHistoryModel::Trigger, RunHistoryModel::Tables, RunHistoryModel::Duration});
     installColumnMenu(m_view, RunHistoryModel::Status);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

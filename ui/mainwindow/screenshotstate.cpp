@@ -57,17 +57,15 @@ void openForFirstTable(MainWindow &window, void (MainWindow::*open)(), Signal do
     });
 }
 
-// Selects the run grid's row of `source` and brings its progress into view, fitted to its text,
-// as a user would (header menu › auto-fit).
-void showProgressOf(MainWindow &window, const QString &source) {
+// Selects the run grid's row of `source`: its details show beside the grid, its progress where
+// the window's layout puts it (a column fitted to the text would push the status off screen).
+void selectIterationOf(MainWindow &window, const QString &source) {
     QTableView *grid = window.runPanel()->view();
     for (int row = 0; row < grid->model()->rowCount(); ++row) {
-        if (grid->model()->index(row, IterationGridModel::Source).data().toString() != source)
-            continue;
-        grid->resizeColumnToContents(IterationGridModel::Progress);
-        grid->selectRow(row);
-        grid->scrollTo(grid->model()->index(row, IterationGridModel::Progress));
-        return;
+        if (grid->model()->index(row, IterationGridModel::Source).data().toString() == source) {
+            grid->selectRow(row);
+            return;
+        }
     }
 }
 
@@ -98,7 +96,7 @@ void enterScreenshotState(MainWindow &window, const QString &state) {
                                  record.startedAt.msecsTo(QDateTime::currentDateTimeUtc()) < 1500)
                                  return;
                              announced = true;
-                             showProgressOf(window, record.source);
+                             selectIterationOf(window, record.source);
                              announceReady();
                          });
     } else if (state == QLatin1String("watermark-history")) {

@@ -106,8 +106,9 @@ RunPanel::RunPanel(QWidget *parent)
 
     setShown(m_live);
     // Long names and watermarks elide in the middle (whole in the details pane); times, counts
-    // and statuses are never cut. The status, the figures and the progress stay on screen: at
-    // 1024 pixels the target and the duration (both in the details pane) make room for them.
+    // and statuses are never cut. The status, the figures and the progress stay on screen: the
+    // target and then the duration (both in the details pane) make room for them when the grid
+    // is narrow (at 1440 pixels the target, at 1024 both).
     m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->setColumnWidth(IterationGridModel::Source, 110);
     m_view->setColumnWidth(IterationGridModel::Target, 120);
@@ -120,14 +121,15 @@ RunPanel::RunPanel(QWidget *parent)
          {IterationGridModel::RowsRead, IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
         m_view->setColumnWidth(column, widthForSamples(m_view, column, {widestCount()}));
     m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 150);
+    // The progress wants room for a million-row window's rate and time left.
     const QString fraction = QStringLiteral("%1 / %1").arg(widestCount());
-    new ColumnFitter(
-        m_view, IterationGridModel::Progress,
-        widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
-        widthForSamples(
-            m_view, IterationGridModel::Progress,
-            {tr("%1 · %2 rows/s · about %3 left").arg(fraction, formatCount(999'999), widestDuration())}),
-        {IterationGridModel::Target, IterationGridModel::Duration});
+    const QString running = tr("%1 · %2 rows/s · about %3 left")
+                                .arg(QStringLiteral("%1 / %1").arg(formatCount(1'000'000)),
+                                     formatCount(99'999), formatDuration(59'000));
+    new ColumnFitter(m_view, IterationGridModel::Progress,
+                     widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
+                     widthForSamples(m_view, IterationGridModel::Progress, {running}),
+                     {IterationGridModel::Target, IterationGridModel::Duration});
     installColumnMenu(m_view, IterationGridModel::Status);
 
     auto *rejects = new QAction(tr("Rejected &Rows…"), this);
