@@ -7,6 +7,7 @@
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
+#include "ui/common/columnfitter.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/controltable/tabledialog.h"
@@ -211,6 +212,8 @@ private slots:
               IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
             QVERIFY2(onScreen(grid, column, grid->columnWidth(column)), qPrintable(describeColumns(grid)));
         QVERIFY2(onScreen(grid, IterationGridModel::Progress, 140), qPrintable(describeColumns(grid)));
+        // Showing a run is not laying the columns out.
+        QVERIFY(ColumnFitter::of(grid)->isFitting());
         QString why;
         QVERIFY2(textWhole(grid, IterationGridModel::Started, &why), qPrintable(why));
         QVERIFY2(textWhole(grid, IterationGridModel::RowsRead, &why), qPrintable(why));
