@@ -16,8 +16,8 @@
 # Every shot starts from a freshly built demo workspace in a neutral place (SCREENSHOT_DEMO_DIR,
 # default /tmp/tidemark-demo, so no checkout path shows), prepared for its state with the CLI,
 # and a window with no remembered settings. The window gets into the state itself
-# (TIDEMARK_SCREENSHOT_STATE, app/gui/main.cpp), fills the screen and prints "screenshot-ready"
-# when it is there; the shot is taken SCREENSHOT_SETTLE seconds later (default 0.5).
+# (TIDEMARK_SCREENSHOT_STATE, ui/mainwindow/screenshotstate.cpp), fills the screen and prints
+# "screenshot-ready" when it is there; the shot is taken SCREENSHOT_SETTLE seconds later (default 0.5).
 #
 # env: SCREENSHOT_SIZES (default "1024x768 1440x900"), TIDEMARK_BUILD_DIR (default build)
 set -euo pipefail

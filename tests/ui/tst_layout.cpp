@@ -7,6 +7,7 @@
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
+#include "ui/common/columnfitter.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/controltable/tabledialog.h"
@@ -25,6 +26,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -63,6 +65,26 @@ QString describeColumns(const QTableView *view) {
                      .arg(header->sectionSize(c))
                      .arg(header->isSectionHidden(c) ? QStringLiteral("(hidden)") : QString());
     return QStringLiteral("viewport %1: ").arg(view->viewport()->width()) + parts.join(QLatin1Char(' '));
+}
+
+// Whether every row's text in `column` is shown whole, not elided: the section is as wide as the
+// text in the view's font with the cell's margins (QCommonStyle's: the focus frame's and one
+// pixel, each side) and the grid line.
+bool textWhole(const QTableView *view, int column, QString *why) {
+    const int margin = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
+    for (int row = 0; row < view->model()->rowCount(); ++row) {
+        const QString text = view->model()->index(row, column).data().toString();
+        const int needed =
+            view->fontMetrics().horizontalAdvance(text) + 2 * margin + (view->showGrid() ? 1 : 0);
+        if (view->columnWidth(column) < needed) {
+            *why = QStringLiteral("\"%1\" needs %2 px, the column has %3")
+                       .arg(text)
+                       .arg(needed)
+                       .arg(view->columnWidth(column));
+            return false;
+        }
+    }
+    return true;
 }
 
 // By name, so that this suite also builds against the window before the layout work.
@@ -157,6 +179,79 @@ private slots:
             QVERIFY2(onScreen(history, column), qPrintable(describeColumns(history)));
     }
 
+    // The demo's run at 1024×768: its 8 rows, their status, times, figures and progress on
+    // screen in the grid, and the history's figures up to its problems beside the chart.
+    void aRunOfEightTablesFitsAt1024() {
+        UiFixture fixture;
+        for (int table = 1; table <= 8; ++table) {
+            const QString name = QStringLiteral("orders_%1").arg(table);
+            makeOrders(fixture.src, 5, 1, name);
+            fixture.addTable(UiFixture::draft(name, QStringLiteral("updated_at")));
+        }
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 8);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+
+        const QTableView *grid = window.runPanel()->view();
+        QCOMPARE(grid->model()->rowCount(), 8);
+        for (int row = 0; row < 8; ++row) {
+            const QRect cell = grid->visualRect(grid->model()->index(row, IterationGridModel::Source));
+            QVERIFY2(grid->viewport()->rect().contains(cell),
+                     qPrintable(QStringLiteral("row %1 at y %2..%3, viewport %4 px high")
+                                    .arg(row + 1)
+                                    .arg(cell.top())
+                                    .arg(cell.bottom())
+                                    .arg(grid->viewport()->height())));
+        }
+        for (int column :
+             {IterationGridModel::Status, IterationGridModel::Started, IterationGridModel::RowsRead,
+              IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
+            QVERIFY2(onScreen(grid, column, grid->columnWidth(column)), qPrintable(describeColumns(grid)));
+        QVERIFY2(onScreen(grid, IterationGridModel::Progress, 140), qPrintable(describeColumns(grid)));
+        // Showing a run is not laying the columns out.
+        QVERIFY(ColumnFitter::of(grid)->isFitting());
+        QString why;
+        QVERIFY2(textWhole(grid, IterationGridModel::Started, &why), qPrintable(why));
+        QVERIFY2(textWhole(grid, IterationGridModel::RowsRead, &why), qPrintable(why));
+
+        const QTableView *history = historyView(window);
+        QTRY_VERIFY(history->model()->rowCount() > 0);
+        for (int column : {RunHistoryModel::Status, RunHistoryModel::Started, RunHistoryModel::RowsRead,
+                           RunHistoryModel::RowsWritten, RunHistoryModel::RowsSkipped})
+            QVERIFY2(onScreen(history, column, history->columnWidth(column)),
+                     qPrintable(describeColumns(history)));
+        QVERIFY2(onScreen(history, RunHistoryModel::Problems,
+                          history->horizontalHeader()->sectionSizeHint(RunHistoryModel::Problems)),
+                 qPrintable(describeColumns(history)));
+        QVERIFY2(textWhole(history, RunHistoryModel::Started, &why), qPrintable(why));
+    }
+
+    // Columns left out for a narrow window come back when it widens, until the user lays the
+    // columns out: then they stay as the user left them.
+    void fittedColumnsFollowTheWindowUntilTheUserLaysThemOut() {
+        MainWindow window;
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTableView *grid = window.runPanel()->view();
+        QVERIFY(grid->isColumnHidden(IterationGridModel::Target));
+        window.resize(1800, 900);
+        QTRY_VERIFY(!grid->isColumnHidden(IterationGridModel::Target));
+        QVERIFY(!grid->isColumnHidden(IterationGridModel::Duration));
+        QVERIFY(
+            onScreen(grid, IterationGridModel::Progress, grid->columnWidth(IterationGridModel::Progress)));
+
+        grid->horizontalHeader()->resizeSection(IterationGridModel::Source, 150);
+        window.resize(1024, 768);
+        QTRY_VERIFY(grid->viewport()->width() < 800);
+        QVERIFY(!grid->isColumnHidden(IterationGridModel::Target));
+        QCOMPARE(grid->columnWidth(IterationGridModel::Source), 150);
+    }
+
     void columnMenuInEveryView() {
         MainWindow window;
         window.resize(1024, 768);
@@ -198,7 +293,7 @@ private slots:
 
     void columnsAndSplittersRemembered() {
         QList<int> mainSizes;
-        int keysWidth = 0;
+        int sourceWidth = 0;
         {
             MainWindow window;
             window.resize(1024, 768);
@@ -207,17 +302,18 @@ private slots:
             QTableView *tables = window.controlTable()->view();
             QMenu *menu = openColumnMenu(tables);
             QVERIFY(menu);
-            const int keys = ControlTableModel::Keys;
-            menuAction(menu, tables->model()->headerData(keys, Qt::Horizontal).toString())->trigger();
+            // The target (the keys and the mode may already make room at 1024 pixels).
+            const int target = ControlTableModel::Target;
+            menuAction(menu, tables->model()->headerData(target, Qt::Horizontal).toString())->trigger();
             menu->close();
-            QVERIFY(tables->isColumnHidden(keys));
+            QVERIFY(tables->isColumnHidden(target));
             tables->setColumnWidth(ControlTableModel::Source, 97);
             window.runPanel()->view()->setColumnWidth(IterationGridModel::RowsRead, 91);
             historyView(window)->hideColumn(RunHistoryModel::Trigger);
             auto *splitter = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
             splitter->setSizes({200, 400});
             mainSizes = splitter->sizes();
-            keysWidth = tables->columnWidth(ControlTableModel::Source);
+            sourceWidth = tables->columnWidth(ControlTableModel::Source);
             QVERIFY(window.close());
         }
         MainWindow again;
@@ -225,8 +321,8 @@ private slots:
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QTableView *tables = again.controlTable()->view();
-        QVERIFY(tables->isColumnHidden(ControlTableModel::Keys));
-        QCOMPARE(tables->columnWidth(ControlTableModel::Source), keysWidth);
+        QVERIFY(tables->isColumnHidden(ControlTableModel::Target));
+        QCOMPARE(tables->columnWidth(ControlTableModel::Source), sourceWidth);
         QCOMPARE(again.runPanel()->view()->columnWidth(IterationGridModel::RowsRead), 91);
         QVERIFY(historyView(again)->isColumnHidden(RunHistoryModel::Trigger));
         // The upper pane is where the user put the handle; the lower one takes what the docks

@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/columnmenu.h"
 
+#include "ui/common/columnfitter.h"
+
 #include <QHeaderView>
 #include <QMenu>
 #include <QSettings>
 #include <QTableView>
 
 namespace tidemark {
+
+namespace {
+
+// Columns the user laid out are theirs: the view's fitter leaves them alone from now on.
+void keepUserLayout(const QTableView *view) {
+    if (ColumnFitter *fitter = ColumnFitter::of(view))
+        fitter->keepUserLayout();
+}
+
+} // namespace
 
 void installColumnMenu(QTableView *view, int pinnedColumn) {
     QHeaderView *header = view->horizontalHeader();
@@ -24,22 +36,33 @@ void installColumnMenu(QTableView *view, int pinnedColumn) {
                 action->setCheckable(true);
                 action->setChecked(!header->isSectionHidden(column));
                 action->setEnabled(column != pinnedColumn);
-                QObject::connect(action, &QAction::toggled, header,
-                                 [header, column](bool on) { header->setSectionHidden(column, !on); });
+                QObject::connect(action, &QAction::toggled, header, [view, header, column](bool on) {
+                    keepUserLayout(view);
+                    header->setSectionHidden(column, !on);
+                });
             }
             menu->addSeparator();
             QAction *fit = menu->addAction(QObject::tr("Fit Columns to Contents"));
-            QObject::connect(fit, &QAction::triggered, view, [view] { view->resizeColumnsToContents(); });
+            QObject::connect(fit, &QAction::triggered, view, [view] {
+                keepUserLayout(view);
+                view->resizeColumnsToContents();
+            });
             menu->popup(header->mapToGlobal(pos));
         });
 }
 
 void saveColumns(QSettings &settings, const QString &key, const QTableView *view) {
-    settings.setValue(key, view->horizontalHeader()->saveState());
+    // Columns still fitted to the room are not remembered: the next window fits its own.
+    const ColumnFitter *fitter = ColumnFitter::of(view);
+    if (fitter && fitter->isFitting())
+        settings.remove(key);
+    else
+        settings.setValue(key, view->horizontalHeader()->saveState());
 }
 
 void restoreColumns(const QSettings &settings, const QString &key, QTableView *view, int pinnedColumn) {
-    view->horizontalHeader()->restoreState(settings.value(key).toByteArray());
+    if (view->horizontalHeader()->restoreState(settings.value(key).toByteArray()))
+        keepUserLayout(view);
     view->horizontalHeader()->showSection(pinnedColumn);
 }
 

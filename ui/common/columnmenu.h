@@ -12,7 +12,8 @@ namespace tidemark {
 // the menu nor by a restored state.
 void installColumnMenu(QTableView *view, int pinnedColumn);
 
-// Column widths, order and visibility under `key`, restored on the next open.
+// Column widths, order and visibility under `key`, restored on the next open (a layout the
+// view's ColumnFitter still fits to the room is not saved; a restored one stops the fitting).
 void saveColumns(QSettings &settings, const QString &key, const QTableView *view);
 void restoreColumns(const QSettings &settings, const QString &key, QTableView *view, int pinnedColumn);
 

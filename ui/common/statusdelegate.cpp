@@ -2,11 +2,14 @@
 #include "ui/common/statusdelegate.h"
 
 #include "model/domain/runrecord.h"
+#include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
+#include "ui/common/columnfitter.h"
 #include "ui/common/resources.h"
 
 #include <QFile>
 #include <QHash>
+#include <QTableView>
 
 namespace tidemark {
 
@@ -36,13 +39,29 @@ void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index) {
         option->backgroundBrush = QColor(128, 128, 128, 30);
 }
 
+namespace {
+constexpr int kIconSize = 16;
+} // namespace
+
+int statusColumnWidth(const QTableView *view, int column) {
+    QStringList labels;
+    for (int status = int(IterationStatus::Queued); status <= int(IterationStatus::Interrupted); ++status)
+        labels << statusLabel(IterationStatus(status));
+    // Failed is written in bold.
+    QFont bold = view->font();
+    bold.setBold(true);
+    const int boldExtra = QFontMetrics(bold).horizontalAdvance(statusLabel(IterationStatus::Failed)) -
+                          view->fontMetrics().horizontalAdvance(statusLabel(IterationStatus::Failed));
+    return widthForSamples(view, column, labels, kIconSize + std::max(0, boldExtra));
+}
+
 void StatusDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const {
     QStyledItemDelegate::initStyleOption(option, index);
     const QIcon icon = statusIcon(index.data(StatusNameRole).toString());
     if (!icon.isNull()) {
         option->icon = icon;
         option->features |= QStyleOptionViewItem::HasDecoration;
-        option->decorationSize = QSize(16, 16);
+        option->decorationSize = QSize(kIconSize, kIconSize);
     }
     tintByStatus(option, index);
     if (index.data(StatusRole).toInt() == int(IterationStatus::Failed))

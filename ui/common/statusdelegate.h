@@ -4,6 +4,8 @@
 #include <QIcon>
 #include <QStyledItemDelegate>
 
+class QTableView;
+
 namespace tidemark {
 
 // The icon of a status name ("succeeded", "no_new_rows", ...) from the app's resources;
@@ -32,6 +34,9 @@ public:
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
 };
+
+// The width of a StatusDelegate column that shows every status whole.
+int statusColumnWidth(const QTableView *view, int column);
 
 // Applies the failed/warning tint to `option` from the row's StatusRole.
 void tintByStatus(QStyleOptionViewItem *option, const QModelIndex &index);

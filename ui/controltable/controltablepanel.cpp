@@ -4,6 +4,7 @@
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/nextruncolumn.h"
+#include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
@@ -59,23 +60,27 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->setItemDelegateForColumn(ControlTableModel::LastStatus, new StatusDelegate(m_view));
-    // Widths that keep "Last watermark" and the status on screen at 1024 pixels; long names
-    // elide in the middle. Tie-breaker and lookback are rarely set: hidden until asked for
-    // from the header's menu.
+    // Widths that keep "Last watermark", the status and the next run on screen; at 1024 pixels
+    // the keys and the mode make room. Long names elide in the middle. Tie-breaker and lookback
+    // are rarely set: hidden until asked for from the header's menu.
     m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->setColumnWidth(ControlTableModel::Id, 40);
     m_view->setColumnWidth(ControlTableModel::Active, 52);
-    m_view->setColumnWidth(ControlTableModel::Source, 150);
-    m_view->setColumnWidth(ControlTableModel::Target, 150);
+    m_view->setColumnWidth(ControlTableModel::Source, 140);
+    m_view->setColumnWidth(ControlTableModel::Target, 140);
     m_view->setColumnWidth(ControlTableModel::WatermarkColumn, 110);
     m_view->setColumnWidth(ControlTableModel::Tiebreak, 80);
     m_view->setColumnWidth(ControlTableModel::Keys, 80);
     m_view->setColumnWidth(ControlTableModel::Mode, 70);
     m_view->setColumnWidth(ControlTableModel::Lookback, 70);
     m_view->setColumnWidth(ControlTableModel::LastWatermark, 170);
-    m_view->setColumnWidth(ControlTableModel::LastStatus, 110);
+    m_view->setColumnWidth(ControlTableModel::LastStatus,
+                           statusColumnWidth(m_view, ControlTableModel::LastStatus));
     m_view->hideColumn(ControlTableModel::Tiebreak);
     m_view->hideColumn(ControlTableModel::Lookback);
+    const int nextRun = widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()});
+    new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
+                     {ControlTableModel::Keys, ControlTableModel::Mode});
     installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)

@@ -7,6 +7,7 @@
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
+#include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
@@ -71,16 +72,24 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_view->setWordWrap(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(RunHistoryModel::Status, new StatusDelegate(m_view));
-    // Widths that keep Read and Written on screen at 1024 pixels beside the chart.
-    m_view->setColumnWidth(RunHistoryModel::Id, 44);
-    m_view->setColumnWidth(RunHistoryModel::Started, 130);
+    // Times, counts and statuses are never cut, and the figures up to the problems stay on
+    // screen beside the chart: at 1024 pixels the trigger, the table count and the duration (the
+    // chart draws it) make room.
+    m_view->setColumnWidth(RunHistoryModel::Id,
+                           widthForSamples(m_view, RunHistoryModel::Id, {QStringLiteral("99999")}));
+    m_view->setColumnWidth(RunHistoryModel::Started,
+                           widthForSamples(m_view, RunHistoryModel::Started, {widestTime()}));
     m_view->setColumnWidth(RunHistoryModel::Trigger, 60);
-    m_view->setColumnWidth(RunHistoryModel::Status, 100);
-    m_view->setColumnWidth(RunHistoryModel::Duration, 64);
-    m_view->setColumnWidth(RunHistoryModel::Tables, 52);
-    m_view->setColumnWidth(RunHistoryModel::RowsRead, 80);
-    m_view->setColumnWidth(RunHistoryModel::RowsWritten, 80);
-    m_view->setColumnWidth(RunHistoryModel::RowsSkipped, 64);
+    m_view->setColumnWidth(RunHistoryModel::Status, statusColumnWidth(m_view, RunHistoryModel::Status));
+    m_view->setColumnWidth(RunHistoryModel::Duration,
+                           widthForSamples(m_view, RunHistoryModel::Duration, {widestDuration()}));
+    m_view->setColumnWidth(RunHistoryModel::Tables,
+                           widthForSamples(m_view, RunHistoryModel::Tables, {QStringLiteral("9999")}));
+    for (int column : {RunHistoryModel::RowsRead, RunHistoryModel::RowsWritten, RunHistoryModel::RowsSkipped})
+        m_view->setColumnWidth(column, widthForSamples(m_view, column, {widestCount()}));
+    const int problems = widthForSamples(m_view, RunHistoryModel::Problems, {});
+    new ColumnFitter(m_view, RunHistoryModel::Problems, problems, problems,
+                     {RunHistoryModel::Trigger, RunHistoryModel::Tables, RunHistoryModel::Duration});
     installColumnMenu(m_view, RunHistoryModel::Status);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {

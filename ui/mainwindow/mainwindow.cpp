@@ -81,8 +81,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
     m_mainSplitter->addWidget(m_controlTable);
     m_mainSplitter->addWidget(m_runPanel);
-    m_mainSplitter->setStretchFactor(0, 2);
-    m_mainSplitter->setStretchFactor(1, 3);
+    // The run grid keeps its height (a run's rows, RunPanel::sizeHint) as the window grows or
+    // shrinks; the control table takes the rest.
+    m_mainSplitter->setStretchFactor(0, 1);
+    m_mainSplitter->setStretchFactor(1, 0);
     setCentralWidget(m_mainSplitter);
 
     m_historyDock->setObjectName(QStringLiteral("historyDock"));
@@ -245,7 +247,8 @@ void MainWindow::createActions() {
                            m_backfillAction, m_watermarkHistoryAction, m_verifyAction, separator2,
                            m_removeAction});
 
-    // Two rows, short labels: at 1024 pixels no action hides behind the » overflow. The undo
+    // One row, short labels: at 1024 pixels no action hides behind the » overflow, and the run
+    // grid below has the height of a run's rows. The undo
     // actions keep a fixed label (their tooltip names the command).
     m_runAllAction->setIconText(tr("Run All"));
     m_cancelAction->setIconText(tr("Cancel"));
@@ -265,7 +268,6 @@ void MainWindow::createActions() {
     toolbar->addAction(m_dryRunAction);
     toolbar->addAction(m_cancelAction);
     toolbar->addWidget(m_concurrency);
-    addToolBarBreak();
     auto *tablesToolbar = addToolBar(tr("Tables"));
     tablesToolbar->setObjectName(QStringLiteral("tablesToolbar"));
     tablesToolbar->addAction(m_addAction);
@@ -749,9 +751,10 @@ void MainWindow::restoreSettings() {
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1400, 880);
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
-        resizeDocks({m_historyDock}, {250}, Qt::Vertical);
-    if (!m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray()))
-        m_mainSplitter->setSizes({300, 340});
+        resizeDocks({m_historyDock}, {270}, Qt::Vertical);
+    // Without a remembered state the splitter starts from the panels' size hints once shown (sizes
+    // set now would be scaled to the splitter's size before the window is laid out).
+    m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
     m_runPanel->splitter()->restoreState(settings.value(QStringLiteral("window/runSplitter")).toByteArray());
     m_history->splitter()->restoreState(
         settings.value(QStringLiteral("window/historySplitter")).toByteArray());

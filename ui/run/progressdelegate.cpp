@@ -11,6 +11,20 @@
 
 namespace tidemark {
 
+namespace {
+
+// "379,000 / 1,000,000 · 42,863 rows/s · about 14.5 s left" drops its last parts, whole, when
+// the bar is too narrow for them: the rows copied matter most, a cut-off estimate not at all.
+QString fittedText(const QString &text, const QFontMetrics &metrics, int width) {
+    const QString separator = QStringLiteral(" · ");
+    QStringList parts = text.split(separator);
+    while (parts.size() > 1 && metrics.horizontalAdvance(parts.join(separator)) > width)
+        parts.removeLast();
+    return parts.join(separator);
+}
+
+} // namespace
+
 void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                              const QModelIndex &index) const {
     QStyleOptionViewItem background = option;
@@ -32,7 +46,7 @@ void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     bar.minimum = 0;
     bar.maximum = busy ? 0 : 1000;
     bar.progress = progress < 0 ? 0 : int(progress * 1000);
-    bar.text = index.data(Qt::DisplayRole).toString();
+    bar.text = fittedText(index.data(Qt::DisplayRole).toString(), option.fontMetrics, bar.rect.width() - 8);
     bar.textVisible = true;
     bar.textAlignment = Qt::AlignCenter;
     style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);

@@ -2,9 +2,11 @@
 #include "ui/run/runpanel.h"
 
 #include "model/engine/runcoordinator.h"
+#include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/workspacegateway.h"
@@ -16,10 +18,13 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tidemark {
 
@@ -49,7 +54,7 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setItemDelegateForColumn(IterationGridModel::Status, new StatusDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Progress, new ProgressDelegate(m_view));
     m_view->setWordWrap(false);
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
 
     m_summary->setObjectName(QStringLiteral("runSummary"));
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -100,19 +105,31 @@ RunPanel::RunPanel(QWidget *parent)
     layout->addWidget(m_splitter);
 
     setShown(m_live);
-    // Widths that keep the status and the figures on screen at 1024 pixels (the watermarks a
-    // scroll away); long names and watermarks elide in the middle, whole in the details pane.
+    // Long names and watermarks elide in the middle (whole in the details pane); times, counts
+    // and statuses are never cut. The status, the figures and the progress stay on screen: the
+    // target and then the duration (both in the details pane) make room for them when the grid
+    // is narrow (at 1440 pixels the target, at 1024 both).
     m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->setColumnWidth(IterationGridModel::Source, 110);
-    m_view->setColumnWidth(IterationGridModel::Target, 110);
-    m_view->setColumnWidth(IterationGridModel::Status, 100);
-    m_view->setColumnWidth(IterationGridModel::Started, 120);
-    m_view->setColumnWidth(IterationGridModel::Duration, 64);
-    m_view->setColumnWidth(IterationGridModel::RowsRead, 72);
-    m_view->setColumnWidth(IterationGridModel::RowsWritten, 72);
-    m_view->setColumnWidth(IterationGridModel::RowsSkipped, 64);
-    m_view->setColumnWidth(IterationGridModel::Progress, 140);
+    m_view->setColumnWidth(IterationGridModel::Target, 120);
+    m_view->setColumnWidth(IterationGridModel::Status, statusColumnWidth(m_view, IterationGridModel::Status));
+    m_view->setColumnWidth(IterationGridModel::Started,
+                           widthForSamples(m_view, IterationGridModel::Started, {widestTime()}));
+    m_view->setColumnWidth(IterationGridModel::Duration,
+                           widthForSamples(m_view, IterationGridModel::Duration, {widestDuration()}));
+    for (int column :
+         {IterationGridModel::RowsRead, IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
+        m_view->setColumnWidth(column, widthForSamples(m_view, column, {widestCount()}));
     m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 150);
+    // The progress wants room for a million-row window's rate and time left.
+    const QString fraction = QStringLiteral("%1 / %1").arg(widestCount());
+    const QString running = tr("%1 · %2 rows/s · about %3 left")
+                                .arg(QStringLiteral("%1 / %1").arg(formatCount(1'000'000)),
+                                     formatCount(99'999), formatDuration(59'000));
+    new ColumnFitter(m_view, IterationGridModel::Progress,
+                     widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
+                     widthForSamples(m_view, IterationGridModel::Progress, {running}),
+                     {IterationGridModel::Target, IterationGridModel::Duration});
     installColumnMenu(m_view, IterationGridModel::Status);
 
     auto *rejects = new QAction(tr("Rejected &Rows…"), this);
@@ -126,6 +143,15 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_view->addAction(rejects);
     connect(m_details, &IterationDetails::rejectedRowsRequested, this, &RunPanel::rejectedRowsRequested);
+}
+
+QSize RunPanel::sizeHint() const {
+    const int summary = std::max(
+        {m_title->sizeHint().height(), m_summary->sizeHint().height(), m_backToLive->sizeHint().height()});
+    const int grid = m_view->horizontalHeader()->sizeHint().height() +
+                     kRowsShown * m_view->verticalHeader()->defaultSectionSize() +
+                     m_view->horizontalScrollBar()->sizeHint().height() + 2 * m_view->frameWidth();
+    return {QWidget::sizeHint().width(), summary + m_view->parentWidget()->layout()->spacing() + grid};
 }
 
 void RunPanel::setCoordinator(RunCoordinator *coordinator) {

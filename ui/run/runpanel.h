@@ -37,6 +37,9 @@ public:
     QTableView *view() const { return m_view; }
     QSplitter *splitter() const { return m_splitter; }
     bool isShowingLive() const;
+    // Tall enough to show every iteration of a run of kRowsShown tables.
+    QSize sizeHint() const override;
+    static constexpr int kRowsShown = 8;
 
 public slots:
     void showLive();

@@ -3,6 +3,7 @@
 
 #include "model/models/schedulelistmodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/columnfitter.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/schedules/schedulecommands.h"
 #include "ui/schedules/scheduledialog.h"
@@ -42,6 +43,18 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
+    // One line a schedule; the fire times never cut, the rest fits 1024 pixels.
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setColumnWidth(ScheduleListModel::Name, 120);
+    m_view->setColumnWidth(ScheduleListModel::Cron, 130);
+    m_view->setColumnWidth(ScheduleListModel::Zone, 130);
+    m_view->setColumnWidth(ScheduleListModel::Tables, 90);
+    m_view->setColumnWidth(ScheduleListModel::NextLocal,
+                           widthForSamples(m_view, ScheduleListModel::NextLocal, {widestZonedTime()}));
+    m_view->setColumnWidth(ScheduleListModel::NextShown,
+                           widthForSamples(m_view, ScheduleListModel::NextShown, {widestTime()}));
+    m_view->setColumnWidth(ScheduleListModel::LastStatus, 100);
 
     auto *toolbar = new QToolBar(this);
     const auto make = [this, toolbar](const char *name, const QString &text, void (SchedulesPanel::*slot)()) {

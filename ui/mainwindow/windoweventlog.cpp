@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "ui/mainwindow/windoweventlog.h"
+
+#include "model/engine/runcoordinator.h"
+#include "model/models/runhistorymodel.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/history/historypanel.h"
+#include "ui/mainwindow/mainwindow.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTimer>
+
+#include <memory>
+
+namespace tidemark {
+
+WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
+    : QObject(window) {
+    auto *file = new QFile(path, this);
+    if (!file->open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Unbuffered))
+        return;
+    const auto note = [file](const QString &what) {
+        file->write(QStringLiteral("%1 %2\n")
+                        .arg(double(QDateTime::currentMSecsSinceEpoch()) / 1000.0, 0, 'f', 3)
+                        .arg(what)
+                        .toUtf8());
+    };
+    auto *timer = new QTimer(this);
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
+    connect(timer, &QTimer::timeout, this, [note, clock] {
+        const qint64 late = clock->restart() - 10;
+        if (late > 20)
+            note(QStringLiteral("late %1").arg(late));
+    });
+    timer->start(10);
+    connect(window, &MainWindow::workspaceOpened, this, [window, note] {
+        WorkspaceGateway *gateway = window->gateway();
+        // Noted once the window has taken the reply in (its own slots run first). Only the count
+        // is queued: a queued copy of the list could be its last holder, freed on this thread.
+        QObject::connect(gateway, &WorkspaceGateway::tablesLoaded, window,
+                         [note, window](const QList<TableSpec> &tables) {
+                             const qsizetype count = tables.size();
+                             QMetaObject::invokeMethod(
+                                 window, [note, count] { note(QStringLiteral("tables %1").arg(count)); },
+                                 Qt::QueuedConnection);
+                         });
+        RunHistoryModel *history = window->historyPanel()->model();
+        QObject::connect(
+            history, &RunHistoryModel::pageArrived, window,
+            [note, history] { note(QStringLiteral("history %1").arg(history->rowCount())); },
+            Qt::QueuedConnection);
+        QObject::connect(gateway, &WorkspaceGateway::runsLoaded, window,
+                         [note](const QList<RunRecord> &runs) {
+                             for (const RunRecord &run : runs)
+                                 note(QStringLiteral("followed %1 %2").arg(run.id).arg(run.status));
+                         });
+        QObject::connect(window->coordinator(), &RunCoordinator::runStarted, window,
+                         [note](qint64 runId, const QList<IterationRecord> &iterations) {
+                             note(QStringLiteral("run-started %1 %2").arg(runId).arg(iterations.size()));
+                         });
+        QObject::connect(window->coordinator(), &RunCoordinator::runFinished, window,
+                         [note](const RunRecord &run) {
+                             note(QStringLiteral("run-finished %1 %2").arg(run.id).arg(run.status));
+                         });
+    });
+}
+
+} // namespace tidemark

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QObject>
+
+class QString;
+
+namespace tidemark {
+
+class MainWindow;
+
+// bench/window_scale.sh names a file (TIDEMARK_BENCH_EVENTS) where the window notes, one line
+// each with the wall-clock time, what the bench cannot see through X: the tables and the history
+// read and shown, a run started, finished or followed from another process. It also keeps the
+// GUI thread's own stall figure beside the X ping probe's: a 10 ms timer that notes how late it
+// fired whenever that is over 20 ms. `window` owns the log; a file that cannot be opened notes
+// nothing.
+class WindowEventLog : public QObject {
+    Q_OBJECT
+public:
+    WindowEventLog(MainWindow *window, const QString &path);
+};
+
+} // namespace tidemark
