@@ -20,6 +20,8 @@ NextRunColumn::NextRunColumn(ControlTableModel *model)
     : QObject(model)
     , m_model(model) {
     m_timer.setSingleShot(true);
+    // A coarse timer may fire up to 5% late: a minute's wait would show a past firing for 3 s.
+    m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, &NextRunColumn::refresh);
     connect(model, &QAbstractItemModel::modelReset, this, &NextRunColumn::refreshSoon);
     connect(model, &QAbstractItemModel::rowsInserted, this, &NextRunColumn::refreshSoon);
