@@ -20,11 +20,11 @@
 #include <QHeaderView>
 #include <QPlainTextEdit>
 #include <QProgressBar>
-#include <QTimeZone>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimeZone>
 #include <QtTest>
 
 using namespace tidemark;
