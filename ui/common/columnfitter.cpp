@@ -35,6 +35,7 @@ int stretchedSection(const QHeaderView *header) {
 ColumnFitter::ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillWanted, QList<int> optional)
     : QObject(view)
     , m_view(view)
+    , m_viewport(view->viewport())
     , m_fill(fill)
     , m_fillMinimum(fillMinimum)
     , m_fillWanted(fillWanted)
@@ -50,7 +51,7 @@ ColumnFitter::ColumnFitter(QTableView *view, int fill, int fillMinimum, int fill
         if (!m_fitting)
             keepUserLayout();
     });
-    view->viewport()->installEventFilter(this);
+    m_viewport->installEventFilter(this);
 }
 
 ColumnFitter *ColumnFitter::of(const QTableView *view) {
@@ -62,7 +63,9 @@ void ColumnFitter::keepUserLayout() {
 }
 
 bool ColumnFitter::eventFilter(QObject *watched, QEvent *event) {
-    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+    // Nothing of the view is called before the event is known to be a resize: the viewport is
+    // destroyed (and sent events) by the view's destructor, when the view is a QTableView no more.
+    if (event->type() == QEvent::Resize && watched == m_viewport)
         fit();
     return QObject::eventFilter(watched, event);
 }

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 class QTableView;
+class QWidget;
 
 namespace tidemark {
 
@@ -35,6 +36,7 @@ private:
     int widthBeforeFill() const;
 
     QTableView *m_view;
+    QWidget *m_viewport; // the view's, as it was when the fitter was made
     int m_fill;
     int m_fillMinimum;
     int m_fillWanted;
