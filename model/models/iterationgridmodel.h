@@ -61,6 +61,7 @@ public:
     qint64 runId() const { return m_runId; }
     bool isLive() const { return m_live; }
     const IterationRecord &iterationAt(int row) const { return m_rows.at(row); }
+    const QList<IterationRecord> &iterations() const { return m_rows; }
     int rowOfTable(qint64 tableId) const { return m_rowOfTable.value(tableId, -1); }
     const RunSummary &summary() const { return m_summary; }
 

@@ -354,6 +354,15 @@ void RunHistoryModel::upsertRuns(const QList<RunRecord> &runs) {
     }
 }
 
+void RunHistoryModel::updateRunFigures(qint64 runId, const QList<IterationRecord> &iterations) {
+    if (!m_ids.contains(runId))
+        return;
+    RunRecord run = m_rows.at(rowOfRun(runId)).run;
+    run.iterations = iterations;
+    if (const std::optional<RunOverview> overview = overviewOf(run, m_query))
+        upsert(*overview);
+}
+
 void RunHistoryModel::upsert(const RunOverview &overview) {
     const int row = m_ids.contains(overview.run.id) ? rowOfRun(overview.run.id) : -1;
     if (row >= 0) {

@@ -91,6 +91,10 @@ public:
     // in place, new runs the filter takes are inserted in order (older than the last page read:
     // left to the page that brings them).
     void upsertRuns(const QList<tidemark::RunRecord> &runs);
+    // A run shown here, with the iterations it has now (the window's own run, whose figures come
+    // from its coordinator rather than the workspace): its row's figures follow them. A run not
+    // shown is left to the read that brings it.
+    void updateRunFigures(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
 
     // A CSV export of the history: the header names (the zone shown, durations in seconds),
     // then a record per run, times ISO-8601 with their offset in `zone`, numbers raw, the rest as

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The run coordinator: a "for each" over tables on a thread pool; one failing table never stops
 // or spoils the others; results come back as signals.
-#include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
+#include "tests/support/faultgate.h"
 
 #include <QFileInfo>
 #include <QHash>
 #include <QMutex>
 #include <QProcess>
-#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSysInfo>
 #include <QTest>
@@ -100,39 +99,6 @@ private:
             ++state().opens[file.fileName()];
     }
     static inline sqlite3_vfs *s_original = nullptr;
-};
-
-// Blocks the `nth` iteration (1-based, in the order they reach it) that reaches fault point
-// `point` until release(); the others pass. Set while it lives.
-class FaultGate {
-public:
-    FaultGate(const char *point, int nth)
-        : m_point(point)
-        , m_nth(nth) {
-        setFaultHook([this](const char *name) {
-            if (std::strcmp(name, m_point) != 0 || ++m_seen != m_nth)
-                return;
-            m_reached.store(true);
-            m_open.acquire();
-        });
-    }
-    ~FaultGate() {
-        release();
-        setFaultHook({});
-    }
-    bool reached() const { return m_reached.load(); }
-    void release() {
-        if (!m_released.exchange(true))
-            m_open.release();
-    }
-
-private:
-    const char *m_point;
-    const int m_nth;
-    std::atomic_int m_seen{0};
-    std::atomic_bool m_released{false};
-    std::atomic_bool m_reached{false};
-    QSemaphore m_open;
 };
 
 // Tables t0..t<count-1> of `rows` rows each, copied src -> dst in table-id order.

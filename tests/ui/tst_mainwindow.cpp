@@ -7,6 +7,7 @@
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
+#include "tests/support/faultgate.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/controltablepanel.h"
@@ -338,6 +339,40 @@ private slots:
         QVERIFY(window.findChild<QLabel *>(QStringLiteral("runSummary"))
                     ->text()
                     .contains(QStringLiteral("0 rows read, 0 written")));
+    }
+
+    void historyFollowsTheWindowsOwnRun() {
+        // The history read the window's own run when it started and when it ended: in between
+        // its row said "Read 0" beside a grid that had copied half a million rows.
+        UiFixture fixture;
+        makeOrders(fixture.src, 500, 1, QStringLiteral("first"));
+        makeOrders(fixture.src, 300, 1, QStringLiteral("second"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("first"), QStringLiteral("updated_at")));
+        fixture.addTable(UiFixture::draft(QStringLiteral("second"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 2);
+        QVERIFY(!QTest::currentTestFailed());
+        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+
+        FaultGate secondTableWrites("before_write_transaction", 2);
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_VERIFY_WITH_TIMEOUT(secondTableWrites.reached(), 60000);
+        const qint64 runId = window.coordinator()->currentRunId();
+        RunHistoryModel *history = window.historyPanel()->model();
+        const auto figure = [&](int column) {
+            const int row = history->rowOfRun(runId);
+            return row < 0 ? QString() : history->index(row, column).data().toString();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(figure(RunHistoryModel::RowsWritten), QStringLiteral("500"), 10000);
+        QCOMPARE(figure(RunHistoryModel::RowsRead), QStringLiteral("500"));
+        QCOMPARE(figure(RunHistoryModel::Status), QStringLiteral("Running"));
+        QVERIFY(window.coordinator()->isRunning());
+
+        secondTableWrites.release();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(figure(RunHistoryModel::RowsWritten), QStringLiteral("800"), 10000);
+        QTRY_COMPARE(figure(RunHistoryModel::Status), QStringLiteral("Succeeded"));
     }
 
     // Opening froze the window for 10 s at 5,000 tables and quitting took 53 s: each row came

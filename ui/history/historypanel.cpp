@@ -280,6 +280,10 @@ void HistoryPanel::mergeRuns(const QList<RunRecord> &runs) {
     }
 }
 
+void HistoryPanel::updateRunFigures(qint64 runId, const QList<IterationRecord> &iterations) {
+    m_model->updateRunFigures(runId, iterations);
+}
+
 qint64 HistoryPanel::tableFilter() const {
     return m_tableFilter->currentData(TableIdRole).toLongLong();
 }

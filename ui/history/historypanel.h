@@ -50,6 +50,8 @@ public slots:
     void reload();
     // Runs read again because they changed: updated or inserted in place.
     void mergeRuns(const QList<tidemark::RunRecord> &runs);
+    // A run's row takes the figures of these iterations (the window's own run, as it goes).
+    void updateRunFigures(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
     void exportCsv();
     // Starts writing every run the filters take, in the order shown, as CSV to `path`;
     // exportFinished tells how it went. False when it cannot start (no workspace, an export

@@ -108,7 +108,8 @@ private:
     QLabel *m_runLabel;
     QMenu *m_recentMenu = nullptr;
     class QTimer *m_reloadTimer;
-    bool m_closeWhenIdle = false; // closing was asked mid-run: close once it has finished
+    class QTimer *m_historyFiguresTimer; // the history's row of the window's own run, while it runs
+    bool m_closeWhenIdle = false;        // closing was asked mid-run: close once it has finished
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;
