@@ -13,18 +13,6 @@ namespace tidemark {
 
 namespace {
 
-bool sameSpec(const TableSpec &a, const TableSpec &b) {
-    return a.id == b.id && a.sourceConnection == b.sourceConnection && a.sourceTable == b.sourceTable &&
-           a.targetConnection == b.targetConnection && a.targetTable == b.targetTable &&
-           a.watermarkColumn == b.watermarkColumn && a.watermarkType == b.watermarkType &&
-           a.tiebreakColumn == b.tiebreakColumn && a.keyColumns == b.keyColumns && a.mode == b.mode &&
-           a.lookback == b.lookback && a.initialWatermark == b.initialWatermark &&
-           a.lastWatermark == b.lastWatermark && a.lastTiebreak == b.lastTiebreak && a.active == b.active &&
-           a.maxSkipped == b.maxSkipped && a.expectRows == b.expectRows &&
-           a.commitPerBatch == b.commitPerBatch && a.batchSize == b.batchSize &&
-           a.addNewColumns == b.addNewColumns;
-}
-
 QVariant watermarkRaw(const Watermark &watermark) {
     switch (watermark.type()) {
     case WatermarkType::Integer:
@@ -227,13 +215,68 @@ bool ControlTableModel::setData(const QModelIndex &index, const QVariant &value,
 
 void ControlTableModel::setTables(const QList<TableSpec> &tables,
                                   const QHash<qint64, QString> &lastStatuses) {
+    replaceTables(tables, lastStatuses);
+}
+
+QHash<qint64, QString> ControlTableModel::applyRead(const TablesRead &read) {
+    QList<qint64> ids = read.changedIds + std::exchange(m_editedIds, {});
+    const bool follows = m_readNumber > 0 && read.number == m_readNumber + 1;
+    QHash<qint64, QString> replaced = m_lastStatus;
+    if (!follows || !changeRowsOf(std::move(ids), read))
+        replaced = replaceTables(read.tables, read.lastStatuses);
+    m_readNumber = read.number;
+    return replaced;
+}
+
+bool ControlTableModel::changeRowsOf(QList<qint64> ids, const TablesRead &read) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    QList<std::pair<int, const TableSpec *>> changes;
+    changes.reserve(ids.size());
+    for (qint64 id : std::as_const(ids)) {
+        const auto incoming = std::lower_bound(read.tables.cbegin(), read.tables.cend(), id,
+                                               [](const TableSpec &t, qint64 value) { return t.id < value; });
+        const int row = rowOfId(id);
+        const bool arrives = incoming != read.tables.cend() && incoming->id == id;
+        if (arrives != (row >= 0))
+            return false;
+        if (row >= 0)
+            changes.append({row, &*incoming});
+    }
+    const QHash<qint64, QString> oldStatus = std::exchange(m_lastStatus, read.lastStatuses);
+    QList<int> changed;
+    for (const auto &[row, spec] : std::as_const(changes)) {
+        if (!sameTableSpec(m_tables.at(row), *spec) ||
+            oldStatus.value(spec->id) != m_lastStatus.value(spec->id)) {
+            m_tables[row] = *spec;
+            changed.append(row);
+        }
+    }
+    emitRowsChanged(changed);
+    return true;
+}
+
+void ControlTableModel::emitRowsChanged(const QList<int> &rows) {
+    for (qsizetype first = 0; first < rows.size();) {
+        qsizetype last = first;
+        while (last + 1 < rows.size() && rows.at(last + 1) == rows.at(last) + 1)
+            ++last;
+        emit dataChanged(index(rows.at(first), 0), index(rows.at(last), ColumnCount - 1));
+        first = last + 1;
+    }
+}
+
+QHash<qint64, QString> ControlTableModel::replaceTables(const QList<TableSpec> &tables,
+                                                        const QHash<qint64, QString> &lastStatuses) {
+    m_readNumber = 0;
+    m_editedIds.clear();
     QList<TableSpec> incoming = tables;
     const auto byId = [](const TableSpec &a, const TableSpec &b) {
         return a.id < b.id;
     };
     if (!std::is_sorted(incoming.cbegin(), incoming.cend(), byId))
         std::sort(incoming.begin(), incoming.end(), byId);
-    const QHash<qint64, QString> oldStatus = std::exchange(m_lastStatus, lastStatuses);
+    QHash<qint64, QString> oldStatus = std::exchange(m_lastStatus, lastStatuses);
 
     // Views, proxies and the history's table filter react to every signal: 10,000 tables must
     // come and go in a few signals (one block per contiguous run of rows), not one per row.
@@ -250,7 +293,7 @@ void ControlTableModel::setTables(const QList<TableSpec> &tables,
     for (qsizetype next = 0; next < incoming.size();) {
         if (row < m_tables.size() && m_tables.at(row).id == incoming.at(next).id) {
             const TableSpec &spec = incoming.at(next);
-            if (!sameSpec(m_tables.at(row), spec) ||
+            if (!sameTableSpec(m_tables.at(row), spec) ||
                 oldStatus.value(spec.id) != m_lastStatus.value(spec.id)) {
                 m_tables[row] = spec;
                 if (changedFrom < 0)
@@ -275,6 +318,7 @@ void ControlTableModel::setTables(const QList<TableSpec> &tables,
         next = end;
     }
     flushChanged(row);
+    return oldStatus;
 }
 
 void ControlTableModel::removeRowsMissingFrom(const QList<TableSpec> &incoming) {
@@ -300,6 +344,7 @@ void ControlTableModel::removeRowsMissingFrom(const QList<TableSpec> &incoming) 
 }
 
 void ControlTableModel::upsertTable(const TableSpec &spec) {
+    m_editedIds.append(spec.id);
     const int row = rowOfId(spec.id);
     if (row >= 0) {
         m_tables[row] = spec;
@@ -315,6 +360,7 @@ void ControlTableModel::upsertTable(const TableSpec &spec) {
 }
 
 void ControlTableModel::removeTable(qint64 id) {
+    m_editedIds.append(id);
     const int row = rowOfId(id);
     if (row < 0)
         return;
@@ -328,6 +374,7 @@ void ControlTableModel::setActive(qint64 id, bool active) {
     const int row = rowOfId(id);
     if (row < 0 || m_tables.at(row).active == active)
         return;
+    m_editedIds.append(id);
     m_tables[row].active = active;
     emitRowChanged(row);
 }
@@ -336,6 +383,7 @@ void ControlTableModel::setLastStatus(qint64 id, const QString &statusName) {
     const int row = rowOfId(id);
     if (row < 0 || m_lastStatus.value(id) == statusName)
         return;
+    m_editedIds.append(id);
     m_lastStatus.insert(id, statusName);
     emit dataChanged(index(row, LastStatus), index(row, LastStatus));
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/tablespec.h"
+#include "model/models/tablesread.h"
 #include "model/schedule/tablenextruns.h"
 
 #include <QAbstractTableModel>
@@ -49,6 +50,12 @@ public:
     // changed rows is one signal: the first read of 10,000 tables is one rowsInserted, and
     // setTables({}) one rowsRemoved.
     void setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses = {});
+    // Takes in the workspace's next read of a sequence. When it follows the read taken in last,
+    // only the tables it names as changed (and those edited here since) are looked at: a run
+    // that moves a few watermarks costs a few rows, not a pass over 10,000. Otherwise (a first
+    // read, a read missed, tables added or removed) as setTables(). Returns the statuses it
+    // let go of, for the caller to free off the GUI thread.
+    QHash<qint64, QString> applyRead(const TablesRead &read);
 
     // Local edits applied at once (the undo commands), before the workspace confirms them.
     void upsertTable(const TableSpec &spec);
@@ -69,6 +76,13 @@ signals:
     void activeChangeRequested(qint64 id, bool active);
 
 private:
+    // setTables(), returning the statuses replaced.
+    QHash<qint64, QString> replaceTables(const QList<TableSpec> &tables,
+                                         const QHash<qint64, QString> &lastStatuses);
+    // applyRead() when `ids` are all the rows that may differ and none comes or goes; false
+    // (nothing done) when one does.
+    bool changeRowsOf(QList<qint64> ids, const TablesRead &read);
+    void emitRowsChanged(const QList<int> &rows);                 // rows in increasing order
     void removeRowsMissingFrom(const QList<TableSpec> &incoming); // incoming sorted by id
     void emitRowChanged(int row);
     QVariant displayValue(const TableSpec &spec, int column) const;
@@ -78,6 +92,8 @@ private:
     QList<TableSpec> m_tables;
     QHash<qint64, QString> m_lastStatus;
     QHash<qint64, TableNextRun> m_nextRuns;
+    quint64 m_readNumber = 0;  // of the read taken in last; 0 after setTables()
+    QList<qint64> m_editedIds; // edited here since that read
 };
 
 } // namespace tidemark

@@ -176,6 +176,105 @@ private slots:
         QCOMPARE(removed.size(), 1);
     }
 
+    // Each read of the workspace says which tables it changed since the read before (compared by
+    // the reader): a run that ends one table's iteration and moves another's watermark changes
+    // those two rows, and the model looks at no other.
+    void aFollowingReadChangesItsTablesOnly() {
+        constexpr int kTables = 1000;
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TablesReadSequence reads;
+        QList<TableSpec> tables;
+        for (int id = 1; id <= kTables; ++id)
+            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QHash<qint64, QString> statuses;
+        const TablesRead first = reads.next(tables, statuses);
+        QCOMPARE(first.number, 1u);
+        QCOMPARE(first.changedIds.size(), kTables);
+        model.applyRead(first);
+        QCOMPARE(model.rowCount(), kTables);
+
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        statuses.insert(500, QStringLiteral("succeeded"));
+        tables[699].lastWatermark = Watermark::integer(700);
+        const TablesRead second = reads.next(tables, statuses);
+        QCOMPARE(second.changedIds, (QList<qint64>{500, 700}));
+        const QHash<qint64, QString> replaced = model.applyRead(second);
+        QVERIFY(replaced.isEmpty()); // the statuses it showed before, for the caller to free
+        QCOMPARE(changed.size(), 2);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 499);
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), 499);
+        QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), 699);
+        QCOMPARE(changed.at(1).at(1).value<QModelIndex>().row(), 699);
+        QCOMPARE(model.index(499, ControlTableModel::LastStatus).data(StatusNameRole).toString(),
+                 QStringLiteral("succeeded"));
+        QCOMPARE(model.tableAt(699).lastWatermark, tables.at(699).lastWatermark);
+
+        // The model trusts the sequence: a row the read does not name is not looked at (so this
+        // one, changed behind the sequence's back, stays as it was).
+        changed.clear();
+        TablesRead unnamed = reads.next(tables, statuses);
+        QVERIFY(unnamed.changedIds.isEmpty());
+        unnamed.tables[9].active = false;
+        model.applyRead(unnamed);
+        QCOMPARE(changed.size(), 0);
+        QVERIFY(model.tableAt(9).active);
+
+        // Nothing changed: nothing said.
+        model.applyRead(reads.next(tables, statuses));
+        QCOMPARE(changed.size(), 0);
+        QCOMPARE(inserted.size(), 0);
+        QCOMPARE(removed.size(), 0);
+    }
+
+    // What a following read cannot say by itself is still shown: a read missed (dropped as out of
+    // date) and a row edited here that the workspace did not take.
+    void aReadAfterAMissedOneOrALocalEditIsStillRight() {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TablesReadSequence reads;
+        QList<TableSpec> tables;
+        for (int id = 1; id <= 100; ++id)
+            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QHash<qint64, QString> statuses;
+        model.applyRead(reads.next(tables, statuses));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        statuses.insert(10, QStringLiteral("failed"));
+        reads.next(tables, statuses); // missed: it names table 10, the next read does not
+        tables[19].active = false;
+        const TablesRead third = reads.next(tables, statuses);
+        QCOMPARE(third.changedIds, (QList<qint64>{20}));
+        model.applyRead(third);
+        QCOMPARE(model.index(9, ControlTableModel::LastStatus).data(StatusNameRole).toString(),
+                 QStringLiteral("failed"));
+        QVERIFY(!model.tableAt(19).active);
+        QCOMPARE(changed.size(), 2);
+
+        // Paused here (an undo command's local edit), and the write did not happen: the next read
+        // names nothing, and the row shows the workspace's state again.
+        changed.clear();
+        model.setActive(30, false);
+        QCOMPARE(changed.size(), 1);
+        const TablesRead after = reads.next(tables, statuses);
+        QVERIFY(after.changedIds.isEmpty());
+        model.applyRead(after);
+        QVERIFY(model.tableAt(29).active);
+        QCOMPARE(changed.size(), 2);
+
+        // Tables come and go: one block each, as setTables() does.
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        tables.remove(40, 10);
+        tables << spec(101, QStringLiteral("t101")) << spec(102, QStringLiteral("t102"));
+        model.applyRead(reads.next(tables, statuses));
+        QCOMPARE(model.rowCount(), 92);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(inserted.size(), 1);
+    }
+
     void nextRunsChangeInOneSignal() {
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

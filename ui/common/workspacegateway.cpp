@@ -65,19 +65,12 @@ QString WorkspaceGateway::describeCurrentException() const {
 
 void WorkspaceGateway::reloadTables() {
     const quint64 generation = ++m_tablesGeneration;
-    struct Snapshot {
-        QList<TableSpec> tables;
-        QHash<qint64, QString> statuses;
-    };
     submitRead(
-        this,
-        [](Workspace &ws) {
-            return Snapshot{ws.tables(), ws.lastIterationStatuses()};
-        },
-        [this, generation](Snapshot snapshot) {
+        this, [this](Workspace &ws) { return m_tablesReads.next(ws.tables(), ws.lastIterationStatuses()); },
+        [this, generation](TablesRead read) {
             if (generation == m_tablesGeneration)
-                emit tablesLoaded(snapshot.tables, snapshot.statuses);
-            dispose(std::move(snapshot));
+                emit tablesLoaded(read);
+            dispose(std::move(read));
         });
 }
 

@@ -4,6 +4,7 @@
 #include "model/domain/connectionspec.h"
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
+#include "model/models/tablesread.h"
 
 #include <QDeadlineTimer>
 #include <QHash>
@@ -58,8 +59,9 @@ public:
     // How many submitLatest() jobs were skipped because they were superseded (tests, bench).
     int supersededSkipped() const { return m_supersededSkipped.load(); }
 
-    // Reads the control table (with each table's last status) and emits tablesLoaded. Replies
-    // to an older request than the latest are dropped.
+    // Reads the control table (with each table's last status) and emits tablesLoaded, the reads
+    // numbered in one sequence (TablesRead) and compared on the worker. Replies to an older
+    // request than the latest are dropped.
     void reloadTables();
     // A control-table write was queued: a read that started before it is out of date, so its
     // reply is dropped (the write's own reload follows).
@@ -73,8 +75,16 @@ public:
     // Blocks until queued jobs are done (tests only).
     void waitForIdle();
 
+    // Lets `value` go on the worker: a reply of 10,000 tables or iterations is some 200,000
+    // strings, tens of milliseconds of frees the GUI thread need not spend. Whoever still shares
+    // it (a model's rows) keeps it. Ahead of the queued jobs (it orders nothing): behind a queue
+    // of reads, replies would pile up in memory.
+    template <typename T> void dispose(T value) {
+        m_pool.start([value = std::move(value)]() mutable { value = T(); }, 1);
+    }
+
 signals:
-    void tablesLoaded(const QList<tidemark::TableSpec> &tables, const QHash<qint64, QString> &lastStatuses);
+    void tablesLoaded(const tidemark::TablesRead &read);
     void connectionsLoaded(const QList<tidemark::ConnectionSpec> &connections);
     void runsLoaded(const QList<tidemark::RunRecord> &runs);
     // Opening the workspace closed these runs of dead processes as interrupted (their alerts are
@@ -90,18 +100,12 @@ private:
     // Runs `body` on the worker with the workspace; returns the error text or empty.
     void post(JobKind kind, std::function<void()> body);
     Workspace &workspace(); // worker thread only
-    // Lets `value` go on the worker: a reply of 10,000 tables or iterations is some 200,000
-    // strings, tens of milliseconds of frees the GUI thread need not spend. Whoever still shares
-    // it (a model's rows) keeps it. Ahead of the queued jobs (it orders nothing): behind a queue
-    // of reads, replies would pile up in memory.
-    template <typename T> void dispose(T value) {
-        m_pool.start([value = std::move(value)]() mutable { value = T(); }, 1);
-    }
     QString describeCurrentException() const;
 
     QString m_path;
     QThreadPool m_pool;
     std::unique_ptr<Workspace> m_workspace; // touched by the worker only (one thread, serial)
+    TablesReadSequence m_tablesReads;       // the worker's too
     // Set by the destructor before it waits (the deadline first, then the flag, released).
     QDeadlineTimer m_flushDeadline;
     std::atomic_bool m_closing{false};

@@ -137,8 +137,8 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
     updateFirstSteps();
     if (!m_gateway)
         return;
-    connect(m_gateway, &WorkspaceGateway::tablesLoaded, m_model, &ControlTableModel::setTables);
-    connect(m_gateway, &WorkspaceGateway::tablesLoaded, this, [this] {
+    connect(m_gateway, &WorkspaceGateway::tablesLoaded, this, [this](const TablesRead &read) {
+        m_gateway->dispose(m_model->applyRead(read));
         m_loaded = true;
         updateFirstSteps();
     });

@@ -41,8 +41,8 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
         // Noted once the window has taken the reply in (its own slots run first). Only the count
         // is queued: a queued copy of the list could be its last holder, freed on this thread.
         QObject::connect(gateway, &WorkspaceGateway::tablesLoaded, window,
-                         [note, window](const QList<TableSpec> &tables) {
-                             const qsizetype count = tables.size();
+                         [note, window](const TablesRead &read) {
+                             const qsizetype count = read.tables.size();
                              QMetaObject::invokeMethod(
                                  window, [note, count] { note(QStringLiteral("tables %1").arg(count)); },
                                  Qt::QueuedConnection);

@@ -38,7 +38,8 @@ RunPanel::RunPanel(QWidget *parent)
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_title(new QLabel(this))
     , m_summary(new QLabel(this))
-    , m_backToLive(new QPushButton(tr("Show current run"), this)) {
+    , m_backToLive(new QPushButton(tr("Show current run"), this))
+    , m_summaryTimer(new QTimer(this)) {
     m_proxy->setSortRole(RawRole);
     m_view->setObjectName(QStringLiteral("iterationGrid"));
     m_view->setModel(m_proxy);
@@ -62,10 +63,20 @@ RunPanel::RunPanel(QWidget *parent)
     m_backToLive->hide();
     connect(m_backToLive, &QPushButton::clicked, this, &RunPanel::showLive);
 
+    // A live run changes its summary with every iteration's report, hundreds a second at 10,000
+    // tables; each new text lays the window out again. While it runs the line is redrawn a few
+    // times a second; its end (and anything not live) shows at once.
+    m_summaryTimer->setSingleShot(true);
+    m_summaryTimer->setInterval(kLiveSummaryMs);
+    connect(m_summaryTimer, &QTimer::timeout, this, &RunPanel::updateSummary);
     for (IterationGridModel *model : {m_live, m_past}) {
         connect(model, &IterationGridModel::summaryChanged, this, [this, model] {
-            if (shownModel() == model)
+            if (shownModel() != model)
+                return;
+            if (!model->isLive())
                 updateSummary();
+            else if (!m_summaryTimer->isActive())
+                m_summaryTimer->start();
         });
         connect(model, &QAbstractItemModel::dataChanged, this, [this, model](const QModelIndex &topLeft) {
             // Refresh the details when their row changed (not on every tick of the duration).
@@ -231,6 +242,7 @@ void RunPanel::setShown(IterationGridModel *model) {
 }
 
 void RunPanel::updateSummary() {
+    m_summaryTimer->stop();
     IterationGridModel *model = shownModel();
     if (!model || model->runId() == 0) {
         m_title->setText(tr("<b>Run</b>"));

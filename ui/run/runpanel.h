@@ -3,6 +3,7 @@
 
 #include "model/domain/runrecord.h"
 
+#include <QTimer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -40,6 +41,8 @@ public:
     // Tall enough to show every iteration of a run of kRowsShown tables.
     QSize sizeHint() const override;
     static constexpr int kRowsShown = 8;
+    // How often a live run's summary line is written again.
+    static constexpr int kLiveSummaryMs = 250;
 
 public slots:
     void showLive();
@@ -69,6 +72,7 @@ private:
     QLabel *m_title;
     QLabel *m_summary;
     QPushButton *m_backToLive;
+    QTimer *m_summaryTimer; // a live run's summary, at most a few times a second
     RunCoordinator *m_coordinator = nullptr;
     WorkspaceGateway *m_gateway = nullptr;
     std::shared_ptr<std::atomic_bool> m_logSuperseded; // the log read a newer one made pointless
