@@ -12,7 +12,11 @@
 #      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Esc in the window,
 #      SIGTERM to the CLI), BENCH_ROWS (300000 rows per table in `done`), BENCH_DIR (/tmp/tidemark-window-scale),
 #      BENCH_QUIT_SECONDS (120: a window still quitting then is killed, its quit time shown as ">"),
-#      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/app/tidemark)
+#      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/app/tidemark),
+#      BENCH_STEPS ("run follow refresh": what `scale` does between open and quit; "" opens and quits)
+#
+# A scale workspace is built once per size in BENCH_DIR and kept while its schema is this build's
+# (a workspace of another schema is built again); each session opens a fresh copy of it.
 #
 # Each workspace is made by the real tidemark-cli (init, two SQLite connections, one table, one run,
 # so every table and column is the schema's own), then filled in one sqlite3 transaction: the
@@ -40,6 +44,7 @@ tidemark_deps xdotool
 mode=${1:-scale}
 sizes=${BENCH_TABLES:-1000 5000 10000}
 runs=${BENCH_RUNS:-100000}
+steps=${BENCH_STEPS-run follow refresh}
 per_run=${BENCH_ITERATIONS_PER_RUN:-20}
 rows=${BENCH_ROWS:-300000}
 quit_seconds=${BENCH_QUIT_SECONDS:-120}
@@ -153,6 +158,19 @@ SELECT id, finished_at, 'info', printf('copied %d rows', rows_written) FROM iter
 WHERE run_id IN (SELECT id FROM runs WHERE host = 'bench');
 COMMIT;
 SQL
+}
+
+# The schema version of workspace $1, or without $1 that of a workspace this build's CLI makes.
+schema_of() { # [workspace]
+    if [[ -n "${1:-}" ]]; then
+        sqlite3 -readonly "$1" 'PRAGMA user_version'
+        return
+    fi
+    local probe_ws="$dir/schema-$$.tidemark"
+    rm -f "$probe_ws"
+    "$cli" -w "$probe_ws" init >/dev/null
+    sqlite3 -readonly "$probe_ws" 'PRAGMA user_version'
+    rm -f "$probe_ws" "$probe_ws".log
 }
 
 # Marks a phase: name, start and end (wall clock), for the summary.
@@ -359,6 +377,16 @@ case "$mode" in
 scale)
     for tables in $sizes; do
         base="$dir/scale-$tables-$runs"
+        # A workspace built before is kept (building 10,000 tables takes minutes), but only at
+        # this build's schema: an older one would be migrated by each session's window, and the
+        # migration measured instead of the window.
+        if [[ -f "$base.tidemark" ]]; then
+            kept=$(schema_of "$base.tidemark") wanted=$(schema_of)
+            if [[ "$kept" != "$wanted" ]]; then
+                say "$base.tidemark has schema $kept, not $wanted: building it again"
+                rm -f "$base.tidemark"
+            fi
+        fi
         if [[ ! -f "$base.tidemark" ]]; then
             say "building $tables tables, $runs runs x $per_run iterations in $base.tidemark"
             rm -f "$base-source.db"
@@ -372,13 +400,19 @@ scale)
         cp "$base-target.db.orig" "$base-target.db"
         say "$tables tables: opening the window"
         open_window "$work" "$tables"
-        say "$tables tables: F5"
-        run_in_window
-        say "$tables tables: a tidemark-cli run followed live"
-        run_elsewhere "$work"
-        say "$tables tables: refresh"
-        refresh 1
-        refresh 5
+        if [[ " $steps " == *" run "* ]]; then
+            say "$tables tables: F5"
+            run_in_window
+        fi
+        if [[ " $steps " == *" follow "* ]]; then
+            say "$tables tables: a tidemark-cli run followed live"
+            run_elsewhere "$work"
+        fi
+        if [[ " $steps " == *" refresh "* ]]; then
+            say "$tables tables: refresh"
+            refresh 1
+            refresh 5
+        fi
         say "$tables tables: quit"
         quit_window
         results+=("$(summarize "$tables tables")")

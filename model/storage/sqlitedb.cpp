@@ -105,6 +105,17 @@ int SqliteDb::onBusy(void *self, int attempt) {
     return 1;
 }
 
+void SqliteDb::stopStatementsWhile(const std::atomic_bool *flag) {
+    m_stopFlag = flag;
+    // Looked at every 1,000 virtual machine steps: an atomic load, nothing a statement notices.
+    sqlite3_progress_handler(m_db, flag ? 1000 : 0, flag ? &SqliteDb::onProgress : nullptr, this);
+}
+
+int SqliteDb::onProgress(void *self) {
+    const std::atomic_bool *flag = static_cast<SqliteDb *>(self)->m_stopFlag;
+    return flag && flag->load(std::memory_order_relaxed) ? 1 : 0;
+}
+
 void SqliteDb::interrupt() {
     m_interrupted.store(true);
     sqlite3_interrupt(m_db);

@@ -45,6 +45,11 @@ public:
     // sqlite3_interrupt alone does not end), from any thread. Stays in effect: an interrupted
     // connection is not used again.
     void interrupt();
+    // While `*flag` is true (and `flag` is set), each statement of this connection stops with
+    // "interrupted" within a few thousand steps, however long it would run; once it is false,
+    // or null, statements run as usual. Set and cleared by the connection's own thread; the flag
+    // may be raised from any thread.
+    void stopStatementsWhile(const std::atomic_bool *flag);
 
     // Called once a statement or transaction of this connection has ended: when no transaction
     // is left open, its locks are gone, and the other connections of this process to the same
@@ -54,6 +59,7 @@ public:
 private:
     struct FileWaiters;
     static int onBusy(void *self, int attempt);
+    static int onProgress(void *self);
     void wakeWaiters() const;
 
     sqlite3 *m_db = nullptr;
@@ -61,6 +67,7 @@ private:
     const int m_busyTimeoutMs;
     std::chrono::steady_clock::time_point m_busySince;
     std::atomic_bool m_interrupted{false};
+    const std::atomic_bool *m_stopFlag = nullptr;
     std::shared_ptr<FileWaiters> m_waiters; // shared by this process's connections to the file
 };
 

@@ -620,6 +620,10 @@ int Workspace::schemaVersion() {
     return kSchemaVersion;
 }
 
+void Workspace::stopStatementsWhile(const std::atomic_bool *flag) {
+    m_db->stopStatementsWhile(flag);
+}
+
 std::unique_ptr<Workspace> Workspace::create(const QString &path) {
     const QString exists = QStringLiteral("workspace file %1 already exists").arg(path);
     if (QFileInfo::exists(path) || QFileInfo(path).isSymLink())

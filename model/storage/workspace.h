@@ -13,6 +13,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -141,6 +142,9 @@ public:
     // A UUID made at create time; target-side state rows carry it.
     QString workspaceId() const { return m_workspaceId; }
     static int schemaVersion();
+    // While `*flag` is true, the statements of this connection stop with an error (a read
+    // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile.
+    void stopStatementsWhile(const std::atomic_bool *flag);
 
     // --- alerts ---
     // The workspace's alert settings; empty ones (AlertSettings::isEmpty) when none are set.

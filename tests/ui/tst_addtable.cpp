@@ -7,6 +7,7 @@
 
 #include "model/engine/remotework.h"
 #include "model/storage/sqlitedb.h"
+#include "tests/support/historyfill.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
@@ -323,6 +324,43 @@ private slots:
         QCOMPARE(stored.active, false);
         QCOMPARE(stored.maxSkipped, qint64(42));
         QCOMPARE(stored.batchSize, 777);
+    }
+
+    // A read nobody will see the reply of (an aggregate over 100,000 runs may take seconds) does
+    // not hold the window's quit up: it stops; the edit queued behind it is still written.
+    void closingTheGatewayStopsTheReadInProgress() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        fillHistory(fixture.wsPath, 200, 1); // a read of every run: some thousand steps
+        auto reading = std::make_shared<std::atomic_bool>(false);
+        auto stopped = std::make_shared<std::atomic_bool>(false);
+        {
+            WorkspaceGateway gateway(fixture.wsPath);
+            gateway.submitRead(
+                nullptr,
+                [reading, stopped](Workspace &ws) {
+                    reading->store(true);
+                    // Reads again and again until stopped (or, unstopped, for 20 s).
+                    const QDeadlineTimer deadline(20000);
+                    qsizetype runs = 0;
+                    try {
+                        while (!deadline.hasExpired())
+                            runs = ws.runs().size();
+                    } catch (...) {
+                        stopped->store(true);
+                        throw;
+                    }
+                    return runs;
+                },
+                [](qsizetype) {});
+            gateway.submit(
+                nullptr, [id](Workspace &ws) { ws.setActive(id, false); }, [] {});
+            QTRY_VERIFY(reading->load());
+        }
+        QVERIFY(stopped->load());
+        QCOMPARE(fixture.open()->table(id)->active, false);
     }
 };
 

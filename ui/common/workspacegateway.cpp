@@ -46,7 +46,7 @@ void WorkspaceGateway::post(JobKind kind, std::function<void()> body) {
     });
 }
 
-Workspace &WorkspaceGateway::workspace() {
+Workspace &WorkspaceGateway::workspace(JobKind kind) {
     if (!m_workspace) {
         m_workspace = Workspace::open(m_path);
         // The window is one of the openers that close the runs of dead processes.
@@ -56,6 +56,7 @@ Workspace &WorkspaceGateway::workspace() {
             QMetaObject::invokeMethod(
                 this, [this, closed] { emit interruptedRunsClosed(closed); }, Qt::QueuedConnection);
     }
+    m_workspace->stopStatementsWhile(kind == JobKind::Read ? &m_closing : nullptr);
     return *m_workspace;
 }
 

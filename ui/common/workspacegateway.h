@@ -33,7 +33,8 @@ public:
     explicit WorkspaceGateway(const QString &path, QObject *parent = nullptr);
     // Flushes: the queued writes still run (in order, within kFlushBudgetMs) before the
     // workspace closes, so an edit made just before the window closed is kept; queued reads are
-    // dropped. Waits for the job in progress.
+    // dropped. A write in progress is waited for; a read in progress is stopped (an aggregate
+    // over 100,000 runs may have seconds to go, for a reply nobody will see).
     ~WorkspaceGateway() override;
 
     // How long closing may spend on queued writes; later ones are dropped (and logged).
@@ -99,7 +100,8 @@ private:
                  std::function<void(const QString &)> failed);
     // Runs `body` on the worker with the workspace; returns the error text or empty.
     void post(JobKind kind, std::function<void()> body);
-    Workspace &workspace(); // worker thread only
+    // The worker's connection (worker thread only); a read's statements stop when closing.
+    Workspace &workspace(JobKind kind);
     QString describeCurrentException() const;
 
     QString m_path;
@@ -136,12 +138,12 @@ void WorkspaceGateway::enqueue(JobKind kind, QObject *context, Job job, Done don
                                std::function<void(const QString &)> failed) {
     using Result = std::invoke_result_t<Job, Workspace &>;
     QPointer<QObject> guard(context ? context : this);
-    post(kind, [this, guard, job = std::move(job), done = std::move(done),
+    post(kind, [this, kind, guard, job = std::move(job), done = std::move(done),
                 failed = std::move(failed)]() mutable {
         QString error;
         if constexpr (std::is_void_v<Result>) {
             try {
-                job(workspace());
+                job(workspace(kind));
             } catch (...) {
                 error = describeCurrentException();
             }
@@ -159,7 +161,7 @@ void WorkspaceGateway::enqueue(JobKind kind, QObject *context, Job job, Done don
         } else {
             std::optional<Result> result;
             try {
-                result = job(workspace());
+                result = job(workspace(kind));
             } catch (...) {
                 error = describeCurrentException();
             }
