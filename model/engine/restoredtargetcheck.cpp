@@ -14,7 +14,9 @@ std::optional<QString> otherTargetOwner(Workspace &workspace, const TableSpec &s
     if (!connection)
         throw Error(QStringLiteral("connection '%1' does not exist").arg(spec.targetConnection));
     const std::shared_ptr<Connector> target = task.open(*connection);
-    TargetState claim{workspace.workspaceId(), spec.id};
+    TargetState claim;
+    claim.workspaceId = workspace.workspaceId();
+    claim.tableId = spec.id;
     claim.targetTable = stateTargetKey(target->parseTableName(spec.targetTable));
     const std::optional<StateOwner> owner = target->readTargetOwner(claim.targetTable);
     if (!owner || (owner->workspaceId == claim.workspaceId && owner->tableId == spec.id))
