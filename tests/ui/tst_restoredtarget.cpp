@@ -132,7 +132,7 @@ private slots:
         window.controlTable()->undoStack()->undo();
         // The undo does what it says at once...
         QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
-        QVERIFY(fixture.open()->table(ours));
+        QTRY_VERIFY(fixture.open()->table(ours));
         // ...and the window says, naming both, that the target is the other table's now.
         const QString owner = QStringLiteral("table %1 of workspace %2").arg(theirs).arg(otherPath);
         QTRY_VERIFY2(window.statusBar()->currentMessage().contains(owner),
