@@ -7,6 +7,7 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "tests/ui/uifixture.h"
+#include "ui/common/workspacegateway.h"
 #include "ui/controltable/commands/removetablecommand.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"
@@ -38,6 +39,7 @@ void removeShownTable(MainWindow &window) {
     QCOMPARE(panel->model()->rowCount(), 1);
     panel->undoStack()->push(new RemoveTableCommand(panel->commandContext(), panel->model()->tableAt(0)));
     QTRY_COMPARE(panel->model()->rowCount(), 0);
+    window.gateway()->waitForIdle(); // the row goes at once; the workspace follows
 }
 
 void addConnection(Workspace &workspace, const QString &name, const QString &path) {
