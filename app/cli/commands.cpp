@@ -14,6 +14,8 @@
 #include "model/credentials/credentialstore.h"
 #include "model/engine/backfill.h"
 #include "model/engine/faultpoint.h"
+#include "model/engine/remotework.h"
+#include "model/engine/restoredtargetcheck.h"
 #include "model/engine/runcoordinator.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/verifier.h"
@@ -64,7 +66,9 @@ Commands:
                                           prints the new table's id alone on stdout
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
-  table restore ID                    brings a removed table back, same id and position
+  table restore ID [--yes]            brings a removed table back, same id and position;
+                                      refused when another table writes or owns its target
+                                      (--yes: even so when the target records another owner)
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
   run --adopt --table ID...           takes the tables' targets over from the workspace or table
                                       that owns them (after a migration), then runs them
@@ -757,15 +761,41 @@ int Commands::tableRemove(const QStringList &args) {
 
 int Commands::tableRestore(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table restore"));
+    parser.addFlag(QStringLiteral("yes"));
     const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
     if (workspace->table(id))
         throw ValidationError(QStringLiteral("table %1 is not removed; nothing to restore").arg(id));
-    if (!workspace->archivedTable(id))
+    const std::optional<TableSpec> removed = workspace->archivedTable(id);
+    if (!removed)
         throwNoSuchTable(*workspace, id);
+    // Another workspace's table may have taken the target over (run --adopt) while this one was
+    // away; only the target database knows. Asked before restoring, so a refusal changes
+    // nothing. A target that cannot be reached does not keep the table away (every run checks
+    // the owner again inside its target transaction): the restore goes on and says so.
+    RemoteTask task;
+    QString uncheckable;
+    std::optional<QString> owner;
+    try {
+        owner = otherTargetOwner(*workspace, *removed, task);
+    } catch (const Error &error) {
+        uncheckable = error.message();
+    }
+    if (owner && !parser.isSet(QStringLiteral("yes")))
+        throw ValidationError(
+            QStringLiteral("table %1 (%2 -> %3) cannot be restored: its target now belongs to %4, and one "
+                           "target table takes one table's rows (restore it anyway with 'table restore %1 "
+                           "--yes', then 'run --adopt --table %1' takes the target back)")
+                .arg(id)
+                .arg(removed->sourceDisplay(), removed->targetDisplay(), *owner));
     workspace->restoreTable(id);
+    if (!uncheckable.isEmpty())
+        writeError(QStringLiteral("warning: table %1 is restored, but whether another table owns its target "
+                                  "'%2' could not be checked (its next run checks again): %3")
+                       .arg(id)
+                       .arg(removed->targetDisplay(), uncheckable));
     return 0;
 }
 

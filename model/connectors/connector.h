@@ -249,8 +249,10 @@ public:
     // Writes the row whatever it holds (an explicit backfill); creates the table when missing.
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
-    // The row owning `targetKey` (stateTargetKey()), inside the write transaction opened by
-    // beginStateWrite(); nullopt when no row names it.
+    // The row owning `targetKey` (stateTargetKey()); nullopt when no row names it. Inside the
+    // write transaction opened by beginStateWrite() it is the answer that transaction acts on;
+    // outside one it only reads, like readState() (no tidemark_state, or one from before owners
+    // were recorded: nullopt).
     virtual std::optional<StateOwner> readTargetOwner(const QString &targetKey) = 0;
 
     // --- optional: same-database push-down (default: not possible) ---

@@ -1565,6 +1565,9 @@ void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId) {
 }
 
 std::optional<StateOwner> PostgresConnector::readTargetOwner(const QString &targetKey) {
+    // Read outside a write: no state table (stateColumns() empty), or one that records no owner.
+    if (!m_stateTableReady && !StateTableSql::recordsOwners(stateColumns()))
+        return std::nullopt;
     const auto rows = query(StateTableSql(StateDialect::Postgres).selectOwner(), {targetKey});
     if (rows.isEmpty())
         return std::nullopt;

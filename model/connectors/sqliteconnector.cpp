@@ -1094,6 +1094,8 @@ void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
 }
 
 std::optional<StateOwner> SqliteConnector::readTargetOwner(const QString &targetKey) {
+    if (!stateTableExists() || !StateTableSql::recordsOwners(stateColumns()))
+        return std::nullopt; // read outside a write: no state table, or one that records no owner
     SqliteStatement query(handle(), StateTableSql(StateDialect::Sqlite).selectOwner(), stateContext());
     query.bind(1, targetKey);
     if (!query.step())

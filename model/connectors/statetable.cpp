@@ -129,6 +129,10 @@ QString StateTableSql::selectOwner() const {
         .arg(tableName(), quoteIdentifier(nameOf(kTargetTableColumn)), param(1));
 }
 
+bool StateTableSql::recordsOwners(const QStringList &present) {
+    return present.contains(nameOf(kTargetTableColumn));
+}
+
 QString StateTableSql::select(const QStringList &present, bool forUpdate) const {
     const auto orElse = [&](const QString &column, const QString &absent) {
         return present.contains(column) ? quoteIdentifier(column) : absent;

@@ -70,6 +70,9 @@ public:
     QString createOwnerIndex() const;
     // workspace_id, table_id, workspace_path of the row owning target_table ?1.
     QString selectOwner() const;
+    // Whether a table with the `present` columns records owners (version 4 on): selectOwner()
+    // may run on it.
+    static bool recordsOwners(const QStringList &present);
 
 private:
     QString param(int index) const;

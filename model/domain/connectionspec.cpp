@@ -30,4 +30,18 @@ QString connectionKeychainKey(const QString &workspaceId, qint64 connectionId) {
     return QStringLiteral("%1/connection/%2").arg(workspaceId).arg(connectionId);
 }
 
+bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b) {
+    if (a.name == b.name)
+        return true;
+    if (a.kind != b.kind)
+        return false;
+    return a.kind == ConnectionKind::Sqlite ? a.path == b.path : a.conninfo == b.conninfo;
+}
+
+QString tableIdentity(ConnectionKind kind, const QString &table) {
+    if (kind == ConnectionKind::Sqlite)
+        return table.toLower();
+    return table.contains(QLatin1Char('.')) ? table : QStringLiteral("public.") + table;
+}
+
 } // namespace tidemark

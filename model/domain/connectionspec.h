@@ -33,4 +33,11 @@ struct ConnectionSpec {
 // sees, whatever path it was opened by, and they survive a rename of the connection.
 QString connectionKeychainKey(const QString &workspaceId, qint64 connectionId);
 
+// True when both name one database (the same connection, SQLite file or conninfo).
+bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b);
+
+// A table of a `kind` database as that database knows it: PostgreSQL defaults the schema to
+// public, SQLite ignores case. Two tables of one database are one table when these are equal.
+QString tableIdentity(ConnectionKind kind, const QString &table);
+
 } // namespace tidemark

@@ -61,14 +61,6 @@ ConnectionCheck testConnection(const ConnectionSpec &connection, RemoteTask &tas
     return ConnectionCheck{int(task.open(connection)->listTables().size())};
 }
 
-bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b) {
-    if (a.name == b.name)
-        return true;
-    if (a.kind != b.kind)
-        return false;
-    return a.kind == ConnectionKind::Sqlite ? a.path == b.path : a.conninfo == b.conninfo;
-}
-
 QString defaultTargetConnection(const QList<ConnectionSpec> &connections, const ConnectionSpec &source,
                                 RemoteTask &task) {
     for (const ConnectionSpec &candidate : connections) {

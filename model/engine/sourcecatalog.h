@@ -38,9 +38,6 @@ struct ConnectionCheck {
 // (testing never creates it).
 ConnectionCheck testConnection(const ConnectionSpec &connection, RemoteTask &task);
 
-// True when both name one database (the same connection, SQLite file or conninfo).
-bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b);
-
 // The target a new table defaults to: the first connection, in the given order, that is
 // another database than `source` and can take a target table — a SQLite file that exists or
 // whose folder does (the first run creates it), a PostgreSQL server that answers. Empty when

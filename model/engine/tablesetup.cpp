@@ -67,48 +67,29 @@ void requirePostgresTableName(const QString &text, const QString &option) {
     requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
 }
 
-// A target table as its database knows it: PostgreSQL defaults the schema, SQLite ignores case.
-QString targetIdentity(ConnectionKind kind, const QString &table) {
-    if (kind == ConnectionKind::Sqlite)
-        return table.toLower();
-    return table.contains(QLatin1Char('.')) ? table : QStringLiteral("public.") + table;
-}
-
 // One target table takes one table's rows: a second table writing into it would mix or double
 // them. A removed table keeps its target (its rows and state row are there) until restored.
 void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const ConnectionSpec &target,
                          Words say) {
-    const QString identity = targetIdentity(target.kind, spec.targetTable);
-    const auto sameTarget = [&](const TableSpec &other) {
-        if (other.id == spec.id || targetIdentity(target.kind, other.targetTable) != identity)
-            return false;
-        const auto connection = workspace.connection(other.targetConnection);
-        return connection ? sameDatabase(*connection, target) : other.targetConnection == target.name;
-    };
-    for (const TableSpec &other : workspace.tables()) {
-        if (sameTarget(other))
-            throw ValidationError(
-                say(QStringLiteral("--target '%1' is already the target of table %2 (%3 -> %4): "
-                                   "one target table takes one table's rows"),
-                    QStringLiteral("%1 is already the target of table %2 (%3 → %4): one target table takes "
-                                   "one table's rows, so choose another target table."))
-                    .arg(spec.targetDisplay())
-                    .arg(other.id)
-                    .arg(other.sourceDisplay(), other.targetDisplay()));
-    }
-    for (const TableSpec &other : workspace.archivedTables()) {
-        if (sameTarget(other))
-            throw ValidationError(
-                say(QStringLiteral("--target '%1' still belongs to removed table %2 (%3 -> %4): a removed "
-                                   "table keeps its target until it is restored or purged (restore it with "
-                                   "'table restore %2', or choose another target)"),
-                    QStringLiteral(
-                        "%1 still belongs to removed table %2 (%3 → %4): a removed table keeps its "
-                        "target until it is restored, so choose another target table."))
-                    .arg(spec.targetDisplay())
-                    .arg(other.id)
-                    .arg(other.sourceDisplay(), other.targetDisplay()));
-    }
+    if (const auto other = workspace.otherTableWritingInto(target, spec.targetTable, spec.id, false))
+        throw ValidationError(
+            say(QStringLiteral("--target '%1' is already the target of table %2 (%3 -> %4): "
+                               "one target table takes one table's rows"),
+                QStringLiteral("%1 is already the target of table %2 (%3 → %4): one target table takes "
+                               "one table's rows, so choose another target table."))
+                .arg(spec.targetDisplay())
+                .arg(other->id)
+                .arg(other->sourceDisplay(), other->targetDisplay()));
+    if (const auto other = workspace.otherTableWritingInto(target, spec.targetTable, spec.id, true))
+        throw ValidationError(
+            say(QStringLiteral("--target '%1' still belongs to removed table %2 (%3 -> %4): a removed "
+                               "table keeps its target until it is restored or purged (restore it with "
+                               "'table restore %2', or choose another target)"),
+                QStringLiteral("%1 still belongs to removed table %2 (%3 → %4): a removed table keeps its "
+                               "target until it is restored, so choose another target table."))
+                .arg(spec.targetDisplay())
+                .arg(other->id)
+                .arg(other->sourceDisplay(), other->targetDisplay()));
 }
 
 // True when the column holds no non-NULL value (an empty table, or only NULLs so far).

@@ -946,6 +946,20 @@ void Workspace::restoreTable(qint64 id) {
     setArchived(id, false);
 }
 
+std::optional<TableSpec> Workspace::otherTableWritingInto(const ConnectionSpec &target,
+                                                          const QString &targetTable, qint64 exceptId,
+                                                          bool archived) {
+    const QString identity = tableIdentity(target.kind, targetTable);
+    for (const TableSpec &other : readTables(*m_db, archived)) {
+        if (other.id == exceptId || tableIdentity(target.kind, other.targetTable) != identity)
+            continue;
+        const auto connection = this->connection(other.targetConnection);
+        if (connection ? sameDatabase(*connection, target) : other.targetConnection == target.name)
+            return other;
+    }
+    return std::nullopt;
+}
+
 void Workspace::setArchived(qint64 id, bool archived) {
     Transaction transaction(*m_db);
     SqliteStatement select(*m_db,
@@ -973,6 +987,21 @@ void Workspace::setArchived(qint64 id, bool archived) {
                         .arg(id)
                         .arg(name));
         }
+        // One target table takes one table's rows. Table setup refuses a second writer, but
+        // not one that reached the target while this table was away (its connection removed and
+        // the file added again under another name, a workspace from before that check), nor
+        // another process adding one right now: this transaction is the one place to decide.
+        const TableSpec restoring = *readTable(*m_db, id, true);
+        if (const auto other = otherTableWritingInto(*connection(restoring.targetConnection),
+                                                     restoring.targetTable, id, false))
+            throw ValidationError(
+                QStringLiteral("table %1 (%2 -> %3) cannot be restored: table %4 (%5 -> %6) writes into "
+                               "its target now, and one target table takes one table's rows (remove "
+                               "table %4 first, or keep table %1 removed)")
+                    .arg(id)
+                    .arg(restoring.sourceDisplay(), restoring.targetDisplay())
+                    .arg(other->id)
+                    .arg(other->sourceDisplay(), other->targetDisplay()));
     }
     SqliteStatement update(*m_db, QStringLiteral("UPDATE tables SET archived_at = ?1 WHERE id = ?2"));
     update.bind(1, archived ? nowText() : QString()).bind(2, id).run();

@@ -173,8 +173,15 @@ public:
     // table(), setActive() and updateTable(), and does not hold on to its connections (restore
     // needs them back). ValidationError when the table does not exist or is already in the
     // asked state.
+    // Restoring is also refused (ValidationError naming both tables) when another live table
+    // writes into the table's target meanwhile: decided in the restore's own transaction, so two
+    // processes never both bring a writer of one target back.
     void removeTable(qint64 id);
     void restoreTable(qint64 id);
+    // A table other than `exceptId`, live or removed as `archived` says, whose target is
+    // `targetTable` of `target`'s database (tableIdentity, sameDatabase); the first by id.
+    std::optional<TableSpec> otherTableWritingInto(const ConnectionSpec &target, const QString &targetTable,
+                                                   qint64 exceptId, bool archived);
     void setActive(qint64 id, bool active);
     // Moves the last watermark wherever it is and records the change (old, new, cause, run id,
     // time): an explicit set, such as a hand edit. The generation stays.

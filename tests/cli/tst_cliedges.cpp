@@ -3,6 +3,7 @@
 // would cut, two writers on one target, backfills that mean what they say, private workspaces,
 // numbers out of range. Through the real binary.
 
+#include "model/storage/workspace.h"
 #include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
@@ -263,6 +264,95 @@ private slots:
         CLI_EXIT(cliOn(other, {QStringLiteral("run")}), 0);
         QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 20);
         QCOMPARE(queryValue(m_dst, QStringLiteral("SELECT count(DISTINCT id) FROM orders")).toLongLong(), 20);
+    }
+
+    // Restoring a removed table must not bring back a second writer of its target.
+    void restoreRefusedWhileAnotherTableOfTheWorkspaceWritesTheTarget() {
+        setupConnections();
+        makeOrders(m_src, 5);
+        makeOrders(m_src, 5, 1, QStringLiteral("other"));
+        const qint64 first = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(first)}), 0);
+        // The removed table's connection goes (a removed table does not hold on to it) and the
+        // file comes back under another name: nothing then says the removed table wrote there.
+        Workspace::open(m_ws)->removeConnection(QStringLiteral("dst"));
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst_again"),
+                      QStringLiteral("--sqlite"), m_dst}),
+                 0);
+        const qint64 second =
+            addTableOn(m_ws, {QStringLiteral("--source"), QStringLiteral("src:other"),
+                              QStringLiteral("--target"), QStringLiteral("dst_again:orders"),
+                              QStringLiteral("--watermark"), QStringLiteral("updated_at")});
+        QVERIFY(second > 0);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                      QStringLiteral("--sqlite"), m_dst}),
+                 0);
+
+        const QStringList restore{QStringLiteral("table"), QStringLiteral("restore"), QString::number(first)};
+        expectRefusal(cli(restore),
+                      {QStringLiteral("table %1 (src:orders -> dst:orders) cannot be restored").arg(first),
+                       QStringLiteral("table %1 (src:other -> dst_again:orders)").arg(second)});
+        // Not even when told to: inside one workspace the rule has no exception.
+        expectRefusal(cli(restore + QStringList{QStringLiteral("--yes")}),
+                      {QStringLiteral("table %1").arg(second)});
+        QCOMPARE(Workspace::open(m_ws)->tables().size(), 1);
+        QVERIFY(Workspace::open(m_ws)->archivedTable(first));
+
+        // Once the other table is removed, the first one comes back.
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(second)}), 0);
+        CLI_EXIT(cli(restore), 0);
+        QVERIFY(Workspace::open(m_ws)->table(first));
+    }
+
+    void restoreRefusedWhenAnotherWorkspaceOwnsTheTarget() {
+        const QString other = path(QStringLiteral("other.tidemark"));
+        setupConnections(m_ws);
+        setupConnections(other);
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        const qint64 ours = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        const qint64 theirs = addTableOn(other, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(ours)}), 0);
+        // The other workspace takes the target over while ours is removed.
+        CLI_EXIT(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"), QStringLiteral("--table"),
+                               QString::number(theirs)}),
+                 0);
+
+        const QStringList restore{QStringLiteral("table"), QStringLiteral("restore"), QString::number(ours)};
+        expectRefusal(cli(restore),
+                      {QStringLiteral("table %1 (src:orders -> dst:orders) cannot be restored").arg(ours),
+                       QStringLiteral("table %1 of workspace %2").arg(theirs).arg(other),
+                       QStringLiteral("--yes")});
+        QVERIFY(Workspace::open(m_ws)->archivedTable(ours));
+
+        // Told to, it comes back; its runs still write nothing there (the target is the lock).
+        CLI_EXIT(cli(restore + QStringList{QStringLiteral("--yes")}), 0);
+        QVERIFY(Workspace::open(m_ws)->table(ours));
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        CLI_EXIT(cliOn(other, {QStringLiteral("run")}), 0);
+        QCOMPARE(cli({QStringLiteral("run")}).exitCode, 1);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), 15);
+    }
+
+    void restoreGoesOnWhenTheTargetCannotBeChecked() {
+        setupConnections();
+        makeOrders(m_src, 5);
+        const qint64 id = addTableOn(m_ws, ordersArgs(QStringLiteral("dst:orders")));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 0);
+        // The target file is no database now.
+        QFile::remove(m_dst);
+        QFile garbage(m_dst);
+        QVERIFY(garbage.open(QIODevice::WriteOnly));
+        garbage.write(QByteArray(4096, 'x'));
+        garbage.close();
+        const CliResult restored =
+            cli({QStringLiteral("table"), QStringLiteral("restore"), QString::number(id)});
+        CLI_EXIT(restored, 0);
+        QCOMPARE(restored.errLines().size(), 1);
+        QVERIFY2(restored.err.contains(QStringLiteral("warning: table %1 is restored").arg(id)),
+                 qPrintable(restored.err));
+        QVERIFY(Workspace::open(m_ws)->table(id));
     }
 
     void secondWorkspaceCannotWriteIntoAnOwnedPostgresTarget() {

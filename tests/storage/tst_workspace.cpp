@@ -779,7 +779,10 @@ void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
     }
     const TableSpec spec = sampleTable();
     const qint64 id = workspace->addTable(spec);
-    const qint64 other = workspace->addTable(spec);
+    // The others write elsewhere: a second writer of the target would keep it from coming back.
+    TableSpec elsewhere = spec;
+    elsewhere.targetTable = QStringLiteral("elsewhere");
+    const qint64 other = workspace->addTable(elsewhere);
     const Watermark position = *Watermark::timestamp(QStringLiteral("2025-03-01 12:00:00.000001"));
     workspace->setWatermark(id, position, qint64(41), QStringLiteral("run"), 0);
     const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 1, false);
@@ -807,7 +810,8 @@ void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
     QVERIFY(workspace->acquireLease(id, runId + 1, 300).acquired);
 
     // Ids are never handed out again, not even while the table is archived.
-    const qint64 next = workspace->addTable(spec);
+    elsewhere.targetTable = QStringLiteral("elsewhere too");
+    const qint64 next = workspace->addTable(elsewhere);
     QVERIFY(next > other);
 
     workspace->restoreTable(id);

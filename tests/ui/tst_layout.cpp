@@ -4,6 +4,7 @@
 // (with the splitters) on the next open.
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
+#include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
@@ -11,20 +12,29 @@
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/controltable/tabledialog.h"
+#include "ui/history/historychart.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/iterationdetails.h"
+#include "ui/run/progressdelegate.h"
 #include "ui/run/runpanel.h"
 
+#include <QAbstractAxis>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProxyStyle>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTableView>
@@ -108,6 +118,34 @@ QAction *menuAction(QMenu *menu, const QString &text) {
     }
     return nullptr;
 }
+
+// The texts the chart's scene draws outside its legend (its title, axis titles and labels), as
+// shown: an elided one ends in "...". The legend names the series as the axes' titles may, so it
+// is left out.
+QStringList chartTexts(QChart *chart) {
+    QStringList texts;
+    if (!chart->scene())
+        return texts;
+    for (QGraphicsItem *item : chart->scene()->items()) {
+        if (const auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+            text && text->isVisible() && !chart->legend()->isAncestorOf(item))
+            texts << text->toPlainText();
+    }
+    return texts;
+}
+
+// The text of every progress bar a widget using it paints.
+class BarTextRecorder : public QProxyStyle {
+public:
+    void drawControl(ControlElement element, const QStyleOption *option, QPainter *painter,
+                     const QWidget *widget) const override {
+        if (const auto *bar = qstyleoption_cast<const QStyleOptionProgressBar *>(option);
+            bar && element == CE_ProgressBar)
+            texts << bar->text;
+        QProxyStyle::drawControl(element, option, painter, widget);
+    }
+    mutable QStringList texts;
+};
 
 } // namespace
 
@@ -228,6 +266,79 @@ private slots:
                           history->horizontalHeader()->sectionSizeHint(RunHistoryModel::Problems)),
                  qPrintable(describeColumns(history)));
         QVERIFY2(textWhole(history, RunHistoryModel::Started, &why), qPrintable(why));
+    }
+
+    // Both value axes of the history chart keep their titles whole at 1024×768.
+    void chartAxisTitlesWholeAt1024() {
+        UiFixture fixture;
+        addOrders(fixture);
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 1);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        HistoryChart *chart = window.historyPanel()->chart();
+        QTRY_VERIFY(chart->pointCount() > 0);
+        // By their titles: a refresh replaces the chart and its axes.
+        QStringList titles;
+        for (const QAbstractAxis *axis : chart->chart()->axes(Qt::Vertical))
+            titles << axis->titleText();
+        QCOMPARE(titles.size(), 2);
+        for (const QString &title : titles) {
+            QVERIFY(!title.isEmpty());
+            QTRY_VERIFY2(chartTexts(chart->chart()).contains(title),
+                         qPrintable(QStringLiteral("\"%1\" not whole in a chart %2 px high: %3")
+                                        .arg(title)
+                                        .arg(chart->height())
+                                        .arg(chartTexts(chart->chart()).join(QStringLiteral(" | ")))));
+        }
+    }
+
+    // A running table's progress at 1024×768 shows the rows copied and the time left, its
+    // figures rounded to make room; the rate gives way first.
+    void progressShowsRowsAndTimeLeftAt1024() {
+        MainWindow window;
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCoreApplication::processEvents();
+        const QTableView *grid = window.runPanel()->view();
+        const int width = grid->columnWidth(IterationGridModel::Progress);
+
+        // The running text as the grid model spells it (tst_iterationgridmodel), in a cell of
+        // that width painted by the grid's delegate.
+        const QString full = QStringLiteral("379,000 / 1,000,000 · 42,863 rows/s · about 14.5 s left");
+        QStandardItemModel model(1, 1);
+        auto *item = new QStandardItem(full);
+        item->setData(0.379, ProgressRole);
+        item->setData(int(IterationStatus::Running), StatusRole);
+        model.setItem(0, 0, item);
+        QTableView cell;
+        BarTextRecorder recorder;
+        cell.setStyle(&recorder);
+        cell.setFont(grid->font());
+        cell.setModel(&model);
+        cell.setItemDelegate(new ProgressDelegate(&cell));
+        cell.setColumnWidth(0, width);
+        cell.resize(width + 60, 80);
+        cell.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&cell));
+        recorder.texts.clear();
+        cell.viewport()->grab();
+        QVERIFY(!recorder.texts.isEmpty());
+        const QString shown = recorder.texts.last();
+        QVERIFY2(shown.contains(QStringLiteral("379")) && shown.contains(QStringLiteral("14.5 s left")),
+                 qPrintable(QStringLiteral("a %1 px bar shows \"%2\"").arg(width).arg(shown)));
+
+        // Wide enough, the whole text; the grid's tooltip has it whatever the width.
+        cell.setColumnWidth(0, cell.fontMetrics().horizontalAdvance(full) + 40);
+        cell.resize(cell.columnWidth(0) + 60, 80);
+        recorder.texts.clear();
+        cell.viewport()->grab();
+        QVERIFY(!recorder.texts.isEmpty());
+        QCOMPARE(recorder.texts.last(), full);
     }
 
     // Columns left out for a narrow window come back when it widens, until the user lays the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/controltable/controltablepanel.h"
 
+#include "model/engine/restoredtargetcheck.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/nextruncolumn.h"
@@ -134,9 +135,14 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
     m_loaded = false;
     m_model->setTables({});
     m_gateway = gateway;
+    m_restoredTargetCheck = nullptr;
     updateFirstSteps();
     if (!m_gateway)
         return;
+    // Its findings are shown as the workspace's refusals are, naming both tables.
+    m_restoredTargetCheck = new RestoredTargetCheck(m_gateway->path(), m_gateway);
+    connect(m_restoredTargetCheck, &RestoredTargetCheck::problemFound, m_gateway,
+            [gateway](qint64, const QString &message) { emit gateway->errorOccurred(message); });
     connect(m_gateway, &WorkspaceGateway::tablesLoaded, this, [this](const TablesRead &read) {
         m_gateway->dispose(m_model->applyRead(read));
         m_loaded = true;
@@ -155,7 +161,7 @@ void ControlTablePanel::reload() {
 }
 
 ControlTableCommand::Context ControlTablePanel::commandContext() const {
-    return {m_gateway, m_model};
+    return {m_gateway, m_model, m_restoredTargetCheck};
 }
 
 QList<qint64> ControlTablePanel::selectedIds() const {

@@ -16,6 +16,7 @@ namespace tidemark {
 
 class ControlTableModel;
 class NextRunColumn;
+class RestoredTargetCheck;
 class WorkspaceGateway;
 
 // The control table: a filterable, sortable view over ControlTableModel, its add / edit /
@@ -36,7 +37,7 @@ public:
     // The workspace's schedules, for the "Next run" column.
     void setSchedules(const QList<ScheduleSpec> &schedules);
     NextRunColumn *nextRunColumn() const { return m_nextRuns; }
-    // What the panel's undo commands share (the gateway and the model).
+    // What the panel's undo commands share (the gateway, the model, the restored-target check).
     ControlTableCommand::Context commandContext() const;
 
 public slots:
@@ -59,6 +60,7 @@ private:
     void updateFirstSteps();
 
     WorkspaceGateway *m_gateway = nullptr;
+    RestoredTargetCheck *m_restoredTargetCheck = nullptr; // the gateway's child: goes with it
     ControlTableModel *m_model;
     NextRunColumn *m_nextRuns;
     QSortFilterProxyModel *m_proxy;

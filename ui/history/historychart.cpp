@@ -272,10 +272,12 @@ void HistoryChart::render() {
     }
     QCategoryAxis *time = timeAxis(m_trend.from, m_trend.to);
     QCategoryAxis *rowAxis = roundAxis(double(maxRows), 1, [](double v) { return formatCount(qint64(v)); });
-    rowAxis->setTitleText(tr("Rows written"));
+    // At 1024×768 the plot is some 60 pixels high: the axes' titles say the unit in a word (the
+    // legend names the series), so they read whole there.
+    rowAxis->setTitleText(tr("Rows"));
     QCategoryAxis *secondsAxis = roundAxis(
         maxSeconds, 0.1, [](double v) { return QString::number(v, 'f', v == std::floor(v) ? 0 : 1); });
-    secondsAxis->setTitleText(tr("Duration (s)"));
+    secondsAxis->setTitleText(tr("Seconds"));
     chart->addAxis(time, Qt::AlignBottom);
     chart->addAxis(rowAxis, Qt::AlignLeft);
     chart->addAxis(secondsAxis, Qt::AlignRight);

@@ -6,24 +6,63 @@
 #include "ui/common/statusdelegate.h"
 
 #include <QApplication>
+#include <QFontMetrics>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QStyleOptionProgressBar>
 
 namespace tidemark {
 
 namespace {
 
-// "379,000 / 1,000,000 · 42,863 rows/s · about 14.5 s left" drops its last parts, whole, when
-// the bar is too narrow for them: the rows copied matter most, a cut-off estimate not at all.
-QString fittedText(const QString &text, const QFontMetrics &metrics, int width) {
-    const QString separator = QStringLiteral(" · ");
-    QStringList parts = text.split(separator);
-    while (parts.size() > 1 && metrics.horizontalAdvance(parts.join(separator)) > width)
-        parts.removeLast();
-    return parts.join(separator);
+const QString kSeparator = QStringLiteral(" · ");
+
+// 379,000 as "379k", 1,250,000 as "1.3M": three significant figures at most.
+QString roundedCount(qint64 value) {
+    static const std::pair<qint64, const char *> units[] = {
+        {1'000'000'000'000, "T"}, {1'000'000'000, "G"}, {1'000'000, "M"}, {1'000, "k"}};
+    for (const auto &[size, unit] : units) {
+        if (value < size)
+            continue;
+        const double scaled = double(value) / double(size);
+        QString number = QString::number(scaled, 'f', scaled < 10 ? 1 : 0);
+        if (number.endsWith(QLatin1String(".0")))
+            number.chop(2);
+        return number + QLatin1String(unit);
+    }
+    return QString::number(value);
+}
+
+// The model's counts (formatCount: digits grouped by commas) rounded, and "about" dropped.
+QString rounded(const QString &text) {
+    static const QRegularExpression count(QStringLiteral(R"(\b\d{1,3}(?:,\d{3})+\b)"));
+    QString result;
+    qsizetype from = 0;
+    for (const QRegularExpressionMatch &match : count.globalMatch(text)) {
+        result += text.mid(from, match.capturedStart() - from);
+        result += roundedCount(match.captured().remove(QLatin1Char(',')).toLongLong());
+        from = match.capturedEnd();
+    }
+    result += text.mid(from);
+    return result.replace(QStringLiteral("about "), QString());
+}
+
+bool isRate(const QString &part) {
+    return part.endsWith(QLatin1String("/s"));
 }
 
 } // namespace
+
+QString ProgressDelegate::shownText(const QString &text, const QFontMetrics &metrics, int width) {
+    const QString short_ = rounded(text);
+    QStringList parts = short_.split(kSeparator);
+    parts.erase(std::remove_if(parts.begin() + 1, parts.end(), isRate), parts.end());
+    for (const QString &candidate : {text, short_, parts.join(kSeparator)}) {
+        if (metrics.horizontalAdvance(candidate) <= width)
+            return candidate;
+    }
+    return parts.first();
+}
 
 void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                              const QModelIndex &index) const {
@@ -46,7 +85,7 @@ void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     bar.minimum = 0;
     bar.maximum = busy ? 0 : 1000;
     bar.progress = progress < 0 ? 0 : int(progress * 1000);
-    bar.text = fittedText(index.data(Qt::DisplayRole).toString(), option.fontMetrics, bar.rect.width() - 8);
+    bar.text = shownText(index.data(Qt::DisplayRole).toString(), option.fontMetrics, bar.rect.width() - 8);
     bar.textVisible = true;
     bar.textAlignment = Qt::AlignCenter;
     style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);

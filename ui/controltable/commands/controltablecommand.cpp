@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ui/controltable/commands/controltablecommand.h"
 
+#include "model/engine/restoredtargetcheck.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
+
+#include <QPointer>
 
 namespace tidemark {
 
@@ -10,15 +13,34 @@ ControlTableCommand::ControlTableCommand(const Context &context, const QString &
     : QUndoCommand(text, parent)
     , m_context(context) {}
 
-void ControlTableCommand::persist(std::function<void(Workspace &)> write) {
+void ControlTableCommand::persist(std::function<void(Workspace &)> write, std::function<void()> written) {
     WorkspaceGateway *gateway = m_context.gateway;
     gateway->markTablesStale();
     gateway->submit(
-        gateway, std::move(write), [gateway] { gateway->reloadTables(); },
+        gateway, std::move(write),
+        [gateway, written = std::move(written)] {
+            gateway->reloadTables();
+            if (written)
+                written();
+        },
         [gateway](const QString &error) {
             emit gateway->errorOccurred(error);
             gateway->reloadTables();
         });
+}
+
+void ControlTableCommand::persistRestore(qint64 id) {
+    // Undo restores at once and the target is asked afterwards, not first: asking first would
+    // make Undo wait on a remote connect (seconds for a server that does not answer) and refuse
+    // it while the target is down, and a restored table cannot write where it no longer owns
+    // the target (every run checks the owner inside its target transaction). So the table
+    // comes back as it was, and the window says so right after when another table owns its
+    // target now.
+    persist([id](Workspace &ws) { ws.restoreTable(id); },
+            [check = QPointer<RestoredTargetCheck>(m_context.restoredTargetCheck), id] {
+                if (check)
+                    check->check(id);
+            });
 }
 
 } // namespace tidemark

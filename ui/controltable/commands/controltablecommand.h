@@ -8,6 +8,7 @@
 namespace tidemark {
 
 class ControlTableModel;
+class RestoredTargetCheck;
 class Workspace;
 class WorkspaceGateway;
 
@@ -21,13 +22,19 @@ public:
     struct Context {
         WorkspaceGateway *gateway = nullptr;
         ControlTableModel *model = nullptr;
+        // Asks a restored table's target who owns it (none: not asked).
+        RestoredTargetCheck *restoredTargetCheck = nullptr;
     };
 
     ControlTableCommand(const Context &context, const QString &text, QUndoCommand *parent = nullptr);
 
 protected:
-    // Runs `write` on the gateway's worker, then reloads the control table.
-    void persist(std::function<void(Workspace &)> write);
+    // Runs `write` on the gateway's worker, then reloads the control table; `written` runs on
+    // this thread once the write succeeded.
+    void persist(std::function<void(Workspace &)> write, std::function<void()> written = {});
+    // persist(), restoring table `id`. The workspace refuses a table whose target another live
+    // table writes into; the target's own owner record is asked after the restore.
+    void persistRestore(qint64 id);
 
     Context m_context;
 };

@@ -18,7 +18,7 @@ void RemoveTableCommand::redo() {
 void RemoveTableCommand::undo() {
     // Shown at once as it was; the reload brings the position it has in the workspace.
     m_context.model->upsertTable(m_spec);
-    persist([id = m_spec.id](Workspace &ws) { ws.restoreTable(id); });
+    persistRestore(m_spec.id);
 }
 
 } // namespace tidemark

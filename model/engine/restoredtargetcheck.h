@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/tablespec.h"
+
+#include <QObject>
+#include <QString>
+#include <optional>
+
+namespace tidemark {
+
+class RemoteTask;
+class RemoteWorkQueue;
+class Workspace;
+
+// Who owns `spec`'s target table as the target database records it (DESIGN.md, "The target is
+// the lock"), when that is not `spec` itself: "table 5 of workspace /path (id …)" or "table 5 of
+// this workspace". nullopt when the target is this table's or nobody's (no state recorded yet).
+// Only reads the target, through `task` (run it on a RemoteWorkQueue); throws Error naming the
+// connection when the target cannot be read.
+std::optional<QString> otherTargetOwner(Workspace &workspace, const TableSpec &spec, RemoteTask &task);
+
+// What to tell the operator about a restored table whose target another table owns now.
+QString restoredTargetOwnedText(const TableSpec &spec, const QString &owner);
+
+// Checks a table just restored (Undo of "Remove table") against its target's owner record, on
+// the remote-work threads with a Workspace of its own: a removed table's target may have been
+// taken over (`run --adopt`) from another workspace meanwhile, which only the target database
+// knows. One lane per table; replies on the checker's thread, never blocking it.
+class RestoredTargetCheck : public QObject {
+    Q_OBJECT
+public:
+    explicit RestoredTargetCheck(const QString &workspacePath, QObject *parent = nullptr);
+
+    void check(qint64 tableId);
+
+signals:
+    // The target belongs to another table now, or it could not be checked: one line naming
+    // the table, its target and the other owner (or the error).
+    void problemFound(qint64 tableId, const QString &message);
+
+private:
+    QString m_workspacePath;
+    RemoteWorkQueue *m_remote;
+};
+
+} // namespace tidemark
