@@ -119,19 +119,29 @@ QAction *menuAction(QMenu *menu, const QString &text) {
     return nullptr;
 }
 
-// The texts the chart's scene draws outside its legend (its title, axis titles and labels), as
-// shown: an elided one ends in "...". The legend names the series as the axes' titles may, so it
-// is left out.
-QStringList chartTexts(QChart *chart) {
+// The texts the chart's scene draws outside its legend (its title, axis titles and labels), or
+// (`legend`) in it, as shown: an elided one ends in "...". Apart, as the legend names the series
+// as the axes' titles may.
+QStringList chartTexts(QChart *chart, bool legend = false) {
     QStringList texts;
     if (!chart->scene())
         return texts;
     for (QGraphicsItem *item : chart->scene()->items()) {
         if (const auto *text = dynamic_cast<QGraphicsTextItem *>(item);
-            text && text->isVisible() && !chart->legend()->isAncestorOf(item))
+            text && text->isVisible() && chart->legend()->isAncestorOf(item) == legend)
             texts << text->toPlainText();
     }
     return texts;
+}
+
+// The texts of a chart, its legend's too, that are elided.
+QStringList elidedChartTexts(QChart *chart) {
+    QStringList elided;
+    for (const QString &text : chartTexts(chart) + chartTexts(chart, true)) {
+        if (text.endsWith(QStringLiteral("...")) || text.endsWith(QChar(0x2026)))
+            elided << text;
+    }
+    return elided;
 }
 
 // The text of every progress bar a widget using it paints.
@@ -294,6 +304,10 @@ private slots:
                                         .arg(chart->height())
                                         .arg(chartTexts(chart->chart()).join(QStringLiteral(" | ")))));
         }
+        // Nor the axes' labels nor the legend's names: QtCharts had cut the figures of an axis to
+        // "..." and the legend to "Failed / cancelled /...".
+        QTRY_VERIFY2(elidedChartTexts(chart->chart()).isEmpty(),
+                     qPrintable(elidedChartTexts(chart->chart()).join(QStringLiteral(" | "))));
     }
 
     // A running table's progress at 1024×768 shows the rows copied and the time left, its

@@ -57,6 +57,8 @@ double niceStep(double max, double floor) {
 QCategoryAxis *roundAxis(double max, double floorStep, const std::function<QString(double)> &label) {
     auto *axis = new QCategoryAxis;
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    // A few short figures: QtCharts cuts them to "..." in a plot some 60 pixels high, where they fit.
+    axis->setTruncateLabels(false);
     const double step = niceStep(std::max(max, floorStep), floorStep);
     axis->setStartValue(0);
     axis->append(label(0), 0);
@@ -115,6 +117,8 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
     }
     auto *axis = new QCategoryAxis;
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    // A few short figures: QtCharts cuts them to "..." in a plot some 60 pixels high, where they fit.
+    axis->setTruncateLabels(false);
     axis->setStartValue(qreal(start.toMSecsSinceEpoch()));
     for (const QDateTime &tick : ticks) {
         const QString label = tick.toString(format);
@@ -256,7 +260,8 @@ void HistoryChart::render() {
     duration->setName(tr("Duration (s)"));
     duration->setPointsVisible(true);
     auto *failed = new QScatterSeries;
-    failed->setName(tr("Failed / cancelled / warning"));
+    // The history's word for failed, cancelled, interrupted and warning: whole in the legend at 1024×768.
+    failed->setName(tr("Problems"));
     failed->setColor(QColor(220, 50, 47));
     failed->setMarkerSize(10);
     qint64 maxRows = 0;
