@@ -178,6 +178,12 @@ bool tableExists(const QString &dbPath, const QString &table) {
                .toLongLong() > 0;
 }
 
+void recoverAfterKill(const QString &dbPath) {
+    SqliteDb db(dbPath, SqliteDb::Mode::ReadWrite);
+    SqliteStatement statement(db, QStringLiteral("SELECT count(*) FROM sqlite_master"));
+    statement.step();
+}
+
 QString orderTimestamp(int id) {
     // 2025-01-01T00:00:00Z in microseconds since the epoch.
     constexpr qint64 base = 1735689600LL * 1000000LL;

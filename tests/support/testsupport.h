@@ -91,6 +91,10 @@ QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantLis
 // Every row of a query, each column as text.
 QList<QStringList> queryRows(const QString &dbPath, const QString &sql, const QVariantList &params = {});
 bool tableExists(const QString &dbPath, const QString &table);
+// Opens a SQLite file read-write and reads it, as the next writer would: a process killed in the
+// middle of a commit leaves its rollback journal hot, which this rolls back. The read-only
+// reads above refuse such a file ("attempt to write a readonly database").
+void recoverAfterKill(const QString &dbPath);
 
 // The updated_at value makeOrders() gives row `id`: 2025-01-01T00:00:00.000000Z plus id minutes,
 // in the canonical spelling.
