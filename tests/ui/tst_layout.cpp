@@ -278,7 +278,8 @@ private slots:
         QVERIFY2(textWhole(history, RunHistoryModel::Started, &why), qPrintable(why));
     }
 
-    // Both value axes of the history chart keep their titles whole at 1024×768.
+    // The history chart at 1024×768: its value axes keep their titles and figures whole, the
+    // legend its names.
     void chartAxisTitlesWholeAt1024() {
         UiFixture fixture;
         addOrders(fixture);
