@@ -924,6 +924,24 @@ qint64 Workspace::addTable(const TableSpec &spec) {
 
 void Workspace::updateTable(const TableSpec &spec) {
     Transaction transaction(*m_db);
+    const std::optional<TableSpec> stored = readTable(*m_db, spec.id, false);
+    if (!stored)
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(spec.id));
+    // As in setArchived: an edit moved back by Undo, or made while another process added a
+    // table, must not make a second writer of one target table; this transaction decides.
+    const bool movesTarget =
+        stored->targetConnection != spec.targetConnection || stored->targetTable != spec.targetTable;
+    if (const auto target = connection(spec.targetConnection); movesTarget && target) {
+        if (const auto other = otherTableWritingInto(*target, spec.targetTable, spec.id, false))
+            throw ValidationError(
+                QStringLiteral("table %1 (%2 -> %3) cannot write into %4: table %5 (%6 -> %7) writes into "
+                               "it now, and one target table takes one table's rows (keep table %1's "
+                               "target, or remove table %5 first)")
+                    .arg(spec.id)
+                    .arg(stored->sourceDisplay(), stored->targetDisplay(), spec.targetDisplay())
+                    .arg(other->id)
+                    .arg(other->sourceDisplay(), other->targetDisplay()));
+    }
     SqliteStatement update(
         *m_db,
         QStringLiteral("UPDATE tables SET source_connection = ?1, source_table = ?2, target_connection = ?3, "
@@ -933,8 +951,6 @@ void Workspace::updateTable(const TableSpec &spec) {
                        "add_new_columns = ?17 WHERE id = ?18 AND archived_at IS NULL"));
     bindTableConfig(update, spec);
     update.bind(18, spec.id).run();
-    if (m_db->changes() == 0)
-        throw ValidationError(QStringLiteral("table %1 does not exist").arg(spec.id));
     transaction.commit();
 }
 

@@ -399,6 +399,44 @@ private slots:
         forgetPostgresTable(pg, table);
     }
 
+    // As restoreRefusedWhenAnotherWorkspaceOwnsTheTarget, the owner record in a PostgreSQL target.
+    void restoreRefusedWhenAnotherWorkspaceOwnsThePostgresTarget() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString other = path(QStringLiteral("other.tidemark"));
+        const QString table = QStringLiteral("edges_restore_%1").arg(QCoreApplication::applicationPid());
+        PgSession pg;
+        forgetPostgresTable(pg, table);
+        for (const QString &workspace : {m_ws, other}) {
+            setupConnections(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        const QString target = QStringLiteral("pg:") + table;
+        const qint64 ours = addTableOn(m_ws, ordersArgs(target));
+        const qint64 theirs = addTableOn(other, ordersArgs(target));
+        CLI_EXIT(cli({QStringLiteral("run")}), 0);
+        CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(ours)}), 0);
+        CLI_EXIT(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"), QStringLiteral("--table"),
+                               QString::number(theirs)}),
+                 0);
+
+        const QStringList restore{QStringLiteral("table"), QStringLiteral("restore"), QString::number(ours)};
+        expectRefusal(cli(restore),
+                      {QStringLiteral("table %1 (src:orders -> %2) cannot be restored").arg(ours).arg(target),
+                       QStringLiteral("table %1 of workspace %2").arg(theirs).arg(other),
+                       QStringLiteral("--yes")});
+        QVERIFY(Workspace::open(m_ws)->archivedTable(ours));
+        CLI_EXIT(cli(restore + QStringList{QStringLiteral("--yes")}), 0);
+        QVERIFY(Workspace::open(m_ws)->table(ours));
+        makeOrders(m_src, 5, 11, QStringLiteral("orders"), false);
+        CLI_EXIT(cliOn(other, {QStringLiteral("run")}), 0);
+        QCOMPARE(cli({QStringLiteral("run")}).exitCode, 1);
+        QCOMPARE(pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table)), QStringLiteral("15"));
+        forgetPostgresTable(pg, table);
+    }
+
     // Two workspaces' first runs into one fresh target at the same time: one owns it, the other
     // writes nothing (the unique index on target_table decides when both checks found no owner).
     // Each workspace adds a table copying src:orders into `target`, and all run at once: one run

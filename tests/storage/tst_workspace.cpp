@@ -123,6 +123,7 @@ private slots:
     void deadHolderTakenOver();
     void removeArchivesAndRestoreKeepsPosition();
     void restoreNeedsItsConnections();
+    void editRefusesATargetAnotherTableWrites();
     void repairClosesDeadRuns();
     void repairOnceWhenOpenedConcurrently();
 
@@ -860,6 +861,55 @@ void tst_Workspace::restoreNeedsItsConnections() {
     workspace->addConnection(src);
     workspace->restoreTable(id);
     QVERIFY(workspace->table(id));
+}
+
+// Workspace::updateTable decides in its transaction: an edit made from a stale view (Undo of an
+// edit, another process adding a table meanwhile) cannot make a second writer of a target.
+void tst_Workspace::editRefusesATargetAnotherTableWrites() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    ConnectionSpec src;
+    src.name = QStringLiteral("src");
+    src.path = QStringLiteral("/data/src.db");
+    workspace->addConnection(src);
+    ConnectionSpec dst;
+    dst.name = QStringLiteral("dst");
+    dst.path = QStringLiteral("/data/dst.db");
+    workspace->addConnection(dst);
+    TableSpec first = sampleTable();
+    first.id = workspace->addTable(first);
+    TableSpec second = sampleTable();
+    second.sourceTable = QStringLiteral("other");
+    second.targetTable = QStringLiteral("other");
+    second.id = workspace->addTable(second);
+
+    TableSpec moved = second;
+    moved.targetTable = first.targetTable;
+    try {
+        workspace->updateTable(moved);
+        QFAIL("two tables write into dst:order_lines");
+    } catch (const ValidationError &error) {
+        QVERIFY2(error.message().contains(QStringLiteral("table %1 (src:other -> dst:other) cannot write "
+                                                         "into dst:order_lines: table %2")
+                                              .arg(second.id)
+                                              .arg(first.id)),
+                 qPrintable(error.message()));
+    }
+    QCOMPARE(workspace->table(second.id)->targetTable, QStringLiteral("other"));
+
+    // Edits that keep the target, or move it where nobody writes, go through.
+    second.maxSkipped = 3;
+    workspace->updateTable(second);
+    QCOMPARE(workspace->table(second.id)->maxSkipped, 3);
+    moved.targetTable = QStringLiteral("elsewhere");
+    workspace->updateTable(moved);
+    QCOMPARE(workspace->table(second.id)->targetTable, QStringLiteral("elsewhere"));
+    // A removed table's target may be taken (table setup says whose it was); the removed
+    // table then cannot come back into it.
+    workspace->removeTable(first.id);
+    moved.targetTable = first.targetTable;
+    workspace->updateTable(moved);
+    QCOMPARE(workspace->table(second.id)->targetTable, first.targetTable);
+    QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->restoreTable(first.id));
 }
 
 void tst_Workspace::repairClosesDeadRuns() {

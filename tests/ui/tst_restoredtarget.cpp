@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Undo of "Remove table" in the window when another table has taken the target meanwhile: in
-// this workspace the restore is refused naming both tables; when the target database records
-// another owner (another workspace took it over), the table comes back and the window says whose
-// the target is now.
+// Undo of "Remove table" (and Redo of "Add table", and Undo of an edit) in the window when another
+// table has taken the target meanwhile: in this workspace the change is refused naming both
+// tables; when the target database records another owner (another workspace took it over), the
+// table comes back and the window says whose the target is now.
 #include "model/engine/remotework.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
+#include "ui/controltable/commands/addtablecommand.h"
+#include "ui/controltable/commands/edittablecommand.h"
 #include "ui/controltable/commands/removetablecommand.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"
@@ -142,6 +144,92 @@ private slots:
         QVERIFY2(
             window.statusBar()->currentMessage().contains(QStringLiteral("Table %1 (src:orders").arg(ours)),
             qPrintable(window.statusBar()->currentMessage()));
+    }
+
+    void redoOfAddSaysWhenAnotherWorkspaceOwnsTheTarget() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10, 1, QStringLiteral("orders"), false);
+        MainWindow window;
+        openInWindow(fixture, window, 0);
+        QVERIFY(!QTest::currentTestFailed());
+        ControlTablePanel *panel = window.controlTable();
+        auto *add = new AddTableCommand(
+            panel->commandContext(),
+            fixture.prepared(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
+        panel->undoStack()->push(add);
+        QTRY_COMPARE(panel->model()->rowCount(), 1);
+        window.gateway()->waitForIdle();
+        const qint64 ours = add->addedId();
+        QVERIFY(ours > 0);
+        QCOMPARE(runOnce(fixture.wsPath).status, QStringLiteral("succeeded"));
+        panel->undoStack()->undo();
+        QTRY_COMPARE(panel->model()->rowCount(), 0);
+        window.gateway()->waitForIdle();
+
+        // While ours is away, another workspace takes the target over.
+        const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
+        qint64 theirs = 0;
+        {
+            auto other = Workspace::create(otherPath);
+            addConnection(*other, QStringLiteral("src"), fixture.src);
+            addConnection(*other, QStringLiteral("dst"), fixture.dst);
+            theirs = other->addTable(prepareTable(
+                *other, UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
+        }
+        RunRequest adopt;
+        adopt.tableIds = {theirs};
+        adopt.adopt = true;
+        QCOMPARE(runOnce(otherPath, adopt).status, QStringLiteral("succeeded"));
+
+        window.statusBar()->clearMessage();
+        panel->undoStack()->redo();
+        // The same table comes back, and the window says whose its target is now.
+        QTRY_COMPARE(panel->model()->rowCount(), 1);
+        QCOMPARE(panel->model()->tableAt(0).id, ours);
+        const QString owner = QStringLiteral("table %1 of workspace %2").arg(theirs).arg(otherPath);
+        QTRY_VERIFY2(window.statusBar()->currentMessage().contains(owner),
+                     qPrintable(window.statusBar()->currentMessage()));
+    }
+
+    void undoOfAnEditRefusedOntoATakenTarget() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        makeOrders(fixture.src, 5, 1, QStringLiteral("other"));
+        const qint64 first =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
+        ControlTablePanel *panel = window.controlTable();
+        const TableSpec before = panel->model()->tableAt(0);
+        TableSpec after = before;
+        after.targetTable = QStringLiteral("orders_copy");
+        panel->undoStack()->push(new EditTableCommand(panel->commandContext(), before, after));
+        window.gateway()->waitForIdle();
+        QCOMPARE(fixture.open()->table(first)->targetTable, QStringLiteral("orders_copy"));
+
+        // Meanwhile another process sets a second table up to write where the first one did.
+        const qint64 second =
+            fixture.addTable(UiFixture::draft(QStringLiteral("other"), QStringLiteral("updated_at")));
+        {
+            auto ws = fixture.open();
+            TableSpec moved = *ws->table(second);
+            moved.targetTable = QStringLiteral("orders");
+            ws->updateTable(moved);
+        }
+        panel->reload();
+        QTRY_COMPARE(panel->model()->rowCount(), 2);
+
+        panel->undoStack()->undo();
+        const QString refusal =
+            QStringLiteral("table %1 (src:orders -> dst:orders_copy) cannot write into dst:orders: table %2")
+                .arg(first)
+                .arg(second);
+        QTRY_VERIFY2(window.statusBar()->currentMessage().contains(refusal),
+                     qPrintable(window.statusBar()->currentMessage()));
+        // The workspace and, once reloaded, the window keep the first table where it writes.
+        QCOMPARE(fixture.open()->table(first)->targetTable, QStringLiteral("orders_copy"));
+        QTRY_COMPARE(panel->model()->table(first)->targetTable, QStringLiteral("orders_copy"));
     }
 
     void undoSaysNothingWhenTheTargetIsStillItsOwn() {

@@ -11,7 +11,14 @@ AddTableCommand::AddTableCommand(const Context &context, const TableSpec &spec, 
     , m_addedId(std::make_shared<std::atomic<qint64>>(0)) {}
 
 void AddTableCommand::redo() {
-    // The row appears when the reload brings it with its id.
+    // Done again after its undo, it brings the same table back as Undo of "Remove table" does,
+    // its target's owner asked again: the target may have been taken over meanwhile.
+    if (const qint64 id = m_addedId->load()) {
+        persistRestore(id);
+        return;
+    }
+    // The row appears when the reload brings it with its id. Undone and done again before the
+    // worker added it, the id is only known there (and the target was checked moments ago).
     persist([spec = m_spec, addedId = m_addedId](Workspace &ws) {
         if (const qint64 id = addedId->load()) {
             ws.restoreTable(id);
