@@ -85,6 +85,7 @@ std::optional<RunOverview> overviewOf(const RunRecord &run, const RunPageQuery &
             continue;
         ++overview.tables;
         overview.rowsRead += it.rowsRead;
+        overview.rowsReadKept += rowsShownRead(it);
         overview.rowsWritten += it.rowsWritten;
         overview.rowsSkipped += it.rowsSkipped;
         longest = std::max(longest, it.durationMs);

@@ -60,6 +60,7 @@ struct RunOverview {
     qint64 durationMs = 0; // finished - started; while running, its longest iteration so far
     int tables = 0;        // iterations counted
     qint64 rowsRead = 0;
+    qint64 rowsReadKept = 0; // rowsShownRead summed: what the history shows as Read
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;
     // The iterations that went wrong (failed, warning, cancelled, interrupted): source, status.

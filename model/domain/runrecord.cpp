@@ -52,6 +52,15 @@ bool isFailure(IterationStatus status) {
            status == IterationStatus::Interrupted;
 }
 
+bool isRolledBack(const IterationRecord &record) {
+    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed;
+}
+
+qint64 rowsShownRead(const IterationRecord &record) {
+    return isRolledBack(record) ? qMin(record.rowsRead, record.rowsWritten + record.rowsSkipped)
+                                : record.rowsRead;
+}
+
 bool isFinished(IterationStatus status) {
     return status != IterationStatus::Queued && status != IterationStatus::Running;
 }

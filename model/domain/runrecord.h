@@ -62,12 +62,17 @@ struct IterationRecord {
     QList<LogLine> log;
 };
 
+// A cancelled or failed iteration rolled back what it had not committed: it shows (read
+// column, progress, summary, history) what it kept, not what it had read before the rollback.
+bool isRolledBack(const IterationRecord &record);
+qint64 rowsShownRead(const IterationRecord &record);
+
 enum class RunTrigger { Gui, Cli, Schedule };
 QString runTriggerName(RunTrigger trigger);
 
 struct RunRecord {
     qint64 id = 0;
-    QString trigger; // "gui" | "cli" | "schedule"
+    QString trigger;  // "gui" | "cli" | "schedule"
     QString schedule; // the schedule that fired the run; empty otherwise
     QString host;
     qint64 pid = 0;

@@ -29,15 +29,6 @@ const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationSt
 
 } // namespace
 
-bool isRolledBack(const IterationRecord &record) {
-    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed;
-}
-
-qint64 rowsShownRead(const IterationRecord &record) {
-    return isRolledBack(record) ? qMin(record.rowsRead, record.rowsWritten + record.rowsSkipped)
-                                : record.rowsRead;
-}
-
 QString dryRunText(const IterationRecord &record) {
     return QObject::tr("would copy %1 rows (window %2 → %3); nothing written")
         .arg(formatCount(record.rowsRead),

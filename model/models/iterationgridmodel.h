@@ -121,10 +121,6 @@ private:
 // Progress of an iteration, 0..1, or -1 when there is no fraction to show (unknown, nothing to
 // copy, or a running copy that has not reported a row yet: shown as busy).
 double iterationProgress(const IterationRecord &record);
-// A cancelled or failed iteration rolled back what it had not committed: it shows (read
-// column, progress, summary) what it kept, not what it had read before the rollback.
-bool isRolledBack(const IterationRecord &record);
-qint64 rowsShownRead(const IterationRecord &record);
 // A dry-run iteration: "would copy N rows (window a → b); nothing written".
 QString dryRunText(const IterationRecord &record);
 

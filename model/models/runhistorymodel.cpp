@@ -86,7 +86,7 @@ QVariant RunHistoryModel::displayValue(const RunOverview &run, int column) const
     case Tables:
         return QString::number(run.tables);
     case RowsRead:
-        return formatCount(run.rowsRead);
+        return formatCount(run.rowsReadKept);
     case RowsWritten:
         return formatCount(run.rowsWritten);
     case RowsSkipped:
@@ -128,8 +128,12 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
         return {};
     const RunOverview &run = m_rows.at(index.row());
     switch (role) {
-    case Qt::DisplayRole:
     case Qt::ToolTipRole:
+        if (index.column() == RowsRead && run.rowsRead > run.rowsReadKept)
+            return tr("%1 rows were read, then rolled back by the cancelled or failed iterations: %2 kept")
+                .arg(formatCount(run.rowsRead), formatCount(run.rowsReadKept));
+        return displayValue(run, index.column());
+    case Qt::DisplayRole:
         return displayValue(run, index.column());
     case RawRole:
         return rawValue(run, index.column());
@@ -421,7 +425,7 @@ QStringList RunHistoryModel::csvFields(const RunOverview &run, const QTimeZone &
             statusLabel(run.status),
             run.finishedAt.isValid() ? csvSeconds(run.durationMs) : QString(),
             QString::number(run.tables),
-            QString::number(run.rowsRead),
+            QString::number(run.rowsReadKept),
             QString::number(run.rowsWritten),
             QString::number(run.rowsSkipped),
             problemsText(run)};

@@ -1833,12 +1833,16 @@ QList<RunOverview> Workspace::runOverviews(const RunPageQuery &query) {
         const QHash<qint64, qsizetype> index = indexOfRuns(runs);
         const QString ids = runIdsJson(runs);
         // Figures summed by SQLite: a run of a thousand tables costs no thousand records here.
-        SqliteStatement sums(*m_db,
-                             QStringLiteral("SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
-                                            "sum(rows_skipped), max(duration_ms) FROM iterations "
-                                            "WHERE run_id IN (SELECT value FROM json_each(?1)) "
-                                            "GROUP BY run_id"));
-        sums.bind(1, ids);
+        // The kept figure is rowsShownRead's, in SQL.
+        SqliteStatement sums(
+            *m_db, QStringLiteral("SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
+                                  "sum(rows_skipped), max(duration_ms), sum(CASE WHEN status IN (?2, ?3) "
+                                  "THEN min(rows_read, rows_written + rows_skipped) ELSE rows_read END) "
+                                  "FROM iterations WHERE run_id IN (SELECT value FROM json_each(?1)) "
+                                  "GROUP BY run_id"));
+        sums.bind(1, ids)
+            .bind(2, iterationStatusName(IterationStatus::Cancelled))
+            .bind(3, iterationStatusName(IterationStatus::Failed));
         while (sums.step()) {
             RunOverview &overview = overviews[index.value(sums.columnInt64(0))];
             overview.tables = int(sums.columnInt64(1));
@@ -1846,6 +1850,7 @@ QList<RunOverview> Workspace::runOverviews(const RunPageQuery &query) {
             overview.rowsWritten = sums.columnInt64(3);
             overview.rowsSkipped = sums.columnInt64(4);
             overview.durationMs = sums.columnInt64(5);
+            overview.rowsReadKept = sums.columnInt64(6);
         }
         SqliteStatement problems(*m_db, QStringLiteral("SELECT run_id, source, status FROM iterations "
                                                        "WHERE run_id IN (SELECT value FROM json_each(?1)) "

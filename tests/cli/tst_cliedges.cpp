@@ -42,6 +42,16 @@ private:
                  0);
     }
 
+    // This test's workspace and `other`, each with src, dst and "pg" (the test server).
+    void connectBothToPostgres(const QString &other) {
+        for (const QString &workspace : {m_ws, other}) {
+            setupConnections(workspace);
+            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
+                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
+                     0);
+        }
+    }
+
     CliResult tableAddOn(const QString &workspace, const QStringList &args) const {
         return cliOn(workspace, QStringList{QStringLiteral("table"), QStringLiteral("add")} + args);
     }
@@ -362,12 +372,8 @@ private slots:
         const QString table = QStringLiteral("edges_owned_%1").arg(QCoreApplication::applicationPid());
         PgSession pg;
         forgetPostgresTable(pg, table);
-        for (const QString &workspace : {m_ws, other}) {
-            setupConnections(workspace);
-            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
-                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
-                     0);
-        }
+        connectBothToPostgres(other);
+        QVERIFY(!QTest::currentTestFailed());
         makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
         const QString target = QStringLiteral("pg:") + table;
         const qint64 ours = addTableOn(m_ws, ordersArgs(target));
@@ -406,12 +412,8 @@ private slots:
         const QString table = QStringLiteral("edges_restore_%1").arg(QCoreApplication::applicationPid());
         PgSession pg;
         forgetPostgresTable(pg, table);
-        for (const QString &workspace : {m_ws, other}) {
-            setupConnections(workspace);
-            CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
-                                       QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
-                     0);
-        }
+        connectBothToPostgres(other);
+        QVERIFY(!QTest::currentTestFailed());
         makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
         const QString target = QStringLiteral("pg:") + table;
         const qint64 ours = addTableOn(m_ws, ordersArgs(target));

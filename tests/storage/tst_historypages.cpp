@@ -167,6 +167,7 @@ private slots:
             QCOMPARE(got.status, want.status);
             QCOMPARE(got.tables, want.tables);
             QCOMPARE(got.rowsRead, want.rowsRead);
+            QCOMPARE(got.rowsReadKept, want.rowsReadKept);
             QCOMPARE(got.rowsWritten, want.rowsWritten);
             QCOMPARE(got.rowsSkipped, want.rowsSkipped);
             QCOMPARE(got.durationMs, want.durationMs);

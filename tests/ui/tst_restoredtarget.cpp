@@ -51,6 +51,15 @@ void addConnection(Workspace &workspace, const QString &name, const QString &pat
     workspace.addConnection(spec);
 }
 
+// A second workspace at `path` copying the fixture's src:orders into the same target; its table's id.
+qint64 addOtherWorkspace(const UiFixture &fixture, const QString &path) {
+    auto other = Workspace::create(path);
+    addConnection(*other, QStringLiteral("src"), fixture.src);
+    addConnection(*other, QStringLiteral("dst"), fixture.dst);
+    return other->addTable(
+        prepareTable(*other, UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
+}
+
 } // namespace
 
 class TestRestoredTarget : public QObject {
@@ -112,14 +121,7 @@ private slots:
 
         // A second workspace copying the same source into the same target.
         const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
-        qint64 theirs = 0;
-        {
-            auto other = Workspace::create(otherPath);
-            addConnection(*other, QStringLiteral("src"), fixture.src);
-            addConnection(*other, QStringLiteral("dst"), fixture.dst);
-            theirs = other->addTable(prepareTable(
-                *other, UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
-        }
+        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
 
         MainWindow window;
         openInWindow(fixture, window, 1);
@@ -168,14 +170,7 @@ private slots:
 
         // While ours is away, another workspace takes the target over.
         const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
-        qint64 theirs = 0;
-        {
-            auto other = Workspace::create(otherPath);
-            addConnection(*other, QStringLiteral("src"), fixture.src);
-            addConnection(*other, QStringLiteral("dst"), fixture.dst);
-            theirs = other->addTable(prepareTable(
-                *other, UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
-        }
+        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
         RunRequest adopt;
         adopt.tableIds = {theirs};
         adopt.adopt = true;

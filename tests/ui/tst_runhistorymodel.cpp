@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
+#include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
@@ -333,6 +334,58 @@ private slots:
         const QString exported = RunHistoryModel::csvFields(model.runAt(0), QTimeZone::utc()).last();
         QCOMPARE(exported.count(QStringLiteral("(cancelled)")), 3000);
         QVERIFY(exported.endsWith(QStringLiteral("src:t3000 (cancelled)")));
+    }
+
+    // A cancelled or failed iteration rolled back what it read and did not commit: its run's Read
+    // is what was kept, as in the run grid, whether the figures come from the workspace's sums
+    // or from a run record the window holds; the tooltip says how many were read.
+    void rolledBackRowsAreNotShownAsRead() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        makeOrders(fixture.src, 5, 1, QStringLiteral("other"));
+        makeOrders(fixture.src, 5, 1, QStringLiteral("third"));
+        const qint64 kept =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 cancelled =
+            fixture.addTable(UiFixture::draft(QStringLiteral("other"), QStringLiteral("updated_at")));
+        const qint64 failed =
+            fixture.addTable(UiFixture::draft(QStringLiteral("third"), QStringLiteral("updated_at")));
+        RunRecord run;
+        {
+            auto ws = fixture.open();
+            const qint64 runId = ws->beginRun(QStringLiteral("gui"), 3, false);
+            const auto add = [&](qint64 table, IterationStatus status, qint64 read, qint64 written) {
+                IterationRecord it;
+                it.runId = runId;
+                it.tableId = table;
+                it.source = QStringLiteral("src:t%1").arg(table);
+                it.status = status;
+                it.startedAt = QDateTime::currentDateTimeUtc();
+                it.rowsRead = read;
+                it.rowsWritten = written;
+                ws->addIteration(it);
+            };
+            add(kept, IterationStatus::Succeeded, 10, 10);
+            add(cancelled, IterationStatus::Cancelled, 3000000, 0);
+            add(failed, IterationStatus::Failed, 700, 200); // committed per batch: 200 kept
+            ws->finishRun(runId, QStringLiteral("cancelled"));
+            run = ws->runs(1, runId).first();
+        }
+        PagedModel paged(fixture.wsPath, 100);
+        auto &[workspace, model, tester, source] = paged;
+        QVERIFY(source.answer(model, *workspace));
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex read = model.index(0, RunHistoryModel::RowsRead);
+        QCOMPARE(read.data().toString(), formatCount(210));
+        QVERIFY2(read.data(Qt::ToolTipRole).toString().contains(formatCount(3000710)),
+                 qPrintable(read.data(Qt::ToolTipRole).toString()));
+        QCOMPARE(RunHistoryModel::csvFields(model.runAt(0), QTimeZone::utc()).at(RunHistoryModel::RowsRead),
+                 QStringLiteral("210"));
+        const std::optional<RunOverview> defined = overviewOf(run, RunPageQuery{});
+        QVERIFY(defined);
+        QCOMPARE(defined->rowsReadKept, qint64(210));
+        QCOMPARE(defined->rowsRead, qint64(3000710));
+        QCOMPARE(model.runAt(0).rowsReadKept, defined->rowsReadKept);
     }
 
     void realHistoryNewestFirst() {
