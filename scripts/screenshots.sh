@@ -15,7 +15,8 @@
 #
 # Every shot starts from a freshly built demo workspace in a neutral place (SCREENSHOT_DEMO_DIR,
 # default /tmp/tidemark-demo, so no checkout path shows), prepared for its state with the CLI,
-# and a window with no remembered settings. The window gets into the state itself
+# and a window with no remembered settings, under a window manager (openbox: the main window
+# maximized, dialogs with their title bars, as on a desktop). The window gets into the state itself
 # (TIDEMARK_SCREENSHOT_STATE, ui/mainwindow/screenshotstate.cpp), fills the screen and prints
 # "screenshot-ready" when it is there; the shot is taken SCREENSHOT_SETTLE seconds later (default 0.5).
 #
@@ -25,7 +26,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 source scripts/deps.sh
-tidemark_deps imagemagick
+tidemark_deps imagemagick openbox
 build_dir=${TIDEMARK_BUILD_DIR:-build}
 gui="$root/$build_dir/app/tidemark"
 cli="$root/$build_dir/app/tidemark-cli"
@@ -46,9 +47,11 @@ ws="$demo/demo.tidemark"
 scratch=$(mktemp -d)
 
 xvfb_pid=
+wm_pid=
 gui_pid=
 cleanup() {
     [[ -n "$gui_pid" ]] && kill "$gui_pid" 2>/dev/null || true
+    [[ -n "$wm_pid" ]] && kill "$wm_pid" 2>/dev/null || true
     [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null || true
     rm -rf "$scratch"
 }
@@ -66,9 +69,16 @@ start_xvfb() { # SIZE
         sleep 0.1
     done
     export DISPLAY=":$display"
+    # No session manager, no autostart: only the frames.
+    openbox --sm-disable >/dev/null 2>&1 &
+    wm_pid=$!
+    sleep 1
 }
 
 stop_xvfb() {
+    kill "$wm_pid" 2>/dev/null || true
+    wait "$wm_pid" 2>/dev/null || true
+    wm_pid=
     kill "$xvfb_pid" 2>/dev/null || true
     wait "$xvfb_pid" 2>/dev/null || true
     xvfb_pid=

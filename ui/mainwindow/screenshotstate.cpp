@@ -138,7 +138,10 @@ void enterScreenshotState(MainWindow &window, const QString &state) {
 
 ScreenshotState::ScreenshotState(MainWindow *window, const QString &state)
     : QObject(window) {
+    // Maximized by the window manager, title bar and all, as a user sees it; the whole screen
+    // where there is none.
     window->setGeometry(QGuiApplication::primaryScreen()->geometry());
+    window->setWindowState(window->windowState() | Qt::WindowMaximized);
     connect(
         window, &MainWindow::workspaceOpened, this, [window, state] { enterScreenshotState(*window, state); },
         Qt::SingleShotConnection);
