@@ -34,7 +34,11 @@
 #   run       F5 -> run finished and the window's reloads after it (+1 s)
 #   follow    tidemark-cli run in another process -> it has exited and the window followed (+1 s)
 #   refresh   Ctrl+R, once -> tables and history shown again; then five presses 100 ms apart
-#   quit      the window manager's close -> the window gone; "quit" = close -> process exit
+#   quit      the window manager's close (sent by the probe) -> the window gone; "quit" = close ->
+#             process exit
+# The events file also splits a quit: "close" (the close event taken), "left-loop" (the event loop
+# left) and "closed" (the window and the workspace connections it owns gone; what follows is the
+# process's own exit).
 # Peak RSS is VmHWM of /proc/PID/status, sampled every 200 ms.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -293,8 +297,11 @@ refresh() { # presses
 
 quit_window() {
     local start
-    start=$(now)
-    python3 "$probe" close "$app_pid"
+    # The probe sends the close (see xping.py) and notes when.
+    kill -USR1 "$probe_pid"
+    while ! start=$(awk '$1 == "close" { print $2; found = 1 } END { exit !found }' "$session/pings"); do
+        sleep 0.01
+    done
     end_within "$app_pid" "$quit_seconds" KILL quit-killed
     local end
     end=$(now)
@@ -323,7 +330,7 @@ for line in open(os.path.join(session, 'pings')):
     kind, *rest = line.split()
     if kind == 'shown':
         shown = float(rest[0])
-    else:
+    elif kind in ('ping', 'unanswered'):
         sent, ms = float(rest[0]), float(rest[1])
         pings.append((sent, sent + ms / 1000))
 late = []

@@ -48,8 +48,10 @@ int main(int argc, char *argv[]) {
         new tidemark::ScreenshotState(&window, state);
     if (qEnvironmentVariableIsSet("TIDEMARK_BENCH_EVENTS"))
         new tidemark::WindowEventLog(&window, qEnvironmentVariable("TIDEMARK_BENCH_EVENTS"));
-    window.show();
+    // Opened before it is shown: its file is checked meanwhile, and the window is created with
+    // the workspace's title (MainWindow::openWorkspace).
     if (!workspace.isEmpty())
         window.openWorkspace(workspace);
+    window.show();
     return app.exec();
 }

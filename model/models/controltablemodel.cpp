@@ -277,6 +277,14 @@ QHash<qint64, QString> ControlTableModel::replaceTables(const QList<TableSpec> &
     if (!std::is_sorted(incoming.cbegin(), incoming.cend(), byId))
         std::sort(incoming.begin(), incoming.end(), byId);
     QHash<qint64, QString> oldStatus = std::exchange(m_lastStatus, lastStatuses);
+    if (m_tables.isEmpty() && !incoming.isEmpty()) {
+        // The first read (a workspace just opened): the list is taken as it is, one block,
+        // without making and then overwriting a row per table (10,000 on the GUI thread).
+        beginInsertRows({}, 0, int(incoming.size()) - 1);
+        m_tables = std::move(incoming);
+        endInsertRows();
+        return oldStatus;
+    }
 
     // Views, proxies and the history's table filter react to every signal: 10,000 tables must
     // come and go in a few signals (one block per contiguous run of rows), not one per row.

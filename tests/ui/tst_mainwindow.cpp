@@ -100,6 +100,33 @@ private slots:
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionRunAll"))->isEnabled());
     }
 
+    // The title names the workspace from the moment it is asked for, before the window is
+    // shown (so the native window is created with it: see MainWindow::openWorkspace); a file
+    // that cannot be opened gives the title back.
+    void titledWhenOpeningStarts() {
+        UiFixture fixture;
+        MainWindow window;
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(fixture.wsPath);
+        const QString title = QStringLiteral("%1 — Tidemark").arg(QFileInfo(fixture.wsPath).fileName());
+        QCOMPARE(window.windowTitle(), title);
+        window.show();
+        QTRY_COMPARE(opened.size(), 1);
+        QCOMPARE(window.windowTitle(), title);
+
+        const QString bad = fixture.filePath(QStringLiteral("not-a-workspace.tidemark"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not SQLite");
+        file.close();
+        QSignalSpy failed(&window, &MainWindow::workspaceFailed);
+        window.openWorkspace(bad);
+        QCOMPARE(window.windowTitle(), QStringLiteral("not-a-workspace.tidemark — Tidemark"));
+        QTRY_COMPARE(failed.size(), 1);
+        QCOMPARE(window.windowTitle(), title);
+        QCOMPARE(window.workspacePath(), fixture.wsPath);
+    }
+
     void runFromTheKeyboard() {
         UiFixture fixture;
         makeOrders(fixture.src, 200);

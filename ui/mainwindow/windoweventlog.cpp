@@ -7,8 +7,10 @@
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QEvent>
 #include <QFile>
 #include <QTimer>
 
@@ -36,6 +38,14 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
             note(QStringLiteral("late %1").arg(late));
     });
     timer->start(10);
+    // Quitting, in three marks: the close event taken, the event loop left, the window (and the
+    // workspace connections it owns) gone.
+    window->installEventFilter(this);
+    m_noteClose = [note] {
+        note(QStringLiteral("close"));
+    };
+    connect(qApp, &QCoreApplication::aboutToQuit, this, [note] { note(QStringLiteral("left-loop")); });
+    connect(this, &QObject::destroyed, [note] { note(QStringLiteral("closed")); });
     connect(window, &MainWindow::workspaceOpened, this, [window, note] {
         WorkspaceGateway *gateway = window->gateway();
         // Noted once the window has taken the reply in (its own slots run first). Only the count
@@ -66,6 +76,12 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
                              note(QStringLiteral("run-finished %1 %2").arg(run.id).arg(run.status));
                          });
     });
+}
+
+bool WindowEventLog::eventFilter(QObject *watched, QEvent *event) {
+    if (event->type() == QEvent::Close && m_noteClose)
+        m_noteClose();
+    return QObject::eventFilter(watched, event);
 }
 
 } // namespace tidemark

@@ -3,6 +3,8 @@
 
 #include <QObject>
 
+#include <functional>
+
 class QString;
 
 namespace tidemark {
@@ -19,6 +21,12 @@ class WindowEventLog : public QObject {
     Q_OBJECT
 public:
     WindowEventLog(MainWindow *window, const QString &path);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    std::function<void()> m_noteClose;
 };
 
 } // namespace tidemark
