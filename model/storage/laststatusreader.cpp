@@ -10,7 +10,9 @@ QHash<qint64, QString> LastStatusReader::read(Workspace &workspace, const QList<
     // Looked at before the statuses are read: whatever moves after this look is named by the
     // next one.
     IterationActivity activity = workspace.iterationActivity(m_lastIterationId);
-    if (!m_primed) {
+    // With no iteration open (no run going) reloads are rare, and a full read also takes in
+    // what moved an ended iteration (a commit the workspace could not record, completed later).
+    if (!m_primed || activity.open.isEmpty()) {
         m_statuses = workspace.lastIterationStatuses();
     } else {
         QList<qint64> touched = std::move(activity.tablesIteratedSince);

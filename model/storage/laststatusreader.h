@@ -10,10 +10,11 @@
 
 namespace tidemark {
 
-// Each live table's last-run status (Workspace::lastIterationStatuses), read whole once and then,
-// at each later read, only for the tables whose iterations began, moved or ended since the read
-// before: a reload during a run of 10,000 tables reads the few statuses that moved, not 10,000
-// (one index probe each). Keeps what it saw; one reader per connection, on its thread.
+// Each live table's last-run status (Workspace::lastIterationStatuses). While iterations are
+// open (a run is going, in any process) it reads again only the statuses of the tables whose
+// iterations began, moved or ended since the read before: a reload during a run of 10,000
+// tables reads the few statuses that moved, not 10,000 (an index probe or two each). With none
+// open it reads them all. Keeps what it saw; one reader per connection, on its thread.
 class LastStatusReader {
 public:
     // The statuses of `tables` (the live tables, as just read).
