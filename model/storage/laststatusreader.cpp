@@ -9,7 +9,8 @@ namespace tidemark {
 QHash<qint64, QString> LastStatusReader::read(Workspace &workspace, const QList<TableSpec> &tables) {
     // Looked at before the statuses are read: whatever moves after this look is named by the
     // next one.
-    IterationActivity activity = workspace.iterationActivity(m_lastIterationId);
+    IterationActivity activity =
+        workspace.iterationActivity(m_primed ? std::optional<qint64>(m_lastIterationId) : std::nullopt);
     // With no iteration open (no run going) reloads are rare, and a full read also takes in
     // what moved an ended iteration (a commit the workspace could not record, completed later).
     if (!m_primed || activity.open.isEmpty()) {

@@ -1296,17 +1296,19 @@ QHash<qint64, QString> Workspace::lastIterationStatuses(const QList<qint64> &tab
     return result;
 }
 
-IterationActivity Workspace::iterationActivity(qint64 afterIterationId) {
+IterationActivity Workspace::iterationActivity(std::optional<qint64> afterIterationId) {
     IterationActivity activity;
     {
         SqliteStatement last(*m_db, QStringLiteral("SELECT coalesce(max(id), 0) FROM iterations"));
         activity.lastIterationId = last.step() ? last.columnInt64(0) : 0;
     }
-    SqliteStatement since(*m_db, QStringLiteral("SELECT DISTINCT table_id FROM iterations WHERE id > ?1 AND "
-                                                "id <= ?2 AND table_id IS NOT NULL"));
-    since.bind(1, afterIterationId).bind(2, activity.lastIterationId);
-    while (since.step())
-        activity.tablesIteratedSince << since.columnInt64(0);
+    if (afterIterationId) {
+        SqliteStatement since(*m_db, QStringLiteral("SELECT DISTINCT table_id FROM iterations WHERE id > ?1 "
+                                                    "AND id <= ?2 AND table_id IS NOT NULL"));
+        since.bind(1, *afterIterationId).bind(2, activity.lastIterationId);
+        while (since.step())
+            activity.tablesIteratedSince << since.columnInt64(0);
+    }
     SqliteStatement open(*m_db, QStringLiteral("SELECT id, table_id, status FROM iterations WHERE status IN "
                                                "('queued', 'running') AND table_id IS NOT NULL"));
     while (open.step())

@@ -220,9 +220,10 @@ public:
     QHash<qint64, QString> lastIterationStatuses();
     // The same for these tables only (those removed or unknown are left out).
     QHash<qint64, QString> lastIterationStatuses(const QList<qint64> &tableIds);
-    // The iterations after `afterIterationId` and those not ended, read in that order (so an
-    // iteration begun meanwhile is after the lastIterationId returned).
-    IterationActivity iterationActivity(qint64 afterIterationId);
+    // The iterations after `afterIterationId` (none listed without it: a first look need not
+    // read 2 million iterations) and those not ended, read in that order (so an iteration begun
+    // meanwhile is after the lastIterationId returned).
+    IterationActivity iterationActivity(std::optional<qint64> afterIterationId);
 
     // --- runs and iterations ---
     // Records a running run owned by this process (host, pid) with a first heartbeat;
