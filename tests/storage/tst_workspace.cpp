@@ -55,6 +55,17 @@ qint64 pragmaInt(const QString &path, const QString &pragma) {
     return stmt.step() ? stmt.columnInt64(0) : -1;
 }
 
+// An iteration of run `runId` copying src:orders to dst:orders for table `tableId`.
+IterationRecord ordersIteration(qint64 runId, qint64 tableId, IterationStatus status) {
+    IterationRecord iteration;
+    iteration.runId = runId;
+    iteration.tableId = tableId;
+    iteration.source = QStringLiteral("src:orders");
+    iteration.target = QStringLiteral("dst:orders");
+    iteration.status = status;
+    return iteration;
+}
+
 // A spec with every field set away from its default, so a lost column shows.
 TableSpec sampleTable() {
     TableSpec spec;
@@ -624,13 +635,7 @@ void tst_Workspace::lastIterationStatusesInOneRead() {
     for (int i = 0; i < 5; ++i)
         ids << workspace->addTable(sampleTable());
     const auto record = [&](qint64 runId, qint64 tableId, IterationStatus status) {
-        IterationRecord iteration;
-        iteration.runId = runId;
-        iteration.tableId = tableId;
-        iteration.source = QStringLiteral("src:orders");
-        iteration.target = QStringLiteral("dst:orders");
-        iteration.status = status;
-        workspace->addIteration(iteration);
+        workspace->addIteration(ordersIteration(runId, tableId, status));
     };
     const qint64 first = workspace->beginRun(QStringLiteral("cli"), 2, false);
     record(first, ids[0], IterationStatus::Succeeded);
@@ -655,9 +660,9 @@ void tst_Workspace::lastIterationStatusesInOneRead() {
     QCOMPARE(statuses.value(ids[4], QStringLiteral("(absent)")), QString()); // never run
 }
 
-// After its first read, a LastStatusReader reads again only the tables whose iterations began,
-// moved or ended: each of those moves shows; a table whose status was changed behind its back
-// (no iteration of it moved) keeps the status the reader saw.
+// While iterations are open, a LastStatusReader reads again only the tables whose iterations
+// began, moved or ended: each of those moves shows; an ended iteration rewritten (no iteration
+// of its table moved) shows once no iteration is open, when it reads every status again.
 void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     QList<qint64> ids;
@@ -665,15 +670,8 @@ void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
         ids << workspace->addTable(sampleTable());
     QList<IterationRecord> queued;
     const qint64 run = workspace->beginRun(QStringLiteral("gui"), 2, false);
-    for (qint64 id : std::as_const(ids)) {
-        IterationRecord iteration;
-        iteration.runId = run;
-        iteration.tableId = id;
-        iteration.source = QStringLiteral("src:orders");
-        iteration.target = QStringLiteral("dst:orders");
-        iteration.status = IterationStatus::Queued;
-        queued << iteration;
-    }
+    for (qint64 id : std::as_const(ids))
+        queued << ordersIteration(run, id, IterationStatus::Queued);
     workspace->addIterations(queued);
     LastStatusReader reader;
     QHash<qint64, QString> statuses = reader.read(*workspace, workspace->tables());
@@ -710,13 +708,8 @@ void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
     QCOMPARE(statuses.size(), 4);
 
     // A later run's iteration, begun and ended between two reads.
-    IterationRecord later;
-    later.runId = workspace->beginRun(QStringLiteral("cli"), 1, false);
-    later.tableId = ids[2];
-    later.source = QStringLiteral("src:orders");
-    later.target = QStringLiteral("dst:orders");
-    later.status = IterationStatus::NoNewRows;
-    workspace->addIteration(later);
+    workspace->addIteration(ordersIteration(workspace->beginRun(QStringLiteral("cli"), 1, false), ids[2],
+                                            IterationStatus::NoNewRows));
     statuses = reader.read(*workspace, workspace->tables());
     QCOMPARE(statuses.value(ids[2]), QStringLiteral("no_new_rows"));
     QCOMPARE(statuses.value(ids[1]), QStringLiteral("succeeded"));

@@ -43,6 +43,14 @@ TableSpec spec(qint64 id, const QString &table, bool active = true) {
     return s;
 }
 
+// Tables 1..count, named t1..tcount.
+QList<TableSpec> numberedSpecs(int count) {
+    QList<TableSpec> tables;
+    for (int id = 1; id <= count; ++id)
+        tables << spec(id, QStringLiteral("t%1").arg(id));
+    return tables;
+}
+
 void selectData(QComboBox *combo, const QVariant &data) {
     const int index = combo->findData(data);
     QVERIFY2(index >= 0, qPrintable(data.toString()));
@@ -130,9 +138,7 @@ private slots:
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-        QList<TableSpec> tables;
-        for (int id = 1; id <= kTables; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(kTables);
         model.setTables(tables);
         QCOMPARE(model.rowCount(), kTables);
         QCOMPARE(proxy.rowCount(), kTables);
@@ -185,9 +191,7 @@ private slots:
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TablesReadSequence reads;
-        QList<TableSpec> tables;
-        for (int id = 1; id <= kTables; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(kTables);
         QHash<qint64, QString> statuses;
         const TablesRead first = reads.next(tables, statuses);
         QCOMPARE(first.number, 1u);
@@ -236,9 +240,7 @@ private slots:
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TablesReadSequence reads;
-        QList<TableSpec> tables;
-        for (int id = 1; id <= 100; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(100);
         QHash<qint64, QString> statuses;
         model.applyRead(reads.next(tables, statuses));
 
@@ -284,9 +286,7 @@ private slots:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TablesReadSequence reads;
         MissedTablesReads missed;
-        QList<TableSpec> tables;
-        for (int id = 1; id <= 100; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(100);
         QHash<qint64, QString> statuses;
         model.applyRead(reads.next(tables, statuses));
 
