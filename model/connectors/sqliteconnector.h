@@ -89,6 +89,7 @@ private:
     QString m_name;
     QString m_path;
     std::unique_ptr<SqliteDb> m_db;
+    bool m_writeCache = false; // m_db has the larger page cache writes want (writable())
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down
     std::atomic<SqliteDb *> m_interruptible{nullptr}; // m_db, for interrupt()

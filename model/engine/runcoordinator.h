@@ -68,6 +68,10 @@ private:
     void onRunPrepared(qint64 runId, const QList<tidemark::IterationRecord> &iterations,
                        const QString &error);
     void onIterationDone(const tidemark::IterationRecord &record);
+    // One queued iteration, on a pool thread: copied, or closed as paused, cancelled or gone.
+    static IterationRecord runQueued(RunConnections &connections, const IterationRecord &queued,
+                                     std::atomic_bool &cancel, bool dryRun, bool adopt,
+                                     RunCoordinator *coordinator);
 
     QString m_workspacePath;
     QThreadPool m_pool;        // iterations, `concurrency` at a time

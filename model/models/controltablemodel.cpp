@@ -220,7 +220,7 @@ void ControlTableModel::setTables(const QList<TableSpec> &tables,
 
 QHash<qint64, QString> ControlTableModel::applyRead(const TablesRead &read) {
     QList<qint64> ids = read.changedIds + std::exchange(m_editedIds, {});
-    const bool follows = m_readNumber > 0 && read.number == m_readNumber + 1;
+    const bool follows = m_readNumber > 0 && read.since == m_readNumber;
     QHash<qint64, QString> replaced = m_lastStatus;
     if (!follows || !changeRowsOf(std::move(ids), read))
         replaced = replaceTables(read.tables, read.lastStatuses);

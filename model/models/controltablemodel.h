@@ -50,7 +50,8 @@ public:
     // changed rows is one signal: the first read of 10,000 tables is one rowsInserted, and
     // setTables({}) one rowsRemoved.
     void setTables(const QList<TableSpec> &tables, const QHash<qint64, QString> &lastStatuses = {});
-    // Takes in the workspace's next read of a sequence. When it follows the read taken in last,
+    // Takes in the workspace's next read of a sequence. When its changes count from the read
+    // taken in last (TablesRead::since),
     // only the tables it names as changed (and those edited here since) are looked at: a run
     // that moves a few watermarks costs a few rows, not a pass over 10,000. Otherwise (a first
     // read, a read missed, tables added or removed) as setTables(). Returns the statuses it

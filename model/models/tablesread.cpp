@@ -24,7 +24,7 @@ TablesRead TablesReadSequence::next(QList<TableSpec> tables, QHash<qint64, QStri
     };
     if (!std::is_sorted(tables.cbegin(), tables.cend(), byId))
         std::sort(tables.begin(), tables.end(), byId);
-    TablesRead read{std::move(tables), std::move(lastStatuses), m_previous.number + 1, {}};
+    TablesRead read{std::move(tables), std::move(lastStatuses), m_previous.number + 1, {}, m_previous.number};
     // Both in id order: walked together.
     const QList<TableSpec> &before = m_previous.tables;
     const QList<TableSpec> &after = read.tables;
@@ -45,6 +45,24 @@ TablesRead TablesReadSequence::next(QList<TableSpec> tables, QHash<qint64, QStri
         }
     }
     m_previous = read;
+    return read;
+}
+
+void MissedTablesReads::miss(const TablesRead &read) {
+    if (!m_any)
+        m_since = read.since;
+    m_any = true;
+    m_changedIds += read.changedIds;
+}
+
+TablesRead MissedTablesReads::fold(TablesRead read) {
+    if (!m_any)
+        return read;
+    read.changedIds += std::exchange(m_changedIds, {});
+    std::sort(read.changedIds.begin(), read.changedIds.end());
+    read.changedIds.erase(std::unique(read.changedIds.begin(), read.changedIds.end()), read.changedIds.end());
+    read.since = m_since;
+    m_any = false;
     return read;
 }
 

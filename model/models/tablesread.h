@@ -16,9 +16,10 @@ struct TablesRead {
     QList<TableSpec> tables;
     QHash<qint64, QString> lastStatuses;
     quint64 number = 0; // 1 for the first read of a sequence
-    // Added, removed or changed since read number - 1 (by the first read: all of them), in id
-    // order.
+    // Added, removed or changed since read number `since` (by the first read: all of them), in
+    // id order.
     QList<qint64> changedIds;
+    quint64 since = 0; // number - 1, or earlier when reads before it were missed (MissedTablesReads)
 };
 
 // Whether a control-table row shows `a` as it shows `b` (every field but the generation).
@@ -33,6 +34,21 @@ public:
 
 private:
     TablesRead m_previous;
+};
+
+// The reads of a sequence a consumer let go (out of date when they came: a write was queued
+// after they began), folded into the next one it takes: that one then names every table changed
+// since the last read taken, so it can still be applied as a change of those rows alone.
+class MissedTablesReads {
+public:
+    void miss(const TablesRead &read);
+    // `read` with the missed reads' changes (and from where they count); forgets them.
+    TablesRead fold(TablesRead read);
+
+private:
+    bool m_any = false;
+    quint64 m_since = 0;
+    QList<qint64> m_changedIds;
 };
 
 } // namespace tidemark

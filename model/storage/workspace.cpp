@@ -862,6 +862,16 @@ void Workspace::removeConnection(const QString &name) {
 
 namespace {
 
+// Ids as a JSON array, for `IN (SELECT value FROM json_each(?))`: a set of rows in one bound
+// query.
+QString idsJson(const QList<qint64> &ids) {
+    QString json = QStringLiteral("[");
+    for (qint64 id : ids)
+        json += QString::number(id) + QLatin1Char(',');
+    json.chop(ids.isEmpty() ? 0 : 1);
+    return json + QLatin1Char(']');
+}
+
 // Removed tables are set apart by archived_at; every read says which side it wants.
 QString archivedCondition(bool archived) {
     return archived ? QStringLiteral("archived_at IS NOT NULL") : QStringLiteral("archived_at IS NULL");
@@ -1285,6 +1295,41 @@ QHash<qint64, QString> Workspace::lastIterationStatuses() {
     while (stmt.step())
         result.insert(stmt.columnInt64(0), stmt.columnText(1));
     return result;
+}
+
+QHash<qint64, QString> Workspace::lastIterationStatuses(const QList<qint64> &tableIds) {
+    QHash<qint64, QString> result;
+    if (tableIds.isEmpty())
+        return result;
+    SqliteStatement stmt(*m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
+                                               "ON r.id = i.run_id WHERE i.table_id = t.id AND "
+                                               "r.dry_run = 0 ORDER BY i.id DESC LIMIT 1) FROM tables t "
+                                               "WHERE t.id IN (SELECT value FROM json_each(?1)) AND %1")
+                                    .arg(archivedCondition(false)));
+    stmt.bind(1, idsJson(tableIds));
+    while (stmt.step())
+        result.insert(stmt.columnInt64(0), stmt.columnText(1));
+    return result;
+}
+
+IterationActivity Workspace::iterationActivity(std::optional<qint64> afterIterationId) {
+    IterationActivity activity;
+    {
+        SqliteStatement last(*m_db, QStringLiteral("SELECT coalesce(max(id), 0) FROM iterations"));
+        activity.lastIterationId = last.step() ? last.columnInt64(0) : 0;
+    }
+    if (afterIterationId) {
+        SqliteStatement since(*m_db, QStringLiteral("SELECT DISTINCT table_id FROM iterations WHERE id > ?1 "
+                                                    "AND id <= ?2 AND table_id IS NOT NULL"));
+        since.bind(1, *afterIterationId).bind(2, activity.lastIterationId);
+        while (since.step())
+            activity.tablesIteratedSince << since.columnInt64(0);
+    }
+    SqliteStatement open(*m_db, QStringLiteral("SELECT id, table_id, status FROM iterations WHERE status IN "
+                                               "('queued', 'running') AND table_id IS NOT NULL"));
+    while (open.step())
+        activity.open.insert(open.columnInt64(0), {open.columnInt64(1), open.columnText(2)});
+    return activity;
 }
 
 // --- runs and iterations ---
@@ -1767,14 +1812,13 @@ QList<RunRecord> selectPageRuns(SqliteDb &db, const RunPageQuery &query) {
     return runs;
 }
 
-// The runs' ids as a JSON array, for `IN (SELECT value FROM json_each(?))`: a whole page's
-// iterations in one bound query.
+// The runs' ids (idsJson): a whole page's iterations in one bound query.
 QString runIdsJson(const QList<RunRecord> &runs) {
-    QString json = QStringLiteral("[");
+    QList<qint64> ids;
+    ids.reserve(runs.size());
     for (const RunRecord &run : runs)
-        json += QString::number(run.id) + QLatin1Char(',');
-    json.chop(runs.isEmpty() ? 0 : 1);
-    return json + QLatin1Char(']');
+        ids << run.id;
+    return idsJson(ids);
 }
 
 QHash<qint64, qsizetype> indexOfRuns(const QList<RunRecord> &runs) {

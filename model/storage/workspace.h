@@ -101,6 +101,20 @@ struct CommittedIteration {
 };
 
 // The workspace's active runner (`tidemark-cli serve`), as its heartbeat row records it.
+// What can move a table's last-run status: iterations begun after a given one, and those not
+// ended yet. A reader that keeps both from one look to the next reads again only the statuses
+// of the tables they name (LastStatusReader).
+struct IterationActivity {
+    qint64 lastIterationId = 0;
+    QList<qint64> tablesIteratedSince; // tables of the iterations after the one asked about
+    struct Open {
+        qint64 tableId = 0;
+        QString status; // queued or running
+        bool operator==(const Open &) const = default;
+    };
+    QHash<qint64, Open> open; // by iteration id
+};
+
 struct RunnerHeartbeat {
     QString host;
     qint64 pid = 0;
@@ -204,6 +218,12 @@ public:
     QString lastIterationStatus(qint64 tableId);
     // The same for every live table, by id, read at once (a table never run: empty).
     QHash<qint64, QString> lastIterationStatuses();
+    // The same for these tables only (those removed or unknown are left out).
+    QHash<qint64, QString> lastIterationStatuses(const QList<qint64> &tableIds);
+    // The iterations after `afterIterationId` (none listed without it: a first look need not
+    // read 2 million iterations) and those not ended, read in that order (so an iteration begun
+    // meanwhile is after the lastIterationId returned).
+    IterationActivity iterationActivity(std::optional<qint64> afterIterationId);
 
     // --- runs and iterations ---
     // Records a running run owned by this process (host, pid) with a first heartbeat;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
+#include "model/storage/laststatusreader.h"
 #include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
 
@@ -52,6 +53,17 @@ qint64 pragmaInt(const QString &path, const QString &pragma) {
     SqliteDb db(path, SqliteDb::Mode::ReadOnly);
     SqliteStatement stmt(db, pragma);
     return stmt.step() ? stmt.columnInt64(0) : -1;
+}
+
+// An iteration of run `runId` copying src:orders to dst:orders for table `tableId`.
+IterationRecord ordersIteration(qint64 runId, qint64 tableId, IterationStatus status) {
+    IterationRecord iteration;
+    iteration.runId = runId;
+    iteration.tableId = tableId;
+    iteration.source = QStringLiteral("src:orders");
+    iteration.target = QStringLiteral("dst:orders");
+    iteration.status = status;
+    return iteration;
 }
 
 // A spec with every field set away from its default, so a lost column shows.
@@ -118,6 +130,7 @@ private slots:
     void version2WorkspaceMigrates();
     void runsRoundTrip();
     void lastIterationStatusesInOneRead();
+    void lastStatusReaderFollowsWhatMoved();
     void rejects();
     void leases();
     void deadHolderTakenOver();
@@ -623,13 +636,7 @@ void tst_Workspace::lastIterationStatusesInOneRead() {
     for (int i = 0; i < 5; ++i)
         ids << workspace->addTable(sampleTable());
     const auto record = [&](qint64 runId, qint64 tableId, IterationStatus status) {
-        IterationRecord iteration;
-        iteration.runId = runId;
-        iteration.tableId = tableId;
-        iteration.source = QStringLiteral("src:orders");
-        iteration.target = QStringLiteral("dst:orders");
-        iteration.status = status;
-        workspace->addIteration(iteration);
+        workspace->addIteration(ordersIteration(runId, tableId, status));
     };
     const qint64 first = workspace->beginRun(QStringLiteral("cli"), 2, false);
     record(first, ids[0], IterationStatus::Succeeded);
@@ -652,6 +659,72 @@ void tst_Workspace::lastIterationStatusesInOneRead() {
     QCOMPARE(statuses.value(ids[1]), QStringLiteral("no_new_rows"));
     QCOMPARE(statuses.value(ids[3], QStringLiteral("(absent)")), QString()); // only dry runs
     QCOMPARE(statuses.value(ids[4], QStringLiteral("(absent)")), QString()); // never run
+}
+
+// While iterations are open, a LastStatusReader reads again only the tables whose iterations
+// began, moved or ended: each of those moves shows; an ended iteration rewritten (no iteration
+// of its table moved) shows once no iteration is open, when it reads every status again.
+void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
+    auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
+    QList<qint64> ids;
+    for (int i = 0; i < 4; ++i)
+        ids << workspace->addTable(sampleTable());
+    QList<IterationRecord> queued;
+    const qint64 run = workspace->beginRun(QStringLiteral("gui"), 2, false);
+    for (qint64 id : std::as_const(ids))
+        queued << ordersIteration(run, id, IterationStatus::Queued);
+    workspace->addIterations(queued);
+    LastStatusReader reader;
+    QHash<qint64, QString> statuses = reader.read(*workspace, workspace->tables());
+    QCOMPARE(statuses.size(), 4);
+    QCOMPARE(statuses.value(ids[0]), QStringLiteral("queued"));
+
+    queued[0].status = IterationStatus::Running;
+    workspace->updateIteration(queued[0]);
+    queued[1].status = IterationStatus::Succeeded;
+    workspace->updateIteration(queued[1]);
+    statuses = reader.read(*workspace, workspace->tables());
+    QCOMPARE(statuses.value(ids[0]), QStringLiteral("running"));
+    QCOMPARE(statuses.value(ids[1]), QStringLiteral("succeeded"));
+    QCOMPARE(statuses.value(ids[2]), QStringLiteral("queued"));
+
+    // Ended between two reads: seen, though it is open no longer.
+    queued[0].status = IterationStatus::Failed;
+    workspace->updateIteration(queued[0]);
+    // An ended iteration rewritten while the run goes on (as a commit the workspace could not
+    // record is completed): not looked at until no iteration is open.
+    {
+        SqliteDb db(workspace->path(), SqliteDb::Mode::ReadWrite, 2000);
+        SqliteStatement rewrite(db, QStringLiteral("UPDATE iterations SET status = 'warning' WHERE id = ?1"));
+        rewrite.bind(1, queued[1].id).run();
+    }
+    // A table added, and another removed.
+    ids << workspace->addTable(sampleTable());
+    workspace->removeTable(ids[3]);
+    statuses = reader.read(*workspace, workspace->tables());
+    QCOMPARE(statuses.value(ids[0]), QStringLiteral("failed"));
+    QCOMPARE(statuses.value(ids[1]), QStringLiteral("succeeded"));
+    QCOMPARE(statuses.value(ids[4], QStringLiteral("(absent)")), QString());
+    QVERIFY(!statuses.contains(ids[3]));
+    QCOMPARE(statuses.size(), 4);
+
+    // A later run's iteration, begun and ended between two reads.
+    workspace->addIteration(ordersIteration(workspace->beginRun(QStringLiteral("cli"), 1, false), ids[2],
+                                            IterationStatus::NoNewRows));
+    statuses = reader.read(*workspace, workspace->tables());
+    QCOMPARE(statuses.value(ids[2]), QStringLiteral("no_new_rows"));
+    QCOMPARE(statuses.value(ids[1]), QStringLiteral("succeeded"));
+
+    // The run's last iterations end: with none open, every status is read again.
+    for (int i : {2, 3}) {
+        queued[i].status = IterationStatus::Cancelled;
+        workspace->updateIteration(queued[i]);
+    }
+    statuses = reader.read(*workspace, workspace->tables());
+    QCOMPARE(statuses.value(ids[1]), QStringLiteral("warning"));
+    QCOMPARE(statuses.size(), 4);
+    for (const TableSpec &table : workspace->tables())
+        QCOMPARE(statuses.value(table.id), workspace->lastIterationStatus(table.id));
 }
 
 void tst_Workspace::rejects() {

@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -40,6 +41,14 @@ TableSpec spec(qint64 id, const QString &table, bool active = true) {
     s.watermarkType = WatermarkType::Timestamp;
     s.active = active;
     return s;
+}
+
+// Tables 1..count, named t1..tcount.
+QList<TableSpec> numberedSpecs(int count) {
+    QList<TableSpec> tables;
+    for (int id = 1; id <= count; ++id)
+        tables << spec(id, QStringLiteral("t%1").arg(id));
+    return tables;
 }
 
 void selectData(QComboBox *combo, const QVariant &data) {
@@ -129,9 +138,7 @@ private slots:
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-        QList<TableSpec> tables;
-        for (int id = 1; id <= kTables; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(kTables);
         model.setTables(tables);
         QCOMPARE(model.rowCount(), kTables);
         QCOMPARE(proxy.rowCount(), kTables);
@@ -184,9 +191,7 @@ private slots:
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TablesReadSequence reads;
-        QList<TableSpec> tables;
-        for (int id = 1; id <= kTables; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(kTables);
         QHash<qint64, QString> statuses;
         const TablesRead first = reads.next(tables, statuses);
         QCOMPARE(first.number, 1u);
@@ -235,9 +240,7 @@ private slots:
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TablesReadSequence reads;
-        QList<TableSpec> tables;
-        for (int id = 1; id <= 100; ++id)
-            tables << spec(id, QStringLiteral("t%1").arg(id));
+        QList<TableSpec> tables = numberedSpecs(100);
         QHash<qint64, QString> statuses;
         model.applyRead(reads.next(tables, statuses));
 
@@ -273,6 +276,82 @@ private slots:
         QCOMPARE(model.rowCount(), 92);
         QCOMPARE(removed.size(), 1);
         QCOMPARE(inserted.size(), 1);
+    }
+
+    // A read dropped as out of date (a write was queued after it began) is folded into the next
+    // one taken: that one still changes only the rows named since the read taken before, rather
+    // than passing over every table.
+    void aReadFoldedWithAMissedOneChangesItsTablesOnly() {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TablesReadSequence reads;
+        MissedTablesReads missed;
+        QList<TableSpec> tables = numberedSpecs(100);
+        QHash<qint64, QString> statuses;
+        model.applyRead(reads.next(tables, statuses));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        statuses.insert(10, QStringLiteral("failed"));
+        missed.miss(reads.next(tables, statuses));
+        tables[19].active = false;
+        TablesRead third = missed.fold(reads.next(tables, statuses));
+        QCOMPARE(third.changedIds, (QList<qint64>{10, 20}));
+        QCOMPARE(third.since, 1u);
+        // Not named: a pass over every row would take it, a change of the rows named leaves it.
+        third.tables[49].active = false;
+        model.applyRead(third);
+        QCOMPARE(model.index(9, ControlTableModel::LastStatus).data(StatusNameRole).toString(),
+                 QStringLiteral("failed"));
+        QVERIFY(!model.tableAt(19).active);
+        QVERIFY(model.tableAt(49).active);
+        QCOMPARE(changed.size(), 2);
+
+        // Nothing missed since: the next read folds to itself.
+        const TablesRead fourth = missed.fold(reads.next(tables, statuses));
+        QCOMPARE(fourth.since, 3u);
+        QVERIFY(fourth.changedIds.isEmpty());
+    }
+
+    // However many reloads are asked for while the worker is busy, one read answers them all.
+    void reloadsAskedWhileAReadIsQueuedJoinIt() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 5);
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        WorkspaceGateway gateway(fixture.wsPath);
+        QList<TablesRead> reads;
+        connect(&gateway, &WorkspaceGateway::tablesLoaded, this,
+                [&reads](const TablesRead &read) { reads << read; });
+        gateway.reloadTables();
+        QTRY_COMPARE(reads.size(), 1);
+
+        QSemaphore busy;
+        gateway.submitRead(
+            this, [&busy](Workspace &) { return busy.tryAcquire(1, 30000); }, [](bool) {});
+        for (int i = 0; i < 5; ++i)
+            gateway.reloadTables();
+        busy.release();
+        QTRY_COMPARE(reads.size(), 2);
+        gateway.waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(reads.size(), 2);
+        QCOMPARE(reads.last().number, 2u); // one read for the five requests
+        QCOMPARE(gateway.tablesReadsJoined(), 4);
+        QCOMPARE(reads.last().tables.size(), 1);
+
+        // A write queued meanwhile: a later request does not join the read queued before it.
+        gateway.submitRead(
+            this, [&busy](Workspace &) { return busy.tryAcquire(1, 30000); }, [](bool) {});
+        gateway.reloadTables();
+        gateway.markTablesStale();
+        gateway.reloadTables();
+        busy.release();
+        QTRY_COMPARE(reads.size(), 3);
+        gateway.waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(reads.size(), 3);
+        QCOMPARE(reads.last().number, 4u); // the first one's reply was dropped, and folded
+        QCOMPARE(reads.last().since, 2u);
+        QCOMPARE(gateway.tablesReadsJoined(), 4);
     }
 
     void nextRunsChangeInOneSignal() {

@@ -65,14 +65,33 @@ QString WorkspaceGateway::describeCurrentException() const {
 }
 
 void WorkspaceGateway::reloadTables() {
-    const quint64 generation = ++m_tablesGeneration;
+    if (m_queuedTablesRead && !m_queuedTablesRead->load()) {
+        ++m_tablesReadsJoined;
+        return;
+    }
+    auto begun = std::make_shared<std::atomic_bool>(false);
+    m_queuedTablesRead = begun;
+    const quint64 generation = m_tablesGeneration;
     submitRead(
-        this, [this](Workspace &ws) { return m_tablesReads.next(ws.tables(), ws.lastIterationStatuses()); },
+        this,
+        [this, begun](Workspace &ws) {
+            begun->store(true);
+            QList<TableSpec> tables = ws.tables();
+            QHash<qint64, QString> statuses = m_lastStatuses.read(ws, tables);
+            return m_tablesReads.next(std::move(tables), std::move(statuses));
+        },
         [this, generation](TablesRead read) {
             if (generation == m_tablesGeneration)
-                emit tablesLoaded(read);
+                emit tablesLoaded(m_missedTablesReads.fold(read));
+            else
+                m_missedTablesReads.miss(read);
             dispose(std::move(read));
         });
+}
+
+void WorkspaceGateway::markTablesStale() {
+    ++m_tablesGeneration;
+    m_queuedTablesRead.reset();
 }
 
 void WorkspaceGateway::reloadConnections() {

@@ -5,6 +5,7 @@
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
 #include "model/models/tablesread.h"
+#include "model/storage/laststatusreader.h"
 
 #include <QDeadlineTimer>
 #include <QHash>
@@ -61,12 +62,16 @@ public:
     int supersededSkipped() const { return m_supersededSkipped.load(); }
 
     // Reads the control table (with each table's last status) and emits tablesLoaded, the reads
-    // numbered in one sequence (TablesRead) and compared on the worker. Replies to an older
-    // request than the latest are dropped.
+    // numbered in one sequence (TablesRead) and compared on the worker. A request made while a
+    // read is queued and not yet begun joins it (the read, begun after the request, answers it):
+    // however often a run, a watcher and the user ask, at most one read runs and one waits.
     void reloadTables();
-    // A control-table write was queued: a read that started before it is out of date, so its
-    // reply is dropped (the write's own reload follows).
-    void markTablesStale() { ++m_tablesGeneration; }
+    // A control-table write was queued: a read queued before it is out of date, so its reply is
+    // dropped (its changes folded into the next reply: MissedTablesReads) and no later request
+    // joins it (the write's own reload follows).
+    void markTablesStale();
+    // How many reloadTables() requests joined a read already queued (tests, bench).
+    int tablesReadsJoined() const { return m_tablesReadsJoined; }
     void reloadConnections();
     // Reads these runs (with their iterations, without log lines) and emits runsLoaded: what a
     // watcher saw change.
@@ -108,11 +113,16 @@ private:
     QThreadPool m_pool;
     std::unique_ptr<Workspace> m_workspace; // touched by the worker only (one thread, serial)
     TablesReadSequence m_tablesReads;       // the worker's too
+    LastStatusReader m_lastStatuses;        // the worker's too
     // Set by the destructor before it waits (the deadline first, then the flag, released).
     QDeadlineTimer m_flushDeadline;
     std::atomic_bool m_closing{false};
     std::atomic_int m_droppedWrites{0};
     quint64 m_tablesGeneration = 0;
+    // Set by the worker when the queued tables read begins; null when none is queued. GUI thread.
+    std::shared_ptr<std::atomic_bool> m_queuedTablesRead;
+    MissedTablesReads m_missedTablesReads;
+    int m_tablesReadsJoined = 0;
     std::atomic_int m_supersededSkipped{0};
     quint64 m_connectionsGeneration = 0;
     // The runs the queued reloadRuns job will read; empty when none is queued. The GUI thread
