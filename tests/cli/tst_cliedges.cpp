@@ -42,14 +42,18 @@ private:
                  0);
     }
 
-    // This test's workspace and `other`, each with src, dst and "pg" (the test server).
-    void connectBothToPostgres(const QString &other) {
+    // This test's workspace and `other`, each with src, dst and "pg" (the test server) and a
+    // table copying src:orders (10 rows) into `target`: `ours` and `theirs`.
+    void bothCopyOrdersInto(const QString &other, const QString &target, qint64 &ours, qint64 &theirs) {
         for (const QString &workspace : {m_ws, other}) {
             setupConnections(workspace);
             CLI_EXIT(cliOn(workspace, {QStringLiteral("connection"), QStringLiteral("add"),
                                        QStringLiteral("pg"), QStringLiteral("--postgres"), pgConninfo()}),
                      0);
         }
+        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
+        ours = addTableOn(m_ws, ordersArgs(target));
+        theirs = addTableOn(other, ordersArgs(target));
     }
 
     CliResult tableAddOn(const QString &workspace, const QStringList &args) const {
@@ -372,12 +376,11 @@ private slots:
         const QString table = QStringLiteral("edges_owned_%1").arg(QCoreApplication::applicationPid());
         PgSession pg;
         forgetPostgresTable(pg, table);
-        connectBothToPostgres(other);
-        QVERIFY(!QTest::currentTestFailed());
-        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
         const QString target = QStringLiteral("pg:") + table;
-        const qint64 ours = addTableOn(m_ws, ordersArgs(target));
-        const qint64 theirs = addTableOn(other, ordersArgs(target));
+        qint64 ours = 0;
+        qint64 theirs = 0;
+        bothCopyOrdersInto(other, target, ours, theirs);
+        QVERIFY(!QTest::currentTestFailed());
         const auto rows = [&] {
             return pg.value(QStringLiteral("SELECT count(*) FROM public.%1").arg(table));
         };
@@ -412,12 +415,11 @@ private slots:
         const QString table = QStringLiteral("edges_restore_%1").arg(QCoreApplication::applicationPid());
         PgSession pg;
         forgetPostgresTable(pg, table);
-        connectBothToPostgres(other);
-        QVERIFY(!QTest::currentTestFailed());
-        makeOrders(m_src, 10, 1, QStringLiteral("orders"), false);
         const QString target = QStringLiteral("pg:") + table;
-        const qint64 ours = addTableOn(m_ws, ordersArgs(target));
-        const qint64 theirs = addTableOn(other, ordersArgs(target));
+        qint64 ours = 0;
+        qint64 theirs = 0;
+        bothCopyOrdersInto(other, target, ours, theirs);
+        QVERIFY(!QTest::currentTestFailed());
         CLI_EXIT(cli({QStringLiteral("run")}), 0);
         CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(ours)}), 0);
         CLI_EXIT(cliOn(other, {QStringLiteral("run"), QStringLiteral("--adopt"), QStringLiteral("--table"),
