@@ -67,10 +67,6 @@ private:
     std::thread m_thread;
 };
 
-// What each worker thread keeps open across one run's iterations: its workspace connection and
-// its connectors (model/engine/connectorcache.h). A worker finds its own by its thread id, so
-// no connection is ever used by two threads; they all close when the run ends and the last
-// iteration has let go of this object.
 // A run's iterations, taken one at a time by its pool tasks (next: the first not taken yet).
 struct IterationQueue {
     QList<IterationRecord> iterations;
@@ -78,6 +74,10 @@ struct IterationQueue {
     std::atomic<qsizetype> next{0};
 };
 
+// What each worker thread keeps open across one run's iterations: its workspace connection and
+// its connectors (model/engine/connectorcache.h). A worker finds its own by its thread id, so
+// no connection is ever used by two threads; they all close when the run ends and the last
+// iteration has let go of this object.
 class RunConnections {
 public:
     struct Worker {
