@@ -28,7 +28,9 @@
 # bench/xping.py: _NET_WM_PING every 10 ms, which Qt answers on the GUI thread, so the longest
 # wait for a reply is the longest the GUI thread was busy. The window notes what X cannot show
 # (tables read and shown, history shown, a run started/finished/followed) in TIDEMARK_BENCH_EVENTS,
-# with its own stall figure (a 10 ms timer's lateness, "late" below). Phases, each measured from
+# with its own stall figure (a 10 ms timer's lateness, "late" below, and how much of it the GUI
+# thread spent ready to run but waiting for a core, from /proc/thread-self/schedstat: on a shared
+# 2-core machine most of a long lateness can be other processes' load). Phases, each measured from
 # the key press (xdotool) to the last reply it causes:
 #   open      start of the process -> tables and history shown (+1 s)
 #   run       F5 -> run finished and the window's reloads after it (+1 s)
@@ -312,7 +314,8 @@ quit_window() {
 }
 
 # One line of figures for the session: open times, the longest stall per phase (X ping; in
-# brackets the window's own 10 ms timer), quit time, peak RSS.
+# brackets the window's own 10 ms timer, and of its lateness what the GUI thread did not spend
+# waiting for a core), quit time, peak RSS.
 summarize() { # label
     python3 - "$session" "$1" <<'PY'
 import sys, os
@@ -333,12 +336,14 @@ for line in open(os.path.join(session, 'pings')):
     elif kind in ('ping', 'unanswered'):
         sent, ms = float(rest[0]), float(rest[1])
         pings.append((sent, sent + ms / 1000))
-late = []
+late, own = [], []  # own: what of a late tick was not spent waiting for a core
 for line in open(os.path.join(session, 'events')):
     parts = line.split()
-    if len(parts) == 3 and parts[1] == 'late':
+    if len(parts) >= 3 and parts[1] == 'late':
         at, ms = float(parts[0]), float(parts[2])
         late.append((at - ms / 1000, at))
+        if len(parts) == 5 and parts[3] == 'waited':
+            own.append((at - ms / 1000, at - ms / 1000 + max(0.0, ms - float(parts[4])) / 1000))
 def longest(spans, start, end):
     return max([b - a for a, b in spans if b >= start and a <= end] or [0]) * 1000
 started = marks.get('started', phases.get('open', (0, 0))[0])
@@ -346,7 +351,9 @@ def cell(name):
     if name not in phases:
         return '-'
     a, b = phases[name]
-    return f'{longest(pings, a, b):.0f} ({longest(late, a, b):.0f})'
+    if not own:  # a session from before the window noted its waits
+        return f'{longest(pings, a, b):.0f} ({longest(late, a, b):.0f})'
+    return f'{longest(pings, a, b):.0f} ({longest(late, a, b):.0f}/{longest(own, a, b):.0f})'
 rss_path = os.path.join(session, 'rss')
 rss = (open(rss_path).read().strip() if os.path.exists(rss_path) else '') or '0'
 quit_s = phases['quit'][1] - phases['quit'][0] if 'quit' in phases else 0
@@ -455,6 +462,7 @@ else
 fi
 echo "Tidemark $("$cli" --version 2>/dev/null | head -n 1), $(git -C "$root" rev-parse --short HEAD)," \
     "$shape, $(nproc) cores (load $(cut -d' ' -f1 /proc/loadavg)), Xvfb, $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "stall = longest wait for a _NET_WM_PING reply (the window's own 10 ms timer in brackets)"
+echo "stall = longest wait for a _NET_WM_PING reply (in brackets: the window's own 10 ms timer's lateness /"
+echo "        of that, the longest not spent waiting for a core, i.e. the window's own work)"
 header
 printf '%s\n' "${results[@]}"
