@@ -20,19 +20,26 @@ class Workspace;
 // connection when the target cannot be read.
 std::optional<QString> otherTargetOwner(Workspace &workspace, const TableSpec &spec, RemoteTask &task);
 
-// What to tell the operator about a restored table whose target another table owns now.
-QString restoredTargetOwnedText(const TableSpec &spec, const QString &owner);
+// How a table came (back) to the target it writes into now.
+enum class TargetReturn {
+    Restored, // Undo of "Remove table", Redo of "Add table"
+    Moved,    // an edit, or its Undo, pointed the table at another target
+};
 
-// Checks a table just restored (Undo of "Remove table") against its target's owner record, on
-// the remote-work threads with a Workspace of its own: a removed table's target may have been
-// taken over (`run --adopt`) from another workspace meanwhile, which only the target database
-// knows. One lane per table; replies on the checker's thread, never blocking it.
+// What to tell the operator about such a table whose target another table owns now.
+QString restoredTargetOwnedText(const TableSpec &spec, const QString &owner,
+                                TargetReturn how = TargetReturn::Restored);
+
+// Checks a table just restored or moved onto a target against that target's owner record, on
+// the remote-work threads with a Workspace of its own: the target may have been taken over
+// (`run --adopt`) from another workspace meanwhile, which only the target database knows. One
+// lane per table; replies on the checker's thread, never blocking it.
 class RestoredTargetCheck : public QObject {
     Q_OBJECT
 public:
     explicit RestoredTargetCheck(const QString &workspacePath, QObject *parent = nullptr);
 
-    void check(qint64 tableId);
+    void check(qint64 tableId, TargetReturn how = TargetReturn::Restored);
 
 signals:
     // The target belongs to another table now, or it could not be checked: one line naming

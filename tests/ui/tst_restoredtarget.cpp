@@ -227,6 +227,46 @@ private slots:
         QTRY_COMPARE(panel->model()->table(first)->targetTable, QStringLiteral("orders_copy"));
     }
 
+    void undoOfAnEditSaysWhenAnotherWorkspaceOwnsTheTarget() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 10, 1, QStringLiteral("orders"), false);
+        const qint64 ours =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        QCOMPARE(runOnce(fixture.wsPath).status, QStringLiteral("succeeded"));
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        QVERIFY(!QTest::currentTestFailed());
+        ControlTablePanel *panel = window.controlTable();
+        const TableSpec before = panel->model()->tableAt(0);
+        TableSpec after = before;
+        after.targetTable = QStringLiteral("orders_copy");
+        panel->undoStack()->push(new EditTableCommand(panel->commandContext(), before, after));
+        window.gateway()->waitForIdle();
+        QCOMPARE(fixture.open()->table(ours)->targetTable, QStringLiteral("orders_copy"));
+
+        // While ours writes elsewhere, another workspace takes its old target over.
+        const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
+        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
+        RunRequest adopt;
+        adopt.tableIds = {theirs};
+        adopt.adopt = true;
+        QCOMPARE(runOnce(otherPath, adopt).status, QStringLiteral("succeeded"));
+
+        window.statusBar()->clearMessage();
+        panel->undoStack()->undo();
+        // The undo does what it says (the target is the lock: its runs would write nothing)...
+        QTRY_COMPARE(panel->model()->table(ours)->targetTable, QStringLiteral("orders"));
+        QTRY_COMPARE(fixture.open()->table(ours)->targetTable, QStringLiteral("orders"));
+        // ...and the window says at once whose the target is now.
+        const QString owner = QStringLiteral("table %1 of workspace %2").arg(theirs).arg(otherPath);
+        QTRY_VERIFY2(window.statusBar()->currentMessage().contains(owner),
+                     qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY2(
+            window.statusBar()->currentMessage().contains(
+                QStringLiteral("Table %1 (src:orders → dst:orders) now writes into dst:orders").arg(ours)),
+            qPrintable(window.statusBar()->currentMessage()));
+    }
+
     void undoSaysNothingWhenTheTargetIsStillItsOwn() {
         UiFixture fixture;
         makeOrders(fixture.src, 10);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/controltable/commands/controltablecommand.h"
 
-#include "model/engine/restoredtargetcheck.h"
 #include "model/storage/workspace.h"
 #include "ui/common/workspacegateway.h"
 
@@ -36,11 +35,14 @@ void ControlTableCommand::persistRestore(qint64 id) {
     // the target (every run checks the owner inside its target transaction). So the table
     // comes back as it was, and the window says so right after when another table owns its
     // target now.
-    persist([id](Workspace &ws) { ws.restoreTable(id); },
-            [check = QPointer<RestoredTargetCheck>(m_context.restoredTargetCheck), id] {
-                if (check)
-                    check->check(id);
-            });
+    persist([id](Workspace &ws) { ws.restoreTable(id); }, thenCheckTarget(id, TargetReturn::Restored));
+}
+
+std::function<void()> ControlTableCommand::thenCheckTarget(qint64 id, TargetReturn how) const {
+    return [check = QPointer<RestoredTargetCheck>(m_context.restoredTargetCheck), id, how] {
+        if (check)
+            check->check(id, how);
+    };
 }
 
 } // namespace tidemark

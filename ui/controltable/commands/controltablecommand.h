@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/engine/restoredtargetcheck.h"
+
 #include <QUndoCommand>
 #include <functional>
 #include <memory>
@@ -8,7 +10,6 @@
 namespace tidemark {
 
 class ControlTableModel;
-class RestoredTargetCheck;
 class Workspace;
 class WorkspaceGateway;
 
@@ -35,6 +36,8 @@ protected:
     // persist(), restoring table `id`. The workspace refuses a table whose target another live
     // table writes into; the target's own owner record is asked after the restore.
     void persistRestore(qint64 id);
+    // After `written`, asks table `id`'s target whether another workspace's table owns it.
+    std::function<void()> thenCheckTarget(qint64 id, TargetReturn how) const;
 
     Context m_context;
 };

@@ -12,7 +12,7 @@ EditTableCommand::EditTableCommand(const Context &context, const TableSpec &befo
     , m_before(before)
     , m_after(after) {}
 
-void EditTableCommand::apply(const TableSpec &spec) {
+void EditTableCommand::apply(const TableSpec &spec, const TableSpec &previous) {
     if (auto shown = m_context.model->table(spec.id)) {
         // Keep what the edit does not own: the watermark may have moved since.
         TableSpec updated = spec;
@@ -20,15 +20,21 @@ void EditTableCommand::apply(const TableSpec &spec) {
         updated.lastTiebreak = shown->lastTiebreak;
         m_context.model->upsertTable(updated);
     }
-    persist([spec](Workspace &ws) { ws.updateTable(spec); });
+    // The workspace refuses a target another of its tables writes into; whether another
+    // workspace's table owns it only the target knows, asked once the edit is written, as a
+    // restore is (see persistRestore).
+    const bool moved =
+        spec.targetConnection != previous.targetConnection || spec.targetTable != previous.targetTable;
+    persist([spec](Workspace &ws) { ws.updateTable(spec); },
+            moved ? thenCheckTarget(spec.id, TargetReturn::Moved) : std::function<void()>());
 }
 
 void EditTableCommand::redo() {
-    apply(m_after);
+    apply(m_after, m_before);
 }
 
 void EditTableCommand::undo() {
-    apply(m_before);
+    apply(m_before, m_after);
 }
 
 } // namespace tidemark

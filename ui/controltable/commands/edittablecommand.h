@@ -15,7 +15,7 @@ public:
     void undo() override;
 
 private:
-    void apply(const TableSpec &spec);
+    void apply(const TableSpec &spec, const TableSpec &previous);
 
     TableSpec m_before;
     TableSpec m_after;
