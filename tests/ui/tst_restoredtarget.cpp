@@ -44,6 +44,16 @@ void removeShownTable(MainWindow &window) {
     window.gateway()->waitForIdle(); // the row goes at once; the workspace follows
 }
 
+// Points the window's one table at dst:orders_copy through its undo stack, as the Edit dialog does.
+void moveShownTableToOrdersCopy(MainWindow &window) {
+    ControlTablePanel *panel = window.controlTable();
+    const TableSpec before = panel->model()->tableAt(0);
+    TableSpec after = before;
+    after.targetTable = QStringLiteral("orders_copy");
+    panel->undoStack()->push(new EditTableCommand(panel->commandContext(), before, after));
+    window.gateway()->waitForIdle();
+}
+
 void addConnection(Workspace &workspace, const QString &name, const QString &path) {
     ConnectionSpec spec;
     spec.name = name;
@@ -58,6 +68,16 @@ qint64 addOtherWorkspace(const UiFixture &fixture, const QString &path) {
     addConnection(*other, QStringLiteral("dst"), fixture.dst);
     return other->addTable(
         prepareTable(*other, UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"))));
+}
+
+// A second workspace at `path` takes the fixture's target over (run --adopt); its table's id, or
+// 0 when its run did not succeed.
+qint64 otherWorkspaceTakesTheTargetOver(const UiFixture &fixture, const QString &path) {
+    const qint64 theirs = addOtherWorkspace(fixture, path);
+    RunRequest adopt;
+    adopt.tableIds = {theirs};
+    adopt.adopt = true;
+    return runOnce(path, adopt).status == QStringLiteral("succeeded") ? theirs : 0;
 }
 
 } // namespace
@@ -119,20 +139,15 @@ private slots:
             fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         QCOMPARE(runOnce(fixture.wsPath).status, QStringLiteral("succeeded"));
 
-        // A second workspace copying the same source into the same target.
-        const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
-        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
-
         MainWindow window;
         openInWindow(fixture, window, 1);
         QVERIFY(!QTest::currentTestFailed());
         removeShownTable(window);
         QVERIFY(!QTest::currentTestFailed());
-        // While ours is removed, the other workspace takes the target over.
-        RunRequest adopt;
-        adopt.tableIds = {theirs};
-        adopt.adopt = true;
-        QCOMPARE(runOnce(otherPath, adopt).status, QStringLiteral("succeeded"));
+        // While ours is removed, another workspace takes the target over.
+        const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
+        const qint64 theirs = otherWorkspaceTakesTheTargetOver(fixture, otherPath);
+        QVERIFY(theirs > 0);
 
         window.statusBar()->clearMessage();
         window.controlTable()->undoStack()->undo();
@@ -170,11 +185,8 @@ private slots:
 
         // While ours is away, another workspace takes the target over.
         const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
-        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
-        RunRequest adopt;
-        adopt.tableIds = {theirs};
-        adopt.adopt = true;
-        QCOMPARE(runOnce(otherPath, adopt).status, QStringLiteral("succeeded"));
+        const qint64 theirs = otherWorkspaceTakesTheTargetOver(fixture, otherPath);
+        QVERIFY(theirs > 0);
 
         window.statusBar()->clearMessage();
         panel->undoStack()->redo();
@@ -196,11 +208,7 @@ private slots:
         openInWindow(fixture, window, 1);
         QVERIFY(!QTest::currentTestFailed());
         ControlTablePanel *panel = window.controlTable();
-        const TableSpec before = panel->model()->tableAt(0);
-        TableSpec after = before;
-        after.targetTable = QStringLiteral("orders_copy");
-        panel->undoStack()->push(new EditTableCommand(panel->commandContext(), before, after));
-        window.gateway()->waitForIdle();
+        moveShownTableToOrdersCopy(window);
         QCOMPARE(fixture.open()->table(first)->targetTable, QStringLiteral("orders_copy"));
 
         // Meanwhile another process sets a second table up to write where the first one did.
@@ -237,20 +245,13 @@ private slots:
         openInWindow(fixture, window, 1);
         QVERIFY(!QTest::currentTestFailed());
         ControlTablePanel *panel = window.controlTable();
-        const TableSpec before = panel->model()->tableAt(0);
-        TableSpec after = before;
-        after.targetTable = QStringLiteral("orders_copy");
-        panel->undoStack()->push(new EditTableCommand(panel->commandContext(), before, after));
-        window.gateway()->waitForIdle();
+        moveShownTableToOrdersCopy(window);
         QCOMPARE(fixture.open()->table(ours)->targetTable, QStringLiteral("orders_copy"));
 
         // While ours writes elsewhere, another workspace takes its old target over.
         const QString otherPath = fixture.filePath(QStringLiteral("other.tidemark"));
-        const qint64 theirs = addOtherWorkspace(fixture, otherPath);
-        RunRequest adopt;
-        adopt.tableIds = {theirs};
-        adopt.adopt = true;
-        QCOMPARE(runOnce(otherPath, adopt).status, QStringLiteral("succeeded"));
+        const qint64 theirs = otherWorkspaceTakesTheTargetOver(fixture, otherPath);
+        QVERIFY(theirs > 0);
 
         window.statusBar()->clearMessage();
         panel->undoStack()->undo();
