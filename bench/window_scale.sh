@@ -27,12 +27,14 @@
 # The window runs under its own Xvfb, with its own settings (XDG_CONFIG_HOME), and is watched by
 # bench/xping.py: _NET_WM_PING every 10 ms, which Qt answers on the GUI thread, so the longest
 # wait for a reply is the longest the GUI thread was busy (or waiting for a core: Xvfb and the
-# probe run at nice -10 when the bench may, so their own waits stay out of it). The window notes what X cannot show
-# (tables read and shown, history shown, a run started/finished/followed) in TIDEMARK_BENCH_EVENTS,
-# with its own stall figure (a 10 ms timer's lateness, "late" below, and how much of it the GUI
-# thread spent ready to run but waiting for a core, from /proc/thread-self/schedstat: on a shared
-# 2-core machine most of a long lateness can be other processes' load). Phases, each measured from
-# the key press (xdotool) to the last reply it causes:
+# probe run at nice -10 when the bench may, so their own waits stay out of it; a ping still out
+# when the window goes counts until its unmap was seen: off the screen, it has nothing to answer
+# for). The window notes what X cannot show (tables read and shown, history shown, a run
+# started/finished/followed) in TIDEMARK_BENCH_EVENTS, with its own stall figure (a 10 ms timer's
+# lateness, "late" below, and how much of it the GUI thread spent ready to run but waiting for a
+# core, from /proc/thread-self/schedstat: on a shared 2-core machine most of a long lateness can
+# be other processes' load). Phases, each measured from the key press (xdotool) to the last reply
+# it causes:
 #   open      start of the process -> tables and history shown (+1 s)
 #   run       F5 -> run finished and the window's reloads after it (+1 s)
 #   follow    tidemark-cli run in another process -> it has exited and the window followed (+1 s)

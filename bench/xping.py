@@ -3,7 +3,9 @@
 """An X "ping probe" for bench/window_scale.sh: how long the window's GUI thread is unavailable.
 
     xping.py probe PID OUT      finds PID's top-level window, then pings it every 10 ms until
-                                the window is gone; writes "shown T" once, then "ping SENT LATENCY_MS"
+                                the window is gone; writes "shown T" once, then "ping SENT LATENCY_MS",
+                                at the end "gone T" (the window's unmap or destroy seen) and, for a
+                                ping still out then, "unanswered SENT MS" (counted until it went)
                                 SIGUSR1 asks the window to close (as "close" does) and writes
                                 "close T": the probe knows the window already, so the close goes
                                 out at once (a "close" process spends ~0.9 s starting and finding it)
@@ -30,6 +32,8 @@ import time
 xcb = ctypes.CDLL(ctypes.util.find_library("xcb") or "libxcb.so.1")
 
 XCB_CLIENT_MESSAGE = 33
+XCB_DESTROY_NOTIFY = 17
+XCB_UNMAP_NOTIFY = 18
 XCB_EVENT_MASK_STRUCTURE_NOTIFY = 0x20000
 XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY = 0x80000
 XCB_CW_EVENT_MASK = 0x800
@@ -155,7 +159,7 @@ def probe(pid, out_path):
     signal.set_wakeup_fd(wake_write)
     with open(out_path, "w", buffering=1) as out:
         out.write(f"shown {time.time():.6f}\n")
-        serial, sent_at, next_at, checked_at = 0, None, time.time(), 0.0
+        serial, sent_at, next_at, checked_at, gone_at = 0, None, time.time(), 0.0, None
         while True:
             if close_asked:
                 close_asked.clear()
@@ -178,13 +182,22 @@ def probe(pid, out_path):
                 if not raw:
                     break
                 event = ctypes.cast(raw, ctypes.POINTER(ClientMessage))[0]
-                is_reply = (event.response_type & 0x7F) == XCB_CLIENT_MESSAGE and event.data[0] == ping \
+                kind = event.response_type & 0x7F
+                is_reply = kind == XCB_CLIENT_MESSAGE and event.data[0] == ping \
                     and event.data[2] == window and event.data[1] == serial
+                # Unmap and destroy notifications name the window where a client message has its type.
+                is_gone = kind in (XCB_UNMAP_NOTIFY, XCB_DESTROY_NOTIFY) and event.type == window
                 libc.free(ctypes.c_void_p(raw))
                 if is_reply and sent_at is not None:
                     received = time.time()
                     out.write(f"ping {sent_at:.6f} {(received - sent_at) * 1000:.1f}\n")
                     sent_at = None
+                if is_gone:
+                    gone_at = time.time()
+                    break
+            if gone_at is not None:
+                out.write(f"gone {gone_at:.6f}\n")
+                break
             if xcb.xcb_connection_has_error(display.c):
                 break
             if sent_at is None and time.time() < next_at:
@@ -192,7 +205,10 @@ def probe(pid, out_path):
             elif sent_at is not None:
                 wait([fd, wake_read], 0.05, wake_read)
         if sent_at is not None:
-            out.write(f"unanswered {sent_at:.6f} {(time.time() - sent_at) * 1000:.1f}\n")
+            # Unanswered until the window went (its unmap seen, or else found unmapped by the
+            # check above, up to 50 ms late): after that there was no window to answer for.
+            until = gone_at if gone_at is not None else time.time()
+            out.write(f"unanswered {sent_at:.6f} {(until - sent_at) * 1000:.1f}\n")
 
 
 def wait(fds, timeout, wake_read):

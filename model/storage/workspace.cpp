@@ -675,6 +675,15 @@ std::unique_ptr<Workspace> Workspace::open(const QString &path) {
     return workspace;
 }
 
+bool Workspace::checkpoint(const QString &path, int waitMs) {
+    checkIsWorkspace(path);
+    SqliteDb db(path, SqliteDb::Mode::ReadWrite, waitMs);
+    // PASSIVE first: it copies the bulk without the write lock; TRUNCATE then holds that lock
+    // only for what is left and for the wait on readers. Each answers (busy, log, checkpointed).
+    pragmaInt(db, QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+    return pragmaInt(db, QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)")) == 0;
+}
+
 void Workspace::migrate() {
     const qint64 found = pragmaInt(*m_db, QStringLiteral("PRAGMA user_version"));
     if (found > kSchemaVersion)

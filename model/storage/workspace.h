@@ -148,6 +148,12 @@ public:
     // Opens an existing workspace and migrates it. A missing file, or a file that is not a
     // Tidemark workspace, is refused (ValidationError) and never modified.
     static std::unique_ptr<Workspace> open(const QString &path);
+    // Copies the write-ahead log back into the workspace file and empties it, on a connection
+    // of its own that waits at most `waitMs` for readers of older snapshots (it holds up writers
+    // meanwhile). After a run's bulk writes, so that the last connection to close (a window
+    // quitting) has little left to copy and no big log to delete. False when a reader kept part
+    // of the log: that part is copied later, by SQLite's own checkpoints or the last close.
+    static bool checkpoint(const QString &path, int waitMs);
     ~Workspace();
     Workspace(const Workspace &) = delete;
     Workspace &operator=(const Workspace &) = delete;

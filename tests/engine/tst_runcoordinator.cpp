@@ -128,6 +128,7 @@ private slots:
     void runOpensEachDatabaseOncePerWorker();
     void cancelStopsRunWithReusedConnections();
     void cancelledIterationLeavesNextOnSameWorkerClean();
+    void finishedRunLeavesTheLogCopiedBack();
 };
 
 void TestRunCoordinator::missingSourceNextToHealthy() {
@@ -425,6 +426,26 @@ void TestRunCoordinator::cancelledIterationLeavesNextOnSameWorkerClean() {
                  qPrintable(describe(*iterationOf(run, ids[i]))));
         QCOMPARE(countRows(f.dst, QStringLiteral("t%1").arg(i)), 20);
     }
+}
+
+// A run's writes are copied back into the workspace file once it ends, and the log emptied:
+// whoever closes the workspace last (a window quitting) has no big log left to copy and delete.
+void TestRunCoordinator::finishedRunLeavesTheLogCopiedBack() {
+    EngineFixture f;
+    const QList<qint64> ids = addTables(f, 3, 20);
+    const QFileInfo log(f.wsPath + QStringLiteral("-wal"));
+    RunRecord run;
+    {
+        RunCoordinator coordinator(f.wsPath);
+        run = runToEnd(coordinator, RunRequest{});
+    } // its end's bookkeeping is over once it is gone
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QVERIFY(QFileInfo::exists(log.filePath())); // f.ws still holds the workspace open
+    QCOMPARE(QFileInfo(log.filePath()).size(), qint64(0));
+    // Nothing lost on the way: the run and its iterations read back from the file.
+    const RunRecord stored = f.ws->runs(1, run.id).first();
+    QCOMPARE(stored.status, QStringLiteral("succeeded"));
+    QCOMPARE(stored.iterations.size(), ids.size());
 }
 
 QTEST_GUILESS_MAIN(TestRunCoordinator)

@@ -30,11 +30,33 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 using namespace tidemark;
 using namespace tidemark::test;
 
 namespace {
+
+// Calls `react` when `target` receives an event of `type` (before the target handles it).
+class EventWatch : public QObject {
+public:
+    EventWatch(QObject *target, QEvent::Type type, std::function<void()> react)
+        : m_type(type)
+        , m_react(std::move(react)) {
+        target->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *, QEvent *event) override {
+        if (event->type() == m_type)
+            m_react();
+        return false;
+    }
+
+private:
+    const QEvent::Type m_type;
+    const std::function<void()> m_react;
+};
 
 // Four tables of 100,000 rows, opened in `window` set to run one table at a time.
 void openWithQueuedTables(UiFixture &fixture, MainWindow &window) {
@@ -232,6 +254,22 @@ private slots:
         QVERIFY2(cancelled >= 3, qPrintable(statuses.join(QLatin1Char(','))));
         QCOMPARE(window.runPanel()->liveModel()->summary().count(IterationStatus::Cancelled), cancelled);
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
+    }
+
+    void closingHidesBeforeSavingSettings() {
+        // Quitting takes the window off the screen first: writing the settings file (synced to
+        // disk) came before, with the window showing and not answering.
+        QSettings().remove(QStringLiteral("window"));
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        std::optional<bool> savedWhenHidden;
+        EventWatch hides(&window, QEvent::Hide,
+                         [&] { savedWhenHidden = QSettings().contains(QStringLiteral("window/geometry")); });
+        QVERIFY(window.close());
+        QVERIFY(savedWhenHidden.has_value());
+        QVERIFY2(!*savedWhenHidden, "the settings were written before the window was hidden");
+        QVERIFY(QSettings().contains(QStringLiteral("window/geometry")));
     }
 
     void closingMidRunCancelsThenCloses() {

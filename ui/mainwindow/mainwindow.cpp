@@ -832,6 +832,9 @@ void MainWindow::closeEvent(QCloseEvent *event) {
         event->ignore();
         return;
     }
+    // Off the screen first: what follows (the settings file written and synced, the workspace
+    // let go of) is nothing to wait for with the window still showing and not answering.
+    hide();
     saveSettings();
     event->accept();
 }
