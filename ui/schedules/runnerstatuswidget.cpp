@@ -3,20 +3,23 @@
 
 #include "model/models/displayformat.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QToolButton>
 
 namespace tidemark {
 
 RunnerStatusWidget::RunnerStatusWidget(QAction *setupAction, QWidget *parent)
     : QWidget(parent)
     , m_label(new QLabel(this))
-    , m_setup(new QToolButton(this)) {
+    , m_setup(new QLabel(this))
+    , m_setupAction(setupAction) {
     m_label->setObjectName(QStringLiteral("runnerState"));
-    m_setup->setObjectName(QStringLiteral("setUpRunnerButton"));
-    m_setup->setDefaultAction(setupAction);
-    m_setup->setAutoRaise(true);
+    m_setup->setObjectName(QStringLiteral("setUpRunnerLink"));
+    m_setup->setTextFormat(Qt::RichText);
+    m_setup->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    m_setup->setToolTip(setupAction->toolTip());
+    connect(m_setup, &QLabel::linkActivated, setupAction, &QAction::trigger);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_label);
@@ -45,7 +48,13 @@ void RunnerStatusWidget::refresh() {
                             ? tr("tidemark-cli serve %1, started %2")
                                   .arg(m_heartbeat->version, formatTimeWithZone(m_heartbeat->startedAt))
                             : QString());
-    m_setup->setVisible(m_known && m_status.state != RunnerStatus::State::Running);
+    // A link that empties rather than a button that hides: showing or hiding a widget in a
+    // window under the mouse asks the X server where the pointer is and waits for the answer,
+    // behind whatever it is still drawing (up to 75 ms while the window opens).
+    m_setup->setText(m_known && m_status.state != RunnerStatus::State::Running
+                         ? QStringLiteral("<a href=\"setup\">%1</a>")
+                               .arg(QString(m_setupAction->text()).remove(QLatin1Char('&')).toHtmlEscaped())
+                         : QString());
     // Only an age to keep current: a running runner's, or a stopped one's.
     if (m_known && m_heartbeat)
         m_ageTimer.start();

@@ -9,12 +9,11 @@
 
 class QAction;
 class QLabel;
-class QToolButton;
 
 namespace tidemark {
 
 // The status bar's word on the workspace's runner: "Runner: running on HOST (pid N), last beat
-// 3s ago", "Runner: stopped (…)", or "No runner" with a "Set up runner…" button (`setupAction`)
+// 3s ago", "Runner: stopped (…)", or "No runner" with a "Set up runner…" link (`setupAction`)
 // while none is running. Shows the heartbeat it was last given (the window reads it off the GUI
 // thread when the workspace changes) and re-words its age every second without reading again.
 class RunnerStatusWidget : public QWidget {
@@ -27,13 +26,15 @@ public:
     void setHeartbeat(const std::optional<RunnerHeartbeat> &heartbeat);
     RunnerStatus status() const { return m_status; }
     QLabel *label() const { return m_label; }
-    QToolButton *setupButton() const { return m_setup; }
+    // "Set up runner…", a link that triggers the setup action; empty while a runner runs.
+    QLabel *setupLink() const { return m_setup; }
 
 private:
     void refresh();
 
     QLabel *m_label;
-    QToolButton *m_setup;
+    QLabel *m_setup;
+    QAction *m_setupAction;
     QTimer m_ageTimer;
     bool m_known = false;
     std::optional<RunnerHeartbeat> m_heartbeat;
