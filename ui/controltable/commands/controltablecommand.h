@@ -36,7 +36,7 @@ protected:
     // persist(), restoring table `id`. The workspace refuses a table whose target another live
     // table writes into; the target's own owner record is asked after the restore.
     void persistRestore(qint64 id);
-    // After `written`, asks table `id`'s target whether another workspace's table owns it.
+    // A `written` for persist(): asks table `id`'s target whether another workspace's table owns it.
     std::function<void()> thenCheckTarget(qint64 id, TargetReturn how) const;
 
     Context m_context;
