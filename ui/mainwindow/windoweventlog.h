@@ -15,8 +15,8 @@ class MainWindow;
 // each with the wall-clock time, what the bench cannot see through X: the tables and the history
 // read and shown, a run started, finished or followed from another process. It also keeps the
 // GUI thread's own stall figure beside the X ping probe's: a 10 ms timer that notes how late it
-// fired whenever that is over 20 ms, and how much of that the thread spent waiting for a core. `window` owns
-// the log; a file that cannot be opened notes nothing.
+// fired whenever that is over 20 ms, and how much of that the thread spent waiting for a core.
+// `window` owns the log; a file that cannot be opened notes nothing.
 class WindowEventLog : public QObject {
     Q_OBJECT
 public:
