@@ -144,7 +144,7 @@ private slots:
         expectEverywhere(QTimeZone::utc(), QStringLiteral("UTC"));
 
         // Kept in the window's settings, applied at start-up.
-        QVERIFY(QSettings().value(QStringLiteral("view/timesInUtc")).toBool());
+        QTRY_VERIFY(QSettings().value(QStringLiteral("view/timesInUtc")).toBool());
         TimeConvention::current().setUtc(false);
         {
             MainWindow next;

@@ -304,6 +304,7 @@ void MainWindow::createMenus() {
     file->addAction(m_connectionsAction);
     file->addSeparator();
     file->addAction(m_quitAction);
+    m_recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
     updateRecentMenu();
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
@@ -739,20 +740,18 @@ void MainWindow::addTimeConventionActions(QMenu *view) {
     TimeConvention &convention = TimeConvention::current();
     convention.setUtc(QSettings().value(QLatin1String(kTimesInUtcKey), false).toBool());
     (convention.isUtc() ? utc : local)->setChecked(true);
-    connect(utc, &QAction::toggled, this, [](bool checked) {
+    connect(utc, &QAction::toggled, this, [this](bool checked) {
         TimeConvention::current().setUtc(checked);
-        QSettings().setValue(QLatin1String(kTimesInUtcKey), checked);
+        m_settingsWriter.write(QLatin1String(kTimesInUtcKey), checked);
     });
 }
 
 void MainWindow::rememberRecent(const QString &path) {
-    QSettings settings;
-    QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QLatin1String(kRecentKey), recent);
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > kMaxRecent)
+        m_recent.removeLast();
+    m_settingsWriter.write(QLatin1String(kRecentKey), m_recent);
     updateRecentMenu();
 }
 
@@ -760,12 +759,11 @@ void MainWindow::updateRecentMenu() {
     if (!m_recentMenu)
         return;
     m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
-    for (const QString &path : recent) {
+    for (const QString &path : std::as_const(m_recent)) {
         QAction *action = m_recentMenu->addAction(QDir::toNativeSeparators(path));
         connect(action, &QAction::triggered, this, [this, path] { openWorkspace(path); });
     }
-    m_recentMenu->setEnabled(!recent.isEmpty());
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
 }
 
 void MainWindow::restoreSettings() {

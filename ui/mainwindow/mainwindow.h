@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/runrecord.h"
+#include "ui/common/settingswriter.h"
 
 #include <QMainWindow>
 
@@ -107,6 +108,8 @@ private:
     QLabel *m_pathLabel;
     QLabel *m_runLabel;
     QMenu *m_recentMenu = nullptr;
+    QStringList m_recent; // the recent workspaces, newest first, as the writer was last given them
+    SettingsWriter m_settingsWriter;
     class QTimer *m_reloadTimer;
     class QTimer *m_historyFiguresTimer; // the history's row of the window's own run, while it runs
     bool m_closeWhenIdle = false;        // closing was asked mid-run: close once it has finished
