@@ -5,6 +5,8 @@
 #include "model/schedule/firetimes.h"
 #include "model/schedule/tablenextruns.h"
 
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <algorithm>
 
 namespace tidemark {
@@ -71,20 +73,31 @@ void NextRunColumn::refresh() {
     m_pending = false;
     m_activeIds = activeIds();
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    const QHash<qint64, TableNextRun> nextRuns =
-        nextRunsByTable(m_schedules, m_model->tables(), now, CronFireTimes());
-    m_model->setNextRuns(nextRuns);
+    const quint64 generation = ++m_latest;
+    auto *watcher = new QFutureWatcher<NextRuns>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, now] {
+        watcher->deleteLater();
+        if (generation == m_latest)
+            show(watcher->result(), now);
+    });
+    watcher->setFuture(QtConcurrent::run([schedules = m_schedules, tables = m_model->tables(), now] {
+        NextRuns computed;
+        computed.byTable = nextRunsByTable(schedules, tables, now, CronFireTimes());
+        for (const TableNextRun &next : std::as_const(computed.byTable))
+            if (!computed.earliest.isValid() || next.at < computed.earliest)
+                computed.earliest = next.at;
+        return computed;
+    }));
+}
 
-    QDateTime earliest;
-    for (const TableNextRun &next : nextRuns)
-        if (!earliest.isValid() || next.at < earliest)
-            earliest = next.at;
-    if (!earliest.isValid()) {
+void NextRunColumn::show(const NextRuns &nextRuns, const QDateTime &now) {
+    m_model->setNextRuns(nextRuns.byTable);
+    if (!nextRuns.earliest.isValid()) {
         m_timer.stop();
         return;
     }
     // Just past the firing: nextAfter is strictly after `now`, so the next one shows.
-    m_timer.start(int(std::clamp<qint64>(now.msecsTo(earliest) + 1, 1, kMaxWaitMs)));
+    m_timer.start(int(std::clamp<qint64>(now.msecsTo(nextRuns.earliest) + 1, 1, kMaxWaitMs)));
 }
 
 } // namespace tidemark
