@@ -67,18 +67,13 @@ display=${BENCH_DISPLAY:-:87}
 cli=${TIDEMARK_CLI:-$root/build/app/tidemark-cli}
 gui=${TIDEMARK_GUI:-$root/build/app/tidemark}
 probe=$root/bench/xping.py
-for program in "$cli" "$gui"; do
-    if [[ ! -x "$program" ]]; then
-        echo "window_scale: $program not found — run scripts/build.sh first (or set TIDEMARK_CLI/TIDEMARK_GUI)" >&2
-        exit 1
-    fi
-done
+source "$root/bench/xvfb.sh"
+bench_programs window_scale "$cli" "$gui"
 mkdir -p "$dir"
 
 now() { date +%s.%N; }
 say() { echo "window_scale: $*" >&2; }
 
-xvfb_pid=
 app_pid=
 probe_pid=
 rss_pid=
@@ -88,25 +83,6 @@ cleanup() {
     done
 }
 trap cleanup EXIT
-
-# The instruments (Xvfb and the ping probe) run ahead of everything else on the machine when the
-# bench may raise them (root), so a ping's wait is the window's, not theirs for a core; the window
-# itself keeps the priority everything else has.
-instrument=()
-if nice -n -10 true 2>/dev/null; then
-    instrument=(nice -n -10) # nice execs its command: $! stays the instrument's own pid
-fi
-
-start_xvfb() {
-    "${instrument[@]}" Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
-    xvfb_pid=$!
-    for _ in $(seq 100); do
-        DISPLAY=$display xdotool getdisplaygeometry >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    say "Xvfb did not start on $display"
-    exit 1
-}
 
 # Source tables t00001..tNNNNN in $1, $3 rows each (timestamps one second apart, from $4).
 make_source() { # db tables rows first_day

@@ -5,33 +5,15 @@
 #include "model/models/runhistorymodel.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historypanel.h"
+#include "ui/mainwindow/latenessprobe.h"
 #include "ui/mainwindow/mainwindow.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QElapsedTimer>
 #include <QEvent>
 #include <QFile>
-#include <QTimer>
-
-#include <memory>
 
 namespace tidemark {
-
-namespace {
-
-// How long this thread has been ready to run but waiting for a core, in all (Linux's schedstat;
-// 0 where there is none). A late tick that mostly waited for a core was the machine's load, not
-// the window's own work.
-qint64 runQueueWaitMs() {
-    QFile stat(QStringLiteral("/proc/thread-self/schedstat"));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QList<QByteArray> fields = stat.readAll().split(' ');
-    return fields.size() >= 2 ? fields.at(1).toLongLong() / 1000000 : 0;
-}
-
-} // namespace
 
 WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
     : QObject(window) {
@@ -44,18 +26,7 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
                         .arg(what)
                         .toUtf8());
     };
-    auto *timer = new QTimer(this);
-    auto clock = std::make_shared<QElapsedTimer>();
-    auto waited = std::make_shared<qint64>(runQueueWaitMs());
-    clock->start();
-    connect(timer, &QTimer::timeout, this, [note, clock, waited] {
-        const qint64 late = clock->restart() - 10;
-        const qint64 waitedNow = runQueueWaitMs();
-        if (late > 20)
-            note(QStringLiteral("late %1 waited %2").arg(late).arg(waitedNow - *waited));
-        *waited = waitedNow;
-    });
-    timer->start(10);
+    startLatenessProbe(this, note);
     // Quitting, in three marks: the close event taken, the event loop left, the window (and the
     // workspace connections it owns) gone.
     window->installEventFilter(this);
