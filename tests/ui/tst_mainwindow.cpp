@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QLockFile>
 #include <QMenu>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -30,9 +31,12 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
+#include <thread>
 
 using namespace tidemark;
 using namespace tidemark::test;
@@ -276,9 +280,11 @@ private slots:
 
     void openingRecordsTheRecentWorkspaceOffTheGuiThread() {
         // Recording the opened workspace among the recent ones ends in a sync of the settings
-        // file: on the GUI thread, a busy disk held the window for 400 ms. Here the settings
-        // file is locked (as another process writing it would) while the workspace opens: the
-        // window must finish opening, answering, with the write still waiting for the lock.
+        // file: on the GUI thread, a busy disk held the window for 400 ms. Here another thread
+        // holds the settings file's lock (as another process writing it would) while the
+        // workspace opens: the window must finish opening, answering, with the write still
+        // waiting for the lock. A window that writes on its GUI thread is held until the lock
+        // is given up (after 10 s at most), and then finds the settings written.
         UiFixture fixture;
         MainWindow window;
         const QString settingsFile = QSettings().fileName();
@@ -287,21 +293,33 @@ private slots:
             return file.open(QIODevice::ReadOnly) && file.readAll().contains(fixture.wsPath.toUtf8());
         };
         QVERIFY(!written());
-        auto lock = std::make_unique<QLockFile>(settingsFile + QStringLiteral(".lock"));
-        QVERIFY(lock->tryLock(0));
-        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
-        window.openWorkspace(fixture.wsPath);
-        QTRY_COMPARE(opened.size(), 1);
-        QVERIFY2(!written(), "the settings were written on the GUI thread, through the lock");
-        const QList<QAction *> recent = [&window] {
-            for (QMenu *menu : window.findChildren<QMenu *>())
-                if (menu->title() == QStringLiteral("Open &Recent"))
-                    return menu->actions();
-            return QList<QAction *>();
-        }();
-        QVERIFY(!recent.isEmpty());
-        QCOMPARE(recent.constFirst()->text(), QDir::toNativeSeparators(fixture.wsPath));
-        lock.reset();
+        std::promise<bool> locked;
+        std::promise<void> release;
+        std::thread holder([&settingsFile, &locked, released = release.get_future()] {
+            QLockFile lock(settingsFile + QStringLiteral(".lock"));
+            locked.set_value(lock.tryLock(0));
+            released.wait_for(std::chrono::seconds(10));
+        });
+        {
+            // Given up at the end of this block, or at a failure's return.
+            const auto letGo = qScopeGuard([&release, &holder] {
+                release.set_value();
+                holder.join();
+            });
+            QVERIFY(locked.get_future().get());
+            QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+            window.openWorkspace(fixture.wsPath);
+            QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 15000);
+            QVERIFY2(!written(), "the settings were written on the GUI thread, through the lock");
+            const QList<QAction *> recent = [&window] {
+                for (QMenu *menu : window.findChildren<QMenu *>())
+                    if (menu->title() == QStringLiteral("Open &Recent"))
+                        return menu->actions();
+                return QList<QAction *>();
+            }();
+            QVERIFY(!recent.isEmpty());
+            QCOMPARE(recent.constFirst()->text(), QDir::toNativeSeparators(fixture.wsPath));
+        }
         QTRY_VERIFY(written());
     }
 
