@@ -29,11 +29,13 @@
 # wait for a reply is the longest the GUI thread was busy (or waiting for a core: Xvfb and the
 # probe run at nice -10 when the bench may, so their own waits stay out of it; a ping still out
 # when the window goes counts until its unmap was seen: off the screen, it has nothing to answer
-# for). The window notes what X cannot show (tables read and shown, history shown, a run
-# started/finished/followed) in TIDEMARK_BENCH_EVENTS, with its own stall figure (a 10 ms timer's
-# lateness, "late" below, and how much of it the GUI thread spent ready to run but waiting for a
-# core, from /proc/thread-self/schedstat: on a shared 2-core machine most of a long lateness can
-# be other processes' load). Phases, each measured from the key press (xdotool) to the last reply
+# for). The probe is started, and watching, before the window's process, and pings from the
+# window's map on: "shown" is the map, and the first frames count in the open. The window notes
+# what X cannot show (tables read and shown, history shown, a run started/finished/followed) in
+# TIDEMARK_BENCH_EVENTS, with its own stall figure (a 10 ms timer's lateness, "late" below, and
+# how much of it the GUI thread spent ready to run but waiting for a core, from
+# /proc/thread-self/schedstat: on a shared 2-core machine most of a long lateness can be other
+# processes' load). Phases, each measured from the key press (xdotool) to the last reply
 # it causes:
 #   open      start of the process -> tables and history shown (+1 s)
 #   run       F5 -> run finished and the window's reloads after it (+1 s)
@@ -195,16 +197,27 @@ open_window() { # workspace tables
     : >"$session/events"
     : >"$session/phases"
     local start
+    # The probe starts first and waits for the window's pid, so its own start (a Python process
+    # at nice -10) does not compete with the window's for a core; it finds the window by its map.
+    DISPLAY=$display "${instrument[@]}" python3 "$probe" probe "$session/app.pid" "$session/pings" &
+    probe_pid=$!
+    for _ in $(seq 200); do
+        grep -q '^ready ' "$session/pings" 2>/dev/null && break
+        sleep 0.05
+    done
     start=$(now)
     DISPLAY=$display XDG_CONFIG_HOME=$session/config TIDEMARK_BENCH_EVENTS=$session/events \
         QT_QPA_PLATFORM=xcb "$gui" "$1" >"$session/app.log" 2>&1 &
     app_pid=$!
-    "${instrument[@]}" python3 "$probe" probe "$app_pid" "$session/pings" &
-    probe_pid=$!
-    (while kill -0 "$app_pid" 2>/dev/null; do
-        # Kept only when read whole: the process may be gone between the test and the read.
-        awk '/VmHWM/ { print $2 }' "/proc/$app_pid/status" 2>/dev/null >"$session/rss.tmp" &&
-            [[ -s "$session/rss.tmp" ]] && mv "$session/rss.tmp" "$session/rss"
+    echo "$app_pid" >"$session/app.pid.tmp" && mv "$session/app.pid.tmp" "$session/app.pid"
+    (while [[ -e "/proc/$app_pid" ]]; do
+        # Read by the shell itself (an awk per sample was one more process beside the window's
+        # start); kept only when read whole: the process may be gone between the test and the read.
+        hwm=
+        while read -r key value _; do
+            [[ "$key" == VmHWM: ]] && hwm=$value
+        done <"/proc/$app_pid/status" 2>/dev/null || true
+        [[ -n "$hwm" ]] && echo "$hwm" >"$session/rss"
         sleep 0.2
     done) &
     rss_pid=$!

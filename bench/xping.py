@@ -9,6 +9,10 @@
                                 SIGUSR1 asks the window to close (as "close" does) and writes
                                 "close T": the probe knows the window already, so the close goes
                                 out at once (a "close" process spends ~0.9 s starting and finding it)
+    xping.py probe FILE OUT     the same, started before the window's process: once watching for
+                                windows it writes "ready T" to OUT, then takes the PID from FILE as
+                                soon as it exists (written whole, e.g. by mv), so neither its own
+                                start nor its search competes with the window's start for a core
     xping.py close PID          asks PID's window to close, as a window manager's close button does
 
 The ping is the window manager's _NET_WM_PING: a ClientMessage sent to the window, which Qt's xcb
@@ -34,6 +38,7 @@ xcb = ctypes.CDLL(ctypes.util.find_library("xcb") or "libxcb.so.1")
 XCB_CLIENT_MESSAGE = 33
 XCB_DESTROY_NOTIFY = 17
 XCB_UNMAP_NOTIFY = 18
+XCB_MAP_NOTIFY = 19
 XCB_EVENT_MASK_STRUCTURE_NOTIFY = 0x20000
 XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY = 0x80000
 XCB_CW_EVENT_MASK = 0x800
@@ -120,16 +125,47 @@ class Display:
         xcb.xcb_flush(self.c)
 
 
+def watch_root(display):
+    """Map, unmap and destroy notifications of top-level windows, and the ping replies (Qt sends
+    them to the root window, for its StructureNotify (Qt 6) or SubstructureNotify listeners)."""
+    mask = ctypes.c_uint32(XCB_EVENT_MASK_STRUCTURE_NOTIFY | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY)
+    xcb.xcb_change_window_attributes(display.c, display.root, XCB_CW_EVENT_MASK, ctypes.byref(mask))
+    xcb.xcb_flush(display.c)
+
+
 def find_window(display, pid, timeout):
-    """PID's mapped top-level window (the main window: Qt sets _NET_WM_PID on its windows)."""
+    """PID's mapped top-level window (the main window: Qt sets _NET_WM_PID on its windows before
+    mapping it). Looks once at the windows there are, then waits for map notifications (watch_root
+    first): no polling, so the search costs the window's start nothing."""
     pid_atom = display.atom("_NET_WM_PID")
+    for window in display.children(display.root):
+        if display.cardinal(window, pid_atom) == pid and display.viewable(window):
+            return window
+    fd = xcb.xcb_get_file_descriptor(display.c)
     deadline = time.time() + timeout
     while time.time() < deadline:
-        for window in display.children(display.root):
-            if display.cardinal(window, pid_atom) == pid and display.viewable(window):
-                return window
-        time.sleep(0.005)
+        while True:
+            raw = xcb.xcb_poll_for_event(display.c)
+            if not raw:
+                break
+            event = ctypes.cast(raw, ctypes.POINTER(ClientMessage))[0]
+            mapped = event.type if event.response_type & 0x7F == XCB_MAP_NOTIFY else None
+            libc.free(ctypes.c_void_p(raw))
+            if mapped is not None and display.cardinal(mapped, pid_atom) == pid:
+                return mapped
+        select.select([fd], [], [], max(0.0, min(0.5, deadline - time.time())))
     sys.exit(f"xping: no window of pid {pid} within {timeout} s")
+
+
+def pid_from(argument, out):
+    """The PID itself, or (a path) the one written to that file once it appears."""
+    if argument.isdigit():
+        return int(argument)
+    out.write(f"ready {time.time():.6f}\n")
+    while not os.path.exists(argument):
+        time.sleep(0.001)
+    with open(argument) as file:
+        return int(file.read())
 
 
 def alive(pid):
@@ -140,17 +176,12 @@ def alive(pid):
         return False
 
 
-def probe(pid, out_path):
+def probe(target, out_path):
     close_asked = []
     signal.signal(signal.SIGUSR1, lambda *_: close_asked.append(True))
     display = Display()
-    window = find_window(display, pid, 120)
+    watch_root(display)
     protocols, ping = display.atom("WM_PROTOCOLS"), display.atom("_NET_WM_PING")
-    # Qt sends the reply to the root window, for its StructureNotify (Qt 6) or SubstructureNotify
-    # (other toolkits) listeners.
-    mask = ctypes.c_uint32(XCB_EVENT_MASK_STRUCTURE_NOTIFY | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY)
-    xcb.xcb_change_window_attributes(display.c, display.root, XCB_CW_EVENT_MASK, ctypes.byref(mask))
-    xcb.xcb_flush(display.c)
     fd = xcb.xcb_get_file_descriptor(display.c)
     # SIGUSR1 wakes the select below through this pipe; the close is sent from the loop.
     wake_read, wake_write = os.pipe()
@@ -158,6 +189,8 @@ def probe(pid, out_path):
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     with open(out_path, "w", buffering=1) as out:
+        pid = pid_from(target, out)
+        window = find_window(display, pid, 120)
         out.write(f"shown {time.time():.6f}\n")
         serial, sent_at, next_at, checked_at, gone_at = 0, None, time.time(), 0.0, None
         while True:
@@ -224,13 +257,14 @@ def wait(fds, timeout, wake_read):
 
 def close(pid):
     display = Display()
+    watch_root(display)
     window = find_window(display, pid, 10)
     display.send(window, display.atom("WM_PROTOCOLS"), [display.atom("WM_DELETE_WINDOW"), 0, 0, 0, 0])
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "probe":
-        probe(int(sys.argv[2]), sys.argv[3])
+        probe(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "close":
         close(int(sys.argv[2]))
     else:
