@@ -39,13 +39,6 @@ empty=$dir/empty.tidemark
 rm -f "$empty" "$empty".log
 "$cli" -w "$empty" init >/dev/null
 
-stop_xvfb() {
-    if [[ -n "$xvfb_pid" ]]; then
-        kill "$xvfb_pid" 2>/dev/null || true
-        wait "$xvfb_pid" 2>/dev/null || true
-        xvfb_pid=
-    fi
-}
 trap stop_xvfb EXIT
 
 # The worst lateness in events file $1 after time $2, as "late (own)".

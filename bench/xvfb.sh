@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # $display comes from, $xvfb_pid goes to, the bench
 # SPDX-License-Identifier: MIT
 # Sourced by the window benchmarks (window_scale.sh, first_frame.sh): a check that what they
-# measure is built, and an Xvfb on $display to measure it in (its pid in $xvfb_pid).
+# measure is built, and an Xvfb on $display to measure it in (its pid in $xvfb_pid until stopped).
 
 # Exits, naming the program, when one of PROGRAM... is not built.
 bench_programs() { # bench-name program...
@@ -33,4 +33,12 @@ start_xvfb() {
     done
     echo "Xvfb did not start on $display" >&2
     exit 1
+}
+
+stop_xvfb() {
+    if [[ -n "$xvfb_pid" ]]; then
+        kill "$xvfb_pid" 2>/dev/null || true
+        wait "$xvfb_pid" 2>/dev/null || true
+        xvfb_pid=
+    fi
 }
