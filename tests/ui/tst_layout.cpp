@@ -163,12 +163,7 @@ class TestLayout : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        isolateSettings();
-        QVERIFY(m_settingsDir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-    }
+    void initTestCase() { isolateSettings(); }
 
     void init() { QSettings().clear(); }
 
@@ -615,9 +610,6 @@ private slots:
         QVERIFY(error->heightForWidth(280) >= 3 * error->fontMetrics().height());
         QCOMPARE(error->toolTip(), record.error);
     }
-
-private:
-    QTemporaryDir m_settingsDir;
 };
 
 QTEST_MAIN(TestLayout)

@@ -12,6 +12,7 @@
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"
 
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -82,11 +83,17 @@ inline void openInWindow(const UiFixture &fixture, MainWindow &window, int table
     QTRY_COMPARE(window.controlTable()->model()->rowCount(), tables);
 }
 
-// Keeps the suites' QSettings (recent workspaces, geometry) out of the user's own.
+// Keeps the suites' QSettings (recent workspaces, geometry, the time convention) out of the
+// user's own, and each test process's out of the others': CTest runs suites side by side, and
+// a shared file let one suite's opened workspace land first in another's recent list.
 inline void isolateSettings() {
+    static QTemporaryDir settingsDir;
+    QVERIFY2(settingsDir.isValid(), qPrintable(settingsDir.errorString()));
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("TidemarkTests"));
     QCoreApplication::setApplicationName(QStringLiteral("tidemark-ui-tests"));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
 }
 
 } // namespace tidemark::test
