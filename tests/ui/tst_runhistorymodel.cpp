@@ -668,6 +668,29 @@ private slots:
         QCOMPARE(combo->currentData(TableIdRole).toLongLong(), 7);
     }
 
+    // The filter is sized by a length, not by its entries: tables that came in before the panel
+    // was first shown (a history dock opened later) are not measured one by one, and one long
+    // name does not widen the filter row past the window.
+    void tableFilterIsNotSizedByItsEntries() {
+        ControlTableModel tables;
+        HistoryPanel panel(&tables);
+        auto *combo = panel.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+        const int emptyWidth = combo->sizeHint().width();
+        TableSpec longName = tableSpec(1);
+        longName.sourceTable = QString(300, QLatin1Char('x'));
+        tables.upsertTable(longName);
+        for (int id = 2; id <= 2000; ++id)
+            tables.upsertTable(tableSpec(id));
+        panel.resize(1000, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(combo->count(), 2001);
+        QCOMPARE(combo->sizeHint().width(), emptyWidth);
+        QVERIFY2(combo->width() < 600, qPrintable(QString::number(combo->width())));
+        combo->setCurrentIndex(1);
+        QCOMPARE(combo->currentText(), longName.sourceDisplay() + QStringLiteral(" → dst:t1"));
+    }
+
 private:
     static constexpr int kRuns = 1050;
     static constexpr int kTables = 3;
