@@ -3,11 +3,14 @@
 // main window the size Tidemark opens at (1400x880) with a menu bar, a tool bar, two tables and a
 // status bar, and nothing else. It notes its GUI thread's lateness with the same 10 ms timer as
 // Tidemark's WindowEventLog (late over 20 ms, and how much of it was spent waiting for a core) to
-// the file named by its first argument, and quits after four seconds.
+// the file named by its first argument, and quits after four seconds. With a second argument N it
+// changes its status bar N ms after its first frame, as a window does whose content comes in
+// after it is shown.
 #include "ui/mainwindow/latenessprobe.h"
 
 #include <QApplication>
 #include <QDateTime>
+#include <QEvent>
 #include <QFile>
 #include <QMainWindow>
 #include <QMenuBar>
@@ -17,6 +20,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QWindow>
 
 namespace {
 
@@ -29,6 +33,29 @@ QTableView *filledTable(int rows, int columns, QWidget *parent) {
     view->setModel(model);
     return view;
 }
+
+// Changes the status bar `delayMs` after the window's first expose.
+class LateContent : public QObject {
+public:
+    LateContent(QMainWindow *window, int delayMs)
+        : QObject(window)
+        , m_window(window)
+        , m_delayMs(delayMs) {}
+
+    bool eventFilter(QObject *watched, QEvent *event) override {
+        if (event->type() == QEvent::Expose && !m_armed) {
+            m_armed = true;
+            QTimer::singleShot(m_delayMs, m_window,
+                               [this] { m_window->statusBar()->showMessage(QStringLiteral("Loaded")); });
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QMainWindow *m_window;
+    int m_delayMs;
+    bool m_armed = false;
+};
 
 } // namespace
 
@@ -60,6 +87,8 @@ int main(int argc, char **argv) {
     window.resize(1400, 880);
     window.show();
     note(QStringLiteral("shown"));
+    if (app.arguments().size() > 2)
+        window.windowHandle()->installEventFilter(new LateContent(&window, app.arguments().at(2).toInt()));
     QTimer::singleShot(4000, &app, &QApplication::quit);
     return app.exec();
 }
