@@ -916,6 +916,13 @@ QList<TableSpec> Workspace::tables() {
     return readTables(*m_db, false);
 }
 
+bool Workspace::hasTables() {
+    SqliteStatement stmt(
+        *m_db, QStringLiteral("SELECT EXISTS (SELECT 1 FROM tables WHERE %1)").arg(archivedCondition(false)));
+    stmt.step();
+    return stmt.columnInt64(0) != 0;
+}
+
 QList<TableSpec> Workspace::archivedTables() {
     return readTables(*m_db, true);
 }

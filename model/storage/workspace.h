@@ -182,6 +182,7 @@ public:
 
     // --- control table ---
     QList<TableSpec> tables();                         // the live (not removed) tables, ordered by id
+    bool hasTables();                                  // whether there is any live table
     QList<TableSpec> archivedTables();                 // the removed ones, ordered by id
     std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise

@@ -9,6 +9,7 @@
 #include "model/models/runhistorymodel.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/columnfitter.h"
+#include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/controltable/tabledialog.h"
@@ -587,6 +588,34 @@ private slots:
         window.controlTable()->reload();
         QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
         QVERIFY(!steps->isVisible());
+    }
+
+    // The first-steps bar is decided with the opening, before the tables are read, so it comes
+    // with the window's first frame: an empty workspace has it when workspaceOpened is emitted
+    // (the gateway's first read has not come back then), a workspace with tables never shows it.
+    void firstStepsComeWithTheOpening() {
+        for (const bool withTable : {false, true}) {
+            UiFixture fixture;
+            if (withTable)
+                addOrders(fixture);
+            MainWindow window;
+            window.show();
+            auto *steps = window.findChild<QWidget *>(QStringLiteral("firstSteps"));
+            QVERIFY(steps);
+            QList<bool> shownAtOpening;
+            std::unique_ptr<QSignalSpy> tablesRead;
+            connect(&window, &MainWindow::workspaceOpened, this, [&] {
+                shownAtOpening << steps->isVisible();
+                QCOMPARE(window.controlTable()->model()->rowCount(), 0); // not read yet
+                tablesRead = std::make_unique<QSignalSpy>(window.gateway(), &WorkspaceGateway::tablesLoaded);
+            });
+            window.openWorkspace(fixture.wsPath);
+            QTRY_COMPARE(shownAtOpening.size(), 1);
+            QCOMPARE(shownAtOpening.constFirst(), !withTable);
+            QTRY_VERIFY(tablesRead && tablesRead->size() == 1);
+            QCOMPARE(window.controlTable()->model()->rowCount(), withTable ? 1 : 0);
+            QCOMPARE(steps->isVisible(), !withTable);
+        }
     }
 
     void longErrorsWrapInTheDetails() {

@@ -127,12 +127,16 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
 }
 
 void ControlTablePanel::updateFirstSteps() {
-    m_firstSteps->setVisible(m_gateway && m_loaded && m_model->rowCount() == 0);
+    m_firstSteps->setVisible(m_gateway && (m_loaded ? m_model->rowCount() == 0 : !m_expectTables));
 }
 
-void ControlTablePanel::setGateway(WorkspaceGateway *gateway) {
+void ControlTablePanel::setGateway(WorkspaceGateway *gateway, bool hasTables) {
     m_undoStack->clear();
     m_loaded = false;
+    // Shown with the window's first frame rather than once the tables are read: shown just after
+    // it, in a window under the pointer, the bar asks X where the pointer is (QCursor::pos) and
+    // waits behind the server taking that frame in (~50 ms on the GUI thread under Xvfb).
+    m_expectTables = hasTables;
     m_model->setTables({});
     m_gateway = gateway;
     m_restoredTargetCheck = nullptr;

@@ -28,7 +28,8 @@ public:
     explicit ControlTablePanel(QWidget *parent = nullptr);
 
     // Shows another workspace (nullptr = none): clears the undo history, reloads the tables.
-    void setGateway(WorkspaceGateway *gateway);
+    // `hasTables` is what a look at the file found, for the first-steps bar until they are read.
+    void setGateway(WorkspaceGateway *gateway, bool hasTables = true);
     ControlTableModel *model() const { return m_model; }
     QUndoStack *undoStack() const { return m_undoStack; }
     QTableView *view() const { return m_view; }
@@ -67,8 +68,9 @@ private:
     QTableView *m_view;
     QLineEdit *m_filter;
     QUndoStack *m_undoStack;
-    QWidget *m_firstSteps; // shown while an open workspace has no tables
-    bool m_loaded = false; // the open workspace's tables have been read once
+    QWidget *m_firstSteps;      // shown while an open workspace has no tables
+    bool m_loaded = false;      // the open workspace's tables have been read once
+    bool m_expectTables = true; // until then: whether opening it found any
 };
 
 } // namespace tidemark

@@ -66,6 +66,13 @@ QString windowTitleFor(const QString &workspace) {
                                : QStringLiteral("%1 — Tidemark").arg(QFileInfo(workspace).fileName());
 }
 
+// What the look at a workspace file before opening it found: why it cannot be opened, or
+// whether it has tables.
+struct WorkspaceLook {
+    QString error;
+    bool hasTables = false;
+};
+
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -434,29 +441,28 @@ void MainWindow::openWorkspace(const QString &path) {
     // ~170 ms under Xvfb at 10,000 tables; taken with the window's creation it is not noticed.
     setWindowTitle(windowTitleFor(absolute));
     // Check the file on a worker first, so a bad file leaves the current workspace open.
-    auto *watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, absolute] {
-        const QString error = watcher->result();
+    auto *watcher = new QFutureWatcher<WorkspaceLook>(this);
+    connect(watcher, &QFutureWatcher<WorkspaceLook>::finished, this, [this, watcher, absolute] {
+        const WorkspaceLook look = watcher->result();
         watcher->deleteLater();
-        if (!error.isEmpty()) {
+        if (!look.error.isEmpty()) {
             setWindowTitle(windowTitleFor(workspacePath()));
-            showError(tr("Open workspace"), error);
-            emit workspaceFailed(error);
+            showError(tr("Open workspace"), look.error);
+            emit workspaceFailed(look.error);
             return;
         }
-        setWorkspace(absolute);
+        setWorkspace(absolute, look.hasTables);
     });
-    watcher->setFuture(QtConcurrent::run([absolute]() -> QString {
+    watcher->setFuture(QtConcurrent::run([absolute]() -> WorkspaceLook {
         try {
-            Workspace::open(absolute);
-            return {};
+            return {QString(), Workspace::open(absolute)->hasTables()};
         } catch (const Error &e) {
-            return e.message();
+            return {e.message(), false};
         }
     }));
 }
 
-void MainWindow::setWorkspace(const QString &path) {
+void MainWindow::setWorkspace(const QString &path, bool hasTables) {
     RunCoordinator *oldCoordinator = m_coordinator;
     WorkspaceGateway *oldGateway = m_gateway;
     m_gateway = new WorkspaceGateway(path, this);
@@ -480,7 +486,7 @@ void MainWindow::setWorkspace(const QString &path) {
         m_alerts->retire();
     m_alerts = new RunAlerts(m_gateway, this);
     m_runPanel->setCoordinator(m_coordinator);
-    m_controlTable->setGateway(m_gateway);
+    m_controlTable->setGateway(m_gateway, hasTables);
     m_history->setGateway(m_gateway);
     m_runPanel->setGateway(m_gateway);
     m_schedules->setGateway(m_gateway);

@@ -78,7 +78,7 @@ private:
     void createActions();
     void createMenus();
     void addTimeConventionActions(QMenu *view); // View › Times in Local Zone / UTC
-    void setWorkspace(const QString &path);
+    void setWorkspace(const QString &path, bool hasTables);
     void startRun(const QList<qint64> &tableIds, bool dryRun);
     void updateActions();
     void updateRecentMenu();
