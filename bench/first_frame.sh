@@ -14,7 +14,7 @@
 # QMainWindow of 1400x880 with a menu bar, a tool bar, two filled tables and a status bar), the
 # same window changing its status bar 20 ms after its first frame (as a window does whose content
 # comes in after it is shown: its next paint waits for the X server to take in the first frame),
-# then Tidemark (which opens at 1400x880 with fresh settings). Both note their GUI thread's lateness
+# then Tidemark (which opens at 1400x880 with fresh settings). Each notes its GUI thread's lateness
 # with the same 10 ms timer (Tidemark's through TIDEMARK_BENCH_EVENTS); the figure per program is
 # the worst lateness in those four seconds and, in brackets, the worst of it not spent waiting for
 # a core. The programs alternate, so the machine's load falls on each alike.

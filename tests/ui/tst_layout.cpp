@@ -592,7 +592,8 @@ private slots:
 
     // The first-steps bar is decided with the opening, before the tables are read, so it comes
     // with the window's first frame: an empty workspace has it when workspaceOpened is emitted
-    // (the gateway's first read has not come back then), a workspace with tables never shows it.
+    // (the gateway's first read has not come back then); a workspace with tables has it neither
+    // then nor once its tables are read.
     void firstStepsComeWithTheOpening() {
         for (const bool withTable : {false, true}) {
             UiFixture fixture;
