@@ -23,6 +23,7 @@
 #include "model/schedule/cronexpression.h"
 #include "model/schedule/firetimes.h"
 #include "model/schedule/runner.h"
+#include "model/schedule/runnerstatus.h"
 #include "model/storage/workspace.h"
 
 #include <QCommandLineParser>
@@ -63,7 +64,14 @@ Commands:
             [--lookback VALUE] [--initial-watermark VALUE] [--max-skipped N]
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
             [--add-new-columns] [--watermark-type timestamp|integer]
+            [--max-future DURATION|none] [--max-jump N]
                                           prints the new table's id alone on stdout
+                                          --max-future (timestamp watermark, 1m..3650d, default
+                                          1d): rows dated past now + DURATION are held back,
+                                          counted (rows_future) and warned about, so one row
+                                          dated 3000 cannot freeze the table; --max-jump
+                                          (integer watermark, 1..2^63-1, default none): the same
+                                          for a watermark jumping more than N in one run
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table restore ID [--yes]            brings a removed table back, same id and position;
@@ -95,6 +103,8 @@ Commands:
   schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
   schedule pause NAME | schedule resume NAME | schedule remove NAME
   serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
+  runners [--json]                    the workspace's runner: alive or stopped, last beat, and
+                                      whether its last firing failed (and why)
 
 A PostgreSQL password is taken from --password-env VAR if given, else from the system keychain
 (service "Tidemark"), else libpq reads ~/.pgpass or a service file. TIDEMARK_NO_KEYCHAIN=1 skips
@@ -197,6 +207,20 @@ qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
 // (the window allows batches up to the same size).
 constexpr qint64 kMaxConcurrency = 256;
 constexpr qint64 kMaxBatchSize = 1'000'000;
+
+// --max-future: a duration from one minute to ten years, or "none" (a table whose watermark is
+// dated ahead on purpose, such as planned events). Stored as its shortest spelling.
+QString parseMaxFuture(const QString &text) {
+    if (text.trimmed() == QLatin1String("none"))
+        return QStringLiteral("none");
+    constexpr qint64 kMinute = 60'000;
+    constexpr qint64 kTenYears = 3650LL * 86'400'000;
+    const qint64 ms = parseDurationMs(text, QStringLiteral("--max-future"));
+    if (ms < kMinute || ms > kTenYears)
+        throw ValidationError(
+            QStringLiteral("--max-future: '%1' is not from 1m to 3650d (or none)").arg(text));
+    return durationText(ms);
+}
 
 qint64 parseTableId(const QString &text) {
     return parseInteger(text, QStringLiteral("table ID"), 1);
@@ -390,6 +414,8 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
         return schedule(rest.value(0), rest.mid(1));
     if (command == QLatin1String("serve"))
         return serve(rest);
+    if (command == QLatin1String("runners"))
+        return runners(rest);
     if (command == QLatin1String("connection") || command == QLatin1String("table")) {
         const QString sub = rest.value(0);
         const QStringList subArgs = rest.mid(1);
@@ -643,6 +669,8 @@ int Commands::tableAdd(const QStringList &args) {
     parser.addValue(QStringLiteral("watermark-type"), QStringLiteral("TYPE"));
     parser.addValue(QStringLiteral("max-skipped"), QStringLiteral("N"));
     parser.addValue(QStringLiteral("batch-size"), QStringLiteral("N"));
+    parser.addValue(QStringLiteral("max-future"), QStringLiteral("DURATION"));
+    parser.addValue(QStringLiteral("max-jump"), QStringLiteral("N"));
     for (const char *name : {"expect-rows", "paused", "commit-per-batch", "add-new-columns"})
         parser.addFlag(QString::fromLatin1(name));
     parser.parse(args, 0, 0);
@@ -692,6 +720,11 @@ int Commands::tableAdd(const QStringList &args) {
     if (parser.isSet(QStringLiteral("batch-size")))
         spec.batchSize = int(parseInteger(parser.value(QStringLiteral("batch-size")),
                                           QStringLiteral("--batch-size"), 1, kMaxBatchSize));
+    if (parser.isSet(QStringLiteral("max-future")))
+        spec.maxFuture = parseMaxFuture(parser.value(QStringLiteral("max-future")));
+    if (parser.isSet(QStringLiteral("max-jump")))
+        spec.maxJump =
+            parseInteger(parser.value(QStringLiteral("max-jump")), QStringLiteral("--max-jump"), 1);
     spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
     spec.active = !parser.isSet(QStringLiteral("paused"));
     spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
@@ -710,6 +743,22 @@ int Commands::tableAdd(const QStringList &args) {
         // The source could not be inspected: the table is refused, nothing was added.
         throw ValidationError(error.message());
     }
+    prepared.maxFuture = spec.maxFuture;
+    prepared.maxJump = spec.maxJump;
+    if (prepared.maxJump > 0 && prepared.watermarkType != WatermarkType::Integer)
+        throw ValidationError(
+            QStringLiteral("table add %1: --max-jump guards an integer watermark; '%2' is a %3 "
+                           "(use --max-future DURATION)")
+                .arg(prepared.sourceDisplay(), prepared.watermarkColumn,
+                     watermarkTypeName(prepared.watermarkType)));
+    if (!prepared.maxFuture.isEmpty() && prepared.watermarkType != WatermarkType::Timestamp)
+        throw ValidationError(
+            QStringLiteral("table add %1: --max-future guards a timestamp watermark; '%2' is "
+                           "%3 (use --max-jump N for an integer)")
+                .arg(prepared.sourceDisplay(), prepared.watermarkColumn,
+                     prepared.watermarkColumn.isEmpty()
+                         ? QStringLiteral("not set")
+                         : QStringLiteral("a ") + watermarkTypeName(prepared.watermarkType)));
     const qint64 id = workspace->addTable(prepared);
     writeOut(QStringLiteral("%1\n").arg(id));
     return 0;
@@ -726,13 +775,28 @@ int Commands::tableList(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     const QList<TableSpec> tables =
         parser.isSet(QStringLiteral("archived")) ? workspace->archivedTables() : workspace->tables();
+    // A table whose last run held rows back past its future guard is never shown as fine.
+    const QHash<qint64, qint64> heldBack = workspace->rowsHeldBack();
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray array;
-        for (const TableSpec &spec : tables)
-            array.append(tableJson(spec));
+        for (const TableSpec &spec : tables) {
+            QJsonObject object = tableJson(spec);
+            object.insert(QStringLiteral("rows_held_back"), heldBack.value(spec.id));
+            array.append(object);
+        }
         writeOut(toJsonLine(array));
     } else {
-        writeOut(tablesText(tables));
+        QString text = tablesText(tables);
+        for (const TableSpec &spec : tables) {
+            if (const qint64 rows = heldBack.value(spec.id); rows > 0)
+                text +=
+                    QStringLiteral("table %1 (%2): its last run held back %3 rows dated beyond its future "
+                                   "guard (see: tidemark-cli history --table %1)\n")
+                        .arg(spec.id)
+                        .arg(spec.sourceDisplay())
+                        .arg(rows);
+        }
+        writeOut(text);
     }
     return 0;
 }
@@ -1537,6 +1601,56 @@ int Commands::scheduleRemove(const QStringList &args) {
     return 0;
 }
 
+// The workspace's runner as its heartbeat row says: alive or not, and how its last firing went.
+int Commands::runners(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("runners"));
+    parser.addFlag(QStringLiteral("json"));
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const std::optional<RunnerHeartbeat> heartbeat = workspace->runner();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QJsonArray array;
+    QList<QStringList> rows{{QStringLiteral("RUNNER"), QStringLiteral("VERSION"), QStringLiteral("STATE"),
+                             QStringLiteral("STARTED"), QStringLiteral("LAST BEAT"),
+                             QStringLiteral("LAST FIRING")}};
+    if (heartbeat) {
+        const RunnerStatus status = RunnerStatus::of(heartbeat, now);
+        const bool alive = status.state == RunnerStatus::State::Running;
+        const FiringOutcome &firing = heartbeat->lastFiring;
+        const QString runner = QStringLiteral("%1:%2").arg(heartbeat->host).arg(heartbeat->pid);
+        QJsonObject lastFiring;
+        if (firing.at.isValid()) {
+            lastFiring.insert(QStringLiteral("at"), isoUtc(firing.at));
+            lastFiring.insert(QStringLiteral("schedule"), firing.schedule);
+            lastFiring.insert(QStringLiteral("failed"), firing.failed());
+            lastFiring.insert(QStringLiteral("error"),
+                              firing.failed() ? QJsonValue(firing.error) : QJsonValue(QJsonValue::Null));
+        }
+        array.append(QJsonObject{
+            {QStringLiteral("runner"), runner},
+            {QStringLiteral("host"), heartbeat->host},
+            {QStringLiteral("pid"), heartbeat->pid},
+            {QStringLiteral("version"), heartbeat->version},
+            {QStringLiteral("alive"), alive},
+            {QStringLiteral("started_at"), isoUtc(heartbeat->startedAt)},
+            {QStringLiteral("last_beat_at"), isoUtc(heartbeat->lastBeatAt)},
+            {QStringLiteral("last_firing"),
+             firing.at.isValid() ? QJsonValue(lastFiring) : QJsonValue(QJsonValue::Null)},
+        });
+        rows.append(
+            {runner, heartbeat->version, alive ? QStringLiteral("alive") : QStringLiteral("stopped"),
+             isoUtc(heartbeat->startedAt), isoUtc(heartbeat->lastBeatAt),
+             !firing.at.isValid() ? QStringLiteral("-")
+             : firing.failed()
+                 ? QStringLiteral("FAILED %1 '%2': %3").arg(isoUtc(firing.at), firing.schedule, firing.error)
+                 : QStringLiteral("ok %1 '%2'").arg(isoUtc(firing.at), firing.schedule)});
+    }
+    writeOut(parser.isSet(QStringLiteral("json")) ? toJsonLine(array) : alignColumns(rows).toUtf8());
+    return 0;
+}
+
 int Commands::serve(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("serve"));
     parser.addFlag(QStringLiteral("json-log"));
@@ -1564,6 +1678,8 @@ int Commands::serve(const QStringList &args) {
     AlertDispatcher alerts(path);
     QObject::connect(&runner, &Runner::runFinished, &alerts,
                      [&alerts](const RunRecord &run) { alerts.notify(run); });
+    QObject::connect(&runner, &Runner::firingFailed, &alerts,
+                     [&alerts](const RunRecord &firing) { alerts.notify(firing); });
     QTimer interruptedRuns;
     interruptedRuns.setInterval(60'000);
     QObject::connect(&interruptedRuns, &QTimer::timeout, [&] {

@@ -49,6 +49,7 @@ private:
     int scheduleSetActive(const QStringList &args, const QString &command, bool active);
     int scheduleRemove(const QStringList &args);
     int serve(const QStringList &args);
+    int runners(const QStringList &args);
 
     // The workspace file: -w/--workspace, else $TIDEMARK_WORKSPACE; absolute.
     QString workspacePath() const;

@@ -50,6 +50,13 @@ QJsonObject tableJson(const TableSpec &spec) {
     object.insert(QStringLiteral("commit_per_batch"), spec.commitPerBatch);
     object.insert(QStringLiteral("batch_size"), spec.batchSize);
     object.insert(QStringLiteral("add_new_columns"), spec.addNewColumns);
+    if (spec.watermarkType == WatermarkType::Timestamp)
+        object.insert(QStringLiteral("max_future"),
+                      spec.maxFuture.isEmpty() ? QString::fromLatin1(kDefaultMaxFuture) : spec.maxFuture);
+    else
+        object.insert(QStringLiteral("max_future"), QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("max_jump"),
+                  spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null));
     return object;
 }
 

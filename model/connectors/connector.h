@@ -75,6 +75,9 @@ struct WindowQuery {
     Position lower;
     bool lowerInclusive = false;
     Watermark upper; // none = no upper bound (overwrite without watermark)
+    // The upper bound holds rows back (the future guard): the copy stops at it, even where a
+    // shortcut would copy the whole table.
+    bool upperHoldsBack = false;
 };
 
 // What a source knows about a watermark column at the start of an iteration.

@@ -1162,7 +1162,7 @@ void SqliteConnector::preparePushDown(SourceReader &source) {
 // INSERT ... SELECT * copies exactly the window (up to the snapshot's maximum, which pushDown
 // reports as the position reached).
 bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpec &write) {
-    if (write.mode == WriteMode::Merge || !window.lower.isNull())
+    if (write.mode == WriteMode::Merge || !window.lower.isNull() || window.upperHoldsBack)
         return false;
     const QString context = where(write.table);
     // window.columns is the source's full column list in table order (the engine reads them all).

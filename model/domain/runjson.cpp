@@ -41,6 +41,9 @@ QJsonObject iterationJson(const IterationRecord &record) {
     object.insert(QStringLiteral("rows_skipped"), record.rowsSkipped);
     object.insert(QStringLiteral("rows_null_watermark"), record.rowsNullWatermark);
     object.insert(QStringLiteral("rows_unorderable_watermark"), record.rowsUnorderableWatermark);
+    object.insert(QStringLiteral("rows_pending"), record.rowsPending);
+    object.insert(QStringLiteral("rows_rolled_back"), record.rowsRolledBack);
+    object.insert(QStringLiteral("rows_future"), record.rowsFuture);
     object.insert(QStringLiteral("window_rows"),
                   record.windowRows < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(record.windowRows));
     object.insert(QStringLiteral("watermark_before"), watermarkJson(record.watermarkBefore));
@@ -66,6 +69,8 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
         object.insert(QStringLiteral("dry_run"), run.dryRun);
         object.insert(QStringLiteral("schedule"),
                       run.schedule.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.schedule));
+        if (!run.error.isEmpty())
+            object.insert(QStringLiteral("error"), run.error);
     }
     QJsonArray iterations;
     for (const IterationRecord &record : run.iterations)

@@ -53,7 +53,8 @@ bool isFailure(IterationStatus status) {
 }
 
 bool isRolledBack(const IterationRecord &record) {
-    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed;
+    return record.status == IterationStatus::Cancelled || record.status == IterationStatus::Failed ||
+           record.status == IterationStatus::Interrupted;
 }
 
 qint64 rowsShownRead(const IterationRecord &record) {

@@ -59,11 +59,19 @@ struct IterationRecord {
     QString error; // empty = none
     // Rows whose watermark no window can order (infinity, NaN, a BC date...): never selected either.
     qint64 rowsUnorderableWatermark = 0;
+    // rowsWritten and rowsSkipped count only what committed transactions hold (the target has
+    // those rows). While it runs, rows written into a transaction not committed yet are pending;
+    // once it ended without that commit (failed, cancelled, interrupted) they are rolled back.
+    qint64 rowsPending = 0;
+    qint64 rowsRolledBack = 0;
+    // Rows held back because their watermark lies beyond the table's future guard (max future,
+    // max jump): copied once time catches up, or after set-position / a backfill.
+    qint64 rowsFuture = 0;
     QList<LogLine> log;
 };
 
-// A cancelled or failed iteration rolled back what it had not committed: it shows (read
-// column, progress, summary, history) what it kept, not what it had read before the rollback.
+// A cancelled, failed or interrupted iteration rolled back what it had not committed: it shows
+// (read column, progress, summary, history) what it kept, not what it had read before the rollback.
 bool isRolledBack(const IterationRecord &record);
 qint64 rowsShownRead(const IterationRecord &record);
 
@@ -81,6 +89,8 @@ struct RunRecord {
     QString status; // "running", or a final status derived by deriveRunStatus
     int concurrency = 2;
     bool dryRun = false;
+    // Why a run failed before it had iterations (a schedule's firing that could not start one).
+    QString error;
     QList<IterationRecord> iterations;
 };
 

@@ -14,6 +14,9 @@ enum class WriteMode { Append, Merge, Overwrite };
 QString writeModeName(WriteMode mode); // "append" | "merge" | "overwrite"
 std::optional<WriteMode> writeModeFromName(const QString &name);
 
+// A timestamp watermark's future guard when a table names none (TableSpec::maxFuture).
+inline constexpr const char *kDefaultMaxFuture = "1d";
+
 // One row of the control table: what to copy, where, and how far it has been copied.
 struct TableSpec {
     qint64 id = 0; // never reused within a workspace
@@ -23,13 +26,13 @@ struct TableSpec {
     QString targetTable;
     QString watermarkColumn; // empty only with WriteMode::Overwrite
     WatermarkType watermarkType = WatermarkType::None;
-    QString tiebreakColumn;  // optional
-    QStringList keyColumns;  // merge keys; empty = the source's primary key (resolved at add)
+    QString tiebreakColumn; // optional
+    QStringList keyColumns; // merge keys; empty = the source's primary key (resolved at add)
     WriteMode mode = WriteMode::Append;
-    QString lookback;        // as given ("2h", "500"); empty = none
+    QString lookback; // as given ("2h", "500"); empty = none
     Watermark initialWatermark;
     Watermark lastWatermark;
-    QVariant lastTiebreak;   // null when there is no tiebreak position
+    QVariant lastTiebreak; // null when there is no tiebreak position
     // The state row's backfill generation that lastWatermark came with (0 before any backfill).
     qint64 lastGeneration = 0;
     bool active = true;
@@ -37,7 +40,12 @@ struct TableSpec {
     bool expectRows = false;
     bool commitPerBatch = false; // commit each batch with its state row (long loads)
     int batchSize = 10000;
-    bool addNewColumns = false;  // add source columns that the target lacks instead of failing
+    bool addNewColumns = false; // add source columns that the target lacks instead of failing
+    // The future guard: a timestamp watermark never moves past now + maxFuture ("1d" when
+    // empty), and an integer one never by more than maxJump in one run (0: no limit). Rows
+    // beyond wait, counted, and the iteration warns: one row dated 3000 must not freeze a table.
+    QString maxFuture;
+    qint64 maxJump = 0;
 
     // "conn:table" as the CLI spells it.
     QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "model/engine/copyiteration.h"
 
+#include "model/common/duration.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
 #include "model/engine/connectorcache.h"
@@ -14,6 +16,7 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <limits>
 
 namespace tidemark {
 namespace {
@@ -69,6 +72,8 @@ struct CopyIteration::State {
     QElapsedTimer clock;
     // Why the workspace could not follow a commit of this iteration (empty: it always could).
     QString workspaceBehind;
+    // The future guard's warning when it held rows back (empty: it held none).
+    QString heldBack;
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
         : workspace(ws)
@@ -125,7 +130,21 @@ struct CopyIteration::State {
     void publish() {
         writeLogIfLong();
         if (options.observer)
-            options.observer->iterationChanged(record);
+            options.observer->iterationChanged(landed());
+    }
+
+    // The record as the world sees it (grid, workspace, other processes): written and skipped
+    // are what committed transactions hold; the rest is pending until its commit. A process
+    // killed now leaves a record that claims no row the target lacks.
+    IterationRecord landed() const {
+        IterationRecord shown = record;
+        shown.rowsPending = uncommittedRows();
+        shown.rowsWritten = committedWritten;
+        shown.rowsSkipped = committedSkipped;
+        return shown;
+    }
+    qint64 uncommittedRows() const {
+        return record.rowsWritten + record.rowsSkipped - committedWritten - committedSkipped;
     }
 
     // --- 1. Lease ---
@@ -368,9 +387,99 @@ struct CopyIteration::State {
                     .arg(spec.sourceDisplay(), spec.watermarkColumn,
                          unorderableValues(probe, spec.watermarkType)));
         window.upper = probe.maximum;
+        if (spec.mode != WriteMode::Overwrite)
+            holdBackBeyondGuard();
         record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
+    }
+
+    // The future guard (TableSpec::maxFuture, maxJump): one row dated 3000, or an id that jumps
+    // by billions, would carry the position past every row still to come and freeze the table
+    // behind a green "no new rows". Rows beyond the guard are held back: the window stops at it,
+    // they are counted (rowsFuture) and named, and the iteration warns.
+    void holdBackBeyondGuard() {
+        const std::optional<Watermark> guard = futureGuard();
+        if (!guard || window.upper.isNull() || window.upper.compare(*guard) <= 0)
+            return;
+        WindowQuery beyond = window;
+        beyond.lower = Position(*guard);
+        beyond.lowerInclusive = false;
+        beyond.tiebreakColumn.clear(); // every row strictly past the guard's watermark
+        record.rowsFuture = source->countWindow(beyond);
+        const QString first = firstRowBeyond(beyond);
+        window.upper = *guard;
+        window.upperHoldsBack = true;
+        heldBack =
+            QStringLiteral("table %1 (%2): %3 rows have a watermark in '%4' beyond %5 (%6), up to %7; "
+                           "they are held back, not copied, so the position stops at %5. First: %8. "
+                           "They are copied once the guard reaches them; if a value is wrong, "
+                           "correct the source row")
+                .arg(spec.id)
+                .arg(spec.sourceDisplay())
+                .arg(record.rowsFuture)
+                .arg(spec.watermarkColumn, guard->display(), guardRule(), beyond.upper.display(), first);
+        log(QStringLiteral("warning"), heldBack);
+    }
+
+    QString guardRule() const {
+        if (spec.watermarkType == WatermarkType::Integer)
+            return QStringLiteral("the position + max jump %1").arg(spec.maxJump);
+        return QStringLiteral("now + max future %1")
+            .arg(spec.maxFuture.isEmpty() ? QString::fromLatin1(kDefaultMaxFuture) : spec.maxFuture);
+    }
+
+    // The highest watermark a run may reach; none when the table has no guard.
+    std::optional<Watermark> futureGuard() const {
+        if (spec.watermarkType == WatermarkType::Integer) {
+            if (spec.maxJump <= 0 || position.isNull())
+                return std::nullopt;
+            const qint64 from = position.watermark().toInteger();
+            const qint64 room = std::numeric_limits<qint64>::max() - from;
+            return Watermark::integer(spec.maxJump >= room ? std::numeric_limits<qint64>::max()
+                                                           : from + spec.maxJump);
+        }
+        if (spec.watermarkType != WatermarkType::Timestamp || spec.maxFuture == QLatin1String("none"))
+            return std::nullopt;
+        const qint64 toleranceMs = parseDurationMs(
+            spec.maxFuture.isEmpty() ? QString::fromLatin1(kDefaultMaxFuture) : spec.maxFuture,
+            QStringLiteral("max future"));
+        // Spelled like the column's maximum: SQLite compares the bound as text.
+        const std::optional<ParsedTimestamp> model = parseTimestamp(window.upper.nativeText());
+        if (!model)
+            return std::nullopt;
+        const TimestampSpelling spelling = model->spelling;
+        qint64 micros = QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000 + toleranceMs * 1000;
+        // Down to what the spelling can hold, so it spells the value exactly.
+        qint64 unit = spelling.dateOnly ? 86400LL * 1000 * 1000 : 1000 * 1000;
+        for (int digit = 0; !spelling.dateOnly && digit < spelling.fractionDigits && unit > 1; ++digit)
+            unit /= 10;
+        micros -= ((micros % unit) + unit) % unit;
+        const std::optional<QString> text = formatTimestamp(micros, spelling);
+        if (!text)
+            return std::nullopt;
+        return Watermark::timestamp(*text);
+    }
+
+    // "key (id) = 42 at 3000-01-01T00:00:00Z", or the watermark alone without a key.
+    QString firstRowBeyond(WindowQuery beyond) {
+        const QStringList keys = spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : spec.keyColumns;
+        beyond.columns = keys;
+        beyond.columns.append(spec.watermarkColumn);
+        beyond.columns.removeDuplicates();
+        try {
+            auto cursor = source->openWindow(beyond);
+            RowBatch batch(int(beyond.columns.size()));
+            if (!cursor->fetch(batch, 1) || batch.isEmpty())
+                return QStringLiteral("none left");
+            const int at = int(beyond.columns.indexOf(spec.watermarkColumn));
+            const QString value = watermarkAt(batch, 0, at).display();
+            return keys.isEmpty()
+                       ? QStringLiteral("a row at %1").arg(value)
+                       : QStringLiteral("key %1 at %2").arg(rowToJson(batch, 0, beyond.columns, keys), value);
+        } catch (const Error &error) {
+            return QStringLiteral("(could not be read: %1)").arg(error.message());
+        }
     }
 
     // "'infinity'", or "from '-infinity' to 'infinity'", with what such values are.
@@ -721,6 +830,10 @@ struct CopyIteration::State {
                     .arg(record.rowsSkipped));
             return IterationStatus::Warning;
         }
+        if (record.rowsFuture > 0) {
+            record.error = heldBack; // never a silent green: the grid and history say why
+            return IterationStatus::Warning;
+        }
         if (record.rowsRead == 0) {
             if (spec.expectRows) {
                 log(QStringLiteral("warning"),
@@ -739,6 +852,8 @@ struct CopyIteration::State {
 
     // After a rollback only committed batches count as written or skipped.
     void keepCommittedCounts() {
+        record.rowsRolledBack += uncommittedRows();
+        record.rowsPending = 0;
         record.rowsWritten = committedWritten;
         record.rowsSkipped = committedSkipped;
     }

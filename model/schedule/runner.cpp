@@ -9,9 +9,12 @@
 #include "model/storage/workspace.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSysInfo>
 
 #include <algorithm>
+
+#include <sys/stat.h>
 
 namespace tidemark {
 namespace {
@@ -28,6 +31,15 @@ auto runnerLog() {
 std::chrono::milliseconds runnerTtl() {
     return std::chrono::milliseconds(qint64(Workspace::runnerHeartbeatIntervalMs()) *
                                      Workspace::kRunnerBeatsToExpire);
+}
+
+// Which file is at `path` now: a workspace replaced under a running runner (restored from a
+// backup, copied over) is another file, and the runner must not go on acting on the old one.
+QString fileIdentity(const QString &path) {
+    struct stat info {};
+    if (::stat(QFile::encodeName(path).constData(), &info) != 0)
+        return QString();
+    return QStringLiteral("%1:%2").arg(qulonglong(info.st_dev)).arg(qulonglong(info.st_ino));
 }
 
 QString idList(const QList<qint64> &ids) {
@@ -64,6 +76,7 @@ Runner::~Runner() {
 
 void Runner::start() {
     m_workspace = Workspace::open(m_path);
+    m_fileIdentity = fileIdentity(m_path);
     m_startedAt = QDateTime::currentDateTimeUtc();
     runnerLog()->info("runner started for workspace {} (host {}, pid {}, version {})", str(m_path),
                       str(QSysInfo::machineHostName()), QCoreApplication::applicationPid(), TIDEMARK_VERSION);
@@ -74,12 +87,14 @@ void Runner::start() {
 void Runner::beat() {
     if (m_stopping)
         return;
+    if (workspaceFileReplaced())
+        return;
     if (!m_active) {
         tryClaim();
         return;
     }
     try {
-        if (!m_workspace->beatRunner(runnerTtl()))
+        if (!m_workspace->beatRunner(runnerTtl(), m_lastFiring))
             becomeStandby(QStringLiteral("another runner took over this workspace"));
     } catch (const Error &error) {
         // One missed beat is harmless; only several in a row let a standby take over.
@@ -87,11 +102,41 @@ void Runner::beat() {
     }
 }
 
+bool Runner::workspaceFileReplaced() {
+    const QString identity = fileIdentity(m_path);
+    if (identity == m_fileIdentity || identity.isEmpty())
+        return false; // the same file; or none there now (moved away for a moment): wait for one
+    runnerLog()->error("workspace file {} was replaced under this runner; it opens the new file and "
+                       "claims its runner row before acting again",
+                       str(m_path));
+    if (m_active)
+        becomeStandby(QStringLiteral("the workspace file was replaced"));
+    try {
+        m_workspace = Workspace::open(m_path);
+        m_fileIdentity = identity;
+    } catch (const Error &error) {
+        runnerLog()->error("cannot open the new workspace file {}: {}", str(m_path), str(error.message()));
+    }
+    return true;
+}
+
+QDateTime Runner::staleHolderBeat(const RunnerHeartbeat &holder) {
+    if (holder.lastBeatAt != m_watchedBeat || !m_watchedSince.isValid()) {
+        m_watchedBeat = holder.lastBeatAt;
+        m_watchedSince.start();
+        return QDateTime();
+    }
+    return m_watchedSince.hasExpired(runnerTtl().count()) ? m_watchedBeat : QDateTime();
+}
+
 void Runner::tryClaim() {
     RunnerClaim claim;
     try {
         m_workspace->repairInterruptedRuns();
-        claim = m_workspace->claimRunner(m_startedAt, runnerTtl());
+        QDateTime staleBeat;
+        if (const std::optional<RunnerHeartbeat> holder = m_workspace->runner())
+            staleBeat = staleHolderBeat(*holder);
+        claim = m_workspace->claimRunner(m_startedAt, runnerTtl(), staleBeat);
     } catch (const Error &error) {
         runnerLog()->warn("cannot claim the runner of workspace {}: {}", str(m_path), str(error.message()));
         return;
@@ -107,6 +152,7 @@ void Runner::tryClaim() {
     }
     m_active = true;
     m_lastHolder.clear();
+    m_watchedSince.invalidate();
     runnerLog()->info("active runner for workspace {}", str(m_path));
     m_scheduler = std::make_unique<Scheduler>(
         m_clock, m_fireTimes,
@@ -127,6 +173,7 @@ void Runner::becomeStandby(const QString &why) {
 void Runner::tick() {
     if (!m_active || m_stopping)
         return;
+    const FiringOutcome lastFiring = m_lastFiring;
     try {
         m_scheduler->update(m_workspace->schedules());
         for (const SkippedFiring &skipped : m_scheduler->takeSkipped())
@@ -149,6 +196,8 @@ void Runner::tick() {
     } catch (const Error &error) {
         runnerLog()->error("runner of workspace {}: {}", str(m_path), str(error.message()));
     }
+    if (m_lastFiring.failed() && m_lastFiring != lastFiring)
+        beat(); // the heartbeat shows a failed firing at once, if the workspace takes a write
     armTick();
 }
 
@@ -162,7 +211,44 @@ void Runner::armTick() {
     m_tickTimer.start(int(wait));
 }
 
+// A firing either starts its run or is recorded as failed; either way its schedule is not left
+// marked running without a run, and it fires again at its next due time.
 void Runner::fire(const Firing &firing) {
+    try {
+        startRun(firing);
+    } catch (const std::exception &error) {
+        m_runs.remove(firing.schedule);
+        recordFiringFailure(firing, QString::fromUtf8(error.what()));
+    }
+}
+
+void Runner::recordFiringFailure(const Firing &firing, const QString &error) {
+    m_scheduler->runFinished(firing.schedule, RunRecord());
+    const QDateTime now = m_clock.now();
+    m_lastFiring = FiringOutcome{now, firing.schedule, error};
+    const QDateTime next = m_scheduler->nextFireTime(firing.schedule);
+    runnerLog()->error("schedule '{}': the firing due {} failed before its run existed: {}; it fires again "
+                       "at {}",
+                       str(firing.schedule), str(isoUtc(firing.at)), str(error),
+                       next.isValid() ? str(isoUtc(next)) : std::string("no later time"));
+    RunRecord failed;
+    failed.trigger = runTriggerName(RunTrigger::Schedule);
+    failed.schedule = firing.schedule;
+    failed.host = QSysInfo::machineHostName();
+    failed.pid = QCoreApplication::applicationPid();
+    failed.startedAt = now;
+    failed.finishedAt = now;
+    failed.status = QStringLiteral("failed");
+    failed.error = QStringLiteral("schedule '%1': the firing due %2 could not start its run: %3")
+                       .arg(firing.schedule, isoUtc(firing.at), error);
+    emit firingFailed(failed);
+}
+
+void Runner::recordFiringStarted(const QString &schedule) {
+    m_lastFiring = FiringOutcome{m_clock.now(), schedule, QString()};
+}
+
+void Runner::startRun(const Firing &firing) {
     const std::optional<ScheduleSpec> spec = m_workspace->schedule(firing.schedule);
     if (!spec) {
         m_scheduler->runFinished(firing.schedule, RunRecord()); // removed since the last update
@@ -203,6 +289,7 @@ void Runner::fire(const Firing &firing) {
     connect(coordinator, &RunCoordinator::runStarted, this,
             [this, name, attempt, firedAt](qint64 runId, const QList<IterationRecord> &iterations) {
                 m_scheduler->runStarted(name, runId);
+                recordFiringStarted(name);
                 try {
                     m_workspace->setScheduleLastRun(name, runId);
                 } catch (const Error &error) {
@@ -225,10 +312,9 @@ void Runner::fire(const Firing &firing) {
     connect(coordinator, &RunCoordinator::runFinished, this,
             [this, name, coordinator](const RunRecord &run) { onRunFinished(name, coordinator, run); });
     connect(coordinator, &RunCoordinator::runFailedToStart, this,
-            [this, name, coordinator](const QString &error) {
-                runnerLog()->error("schedule '{}': run did not start: {}", str(name), str(error));
-                m_scheduler->runFinished(name, RunRecord());
-                forget(name, coordinator);
+            [this, firing, coordinator](const QString &error) {
+                recordFiringFailure(firing, error);
+                forget(firing.schedule, coordinator);
             });
 
     RunRequest request;

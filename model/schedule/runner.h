@@ -3,8 +3,10 @@
 
 #include "model/domain/runrecord.h"
 #include "model/schedule/scheduler.h"
+#include "model/storage/workspace.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QSet>
@@ -48,6 +50,10 @@ signals:
     // A run fired by a schedule has finished: the one place a finished run leaves the runner
     // (alerts hook in here).
     void runFinished(const tidemark::RunRecord &run);
+    // A firing failed before its run existed (the workspace locked past its busy timeout, the
+    // disk full, the file read-only...): `firing` has no id, status "failed", the schedule and
+    // the error. The schedule fires again at its next due time. Alerts hook in here too.
+    void firingFailed(const tidemark::RunRecord &firing);
     void activeChanged(bool active);
     void stopped();
 
@@ -57,6 +63,11 @@ private:
     void tick();
     void armTick();
     void fire(const Firing &firing);
+    void startRun(const Firing &firing);
+    void recordFiringFailure(const Firing &firing, const QString &error);
+    void recordFiringStarted(const QString &schedule);
+    QDateTime staleHolderBeat(const RunnerHeartbeat &holder);
+    bool workspaceFileReplaced();
     void onRunFinished(const QString &schedule, RunCoordinator *coordinator, const RunRecord &run);
     void forget(const QString &schedule, RunCoordinator *coordinator);
     void becomeStandby(const QString &why);
@@ -71,7 +82,14 @@ private:
     bool m_active = false;
     bool m_stopping = false;
     bool m_stoppedEmitted = false;
-    QString m_lastHolder; // the holder last logged while standing by
+    QString m_lastHolder;       // the holder last logged while standing by
+    FiringOutcome m_lastFiring; // carried by every beat
+    // The holder's last beat while standing by, and how long (on the monotonic clock) it has
+    // not moved: a holder is dead when its beat stands still for a whole ttl, whatever wall
+    // time its expiry names.
+    QDateTime m_watchedBeat;
+    QElapsedTimer m_watchedSince;
+    QString m_fileIdentity; // device and inode of the workspace file this runner opened
     QTimer m_beatTimer;
     QTimer m_tickTimer;
     QHash<QString, RunCoordinator *> m_runs; // by schedule name; children of this

@@ -17,7 +17,9 @@ struct RunnerStatus {
         Stopped, // its row is there but its heartbeat expired (killed, crashed, machine down)
     };
     State state = State::None;
-    QString text; // "Runner: running on HOST (pid N), last beat 3s ago", ...
+    QString text;                  // "Runner: running on HOST (pid N), last beat 3s ago", ...
+    bool lastFiringFailed = false; // its last firing could not start a run
+    QString firingError;           // why, when it failed (long: a tooltip, not the status line)
 
     // `now` is UTC. Pure: the caller re-evaluates it as time passes, without reading again.
     static RunnerStatus of(const std::optional<RunnerHeartbeat> &heartbeat, const QDateTime &now);

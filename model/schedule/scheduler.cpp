@@ -24,10 +24,14 @@ void Scheduler::update(const QList<ScheduleSpec> &schedules) {
             State state;
             state.spec = spec;
             if (spec.active) {
-                // Missed firings since the last one (or since it was made) are due once, now.
-                const QDateTime anchor = spec.lastFiredAt.isValid() ? spec.lastFiredAt
-                                         : spec.createdAt.isValid() ? spec.createdAt
-                                                                    : now;
+                // Missed firings since the last one (or since it was made) are due once, now. An
+                // anchor in the future was written on a clock that ran ahead: waiting for it
+                // would stall the schedule until this clock catches up.
+                const QDateTime anchor = std::min(spec.lastFiredAt.isValid() ? spec.lastFiredAt
+                                                  : spec.createdAt.isValid() ? spec.createdAt
+                                                                             : now,
+                                                  now);
+                state.lastPlanned = anchor;
                 state.nextFire = m_fireTimes.nextAfter(spec, anchor);
             }
             m_states.insert(spec.name, state);
@@ -42,6 +46,7 @@ void Scheduler::update(const QList<ScheduleSpec> &schedules) {
             state.pendingRetry.reset();
         } else if (rescheduled) {
             // A resumed schedule does not make up for the firings it missed while paused.
+            state.lastPlanned = now;
             state.nextFire = m_fireTimes.nextAfter(spec, now);
         }
     }
@@ -57,15 +62,22 @@ QList<Firing> Scheduler::takeDue() {
     const QDateTime now = m_clock.now();
     QStringList names = m_states.keys();
     std::sort(names.begin(), names.end());
+    // The wall clock stepped back since the last look: every schedule plans from the new now,
+    // or it would wait out the whole step.
+    const bool steppedBack = m_lastNow.isValid() && now < m_lastNow;
+    m_lastNow = now;
     QList<Firing> due;
     for (const QString &name : std::as_const(names)) {
         State &state = m_states[name];
         if (!state.spec.active)
             continue;
+        if (steppedBack)
+            state.nextFire = planAfter(state, now);
         if (state.nextFire.isValid() && state.nextFire <= now) {
             const QDateTime firedAt = state.nextFire;
             // However many fire times passed, one firing; the next is counted from now.
-            state.nextFire = m_fireTimes.nextAfter(state.spec, now);
+            state.lastPlanned = firedAt;
+            state.nextFire = planAfter(state, now);
             if (state.running) {
                 m_skipped.append(SkippedFiring{name, firedAt, state.runId});
                 continue;
@@ -77,7 +89,7 @@ QList<Firing> Scheduler::takeDue() {
             due.append(Firing{name, firedAt, {}, 0});
             continue;
         }
-        if (state.pendingRetry && !state.running && state.pendingRetry->at <= now) {
+        if (state.pendingRetry && !state.running && state.retryDueElapsedMs <= m_clock.elapsedMs()) {
             due.append(*state.pendingRetry);
             state.attempt = state.pendingRetry->attempt;
             state.pendingRetry.reset();
@@ -103,14 +115,25 @@ QDateTime Scheduler::nextWakeUp() const {
             continue;
         consider(state.nextFire);
         if (state.pendingRetry && !state.running)
-            consider(state.pendingRetry->at);
+            consider(wallTimeOf(state.retryDueElapsedMs));
     }
     for (const RunningIteration &iteration : m_iterations) {
         const auto state = m_states.constFind(iteration.schedule);
         if (state != m_states.cend() && state->spec.timeoutSeconds > 0 && !iteration.reported)
-            consider(iteration.startedAt.addSecs(state->spec.timeoutSeconds));
+            consider(wallTimeOf(iteration.startedElapsedMs + qint64(state->spec.timeoutSeconds) * 1000));
     }
     return earliest;
+}
+
+QDateTime Scheduler::planAfter(const State &state, const QDateTime &after) const {
+    QDateTime next = m_fireTimes.nextAfter(state.spec, after);
+    if (next.isValid() && next == state.lastPlanned)
+        next = m_fireTimes.nextAfter(state.spec, next);
+    return next;
+}
+
+QDateTime Scheduler::wallTimeOf(qint64 elapsedMs) const {
+    return m_clock.now().addMSecs(elapsedMs - m_clock.elapsedMs());
 }
 
 QDateTime Scheduler::nextFireTime(const QString &schedule) const {
@@ -147,8 +170,9 @@ std::optional<Firing> Scheduler::runFinished(const QString &schedule, const RunR
         return std::nullopt;
     }
     const int attempt = state.attempt + 1;
-    state.pendingRetry =
-        Firing{schedule, m_clock.now().addMSecs(retryDelay(attempt).count()), transientFailures, attempt};
+    const qint64 delayMs = retryDelay(attempt).count();
+    state.pendingRetry = Firing{schedule, m_clock.now().addMSecs(delayMs), transientFailures, attempt};
+    state.retryDueElapsedMs = m_clock.elapsedMs() + delayMs;
     return state.pendingRetry;
 }
 
@@ -159,7 +183,7 @@ bool Scheduler::isRunning(const QString &schedule) const {
 
 void Scheduler::iterationStarted(const QString &schedule, qint64 iterationId) {
     if (!m_iterations.contains(iterationId))
-        m_iterations.insert(iterationId, RunningIteration{schedule, m_clock.now(), false});
+        m_iterations.insert(iterationId, RunningIteration{schedule, m_clock.elapsedMs(), false});
 }
 
 void Scheduler::iterationEnded(qint64 iterationId) {
@@ -167,13 +191,13 @@ void Scheduler::iterationEnded(qint64 iterationId) {
 }
 
 QList<qint64> Scheduler::takeOverdue() {
-    const QDateTime now = m_clock.now();
+    const qint64 now = m_clock.elapsedMs();
     QList<qint64> overdue;
     for (auto it = m_iterations.begin(); it != m_iterations.end(); ++it) {
         const auto state = m_states.constFind(it->schedule);
         if (it->reported || state == m_states.cend() || state->spec.timeoutSeconds <= 0)
             continue;
-        if (it->startedAt.addSecs(state->spec.timeoutSeconds) <= now) {
+        if (it->startedElapsedMs + qint64(state->spec.timeoutSeconds) * 1000 <= now) {
             it->reported = true;
             overdue.append(it.key());
         }

@@ -42,7 +42,13 @@ struct SkippedFiring {
 // - retries: the tables whose iterations failed on a transient error run again after
 //   retryBase * 2^(attempt-1), up to the schedule's retries; a regular firing that comes
 //   first takes their place (it runs those tables anyway);
-// - timeouts: an iteration running longer than its schedule's timeout is reported overdue.
+// - timeouts: an iteration running longer than its schedule's timeout is reported overdue;
+// - clock steps: fire times are wall-clock times, checked against the wall clock on every
+//   call. A step forward makes the firings it jumps over due, once (as missed firings). A step
+//   back plans every schedule again from the new now, so none waits out the step; the instant
+//   a schedule fired last is never planned again right away, so the step never fires it twice. A last firing
+//   recorded in the future (by a runner whose clock was ahead) counts as now. Back-offs and timeouts are
+//   durations, measured on the clock's monotonic side, which no step moves.
 // Not thread-safe; lives on the runner's thread.
 class Scheduler {
 public:
@@ -85,23 +91,31 @@ private:
     struct State {
         ScheduleSpec spec;
         QDateTime nextFire;
+        QDateTime lastPlanned; // the fire time fired last (or the anchor): never planned again next
         bool running = false;
         qint64 runId = 0;
         int attempt = 0; // the attempt of the run in flight or pending
         std::optional<Firing> pendingRetry;
+        qint64 retryDueElapsedMs = 0; // when pendingRetry is due, on the monotonic clock
     };
     struct RunningIteration {
         QString schedule;
-        QDateTime startedAt;
+        qint64 startedElapsedMs = 0;
         bool reported = false;
     };
 
     const Clock &m_clock;
     const FireTimes &m_fireTimes;
+    // The first fire time after `after` that is not `lastPlanned` again.
+    QDateTime planAfter(const State &state, const QDateTime &after) const;
+    // A monotonic deadline as a wall-clock time, for nextWakeUp.
+    QDateTime wallTimeOf(qint64 elapsedMs) const;
+
     Options m_options;
     QHash<QString, State> m_states;
     QHash<qint64, RunningIteration> m_iterations;
     QList<SkippedFiring> m_skipped;
+    QDateTime m_lastNow; // the wall clock at the last takeDue: a later one before it is a step back
 };
 
 } // namespace tidemark

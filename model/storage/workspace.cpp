@@ -30,7 +30,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 10;
+constexpr int kSchemaVersion = 11;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -435,10 +435,29 @@ CREATE INDEX IF NOT EXISTS iterations_by_table_written ON iterations(table_id, r
 )"));
 }
 
+// Unattended honesty. The runner's heartbeat says how its last firing went, so a schedule whose
+// firing failed before its run existed is visible where the runner is. An iteration records
+// only what its committed transactions hold as written: rows streamed into a transaction not
+// (yet) committed are pending while it runs and rolled back once it ended otherwise. Rows held
+// back beyond a table's future guard (max_future: a duration, empty = the default; max_jump: an
+// integer watermark's largest step, 0 = none) are counted.
+void migrateTo11(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runner ADD COLUMN last_firing_at TEXT;
+ALTER TABLE runner ADD COLUMN last_firing_schedule TEXT;
+ALTER TABLE runner ADD COLUMN last_firing_error TEXT;
+ALTER TABLE iterations ADD COLUMN rows_pending INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN rows_rolled_back INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN rows_future INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tables ADD COLUMN max_future TEXT NOT NULL DEFAULT '';
+ALTER TABLE tables ADD COLUMN max_jump INTEGER NOT NULL DEFAULT 0;
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8,
-                                                       &migrateTo9, &migrateTo10};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2,  &migrateTo3, &migrateTo4,
+                                                       &migrateTo5, &migrateTo6,  &migrateTo7, &migrateTo8,
+                                                       &migrateTo9, &migrateTo10, &migrateTo11};
 
 // --- row mapping ---
 
@@ -459,7 +478,8 @@ ConnectionSpec readConnection(const SqliteStatement &stmt) {
 const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
-    "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation");
+    "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
+    "max_jump");
 
 QString keyColumnsJson(const QStringList &columns) {
     return QString::fromUtf8(
@@ -505,6 +525,8 @@ TableSpec readTable(const SqliteStatement &stmt) {
     spec.batchSize = int(stmt.columnInt64(18));
     spec.addNewColumns = stmt.columnInt64(19) != 0;
     spec.lastGeneration = stmt.columnInt64(20);
+    spec.maxFuture = stmt.columnText(21);
+    spec.maxJump = stmt.columnInt64(22);
     return spec;
 }
 
@@ -526,14 +548,16 @@ void bindTableConfig(SqliteStatement &stmt, const TableSpec &spec) {
         .bind(14, spec.expectRows ? 1 : 0)
         .bind(15, spec.commitPerBatch ? 1 : 0)
         .bind(16, spec.batchSize)
-        .bind(17, spec.addNewColumns ? 1 : 0);
+        .bind(17, spec.addNewColumns ? 1 : 0)
+        .bind(18, spec.maxFuture.isNull() ? QStringLiteral("") : spec.maxFuture)
+        .bind(19, spec.maxJump);
 }
 
 const QString kIterationColumns = QStringLiteral(
     "id, run_id, table_id, source, target, status, started_at, finished_at, duration_ms, rows_read, "
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
-    "window_upper, error, rows_unorderable_watermark");
+    "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future");
 
 // kIterationColumns from column `first` on.
 IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
@@ -558,6 +582,9 @@ IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
     record.windowUpper = stmt.columnText(first + 17);
     record.error = stmt.columnText(first + 18);
     record.rowsUnorderableWatermark = stmt.columnInt64(first + 19);
+    record.rowsPending = stmt.columnInt64(first + 20);
+    record.rowsRolledBack = stmt.columnInt64(first + 21);
+    record.rowsFuture = stmt.columnInt64(first + 22);
     return record;
 }
 
@@ -601,7 +628,10 @@ void bindIteration(SqliteStatement &stmt, const IterationRecord &record) {
         .bind(16, textOrNull(record.windowLower))
         .bind(17, textOrNull(record.windowUpper))
         .bind(18, textOrNull(record.error))
-        .bind(19, record.rowsUnorderableWatermark);
+        .bind(19, record.rowsUnorderableWatermark)
+        .bind(20, record.rowsPending)
+        .bind(21, record.rowsRolledBack)
+        .bind(22, record.rowsFuture);
 }
 
 QString tiebreakText(const QVariant &value) {
@@ -916,6 +946,22 @@ QList<TableSpec> Workspace::tables() {
     return readTables(*m_db, false);
 }
 
+QHash<qint64, qint64> Workspace::rowsHeldBack() {
+    SqliteStatement select(
+        *m_db,
+        QStringLiteral("SELECT i.table_id, i.rows_future FROM iterations i WHERE i.rows_future > 0 AND "
+                       "i.id = (SELECT max(l.id) FROM iterations l WHERE l.table_id = i.table_id AND "
+                       "l.status NOT IN (?1, ?2, ?3, ?4))"));
+    select.bind(1, iterationStatusName(IterationStatus::Queued))
+        .bind(2, iterationStatusName(IterationStatus::Running))
+        .bind(3, iterationStatusName(IterationStatus::Skipped))
+        .bind(4, iterationStatusName(IterationStatus::DryRun));
+    QHash<qint64, qint64> heldBack;
+    while (select.step())
+        heldBack.insert(select.columnInt64(0), select.columnInt64(1));
+    return heldBack;
+}
+
 bool Workspace::hasTables() {
     SqliteStatement stmt(
         *m_db, QStringLiteral("SELECT EXISTS (SELECT 1 FROM tables WHERE %1)").arg(archivedCondition(false)));
@@ -942,12 +988,13 @@ qint64 Workspace::addTable(const TableSpec &spec) {
                    "INSERT INTO tables (source_connection, source_table, target_connection, target_table, "
                    "watermark_column, watermark_type, tiebreak_column, key_columns, mode, lookback, "
                    "initial_watermark, active, max_skipped, expect_rows, commit_per_batch, batch_size, "
-                   "add_new_columns, last_watermark, last_tiebreak, created_at) VALUES (?1, ?2, ?3, ?4, "
-                   "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"));
+                   "add_new_columns, max_future, max_jump, last_watermark, last_tiebreak, created_at) VALUES "
+                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+                   "?20, ?21, ?22)"));
     bindTableConfig(insert, spec);
-    insert.bind(18, textOrNull(spec.lastWatermark.nativeText()))
-        .bind(19, spec.lastTiebreak)
-        .bind(20, nowText());
+    insert.bind(20, textOrNull(spec.lastWatermark.nativeText()))
+        .bind(21, spec.lastTiebreak)
+        .bind(22, nowText());
     insert.run();
     const qint64 id = m_db->lastInsertId();
     transaction.commit();
@@ -980,9 +1027,10 @@ void Workspace::updateTable(const TableSpec &spec) {
                        "target_table = ?4, watermark_column = ?5, watermark_type = ?6, tiebreak_column = ?7, "
                        "key_columns = ?8, mode = ?9, lookback = ?10, initial_watermark = ?11, active = ?12, "
                        "max_skipped = ?13, expect_rows = ?14, commit_per_batch = ?15, batch_size = ?16, "
-                       "add_new_columns = ?17 WHERE id = ?18 AND archived_at IS NULL"));
+                       "add_new_columns = ?17, max_future = ?18, max_jump = ?19 WHERE id = ?20 AND "
+                       "archived_at IS NULL"));
     bindTableConfig(update, spec);
-    update.bind(18, spec.id).run();
+    update.bind(20, spec.id).run();
     transaction.commit();
 }
 
@@ -1454,8 +1502,8 @@ int Workspace::repairInterruptedRuns(QList<qint64> *closedRunIds) {
                                                   "status IN ('queued', 'running') ORDER BY id"));
     SqliteStatement closeIteration(
         *m_db,
-        QStringLiteral("UPDATE iterations SET status = ?1, finished_at = ?2, error = coalesce(error, ?3) "
-                       "WHERE id = ?4"));
+        QStringLiteral("UPDATE iterations SET status = ?1, finished_at = ?2, error = coalesce(error, ?3), "
+                       "rows_rolled_back = rows_rolled_back + rows_pending, rows_pending = 0 WHERE id = ?4"));
     SqliteStatement log(*m_db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
                                               "VALUES (?1, ?2, 'warning', ?3)"));
     int repaired = 0;
@@ -1506,9 +1554,10 @@ void writeIteration(SqliteDb &db, const QString &path, const IterationRecord &re
                 "status = ?5, started_at = ?6, finished_at = ?7, duration_ms = ?8, rows_read = ?9, "
                 "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
                 "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
-                "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19 WHERE id = ?20"));
+                "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19, rows_pending = ?20, "
+                "rows_rolled_back = ?21, rows_future = ?22 WHERE id = ?23"));
     bindIteration(update, record);
-    update.bind(20, record.id).run();
+    update.bind(23, record.id).run();
     if (db.changes() == 0)
         throw Error(
             QStringLiteral("workspace file %1: iteration %2 does not exist").arg(path).arg(record.id));
@@ -1553,6 +1602,12 @@ bool Workspace::completeCommittedIteration(const CommittedIteration &committed, 
             .arg(iterationStatusName(record.status))
             .arg(record.rowsWritten)
             .arg(record.watermarkAfter.isEmpty() ? QStringLiteral("none") : record.watermarkAfter);
+    // What the target's state row shows committed was counted as rolled back when the run was
+    // closed: it landed after all.
+    const qint64 landed =
+        committed.rowsWritten + committed.rowsSkipped - record.rowsWritten - record.rowsSkipped;
+    record.rowsRolledBack = qMax<qint64>(0, record.rowsRolledBack - qMax<qint64>(0, landed));
+    record.rowsPending = 0;
     record.rowsWritten = committed.rowsWritten;
     record.rowsSkipped = committed.rowsSkipped;
     record.rowsRead = committed.windowDone
@@ -1568,14 +1623,16 @@ bool Workspace::completeCommittedIteration(const CommittedIteration &committed, 
     }
     SqliteStatement update(
         *m_db, QStringLiteral("UPDATE iterations SET status = ?1, rows_read = ?2, rows_written = ?3, "
-                              "rows_skipped = ?4, watermark_after = ?5, error = ?6 WHERE id = ?7"));
+                              "rows_skipped = ?4, watermark_after = ?5, error = ?6, rows_pending = 0, "
+                              "rows_rolled_back = ?7 WHERE id = ?8"));
     update.bind(1, iterationStatusName(record.status))
         .bind(2, record.rowsRead)
         .bind(3, record.rowsWritten)
         .bind(4, record.rowsSkipped)
         .bind(5, textOrNull(record.watermarkAfter))
         .bind(6, textOrNull(record.error))
-        .bind(7, record.id)
+        .bind(7, record.rowsRolledBack)
+        .bind(8, record.id)
         .run();
     appendLog(record.id,
               LogLine{QDateTime::currentDateTimeUtc(), QStringLiteral("warning"),
@@ -1620,9 +1677,9 @@ void Workspace::addIterations(QList<IterationRecord> &records) {
                    "INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                    "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
                    "window_rows, watermark_before, watermark_after, window_lower, window_upper, error, "
-                   "rows_unorderable_watermark) "
+                   "rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                   "?18, ?19)"));
+                   "?18, ?19, ?20, ?21, ?22)"));
     for (IterationRecord &record : records) {
         insert.reset();
         bindIteration(insert, record);
@@ -1902,13 +1959,14 @@ QList<RunOverview> Workspace::runOverviews(const RunPageQuery &query) {
         // The kept figure is rowsShownRead's, in SQL.
         SqliteStatement sums(
             *m_db, QStringLiteral("SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
-                                  "sum(rows_skipped), max(duration_ms), sum(CASE WHEN status IN (?2, ?3) "
+                                  "sum(rows_skipped), max(duration_ms), sum(CASE WHEN status IN (?2, ?3, ?4) "
                                   "THEN min(rows_read, rows_written + rows_skipped) ELSE rows_read END) "
                                   "FROM iterations WHERE run_id IN (SELECT value FROM json_each(?1)) "
                                   "GROUP BY run_id"));
         sums.bind(1, ids)
             .bind(2, iterationStatusName(IterationStatus::Cancelled))
-            .bind(3, iterationStatusName(IterationStatus::Failed));
+            .bind(3, iterationStatusName(IterationStatus::Failed))
+            .bind(4, iterationStatusName(IterationStatus::Interrupted));
         while (sums.step()) {
             RunOverview &overview = overviews[index.value(sums.columnInt64(0))];
             overview.tables = int(sums.columnInt64(1));
@@ -2252,15 +2310,22 @@ int Workspace::runnerHeartbeatIntervalMs() {
 
 std::optional<RunnerHeartbeat> Workspace::runner() {
     SqliteStatement select(*m_db,
-                           QStringLiteral("SELECT host, pid, version, started_at, last_beat_at, expires_at "
+                           QStringLiteral("SELECT host, pid, version, started_at, last_beat_at, expires_at, "
+                                          "last_firing_at, last_firing_schedule, last_firing_error "
                                           "FROM runner WHERE slot = 1"));
     if (!select.step())
         return std::nullopt;
-    return RunnerHeartbeat{select.columnText(0), select.columnInt64(1), select.columnText(2),
-                           readTime(select, 3),  readTime(select, 4),   readTime(select, 5)};
+    return RunnerHeartbeat{select.columnText(0),
+                           select.columnInt64(1),
+                           select.columnText(2),
+                           readTime(select, 3),
+                           readTime(select, 4),
+                           readTime(select, 5),
+                           FiringOutcome{readTime(select, 6), select.columnText(7), select.columnText(8)}};
 }
 
-RunnerClaim Workspace::claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl) {
+RunnerClaim Workspace::claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl,
+                                   const QDateTime &staleBeat) {
     const QString host = hostName();
     const qint64 pid = QCoreApplication::applicationPid();
     Transaction transaction(*m_db);
@@ -2269,7 +2334,8 @@ RunnerClaim Workspace::claimRunner(const QDateTime &startedAt, std::chrono::mill
     if (const std::optional<RunnerHeartbeat> current = runner()) {
         const bool sameHost = current->host == host;
         const bool own = sameHost && current->pid == pid;
-        const bool expired = !current->expiresAt.isValid() || current->expiresAt <= now;
+        const bool expired = !current->expiresAt.isValid() || current->expiresAt <= now ||
+                             (staleBeat.isValid() && current->lastBeatAt == staleBeat);
         // A pid only means something on its own host; elsewhere the heartbeat is all we trust.
         const bool dead = sameHost && !processAlive(current->pid);
         if (!own && !expired && !dead) {
@@ -2298,14 +2364,19 @@ RunnerClaim Workspace::claimRunner(const QDateTime &startedAt, std::chrono::mill
     return claim;
 }
 
-bool Workspace::beatRunner(std::chrono::milliseconds ttl) {
+bool Workspace::beatRunner(std::chrono::milliseconds ttl, const FiringOutcome &lastFiring) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    SqliteStatement update(*m_db, QStringLiteral("UPDATE runner SET last_beat_at = ?1, expires_at = ?2 "
+    SqliteStatement update(*m_db, QStringLiteral("UPDATE runner SET last_beat_at = ?1, expires_at = ?2, "
+                                                 "last_firing_at = ?5, last_firing_schedule = ?6, "
+                                                 "last_firing_error = ?7 "
                                                  "WHERE slot = 1 AND host = ?3 AND pid = ?4"));
     update.bind(1, isoUtc(now))
         .bind(2, isoUtc(now.addMSecs(ttl.count())))
         .bind(3, hostName())
         .bind(4, QCoreApplication::applicationPid())
+        .bind(5, timeText(lastFiring.at))
+        .bind(6, textOrNull(lastFiring.schedule))
+        .bind(7, textOrNull(lastFiring.error))
         .run();
     return m_db->changes() > 0;
 }

@@ -115,6 +115,16 @@ struct IterationActivity {
     QHash<qint64, Open> open; // by iteration id
 };
 
+// How a runner's last firing went: its heartbeat carries it, so a schedule that could not start
+// its run is seen where the runner is (the window's status bar, `runners`).
+struct FiringOutcome {
+    QDateTime at; // invalid: no firing yet
+    QString schedule;
+    QString error; // empty: the firing started its run
+    bool failed() const { return at.isValid() && !error.isEmpty(); }
+    bool operator==(const FiringOutcome &) const = default;
+};
+
 struct RunnerHeartbeat {
     QString host;
     qint64 pid = 0;
@@ -122,6 +132,7 @@ struct RunnerHeartbeat {
     QDateTime startedAt;
     QDateTime lastBeatAt;
     QDateTime expiresAt; // taken for dead after this (or at once when its pid is gone on this host)
+    FiringOutcome lastFiring;
 };
 
 // The result of trying to become the workspace's active runner.
@@ -181,9 +192,12 @@ public:
     void removeConnection(const QString &name); // ValidationError while a table uses it
 
     // --- control table ---
-    QList<TableSpec> tables();                         // the live (not removed) tables, ordered by id
-    bool hasTables();                                  // whether there is any live table
-    QList<TableSpec> archivedTables();                 // the removed ones, ordered by id
+    QList<TableSpec> tables();         // the live (not removed) tables, ordered by id
+    bool hasTables();                  // whether there is any live table
+    QList<TableSpec> archivedTables(); // the removed ones, ordered by id
+    // Rows that each table's last finished iteration held back beyond its future guard, for the
+    // tables where that is more than none.
+    QHash<qint64, qint64> rowsHeldBack();
     std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
     qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)
@@ -332,9 +346,13 @@ public:
     // --- the runner's heartbeat: one active runner per workspace ---
     // Becomes the active runner (this host and pid) when no runner is recorded, the recorded
     // one's heartbeat expired, or its process is gone on this host. One IMMEDIATE transaction.
-    RunnerClaim claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl);
+    // `staleBeat`: the holder's last beat as the caller saw it stand still for a whole ttl on its
+    // own monotonic clock; a holder still showing it is taken for dead whatever its expiry says
+    // (written by a clock that ran ahead, it could otherwise keep every standby waiting).
+    RunnerClaim claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl,
+                            const QDateTime &staleBeat = QDateTime());
     // Renews this process's claim; false when it no longer holds it (taken over meanwhile).
-    bool beatRunner(std::chrono::milliseconds ttl);
+    bool beatRunner(std::chrono::milliseconds ttl, const FiringOutcome &lastFiring = FiringOutcome());
     void releaseRunner(); // only this process's own claim
     std::optional<RunnerHeartbeat> runner();
     // 5 s, or TIDEMARK_TEST_RUNNER_HEARTBEAT_MS (tests); a runner missing 4 beats is taken for dead.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The scheduler's policies on a fake clock: missed firings, overlap, retry back-off and which
-// failures are retried, per-iteration timeouts, pause and resume.
+// failures are retried, per-iteration timeouts, pause and resume, wall-clock steps.
 
 #include "model/schedule/clock.h"
 #include "model/schedule/firetimes.h"
@@ -76,7 +76,135 @@ private slots:
     void timeoutReportsOverdueIterationsOnce();
     void pausedFiresNothingAndResumeDoesNotCatchUp();
     void removedScheduleForgotten();
+    void backwardStepNeitherStallsNorFiresTwice();
+    void forwardStepFiresOnce();
+    void lastFiringInTheFutureCountsAsNow();
+    void backOffAndTimeoutIgnoreClockSteps();
+    void failedFiringLeavesNothingRunning();
 };
+
+// An NTP correction steps the clock back an hour: the 2-second schedule fires again 2 s later
+// on the new clock (it does not wait the hour out), and the instant it fired last is not fired
+// again by the step.
+void tst_Scheduler::backwardStepNeitherStallsNorFiresTwice() {
+    FakeClock clock(kStart);
+    EveryNSeconds fireTimes;
+    Scheduler scheduler(clock, fireTimes);
+    scheduler.update({every(QStringLiteral("s"), 2)});
+    clock.advanceMs(2000);
+    QList<Firing> due = scheduler.takeDue();
+    QCOMPARE(due.size(), 1);
+    QCOMPARE(due.first().at, kStart.addSecs(2));
+    scheduler.runFinished(QStringLiteral("s"), runOf({}, QStringLiteral("succeeded")));
+
+    clock.stepMs(-3600 * 1000);
+    QVERIFY(scheduler.takeDue().isEmpty());
+    QCOMPARE(scheduler.nextWakeUp(), kStart.addSecs(2 - 3600 + 2));
+    clock.advanceMs(2000);
+    due = scheduler.takeDue();
+    QCOMPARE(due.size(), 1);
+    QCOMPARE(due.first().at, kStart.addSecs(2 - 3600 + 2));
+    scheduler.runFinished(QStringLiteral("s"), runOf({}, QStringLiteral("succeeded")));
+
+    // A step back smaller than the period: the instant just fired is not due again.
+    clock.stepMs(-1500);
+    QVERIFY(scheduler.takeDue().isEmpty());
+    clock.advanceMs(1000);
+    QVERIFY(scheduler.takeDue().isEmpty());
+    QCOMPARE(scheduler.nextWakeUp(), kStart.addSecs(2 - 3600 + 4));
+
+    // A daily schedule stepped back an hour after its firing does not fire that day's time twice.
+    FakeClock daily(kStart);
+    Scheduler dailyScheduler(daily, fireTimes);
+    dailyScheduler.update({every(QStringLiteral("d"), 86400)});
+    const QDateTime midnight = QDateTime(kStart.date().addDays(1), QTime(0, 0), Qt::UTC);
+    daily.set(midnight.addSecs(600));
+    QCOMPARE(dailyScheduler.takeDue().size(), 1);
+    dailyScheduler.runFinished(QStringLiteral("d"), runOf({}, QStringLiteral("succeeded")));
+    daily.stepMs(-3600 * 1000);
+    QVERIFY(dailyScheduler.takeDue().isEmpty());
+    QCOMPARE(dailyScheduler.nextFireTime(QStringLiteral("d")), midnight.addDays(1));
+}
+
+// A step forward of a day: the firings it jumped over run once, then the schedule goes on.
+void tst_Scheduler::forwardStepFiresOnce() {
+    FakeClock clock(kStart);
+    EveryNSeconds fireTimes;
+    Scheduler scheduler(clock, fireTimes);
+    scheduler.update({every(QStringLiteral("s"), 10)});
+    clock.stepMs(86400 * 1000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+    scheduler.runFinished(QStringLiteral("s"), runOf({}, QStringLiteral("succeeded")));
+    QVERIFY(scheduler.takeDue().isEmpty());
+    // And back again: no day-long stall either (the instant the catch-up fired for, 10 s after
+    // the start, is not fired a second time; the one after it is).
+    clock.stepMs(-86400 * 1000);
+    QVERIFY(scheduler.takeDue().isEmpty());
+    clock.advanceMs(10000);
+    QVERIFY(scheduler.takeDue().isEmpty());
+    clock.advanceMs(10000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+}
+
+// A standby whose clock is right takes over a workspace whose last firing was written a day
+// ahead: it fires at the schedule's next time, not a day later.
+void tst_Scheduler::lastFiringInTheFutureCountsAsNow() {
+    FakeClock clock(kStart);
+    EveryNSeconds fireTimes;
+    Scheduler scheduler(clock, fireTimes);
+    ScheduleSpec spec = every(QStringLiteral("s"), 10);
+    spec.lastFiredAt = kStart.addDays(1);
+    scheduler.update({spec});
+    QCOMPARE(scheduler.nextFireTime(QStringLiteral("s")), kStart.addSecs(10));
+    clock.advanceMs(10000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+}
+
+// Durations are measured on the monotonic clock: a step back does not delay a retry or a
+// timeout, a step forward does not bring them early.
+void tst_Scheduler::backOffAndTimeoutIgnoreClockSteps() {
+    FakeClock clock(kStart);
+    EveryNSeconds fireTimes;
+    Scheduler scheduler(clock, fireTimes,
+                        Scheduler::Options{std::chrono::seconds(5), std::chrono::minutes(10)});
+    ScheduleSpec spec = every(QStringLiteral("s"), 3600);
+    spec.retries = 1;
+    spec.timeoutSeconds = 30;
+    scheduler.update({spec});
+    clock.advanceMs(3600 * 1000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+    scheduler.iterationStarted(QStringLiteral("s"), 7);
+    clock.stepMs(86400 * 1000); // forward a day: no timeout yet
+    QVERIFY(scheduler.takeOverdue().isEmpty());
+    clock.stepMs(-2 * 86400 * 1000); // back two days: the timeout still comes after 30 s
+    clock.advanceMs(30000);
+    QCOMPARE(scheduler.takeOverdue(), QList<qint64>{7});
+
+    QVERIFY(scheduler.runFinished(QStringLiteral("s"),
+                                  runOf({failedIteration(1, kRefused)}, QStringLiteral("failed"))));
+    clock.stepMs(-3600 * 1000);
+    clock.advanceMs(5000);
+    const QList<Firing> due = scheduler.takeDue();
+    QCOMPARE(due.size(), 1);
+    QCOMPARE(due.first().attempt, 1);
+}
+
+// A firing whose run never came to exist (the runner records it as failed) leaves its schedule
+// free: the next due time fires, never "skipped: its run is still running".
+void tst_Scheduler::failedFiringLeavesNothingRunning() {
+    FakeClock clock(kStart);
+    EveryNSeconds fireTimes;
+    Scheduler scheduler(clock, fireTimes);
+    scheduler.update({every(QStringLiteral("s"), 2)});
+    clock.advanceMs(2000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+    QVERIFY(scheduler.isRunning(QStringLiteral("s")));
+    QVERIFY(!scheduler.runFinished(QStringLiteral("s"), RunRecord()));
+    QVERIFY(!scheduler.isRunning(QStringLiteral("s")));
+    clock.advanceMs(2000);
+    QCOMPARE(scheduler.takeDue().size(), 1);
+    QVERIFY(scheduler.takeSkipped().isEmpty());
+}
 
 void tst_Scheduler::firesAtEachFireTime() {
     FakeClock clock(kStart);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // `tidemark-cli serve` as real processes: a seconds-level schedule copies new rows on each
 // firing; a second runner beside it stands by, copies nothing twice and takes over when the
-// first is killed; SIGTERM cancels a running iteration, the run ends cancelled, exit 0.
+// first is killed; SIGTERM cancels a running iteration, the run ends cancelled, exit 0; a firing
+// that cannot start its run (the workspace locked) is recorded and alerted, and the schedule
+// fires again once the workspace takes writes.
 
+#include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -74,6 +79,7 @@ private slots:
     void firesCopiesAndHandsOverWithoutDuplicates();
     void sigtermCancelsTheRunningIteration();
     void timeoutCancelsALongIteration();
+    void firingThatCannotStartIsRecordedAndTheScheduleGoesOn();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -271,6 +277,71 @@ void tst_Serve::timeoutCancelsALongIteration() {
     serve.signal(SIGTERM);
     QVERIFY(serve.process().waitForFinished(10000));
     QCOMPARE(serve.process().exitCode(), 0);
+    QCOMPARE(runningRuns(), qint64(0));
+}
+
+void tst_Serve::firingThatCannotStartIsRecordedAndTheScheduleGoesOn() {
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 5);
+    QCOMPARE(addOrdersTable(), QStringLiteral("1"));
+    QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("every-second"),
+                  QStringLiteral("--cron"), QStringLiteral("* * * * * *"), QStringLiteral("--tz"),
+                  QStringLiteral("UTC")})
+                 .exitCode,
+             0);
+    const QString alerts = path(QStringLiteral("alerts.jsonl"));
+    const CliResult alertSet =
+        cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+             QStringLiteral("cat >> '%1'").arg(alerts), QStringLiteral("--on"), QStringLiteral("failed")});
+    QVERIFY2(alertSet.exitCode == 0, qPrintable(alertSet.describe()));
+
+    // Writes wait 300 ms for the lock, not 10 s.
+    ServeProcess serve(m_ws, m_dir->path(), {QStringLiteral("TIDEMARK_TEST_WORKSPACE_BUSY_MS=300")});
+    QVERIFY(serve.started());
+    QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == 5, qPrintable(serve.err()), kGenerous);
+
+    {
+        // Another process holds the workspace's write lock for 3 s: the firings meanwhile fail
+        // before their runs exist.
+        tidemark::SqliteDb holder(m_ws, tidemark::SqliteDb::Mode::ReadWrite);
+        holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        QTRY_VERIFY2_WITH_TIMEOUT(serve.err().contains(QStringLiteral("failed before its run existed")),
+                                  qPrintable(serve.err()), kGenerous);
+        QTest::qWait(2000);
+        holder.exec(QStringLiteral("COMMIT"));
+    }
+    // The alert went out, naming the schedule and why.
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(alerts).size() > 0, kGenerous);
+    QFile alertFile(alerts);
+    QVERIFY(alertFile.open(QIODevice::ReadOnly));
+    const QJsonObject alert = parseJsonObject(QString::fromUtf8(alertFile.readLine()));
+    QCOMPARE(alert.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
+    QCOMPARE(alert.value(QStringLiteral("schedule")).toString(), QStringLiteral("every-second"));
+    QVERIFY2(
+        alert.value(QStringLiteral("error")).toString().contains(QStringLiteral("could not start its run")),
+        qPrintable(alert.value(QStringLiteral("error")).toString()));
+
+    // The schedule was never left "running" without a run: new rows are copied by the next
+    // firings, and no firing was skipped for a run that did not exist.
+    makeOrders(src, 5, 6);
+    QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == 10, qPrintable(serve.err()), kGenerous);
+    QVERIFY2(!serve.err().contains(QStringLiteral("(starting)")), qPrintable(serve.err()));
+    // Once a firing started its run again, the heartbeat says the last firing went fine.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        queryValue(m_ws, QStringLiteral("SELECT last_firing_error IS NULL AND last_firing_at IS NOT NULL "
+                                        "FROM runner"))
+                .toLongLong() == 1,
+        kGenerous);
+    const CliResult runners = cli({QStringLiteral("runners"), QStringLiteral("--json")});
+    QCOMPARE(runners.exitCode, 0);
+    const QJsonObject runner = parseJsonArray(runners.out).at(0).toObject();
+    QCOMPARE(runner.value(QStringLiteral("pid")).toInteger(), serve.pid());
+    QVERIFY(runner.value(QStringLiteral("alive")).toBool());
+    QCOMPARE(runner.value(QStringLiteral("last_firing")).toObject().value(QStringLiteral("failed")).toBool(),
+             false);
+
+    serve.signal(SIGTERM);
+    QVERIFY(serve.process().waitForFinished(30000));
     QCOMPARE(runningRuns(), qint64(0));
 }
 

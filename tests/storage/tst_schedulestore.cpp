@@ -2,6 +2,7 @@
 // Schema 4: schedules, the schedule a run was fired by, and the runner's heartbeat row.
 
 #include "model/common/error.h"
+#include "model/schedule/runnerstatus.h"
 #include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
@@ -71,6 +72,8 @@ private slots:
     void runsRecordTheirSchedule();
     void oneRunnerClaimsTheWorkspace();
     void deadOrExpiredRunnerTakenOver();
+    void heartbeatFromTheFutureTakenOverWhenItStandsStill();
+    void heartbeatCarriesTheLastFiring();
 
 private:
     QString newPath() { return m_dir->filePath(QStringLiteral("w.tidemark")); }
@@ -98,6 +101,10 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
             "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
             "DROP TABLE alert_settings; ALTER TABLE watermark_changes DROP COLUMN host; DROP "
             "INDEX rejects_by_iteration; ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
+            "ALTER TABLE iterations DROP COLUMN rows_pending; ALTER TABLE iterations DROP COLUMN "
+            "rows_rolled_back; "
+            "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE tables DROP COLUMN max_future; "
+            "ALTER TABLE tables DROP COLUMN max_jump; "
             "PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);
@@ -259,6 +266,51 @@ void tst_ScheduleStore::deadOrExpiredRunnerTakenOver() {
 
     workspace->releaseRunner();
     QVERIFY(!workspace->runner());
+}
+
+// A holder on another host whose clock ran a day ahead: its expiry is tomorrow, but a standby
+// that watched its beat stand still for a whole ttl (staleBeat) takes over now.
+void tst_ScheduleStore::heartbeatFromTheFutureTakenOverWhenItStandsStill() {
+    const QString path = newPath();
+    auto workspace = Workspace::create(path);
+    QVERIFY(workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
+    setRunnerOwner(path, QStringLiteral("elsewhere"), 4242, QDateTime::currentDateTimeUtc().addDays(1));
+    const QDateTime beat = workspace->runner()->lastBeatAt;
+    QVERIFY(!workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
+    // A beat it saw move is no reason.
+    QVERIFY(!workspace->claimRunner(QDateTime(), std::chrono::seconds(20), beat.addSecs(-5)).acquired);
+    const RunnerClaim claim = workspace->claimRunner(QDateTime(), std::chrono::seconds(20), beat);
+    QVERIFY(claim.acquired);
+    QCOMPARE(claim.holder->pid, qint64(4242));
+    QCOMPARE(workspace->runner()->pid, QCoreApplication::applicationPid());
+}
+
+// A failed firing rides on the heartbeat, and the status line says so; a later good one clears it.
+void tst_ScheduleStore::heartbeatCarriesTheLastFiring() {
+    const QString path = newPath();
+    auto workspace = Workspace::create(path);
+    QVERIFY(workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
+    QVERIFY(!workspace->runner()->lastFiring.at.isValid());
+    const QDateTime at = QDateTime::currentDateTimeUtc().addSecs(-3);
+    const FiringOutcome failed{at, QStringLiteral("nightly"), QStringLiteral("database is locked")};
+    QVERIFY(workspace->beatRunner(std::chrono::seconds(20), failed));
+    const RunnerHeartbeat row = *workspace->runner();
+    QCOMPARE(row.lastFiring.schedule, QStringLiteral("nightly"));
+    QCOMPARE(row.lastFiring.error, QStringLiteral("database is locked"));
+    QVERIFY(row.lastFiring.failed());
+    const RunnerStatus status = RunnerStatus::of(row, QDateTime::currentDateTimeUtc());
+    QCOMPARE(status.state, RunnerStatus::State::Running);
+    QVERIFY(status.lastFiringFailed);
+    QVERIFY2(status.text.contains(QStringLiteral("last firing FAILED (schedule 'nightly'")),
+             qPrintable(status.text));
+    QCOMPARE(status.firingError, QStringLiteral("database is locked"));
+
+    QVERIFY(
+        workspace->beatRunner(std::chrono::seconds(20),
+                              FiringOutcome{QDateTime::currentDateTimeUtc(), QStringLiteral("nightly"), {}}));
+    const RunnerStatus fine = RunnerStatus::of(workspace->runner(), QDateTime::currentDateTimeUtc());
+    QVERIFY(!fine.lastFiringFailed);
+    QVERIFY(!fine.text.contains(QStringLiteral("FAILED")));
 }
 
 QTEST_GUILESS_MAIN(tst_ScheduleStore)

@@ -497,13 +497,17 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 8 added.
-        db.exec(
-            QStringLiteral("DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
-                           "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
-                           "ALTER TABLE watermark_changes DROP COLUMN host; DROP INDEX rejects_by_iteration; "
-                           "ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
-                           "PRAGMA user_version = 2"));
+        // Back to schema 2: without what versions 3 to 11 added.
+        db.exec(QStringLiteral(
+            "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
+            "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
+            "ALTER TABLE watermark_changes DROP COLUMN host; DROP INDEX rejects_by_iteration; "
+            "ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
+            "ALTER TABLE iterations DROP COLUMN rows_pending; ALTER TABLE iterations DROP COLUMN "
+            "rows_rolled_back; "
+            "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE tables DROP COLUMN max_future; "
+            "ALTER TABLE tables DROP COLUMN max_jump; "
+            "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));

@@ -44,10 +44,15 @@ void RunnerStatusWidget::setHeartbeat(const std::optional<RunnerHeartbeat> &hear
 void RunnerStatusWidget::refresh() {
     m_status = RunnerStatus::of(m_heartbeat, QDateTime::currentDateTimeUtc());
     m_label->setText(m_known ? m_status.text : QString());
-    m_label->setToolTip(m_heartbeat
-                            ? tr("tidemark-cli serve %1, started %2")
-                                  .arg(m_heartbeat->version, formatTimeWithZone(m_heartbeat->startedAt))
-                            : QString());
+    // A failed firing is the one thing here that needs a look: it stands out.
+    m_label->setStyleSheet(m_known && m_status.lastFiringFailed ? QStringLiteral("color: #b00020;")
+                                                                : QString());
+    QString tip = m_heartbeat ? tr("tidemark-cli serve %1, started %2")
+                                    .arg(m_heartbeat->version, formatTimeWithZone(m_heartbeat->startedAt))
+                              : QString();
+    if (m_status.lastFiringFailed)
+        tip += QLatin1Char('\n') + tr("Last firing failed: %1").arg(m_status.firingError);
+    m_label->setToolTip(tip);
     // A link that empties rather than a button that hides: showing or hiding a widget in a
     // window under the mouse asks the X server where the pointer is and waits for the answer,
     // behind whatever it is still drawing (up to 75 ms while the window opens).

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// What an unattended run must never hide, through the real tidemark-cli: one row dated far in the
+// future (or an integer id that jumps by a billion) is held back and warned about instead of
+// freezing the table behind green runs; an iteration killed inside its transaction claims no
+// row in history that the target lacks.
+
+#include "tests/support/testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+using namespace tidemark::test;
+
+class tst_Unattended : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void futureRowIsHeldBackNotFrozen();
+    void integerJumpIsHeldBack();
+    void guardOptionsNameTheirType();
+    void killedTransactionClaimsNoRows();
+
+private:
+    QString path(const QString &name) const { return m_dir->filePath(name); }
+    CliResult cli(const QStringList &args) {
+        return runCli(QStringList{QStringLiteral("-w"), m_ws} + args, m_dir->path());
+    }
+    QJsonObject runJson(const QStringList &extra = {}) {
+        const CliResult run = cli(QStringList{QStringLiteral("run"), QStringLiteral("--json")} + extra);
+        if (run.exitCode != 0)
+            qWarning("%s", qPrintable(run.describe()));
+        return parseJsonObject(run.out);
+    }
+    static QJsonObject onlyIteration(const QJsonObject &run) {
+        return run.value(QStringLiteral("iterations")).toArray().at(0).toObject();
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_ws;
+};
+
+void tst_Unattended::init() {
+    m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
+    QVERIFY(m_dir->isValid());
+    m_ws = path(QStringLiteral("w.tidemark"));
+    QCOMPARE(cli({QStringLiteral("init")}).exitCode, 0);
+    for (const char *name : {"src", "dst"})
+        QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("add"), QString::fromLatin1(name),
+                      QStringLiteral("--sqlite"), path(QString::fromLatin1(name) + QStringLiteral(".db"))})
+                     .exitCode,
+                 0);
+}
+
+void tst_Unattended::futureRowIsHeldBackNotFrozen() {
+    const QString src = path(QStringLiteral("src.db"));
+    const QString dst = path(QStringLiteral("dst.db"));
+    makeOrders(src, 5);
+    // A typo: year 3000.
+    execSql(src, QStringLiteral("INSERT INTO orders VALUES (6, 'typo', 1.0, '3000-01-01T00:00:00.000000Z')"));
+    const CliResult added =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+
+    QJsonObject iteration = onlyIteration(runJson());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInt(), 5);
+    QCOMPARE(iteration.value(QStringLiteral("rows_future")).toInt(), 1);
+    QCOMPARE(iteration.value(QStringLiteral("watermark_after")).toString(), orderTimestamp(5));
+    const QString error = iteration.value(QStringLiteral("error")).toString();
+    QVERIFY2(error.contains(QStringLiteral("table 1 (src:orders)")) &&
+                 error.contains(QStringLiteral("key {\"id\":6}")) && error.contains(QStringLiteral("3000")),
+             qPrintable(error));
+    QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(5));
+
+    // Rows that come later are still copied: the table is not frozen behind the typo.
+    makeOrders(src, 3, 7);
+    iteration = onlyIteration(runJson());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInt(), 3);
+    QCOMPARE(iteration.value(QStringLiteral("rows_future")).toInt(), 1);
+    QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(8));
+
+    // table list flags it, in JSON and in text.
+    const CliResult listed = cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")});
+    const QJsonObject table = parseJsonArray(listed.out).at(0).toObject();
+    QCOMPARE(table.value(QStringLiteral("rows_held_back")).toInt(), 1);
+    QCOMPARE(table.value(QStringLiteral("max_future")).toString(), QStringLiteral("1d"));
+    QVERIFY(cli({QStringLiteral("table"), QStringLiteral("list")})
+                .out.contains(QStringLiteral("held back 1 rows")));
+
+    // Once the row is corrected, it is copied and the table is fine again.
+    execSql(src, QStringLiteral("UPDATE orders SET updated_at = '2025-06-01T00:00:00.000000Z' WHERE id = 6"));
+    iteration = onlyIteration(runJson());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_future")).toInt(), 0);
+    QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(9));
+    QCOMPARE(
+        parseJsonArray(cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out)
+            .at(0)
+            .toObject()
+            .value(QStringLiteral("rows_held_back"))
+            .toInt(),
+        0);
+}
+
+void tst_Unattended::integerJumpIsHeldBack() {
+    const QString src = path(QStringLiteral("src.db"));
+    execSql(src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, v TEXT); "
+                                "INSERT INTO events VALUES (1, 'a'), (2, 'b'), (3, 'c')"));
+    const CliResult added = cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                                 QStringLiteral("src:events"), QStringLiteral("--target"),
+                                 QStringLiteral("dst:events"), QStringLiteral("--watermark"),
+                                 QStringLiteral("id"), QStringLiteral("--max-jump"), QStringLiteral("1000")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("rows_written")).toInt(), 3);
+
+    execSql(src,
+            QStringLiteral("INSERT INTO events VALUES (4, 'd'), (9223372036854775807, 'max'), (5, 'e')"));
+    const QJsonObject iteration = onlyIteration(runJson());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInt(), 2);
+    QCOMPARE(iteration.value(QStringLiteral("rows_future")).toInt(), 1);
+    QCOMPARE(iteration.value(QStringLiteral("watermark_after")).toInteger(), qint64(5));
+    QVERIFY2(iteration.value(QStringLiteral("error")).toString().contains(QStringLiteral("max jump 1000")),
+             qPrintable(iteration.value(QStringLiteral("error")).toString()));
+}
+
+void tst_Unattended::guardOptionsNameTheirType() {
+    makeOrders(path(QStringLiteral("src.db")), 2);
+    const QStringList base{QStringLiteral("table"),      QStringLiteral("add"),
+                           QStringLiteral("--source"),   QStringLiteral("src:orders"),
+                           QStringLiteral("--target"),   QStringLiteral("dst:orders"),
+                           QStringLiteral("--watermark")};
+    CliResult refused = cli(
+        base + QStringList{QStringLiteral("updated_at"), QStringLiteral("--max-jump"), QStringLiteral("10")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("--max-jump")) &&
+                 refused.err.contains(QStringLiteral("updated_at")),
+             qPrintable(refused.err));
+    refused =
+        cli(base + QStringList{QStringLiteral("id"), QStringLiteral("--max-future"), QStringLiteral("1d")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("--max-future")), qPrintable(refused.err));
+    for (const QString &bad : {QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("10s"),
+                               QStringLiteral("9999d"), QStringLiteral("soon")}) {
+        refused = cli(base + QStringList{QStringLiteral("updated_at"), QStringLiteral("--max-future"), bad});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("--max-future")), qPrintable(refused.err));
+    }
+    for (const QString &bad :
+         {QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("9223372036854775808")}) {
+        refused = cli(base + QStringList{QStringLiteral("id"), QStringLiteral("--max-jump"), bad});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("--max-jump")), qPrintable(refused.err));
+    }
+    const CliResult none = cli(base + QStringList{QStringLiteral("updated_at"),
+                                                  QStringLiteral("--max-future"), QStringLiteral("none")});
+    QVERIFY2(none.exitCode == 0, qPrintable(none.describe()));
+}
+
+// SIGKILL just before the window's one transaction commits, its rows streamed into it: the
+// transaction dies with the process, so the closed iteration says 0 written and shows the rows
+// its last progress record had pending (the first batch's) as rolled back.
+void tst_Unattended::killedTransactionClaimsNoRows() {
+    const QString src = path(QStringLiteral("src.db"));
+    const QString dst = path(QStringLiteral("dst.db"));
+    makeOrders(src, 10);
+    const CliResult added =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at"), QStringLiteral("--batch-size"),
+             QStringLiteral("4"), QStringLiteral("--max-skipped"), QStringLiteral("1")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    QProcess killed;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+    env.insert(QStringLiteral("TIDEMARK_FAULT_POINT"), QStringLiteral("before_target_commit"));
+    // Paused after its first batch for longer than the progress record's 1 s pace, so that
+    // batch's progress reaches the workspace before the kill.
+    env.insert(QStringLiteral("TIDEMARK_FAULT_STOP"), QStringLiteral("after_batch_write"));
+    killed.setProcessEnvironment(env);
+    killed.start(cliPath(), {QStringLiteral("-w"), m_ws, QStringLiteral("run")});
+    QVERIFY(killed.waitForStarted(30000));
+    QTRY_COMPARE_WITH_TIMEOUT(processState(killed.processId()), QChar(u'T'), 60000);
+    QTest::qWait(1200);
+    ::kill(pid_t(killed.processId()), SIGCONT);
+    QVERIFY(killed.waitForFinished(120000));
+    QCOMPARE(killed.exitStatus(), QProcess::CrashExit);
+    recoverAfterKill(dst);
+
+    // history closes the dead run and shows what it holds.
+    const CliResult history = cli({QStringLiteral("history"), QStringLiteral("--json")});
+    QVERIFY2(history.exitCode == 0, qPrintable(history.describe()));
+    const QJsonObject iteration = onlyIteration(parseJsonArray(history.out).at(0).toObject());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInt(), 0);
+    QCOMPARE(iteration.value(QStringLiteral("rows_read")).toInt(), 4);
+    QCOMPARE(iteration.value(QStringLiteral("rows_rolled_back")).toInt(), 4);
+    QCOMPARE(iteration.value(QStringLiteral("rows_pending")).toInt(), 0);
+    QCOMPARE(tableExists(dst, QStringLiteral("orders")) ? countRows(dst, QStringLiteral("orders")) : 0,
+             qint64(0));
+
+    // The rerun copies the window once.
+    const QJsonObject rerun = onlyIteration(runJson());
+    QCOMPARE(rerun.value(QStringLiteral("rows_written")).toInt(), 10);
+    QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(10));
+}
+
+QTEST_GUILESS_MAIN(tst_Unattended)
+#include "tst_unattended.moc"
