@@ -212,6 +212,8 @@ struct CopyIteration::State {
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
         targetConnector = sameFile ? sourceConnector : connect(targetSpec);
+        // A target file this iteration creates is no more open than its source.
+        targetConnector->setNewFileMode(targetFileMode(sourceSpec));
         source = sourceConnector.get();
         target = targetConnector.get();
         std::vector<Connector *> watched{sourceConnector.get()};
