@@ -165,6 +165,7 @@ public:
         return positional;
     }
 
+    const QString &command() const { return m_command; }
     bool isSet(const QString &name) const { return m_parser.isSet(name); }
     QString value(const QString &name) const { return m_parser.value(name); }
     QStringList values(const QString &name) const { return m_parser.values(name); }
@@ -1050,17 +1051,19 @@ int Commands::history(const QStringList &args) {
 
 namespace {
 
-// "500ms", "30s", "2m" -> milliseconds; ValidationError naming the option otherwise.
-// Alerts wait at most a day for a hook or a webhook.
-int alertTimeoutMs(const QString &text, const QString &option) {
-    const qint64 ms = parseDurationMs(text, option);
-    if (ms > 24 * 3600 * 1000)
-        throw ValidationError(QStringLiteral("%1: '%2' is longer than a day").arg(option, text));
+// "500ms", "30s", "2m" -> milliseconds; a ValidationError naming the command and the option
+// otherwise. At most AlertSettings::kMaxTimeoutMs: `run` waits for its alerts before it exits, so a webhook
+// that never answers must not keep a cron job (or the next one) waiting for a day.
+int alertTimeoutMs(const QString &text, const QString &what) {
+    const qint64 ms = parseDurationMs(text, what);
+    if (ms > AlertSettings::kMaxTimeoutMs)
+        throw ValidationError(QStringLiteral("%1: '%2' is longer than %3 (from 1ms to %3)")
+                                  .arg(what, text, durationText(AlertSettings::kMaxTimeoutMs)));
     return int(ms);
 }
 
 void addAlertOptions(SubcommandParser &parser) {
-    for (const char *name : {"hook", "hook-timeout", "webhook", "webhook-timeout", "on"})
+    for (const char *name : {"hook", "hook-timeout", "hook-env", "webhook", "webhook-timeout", "on"})
         parser.addValue(QString::fromLatin1(name), QStringLiteral("VALUE"));
 }
 
@@ -1078,17 +1081,22 @@ bool applyAlertOptions(const SubcommandParser &parser, AlertSettings &settings, 
         changed = true;
     }
     if (parser.isSet(QStringLiteral("hook-timeout"))) {
-        settings.hookTimeoutMs =
-            alertTimeoutMs(parser.value(QStringLiteral("hook-timeout")), QStringLiteral("--hook-timeout"));
+        settings.hookTimeoutMs = alertTimeoutMs(parser.value(QStringLiteral("hook-timeout")),
+                                                command + QStringLiteral(": --hook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("webhook-timeout"))) {
         settings.webhookTimeoutMs = alertTimeoutMs(parser.value(QStringLiteral("webhook-timeout")),
-                                                   QStringLiteral("--webhook-timeout"));
+                                                   command + QStringLiteral(": --webhook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("on"))) {
         settings.on = parseAlertStatuses(parser.value(QStringLiteral("on")));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("hook-env"))) {
+        settings.hookEnv =
+            parseHookEnv(parser.value(QStringLiteral("hook-env")), command + QStringLiteral(": --hook-env"));
         changed = true;
     }
     if (changed && settings.isEmpty() && !parser.isSet(QStringLiteral("hook")) &&
@@ -1097,6 +1105,20 @@ bool applyAlertOptions(const SubcommandParser &parser, AlertSettings &settings, 
                                              "or --webhook URL")
                                   .arg(command));
     return changed;
+}
+
+// A hook never gets the variables holding the workspace's secrets (the dispatcher withholds
+// them); asking for one is refused here, so nobody counts on a variable that never arrives.
+void refuseSecretHookEnv(Workspace &workspace, const AlertSettings &settings, const QString &command) {
+    const QStringList secrets =
+        AlertDispatcher::secretVariables(workspace) + secretReferences(settings.webhookUrl);
+    for (const QString &name : settings.hookEnv) {
+        if (secrets.contains(name))
+            throw ValidationError(QStringLiteral("%1: --hook-env: %2 holds a secret of this workspace (a "
+                                                 "connection's --password-env or a webhook's ${%2}); a "
+                                                 "hook never gets it")
+                                      .arg(command, name));
+    }
 }
 
 } // namespace
@@ -1112,7 +1134,9 @@ int Commands::alertSet(const QStringList &args) {
     AlertSettings settings = workspace->alertSettings();
     if (!applyAlertOptions(parser, settings, QStringLiteral("alert set")))
         throw ValidationError(QStringLiteral(
-            "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --webhook-timeout"));
+            "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --hook-env, "
+            "--webhook-timeout"));
+    refuseSecretHookEnv(*workspace, settings, parser.command());
     workspace->setAlertSettings(settings);
     return 0;
 }
@@ -1138,6 +1162,8 @@ int Commands::alertShow(const QStringList &args) {
     if (!settings.hookCommand.isEmpty())
         text += QStringLiteral("hook:    %1   (time limit %2)\n")
                     .arg(settings.hookCommand, durationText(settings.hookTimeoutMs));
+    if (!settings.hookCommand.isEmpty() && !settings.hookEnv.isEmpty())
+        text += QStringLiteral("hook env: %1\n").arg(settings.hookEnv.join(QStringLiteral(", ")));
     if (!settings.webhookUrl.isEmpty())
         text += QStringLiteral("webhook: %1   (retried for up to %2)\n")
                     .arg(settings.webhookUrl, durationText(settings.webhookTimeoutMs));
@@ -1154,13 +1180,14 @@ int Commands::alertTest(const QStringList &args) {
         m_workspace = parser.value(QStringLiteral("workspace"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    const AlertSettings settings = workspace->alertSettings();
+    AlertSettings settings = workspace->alertSettings();
+    settings.withheldEnv = AlertDispatcher::secretVariables(*workspace);
     if (settings.isEmpty())
         throw ValidationError(QStringLiteral("alert test: no alerts set in workspace %1 (see alert set)")
                                   .arg(workspace->path()));
     RunRecord run;
     if (parser.isSet(QStringLiteral("run"))) {
-        const qint64 runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+        const qint64 runId = optionInteger(parser, QStringLiteral("run"), 1);
         const QList<RunRecord> runs = workspace->runs(1, runId);
         if (runs.isEmpty())
             throw ValidationError(
@@ -1414,6 +1441,7 @@ int Commands::scheduleAdd(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     for (const qint64 id : std::as_const(spec.tableIds))
         requireTable(*workspace, id);
+    refuseSecretHookEnv(*workspace, spec.alerts, parser.command());
     workspace->addSchedule(spec);
     const QDateTime next = nextRunAt(spec);
     writeOut(QStringLiteral("schedule %1: %2\n")
@@ -1445,6 +1473,7 @@ int Commands::scheduleEdit(const QStringList &args) {
         throw ValidationError(QStringLiteral("%1: nothing to change (see tidemark-cli --help)").arg(command));
     for (const qint64 id : std::as_const(spec.tableIds))
         requireTable(*workspace, id);
+    refuseSecretHookEnv(*workspace, spec.alerts, command);
     workspace->editSchedule(spec);
     return 0;
 }

@@ -30,7 +30,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 10;
+constexpr int kSchemaVersion = 11;
 
 // A run's owner beats this often; a run whose last beat is older than kBeatsToExpire beats is
 // taken for dead (its process frozen or on a host whose pids we cannot check).
@@ -435,10 +435,17 @@ CREATE INDEX IF NOT EXISTS iterations_by_table_written ON iterations(table_id, r
 )"));
 }
 
+// The variables the workspace's hook asks for (AlertSettings::hookEnv), comma-separated. Hooks
+// now get a minimal environment; one set before this step asks for none. A schedule's alerts
+// are JSON (step 7) and carry theirs as "hook_env".
+void migrateTo11(SqliteDb &db) {
+    db.exec(QStringLiteral("ALTER TABLE alert_settings ADD COLUMN hook_env TEXT NOT NULL DEFAULT ''"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8,
-                                                       &migrateTo9, &migrateTo10};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2,  &migrateTo3, &migrateTo4,
+                                                       &migrateTo5, &migrateTo6,  &migrateTo7, &migrateTo8,
+                                                       &migrateTo9, &migrateTo10, &migrateTo11};
 
 // --- row mapping ---
 
@@ -730,8 +737,9 @@ void Workspace::migrate() {
 // --- alerts ---
 
 AlertSettings Workspace::alertSettings() {
-    SqliteStatement select(*m_db, QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
-                                                 "webhook_timeout_ms, on_statuses FROM alert_settings"));
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
+                                          "webhook_timeout_ms, on_statuses, hook_env FROM alert_settings"));
     AlertSettings settings;
     if (!select.step())
         return settings;
@@ -740,6 +748,7 @@ AlertSettings Workspace::alertSettings() {
     settings.webhookUrl = select.columnText(2);
     settings.webhookTimeoutMs = int(select.columnInt64(3));
     settings.on = select.columnText(4).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    settings.hookEnv = select.columnText(5).split(QLatin1Char(','), Qt::SkipEmptyParts);
     return settings;
 }
 
@@ -749,14 +758,17 @@ void Workspace::setAlertSettings(const AlertSettings &settings) {
     Transaction transaction(*m_db);
     m_db->exec(QStringLiteral("DELETE FROM alert_settings"));
     if (!settings.isEmpty()) {
-        SqliteStatement insert(*m_db, QStringLiteral("INSERT INTO alert_settings (id, hook_command, "
-                                                     "hook_timeout_ms, webhook_url, webhook_timeout_ms, "
-                                                     "on_statuses) VALUES (1, ?1, ?2, ?3, ?4, ?5)"));
+        SqliteStatement insert(*m_db,
+                               QStringLiteral("INSERT INTO alert_settings (id, hook_command, "
+                                              "hook_timeout_ms, webhook_url, webhook_timeout_ms, "
+                                              "on_statuses, hook_env) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)"));
         insert.bind(1, textOrNull(settings.hookCommand))
             .bind(2, settings.hookTimeoutMs)
             .bind(3, textOrNull(settings.webhookUrl))
             .bind(4, settings.webhookTimeoutMs)
             .bind(5, settings.on.join(QLatin1Char(',')))
+            .bind(6,
+                  settings.hookEnv.isEmpty() ? QStringLiteral("") : settings.hookEnv.join(QLatin1Char(',')))
             .run();
     }
     transaction.commit();
