@@ -27,10 +27,12 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QMetaType>
+#include <QRegularExpression>
 #include <QSysInfo>
 #include <QTimeZone>
 #include <QTimer>
@@ -64,37 +66,54 @@ Commands:
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
             [--add-new-columns] [--watermark-type timestamp|integer]
                                           prints the new table's id alone on stdout
+            --max-skipped N: 0 to 9007199254740992 (2^53); --batch-size N: 1 to 1000000;
+            --lookback: a duration for a timestamp watermark, a count (0 to 2^63-1) for an integer one;
+            --initial-watermark: any 64-bit integer for an integer watermark
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table restore ID [--yes]            brings a removed table back, same id and position;
                                       refused when another table writes or owns its target
                                       (--yes: even so when the target records another owner)
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
+                                      --concurrency N: 1 to 256
   run --adopt --table ID...           takes the tables' targets over from the workspace or table
                                       that owns them (after a migration), then runs them
   backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start
   history [--run RUN_ID] [--table ID] [--limit N] [--json]
-                                      the newest 100 runs unless --limit N (0: all of them);
+                                      the newest 100 runs unless --limit N (0: all of them; at
+                                      most 2147483647);
                                       --table: the runs that copied that table, with its
                                       iteration only
   verify [--table ID]... [--json]
-  alert set [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
-            [--on STATUS[,STATUS...]]   what a failed, warning or interrupted run notifies; only
+  alert set [--hook CMD] [--hook-timeout DURATION] [--hook-env VAR[,VAR...]] [--webhook URL]
+            [--webhook-timeout DURATION] [--on STATUS[,STATUS...]]
+                                         what a failed, warning or interrupted run notifies; only
                                          the options given change, "" removes the hook or webhook
+                                         --hook-timeout, --webhook-timeout: 1ms to 10m
+                                         a hook gets PATH, HOME, LANG, LC_*, TZ, the TIDEMARK_*
+                                         variables of the run and the variables --hook-env names,
+                                         never a connection's --password-env or a webhook's ${NAME}
   alert show [--json] | alert test [--run RUN_ID] | alert clear
   schedule add NAME --cron EXPR [--tz ZONE] [--table ID]... [--concurrency N]
                [--retries N] [--timeout DURATION] [--paused]
-               [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
-               [--on STATUS[,STATUS...]]   the schedule's own alerts, sent for its runs besides
+               [--hook CMD] [--hook-timeout DURATION] [--hook-env VAR[,VAR...]] [--webhook URL]
+               [--webhook-timeout DURATION] [--on STATUS[,STATUS...]]
+                                          the schedule's own alerts, sent for its runs besides
                                           the workspace's (alert set)
+               --concurrency N: 1 to 256; --retries N: 0 to 10; --timeout: 1s to 7d; a cron that
+               never fires (e.g. "0 0 30 2 *") is refused
   schedule edit NAME [--cron EXPR] [--tz ZONE] [--table ID]... | [--all-tables] [--concurrency N]
                [--retries N] [--timeout DURATION] [--hook CMD] [--webhook URL] [--on ...] ...
                                           only the options given change; "" removes a hook or webhook
   schedule list [--json]
-  schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
+  schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO;
+                                                          --count N: 1 to 1000 (default 5)
   schedule pause NAME | schedule resume NAME | schedule remove NAME
   serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
+
+Durations: 500ms, 30s, 15m, 2h, 1d (a bare number is seconds). IDs (table, run) are 1 or more.
+A number outside its range is refused, naming the command and the option (exit code 2).
 
 A PostgreSQL password is taken from --password-env VAR if given, else from the system keychain
 (service "Tidemark"), else libpq reads ~/.pgpass or a service file. TIDEMARK_NO_KEYCHAIN=1 skips
@@ -146,13 +165,14 @@ public:
     void addFlag(const QString &name) { m_parser.addOption(QCommandLineOption(name)); }
     void addValue(const QStringList &names, const QString &valueName) {
         m_parser.addOption(QCommandLineOption(names, QString(), valueName));
+        m_valueOptions += names;
     }
     void addValue(const QString &name, const QString &valueName) { addValue(QStringList{name}, valueName); }
 
     // Returns the positional arguments; refuses unknown options and a wrong argument count.
     QStringList parse(const QStringList &args, qsizetype minPositional, qsizetype maxPositional,
                       const QString &positionalName = QString()) {
-        if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + args))
+        if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + negativesPositional(args)))
             throw ValidationError(m_command + QStringLiteral(": ") + m_parser.errorText());
         if (m_parser.isSet(QStringLiteral("help")))
             throw HelpRequested{};
@@ -177,36 +197,83 @@ public:
     }
 
 private:
+    // `args` with every negative number that is not an option's value moved behind a "--": no
+    // option is named by digits, so `table pause -1` is the ID -1 (refused by its range check,
+    // naming it), not an unknown option '1'.
+    QStringList negativesPositional(const QStringList &args) const {
+        static const QRegularExpression negative(QStringLiteral("^-[0-9]+$"));
+        QStringList options;
+        QStringList negatives;
+        for (qsizetype i = 0; i < args.size(); ++i) {
+            const QString &arg = args[i];
+            if (arg == QLatin1String("--"))
+                return options + args.mid(i) + negatives;
+            if (!takesValue(args.value(i - 1)) && negative.match(arg).hasMatch())
+                negatives.append(arg);
+            else
+                options.append(arg);
+        }
+        if (negatives.isEmpty())
+            return options;
+        return options + QStringList{QStringLiteral("--")} + negatives;
+    }
+
+    // Whether `arg` is a value option ("--count", "-w"), whose next argument is its value.
+    bool takesValue(const QString &arg) const {
+        if (!arg.startsWith(QLatin1Char('-')) || arg.contains(QLatin1Char('=')))
+            return false;
+        return m_valueOptions.contains(arg.mid(arg.startsWith(QLatin1String("--")) ? 2 : 1));
+    }
+
     QString m_command;
     QCommandLineParser m_parser;
+    QStringList m_valueOptions;
 };
 
-// Every number an option takes is range-checked: '99999999999' for an int is refused, never wrapped.
+// Every number an option takes is range-checked: '2147483648' for an int is refused, never wrapped.
+// `what` names the command and the option ("schedule add nightly: --retries").
 qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
                     qint64 maximum = std::numeric_limits<qint64>::max()) {
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
-    if (!ok || value < minimum || value > maximum)
-        throw ValidationError(QStringLiteral("%1: '%2' is not an integer from %3 to %4")
-                                  .arg(what, text)
-                                  .arg(minimum)
-                                  .arg(maximum));
+    if (!ok || value < minimum || value > maximum) {
+        const QString range = maximum == std::numeric_limits<qint64>::max()
+                                  ? QStringLiteral("of at least %1").arg(minimum)
+                                  : QStringLiteral("from %1 to %2").arg(minimum).arg(maximum);
+        throw ValidationError(QStringLiteral("%1: '%2' is not an integer %3").arg(what, text, range));
+    }
     return value;
 }
 
-// Upper bounds of the numbers that become an int: far above any useful value, far below overflow
-// (the window allows batches up to the same size).
-constexpr qint64 kMaxConcurrency = 256;
-constexpr qint64 kMaxBatchSize = 1'000'000;
+// The ranges the usage text documents, one place for each. Numbers that become an int stay far
+// below overflow; the rest are what is still useful, so that a typo is refused instead of a
+// process that waits for days or prints two billion lines.
+constexpr qint64 kMaxConcurrency = 256;     // run and schedule --concurrency
+constexpr qint64 kMaxBatchSize = 1'000'000; // the window allows batches up to the same size
+// A count of rows: 2^53, the largest integer every JSON reader of `table list --json` keeps exact.
+constexpr qint64 kMaxSkipped = qint64(1) << 53;
+constexpr qint64 kMaxRetries = 10;     // the retry delay stops growing long before
+constexpr qint64 kMaxNextCount = 1000; // schedule next --count
+constexpr qint64 kMaxHistoryLimit = std::numeric_limits<int>::max();
+constexpr qint64 kMaxIterationTimeoutSeconds = 7 * 86'400; // schedule --timeout: a week
 
-qint64 parseTableId(const QString &text) {
-    return parseInteger(text, QStringLiteral("table ID"), 1);
+// `option` of `parser`'s command as a bounded integer; the error names both.
+qint64 optionInteger(const SubcommandParser &parser, const QString &option, qint64 minimum,
+                     qint64 maximum = std::numeric_limits<qint64>::max()) {
+    return parseInteger(parser.value(option), QStringLiteral("%1: --%2").arg(parser.command(), option),
+                        minimum, maximum);
 }
 
-QList<qint64> parseTableIds(const QStringList &texts) {
+// A positional table ID of `command` ("table pause: table ID: '0' is not ...").
+qint64 parseTableId(const QString &text, const QString &command) {
+    return parseInteger(text, QStringLiteral("%1: table ID").arg(command), 1);
+}
+
+// The --table ID... of `command`, without repeats.
+QList<qint64> parseTableIds(const QStringList &texts, const QString &command) {
     QList<qint64> ids;
     for (const QString &text : texts) {
-        const qint64 id = parseInteger(text, QStringLiteral("--table"), 1);
+        const qint64 id = parseInteger(text, QStringLiteral("%1: --table").arg(command), 1);
         if (!ids.contains(id))
             ids.append(id);
     }
@@ -688,11 +755,9 @@ int Commands::tableAdd(const QStringList &args) {
     }
     spec.lookback = parser.value(QStringLiteral("lookback"));
     if (parser.isSet(QStringLiteral("max-skipped")))
-        spec.maxSkipped =
-            parseInteger(parser.value(QStringLiteral("max-skipped")), QStringLiteral("--max-skipped"), 0);
+        spec.maxSkipped = optionInteger(parser, QStringLiteral("max-skipped"), 0, kMaxSkipped);
     if (parser.isSet(QStringLiteral("batch-size")))
-        spec.batchSize = int(parseInteger(parser.value(QStringLiteral("batch-size")),
-                                          QStringLiteral("--batch-size"), 1, kMaxBatchSize));
+        spec.batchSize = int(optionInteger(parser, QStringLiteral("batch-size"), 1, kMaxBatchSize));
     spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
     spec.active = !parser.isSet(QStringLiteral("paused"));
     spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
@@ -705,8 +770,12 @@ int Commands::tableAdd(const QStringList &args) {
     TableSpec prepared;
     try {
         prepared = prepareTable(*workspace, draft);
-    } catch (const ValidationError &) {
-        throw;
+    } catch (const ValidationError &error) {
+        // The core's checks name the option ("invalid --lookback '-1'"); the line names the
+        // command too, like every other refusal of table add.
+        if (error.message().startsWith(parser.command()))
+            throw;
+        throw ValidationError(QStringLiteral("%1: %2").arg(parser.command(), error.message()));
     } catch (const Error &error) {
         // The source could not be inspected: the table is refused, nothing was added.
         throw ValidationError(error.message());
@@ -740,7 +809,8 @@ int Commands::tableList(const QStringList &args) {
 
 int Commands::tableSetActive(const QStringList &args, const QString &command, bool active) {
     SubcommandParser parser(command);
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -751,7 +821,8 @@ int Commands::tableSetActive(const QStringList &args, const QString &command, bo
 
 int Commands::tableRemove(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table remove"));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -763,7 +834,8 @@ int Commands::tableRemove(const QStringList &args) {
 int Commands::tableRestore(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table restore"));
     parser.addFlag(QStringLiteral("yes"));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -817,7 +889,7 @@ int Commands::run(const QStringList &args) {
     RunRequest request;
     request.trigger = QStringLiteral("cli");
     request.dryRun = parser.isSet(QStringLiteral("dry-run"));
-    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
     request.adopt = parser.isSet(QStringLiteral("adopt"));
     // Taking a target over from its owner is explicit: one named table at a time, never implied.
     if (request.adopt && request.tableIds.isEmpty())
@@ -827,8 +899,7 @@ int Commands::run(const QStringList &args) {
         throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
                                              "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
-        request.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
-                                               QStringLiteral("--concurrency"), 1, kMaxConcurrency));
+        request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
     if (parser.isSet(QStringLiteral("trigger"))) {
         request.trigger = parser.value(QStringLiteral("trigger"));
         if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
@@ -932,7 +1003,8 @@ int Commands::backfill(const QStringList &args) {
     parser.addValue(QStringLiteral("from"), QStringLiteral("VALUE"));
     for (const char *name : {"keep", "delete-newer", "truncate", "yes", "json"})
         parser.addFlag(QString::fromLatin1(name));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
 
@@ -1010,13 +1082,12 @@ int Commands::history(const QStringList &args) {
 
     RunPageQuery query;
     if (parser.isSet(QStringLiteral("run")))
-        query.runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+        query.runId = optionInteger(parser, QStringLiteral("run"), 1);
     if (parser.isSet(QStringLiteral("table")))
-        query.tableId = parseInteger(parser.value(QStringLiteral("table")), QStringLiteral("--table"), 1);
+        query.tableId = optionInteger(parser, QStringLiteral("table"), 1);
     int limit = kDefaultHistoryLimit;
     if (parser.isSet(QStringLiteral("limit")))
-        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 0,
-                                 std::numeric_limits<int>::max()));
+        limit = int(optionInteger(parser, QStringLiteral("limit"), 0, kMaxHistoryLimit));
 
     const std::unique_ptr<Workspace> workspace = openWorkspace();
     // A removed table keeps its history.
@@ -1236,7 +1307,7 @@ int Commands::verify(const QStringList &args) {
     const bool json = parser.isSet(QStringLiteral("json"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    QList<qint64> ids = parseTableIds(parser.values(QStringLiteral("table")));
+    QList<qint64> ids = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
     QHash<qint64, TableSpec> specs;
     if (ids.isEmpty()) {
         for (const TableSpec &spec : workspace->tables()) {
@@ -1397,23 +1468,40 @@ bool applyScheduleOptions(const SubcommandParser &parser, ScheduleSpec &spec, co
                     .arg(command, spec.timeZone));
         changed = true;
     }
+    if (parser.isSet(QStringLiteral("cron")) || parser.isSet(QStringLiteral("tz"))) {
+        // A valid expression may still name a date that never comes ("0 0 30 2 *"): refused now
+        // rather than stored as a schedule that silently never runs. nextAfter() searches the
+        // whole 400-year Gregorian cycle, so "never" is never.
+        const QDateTime next = CronExpression::parse(spec.cron).nextAfter(QDateTime::currentDateTimeUtc(),
+                                                                          QTimeZone(spec.timeZone.toUtf8()));
+        if (!next.isValid())
+            throw ValidationError(
+                QStringLiteral("%1: --cron '%2' never fires: no month it names has the day of "
+                               "month it names (February has at most 29 days; April, June, "
+                               "September and November have 30)")
+                    .arg(command, spec.cron));
+    }
     if (parser.isSet(QStringLiteral("table"))) {
-        spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+        spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")), command);
         changed = true;
     }
     if (parser.isSet(QStringLiteral("concurrency"))) {
-        spec.concurrency = int(
-            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+        spec.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
+                                            command + QStringLiteral(": --concurrency"), 1, kMaxConcurrency));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("retries"))) {
-        spec.retries =
-            int(parseInteger(parser.value(QStringLiteral("retries")), QStringLiteral("--retries"), 0));
+        spec.retries = int(parseInteger(parser.value(QStringLiteral("retries")),
+                                        command + QStringLiteral(": --retries"), 0, kMaxRetries));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("timeout"))) {
-        spec.timeoutSeconds =
-            parseDurationSeconds(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"));
+        const QString what = command + QStringLiteral(": --timeout");
+        spec.timeoutSeconds = parseDurationSeconds(parser.value(QStringLiteral("timeout")), what);
+        if (spec.timeoutSeconds > kMaxIterationTimeoutSeconds)
+            throw ValidationError(QStringLiteral("%1: '%2' is longer than %3 (from 1s to %3)")
+                                      .arg(what, parser.value(QStringLiteral("timeout")),
+                                           durationText(kMaxIterationTimeoutSeconds * 1000)));
         changed = true;
     }
     return applyAlertOptions(parser, spec.alerts, command) || changed;
@@ -1522,7 +1610,7 @@ int Commands::scheduleNext(const QStringList &args) {
         m_workspace = parser.value(QStringLiteral("workspace"));
     int count = 5;
     if (parser.isSet(QStringLiteral("count")))
-        count = int(parseInteger(parser.value(QStringLiteral("count")), QStringLiteral("--count"), 1));
+        count = int(optionInteger(parser, QStringLiteral("count"), 1, kMaxNextCount));
     QDateTime after = QDateTime::currentDateTimeUtc();
     if (parser.isSet(QStringLiteral("after"))) {
         const std::optional<ParsedTimestamp> parsed =
