@@ -53,7 +53,8 @@ const char *const usageText =
 
 Commands:
   init                                   create an empty workspace; refuses to overwrite a file
-  connection add NAME --sqlite PATH
+  connection add NAME --sqlite PATH      PATH's folder must exist; a missing file is created when
+                                         first written, as open as its source (0600 from a server)
   connection add NAME --postgres CONNINFO [--password-env VAR | --password-prompt | --password-stdin]
                                          --password-prompt/--password-stdin store the password in
                                          the system keychain (never in the workspace)
@@ -594,6 +595,19 @@ int Commands::connectionAdd(const QStringList &args) {
         spec.kind = ConnectionKind::Sqlite;
         // Relative to where the operator typed it, not to wherever a later run starts.
         spec.path = QFileInfo(path).absoluteFilePath();
+        // A path no run could ever open is refused now, not at the first table add or run. A
+        // missing file is fine (a target is created when first written), a missing folder not.
+        const QFileInfo file(spec.path);
+        if (file.isDir())
+            throw ValidationError(
+                QStringLiteral("connection add %1: --sqlite %2 is a directory; give the path of a SQLite "
+                               "file (in it, e.g. %3)")
+                    .arg(name, spec.path, QDir(spec.path).filePath(QStringLiteral("data.db"))));
+        if (!file.exists() && !QFileInfo(file.absolutePath()).isDir())
+            throw ValidationError(
+                QStringLiteral("connection add %1: --sqlite %2: the directory %3 does not exist; create it "
+                               "first (Tidemark creates a missing target file, not its folders)")
+                    .arg(name, spec.path, file.absolutePath()));
     } else {
         spec.kind = ConnectionKind::Postgres;
         spec.conninfo = parser.value(QStringLiteral("postgres"));

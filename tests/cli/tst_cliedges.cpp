@@ -668,6 +668,30 @@ private slots:
         QCOMPARE(QString::number(modeOf(other), 8), QStringLiteral("664"));
     }
 
+    // A --sqlite path no run could open is refused when the connection is added, naming it.
+    void connectionToADirectoryOrAMissingFolderRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        const QString folder = path(QStringLiteral("data"));
+        QVERIFY(QDir().mkpath(folder));
+        const QString missing = path(QStringLiteral("nowhere/deeper/x.db"));
+        for (const auto &[given, needle] :
+             QList<QPair<QString, QString>>{{folder, QStringLiteral("is a directory")},
+                                            {folder + QStringLiteral("/"), QStringLiteral("is a directory")},
+                                            {missing, QStringLiteral("does not exist")}}) {
+            const CliResult result = cli({QStringLiteral("connection"), QStringLiteral("add"),
+                                          QStringLiteral("c"), QStringLiteral("--sqlite"), given});
+            expectRefusal(result,
+                          {QStringLiteral("connection add c"), needle, given == missing ? missing : folder});
+        }
+        QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")})
+                     .out.trimmed(),
+                 QStringLiteral("[]"));
+        // A file that does not exist yet in a folder that does: a target to be created.
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("c"),
+                      QStringLiteral("--sqlite"), folder + QStringLiteral("/new.db")}),
+                 0);
+    }
+
     void secretsInConninfoRefused() {
         CLI_EXIT(cli({QStringLiteral("init")}), 0);
         for (const QString &conninfo : {QStringLiteral("host=db dbname=x sslpassword=s3cret"),
