@@ -28,10 +28,12 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QMetaType>
+#include <QRegularExpression>
 #include <QSysInfo>
 #include <QTimeZone>
 #include <QTimer>
@@ -52,7 +54,8 @@ const char *const usageText =
 
 Commands:
   init                                   create an empty workspace; refuses to overwrite a file
-  connection add NAME --sqlite PATH
+  connection add NAME --sqlite PATH      PATH's folder must exist; a missing file is created when
+                                         first written, as open as its source (0600 from a server)
   connection add NAME --postgres CONNINFO [--password-env VAR | --password-prompt | --password-stdin]
                                          --password-prompt/--password-stdin store the password in
                                          the system keychain (never in the workspace)
@@ -66,45 +69,60 @@ Commands:
             [--add-new-columns] [--watermark-type timestamp|integer]
             [--max-future DURATION|none] [--max-jump N]
                                           prints the new table's id alone on stdout
-                                          --max-future (timestamp watermark, 1m..3650d, default
-                                          1d): rows dated past now + DURATION are held back,
-                                          counted (rows_future) and warned about, so one row
-                                          dated 3000 cannot freeze the table; --max-jump
-                                          (integer watermark, 1..2^63-1, default none): the same
-                                          for a watermark jumping more than N in one run
+            --max-skipped N: 0 to 9007199254740992 (2^53); --batch-size N: 1 to 1000000;
+            --lookback: a duration for a timestamp watermark, a count (0 to 2^63-1) for an integer one;
+            --initial-watermark: any 64-bit integer for an integer watermark;
+            --max-future (timestamp watermark): 1m to 3650d, or none; default 1d: rows dated past
+            now + DURATION are held back, counted (rows_future) and warned about, so one row dated
+            3000 cannot freeze the table; --max-jump N (integer watermark): 1 to 2^63-1, default
+            none: the same for a watermark moving more than N in one run
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table restore ID [--yes]            brings a removed table back, same id and position;
                                       refused when another table writes or owns its target
                                       (--yes: even so when the target records another owner)
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
+                                      --concurrency N: 1 to 256
   run --adopt --table ID...           takes the tables' targets over from the workspace or table
                                       that owns them (after a migration), then runs them
   backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start
   history [--run RUN_ID] [--table ID] [--limit N] [--json]
-                                      the newest 100 runs unless --limit N (0: all of them);
+                                      the newest 100 runs unless --limit N (0: all of them; at
+                                      most 2147483647);
                                       --table: the runs that copied that table, with its
                                       iteration only
   verify [--table ID]... [--json]
-  alert set [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
-            [--on STATUS[,STATUS...]]   what a failed, warning or interrupted run notifies; only
+  alert set [--hook CMD] [--hook-timeout DURATION] [--hook-env VAR[,VAR...]] [--webhook URL]
+            [--webhook-timeout DURATION] [--on STATUS[,STATUS...]]
+                                         what a failed, warning or interrupted run notifies; only
                                          the options given change, "" removes the hook or webhook
+                                         --hook-timeout, --webhook-timeout: 1ms to 10m
+                                         a hook gets PATH, HOME, LANG, LC_*, TZ, the TIDEMARK_*
+                                         variables of the run and the variables --hook-env names,
+                                         never a connection's --password-env or a webhook's ${NAME}
   alert show [--json] | alert test [--run RUN_ID] | alert clear
   schedule add NAME --cron EXPR [--tz ZONE] [--table ID]... [--concurrency N]
                [--retries N] [--timeout DURATION] [--paused]
-               [--hook CMD] [--hook-timeout DURATION] [--webhook URL] [--webhook-timeout DURATION]
-               [--on STATUS[,STATUS...]]   the schedule's own alerts, sent for its runs besides
+               [--hook CMD] [--hook-timeout DURATION] [--hook-env VAR[,VAR...]] [--webhook URL]
+               [--webhook-timeout DURATION] [--on STATUS[,STATUS...]]
+                                          the schedule's own alerts, sent for its runs besides
                                           the workspace's (alert set)
+               --concurrency N: 1 to 256; --retries N: 0 to 10; --timeout: 1s to 7d; a cron that
+               never fires (e.g. "0 0 30 2 *") is refused
   schedule edit NAME [--cron EXPR] [--tz ZONE] [--table ID]... | [--all-tables] [--concurrency N]
                [--retries N] [--timeout DURATION] [--hook CMD] [--webhook URL] [--on ...] ...
                                           only the options given change; "" removes a hook or webhook
   schedule list [--json]
-  schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO
+  schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO;
+                                                          --count N: 1 to 1000 (default 5)
   schedule pause NAME | schedule resume NAME | schedule remove NAME
   serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
   runners [--json]                    the workspace's runner: alive or stopped, last beat, and
                                       whether its last firing failed (and why)
+
+Durations: 500ms, 30s, 15m, 2h, 1d (a bare number is seconds). IDs (table, run) are 1 or more.
+A number outside its range is refused, naming the command and the option (exit code 2).
 
 A PostgreSQL password is taken from --password-env VAR if given, else from the system keychain
 (service "Tidemark"), else libpq reads ~/.pgpass or a service file. TIDEMARK_NO_KEYCHAIN=1 skips
@@ -156,13 +174,14 @@ public:
     void addFlag(const QString &name) { m_parser.addOption(QCommandLineOption(name)); }
     void addValue(const QStringList &names, const QString &valueName) {
         m_parser.addOption(QCommandLineOption(names, QString(), valueName));
+        m_valueOptions += names;
     }
     void addValue(const QString &name, const QString &valueName) { addValue(QStringList{name}, valueName); }
 
     // Returns the positional arguments; refuses unknown options and a wrong argument count.
     QStringList parse(const QStringList &args, qsizetype minPositional, qsizetype maxPositional,
                       const QString &positionalName = QString()) {
-        if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + args))
+        if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + negativesPositional(args)))
             throw ValidationError(m_command + QStringLiteral(": ") + m_parser.errorText());
         if (m_parser.isSet(QStringLiteral("help")))
             throw HelpRequested{};
@@ -175,6 +194,7 @@ public:
         return positional;
     }
 
+    const QString &command() const { return m_command; }
     bool isSet(const QString &name) const { return m_parser.isSet(name); }
     QString value(const QString &name) const { return m_parser.value(name); }
     QStringList values(const QString &name) const { return m_parser.values(name); }
@@ -186,50 +206,97 @@ public:
     }
 
 private:
+    // `args` with every negative number that is not an option's value moved behind a "--": no
+    // option is named by digits, so `table pause -1` is the ID -1 (refused by its range check,
+    // naming it), not an unknown option '1'.
+    QStringList negativesPositional(const QStringList &args) const {
+        static const QRegularExpression negative(QStringLiteral("^-[0-9]+$"));
+        QStringList options;
+        QStringList negatives;
+        for (qsizetype i = 0; i < args.size(); ++i) {
+            const QString &arg = args[i];
+            if (arg == QLatin1String("--"))
+                return options + args.mid(i) + negatives;
+            if (!takesValue(args.value(i - 1)) && negative.match(arg).hasMatch())
+                negatives.append(arg);
+            else
+                options.append(arg);
+        }
+        if (negatives.isEmpty())
+            return options;
+        return options + QStringList{QStringLiteral("--")} + negatives;
+    }
+
+    // Whether `arg` is a value option ("--count", "-w"), whose next argument is its value.
+    bool takesValue(const QString &arg) const {
+        if (!arg.startsWith(QLatin1Char('-')) || arg.contains(QLatin1Char('=')))
+            return false;
+        return m_valueOptions.contains(arg.mid(arg.startsWith(QLatin1String("--")) ? 2 : 1));
+    }
+
     QString m_command;
     QCommandLineParser m_parser;
+    QStringList m_valueOptions;
 };
 
-// Every number an option takes is range-checked: '99999999999' for an int is refused, never wrapped.
+// Every number an option takes is range-checked: '2147483648' for an int is refused, never wrapped.
+// `what` names the command and the option ("schedule add nightly: --retries").
 qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
                     qint64 maximum = std::numeric_limits<qint64>::max()) {
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
-    if (!ok || value < minimum || value > maximum)
-        throw ValidationError(QStringLiteral("%1: '%2' is not an integer from %3 to %4")
-                                  .arg(what, text)
-                                  .arg(minimum)
-                                  .arg(maximum));
+    if (!ok || value < minimum || value > maximum) {
+        const QString range = maximum == std::numeric_limits<qint64>::max()
+                                  ? QStringLiteral("of at least %1").arg(minimum)
+                                  : QStringLiteral("from %1 to %2").arg(minimum).arg(maximum);
+        throw ValidationError(QStringLiteral("%1: '%2' is not an integer %3").arg(what, text, range));
+    }
     return value;
 }
 
-// Upper bounds of the numbers that become an int: far above any useful value, far below overflow
-// (the window allows batches up to the same size).
-constexpr qint64 kMaxConcurrency = 256;
-constexpr qint64 kMaxBatchSize = 1'000'000;
+// The ranges the usage text documents, one place for each. Numbers that become an int stay far
+// below overflow; the rest are what is still useful, so that a typo is refused instead of a
+// process that waits for days or prints two billion lines.
+constexpr qint64 kMaxConcurrency = 256;     // run and schedule --concurrency
+constexpr qint64 kMaxBatchSize = 1'000'000; // the window allows batches up to the same size
+// A count of rows: 2^53, the largest integer every JSON reader of `table list --json` keeps exact.
+constexpr qint64 kMaxSkipped = qint64(1) << 53;
+constexpr qint64 kMaxRetries = 10;     // the retry delay stops growing long before
+constexpr qint64 kMaxNextCount = 1000; // schedule next --count
+constexpr qint64 kMaxHistoryLimit = std::numeric_limits<int>::max();
+constexpr qint64 kMaxIterationTimeoutSeconds = 7 * 86'400; // schedule --timeout: a week
 
 // --max-future: a duration from one minute to ten years, or "none" (a table whose watermark is
 // dated ahead on purpose, such as planned events). Stored as its shortest spelling.
-QString parseMaxFuture(const QString &text) {
+QString parseMaxFuture(const QString &text, const QString &command) {
     if (text.trimmed() == QLatin1String("none"))
         return QStringLiteral("none");
     constexpr qint64 kMinute = 60'000;
     constexpr qint64 kTenYears = 3650LL * 86'400'000;
-    const qint64 ms = parseDurationMs(text, QStringLiteral("--max-future"));
+    const QString option = command + QStringLiteral(": --max-future");
+    const qint64 ms = parseDurationMs(text, option);
     if (ms < kMinute || ms > kTenYears)
-        throw ValidationError(
-            QStringLiteral("--max-future: '%1' is not from 1m to 3650d (or none)").arg(text));
+        throw ValidationError(QStringLiteral("%1: '%2' is not from 1m to 3650d (or none)").arg(option, text));
     return durationText(ms);
 }
 
-qint64 parseTableId(const QString &text) {
-    return parseInteger(text, QStringLiteral("table ID"), 1);
+// `option` of `parser`'s command as a bounded integer; the error names both.
+qint64 optionInteger(const SubcommandParser &parser, const QString &option, qint64 minimum,
+                     qint64 maximum = std::numeric_limits<qint64>::max()) {
+    return parseInteger(parser.value(option), QStringLiteral("%1: --%2").arg(parser.command(), option),
+                        minimum, maximum);
 }
 
-QList<qint64> parseTableIds(const QStringList &texts) {
+// A positional table ID of `command` ("table pause: table ID: '0' is not ...").
+qint64 parseTableId(const QString &text, const QString &command) {
+    return parseInteger(text, QStringLiteral("%1: table ID").arg(command), 1);
+}
+
+// The --table ID... of `command`, without repeats.
+QList<qint64> parseTableIds(const QStringList &texts, const QString &command) {
     QList<qint64> ids;
     for (const QString &text : texts) {
-        const qint64 id = parseInteger(text, QStringLiteral("--table"), 1);
+        const qint64 id = parseInteger(text, QStringLiteral("%1: --table").arg(command), 1);
         if (!ids.contains(id))
             ids.append(id);
     }
@@ -552,6 +619,19 @@ int Commands::connectionAdd(const QStringList &args) {
         spec.kind = ConnectionKind::Sqlite;
         // Relative to where the operator typed it, not to wherever a later run starts.
         spec.path = QFileInfo(path).absoluteFilePath();
+        // A path no run could ever open is refused now, not at the first table add or run. A
+        // missing file is fine (a target is created when first written), a missing folder not.
+        const QFileInfo file(spec.path);
+        if (file.isDir())
+            throw ValidationError(
+                QStringLiteral("connection add %1: --sqlite %2 is a directory; give the path of a SQLite "
+                               "file (in it, e.g. %3)")
+                    .arg(name, spec.path, QDir(spec.path).filePath(QStringLiteral("data.db"))));
+        if (!file.exists() && !QFileInfo(file.absolutePath()).isDir())
+            throw ValidationError(
+                QStringLiteral("connection add %1: --sqlite %2: the directory %3 does not exist; create it "
+                               "first (Tidemark creates a missing target file, not its folders)")
+                    .arg(name, spec.path, file.absolutePath()));
     } else {
         spec.kind = ConnectionKind::Postgres;
         spec.conninfo = parser.value(QStringLiteral("postgres"));
@@ -715,16 +795,13 @@ int Commands::tableAdd(const QStringList &args) {
     }
     spec.lookback = parser.value(QStringLiteral("lookback"));
     if (parser.isSet(QStringLiteral("max-skipped")))
-        spec.maxSkipped =
-            parseInteger(parser.value(QStringLiteral("max-skipped")), QStringLiteral("--max-skipped"), 0);
+        spec.maxSkipped = optionInteger(parser, QStringLiteral("max-skipped"), 0, kMaxSkipped);
     if (parser.isSet(QStringLiteral("batch-size")))
-        spec.batchSize = int(parseInteger(parser.value(QStringLiteral("batch-size")),
-                                          QStringLiteral("--batch-size"), 1, kMaxBatchSize));
+        spec.batchSize = int(optionInteger(parser, QStringLiteral("batch-size"), 1, kMaxBatchSize));
     if (parser.isSet(QStringLiteral("max-future")))
-        spec.maxFuture = parseMaxFuture(parser.value(QStringLiteral("max-future")));
+        spec.maxFuture = parseMaxFuture(parser.value(QStringLiteral("max-future")), parser.command());
     if (parser.isSet(QStringLiteral("max-jump")))
-        spec.maxJump =
-            parseInteger(parser.value(QStringLiteral("max-jump")), QStringLiteral("--max-jump"), 1);
+        spec.maxJump = optionInteger(parser, QStringLiteral("max-jump"), 1);
     spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
     spec.active = !parser.isSet(QStringLiteral("paused"));
     spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
@@ -737,8 +814,12 @@ int Commands::tableAdd(const QStringList &args) {
     TableSpec prepared;
     try {
         prepared = prepareTable(*workspace, draft);
-    } catch (const ValidationError &) {
-        throw;
+    } catch (const ValidationError &error) {
+        // The core's checks name the option ("invalid --lookback '-1'"); the line names the
+        // command too, like every other refusal of table add.
+        if (error.message().startsWith(parser.command()))
+            throw;
+        throw ValidationError(QStringLiteral("%1: %2").arg(parser.command(), error.message()));
     } catch (const Error &error) {
         // The source could not be inspected: the table is refused, nothing was added.
         throw ValidationError(error.message());
@@ -803,7 +884,8 @@ int Commands::tableList(const QStringList &args) {
 
 int Commands::tableSetActive(const QStringList &args, const QString &command, bool active) {
     SubcommandParser parser(command);
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -814,7 +896,8 @@ int Commands::tableSetActive(const QStringList &args, const QString &command, bo
 
 int Commands::tableRemove(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table remove"));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -826,7 +909,8 @@ int Commands::tableRemove(const QStringList &args) {
 int Commands::tableRestore(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table restore"));
     parser.addFlag(QStringLiteral("yes"));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     std::unique_ptr<Workspace> workspace = openWorkspace();
@@ -880,7 +964,7 @@ int Commands::run(const QStringList &args) {
     RunRequest request;
     request.trigger = QStringLiteral("cli");
     request.dryRun = parser.isSet(QStringLiteral("dry-run"));
-    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
     request.adopt = parser.isSet(QStringLiteral("adopt"));
     // Taking a target over from its owner is explicit: one named table at a time, never implied.
     if (request.adopt && request.tableIds.isEmpty())
@@ -890,8 +974,7 @@ int Commands::run(const QStringList &args) {
         throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
                                              "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
-        request.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
-                                               QStringLiteral("--concurrency"), 1, kMaxConcurrency));
+        request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
     if (parser.isSet(QStringLiteral("trigger"))) {
         request.trigger = parser.value(QStringLiteral("trigger"));
         if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
@@ -995,7 +1078,8 @@ int Commands::backfill(const QStringList &args) {
     parser.addValue(QStringLiteral("from"), QStringLiteral("VALUE"));
     for (const char *name : {"keep", "delete-newer", "truncate", "yes", "json"})
         parser.addFlag(QString::fromLatin1(name));
-    const qint64 id = parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first());
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
 
@@ -1073,13 +1157,12 @@ int Commands::history(const QStringList &args) {
 
     RunPageQuery query;
     if (parser.isSet(QStringLiteral("run")))
-        query.runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+        query.runId = optionInteger(parser, QStringLiteral("run"), 1);
     if (parser.isSet(QStringLiteral("table")))
-        query.tableId = parseInteger(parser.value(QStringLiteral("table")), QStringLiteral("--table"), 1);
+        query.tableId = optionInteger(parser, QStringLiteral("table"), 1);
     int limit = kDefaultHistoryLimit;
     if (parser.isSet(QStringLiteral("limit")))
-        limit = int(parseInteger(parser.value(QStringLiteral("limit")), QStringLiteral("--limit"), 0,
-                                 std::numeric_limits<int>::max()));
+        limit = int(optionInteger(parser, QStringLiteral("limit"), 0, kMaxHistoryLimit));
 
     const std::unique_ptr<Workspace> workspace = openWorkspace();
     // A removed table keeps its history.
@@ -1114,17 +1197,19 @@ int Commands::history(const QStringList &args) {
 
 namespace {
 
-// "500ms", "30s", "2m" -> milliseconds; ValidationError naming the option otherwise.
-// Alerts wait at most a day for a hook or a webhook.
-int alertTimeoutMs(const QString &text, const QString &option) {
-    const qint64 ms = parseDurationMs(text, option);
-    if (ms > 24 * 3600 * 1000)
-        throw ValidationError(QStringLiteral("%1: '%2' is longer than a day").arg(option, text));
+// "500ms", "30s", "2m" -> milliseconds; a ValidationError naming the command and the option
+// otherwise. At most AlertSettings::kMaxTimeoutMs: `run` waits for its alerts before it exits, so a webhook
+// that never answers must not keep a cron job (or the next one) waiting for a day.
+int alertTimeoutMs(const QString &text, const QString &what) {
+    const qint64 ms = parseDurationMs(text, what);
+    if (ms > AlertSettings::kMaxTimeoutMs)
+        throw ValidationError(QStringLiteral("%1: '%2' is longer than %3 (from 1ms to %3)")
+                                  .arg(what, text, durationText(AlertSettings::kMaxTimeoutMs)));
     return int(ms);
 }
 
 void addAlertOptions(SubcommandParser &parser) {
-    for (const char *name : {"hook", "hook-timeout", "webhook", "webhook-timeout", "on"})
+    for (const char *name : {"hook", "hook-timeout", "hook-env", "webhook", "webhook-timeout", "on"})
         parser.addValue(QString::fromLatin1(name), QStringLiteral("VALUE"));
 }
 
@@ -1142,17 +1227,22 @@ bool applyAlertOptions(const SubcommandParser &parser, AlertSettings &settings, 
         changed = true;
     }
     if (parser.isSet(QStringLiteral("hook-timeout"))) {
-        settings.hookTimeoutMs =
-            alertTimeoutMs(parser.value(QStringLiteral("hook-timeout")), QStringLiteral("--hook-timeout"));
+        settings.hookTimeoutMs = alertTimeoutMs(parser.value(QStringLiteral("hook-timeout")),
+                                                command + QStringLiteral(": --hook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("webhook-timeout"))) {
         settings.webhookTimeoutMs = alertTimeoutMs(parser.value(QStringLiteral("webhook-timeout")),
-                                                   QStringLiteral("--webhook-timeout"));
+                                                   command + QStringLiteral(": --webhook-timeout"));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("on"))) {
         settings.on = parseAlertStatuses(parser.value(QStringLiteral("on")));
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("hook-env"))) {
+        settings.hookEnv =
+            parseHookEnv(parser.value(QStringLiteral("hook-env")), command + QStringLiteral(": --hook-env"));
         changed = true;
     }
     if (changed && settings.isEmpty() && !parser.isSet(QStringLiteral("hook")) &&
@@ -1161,6 +1251,20 @@ bool applyAlertOptions(const SubcommandParser &parser, AlertSettings &settings, 
                                              "or --webhook URL")
                                   .arg(command));
     return changed;
+}
+
+// A hook never gets the variables holding the workspace's secrets (the dispatcher withholds
+// them); asking for one is refused here, so nobody counts on a variable that never arrives.
+void refuseSecretHookEnv(Workspace &workspace, const AlertSettings &settings, const QString &command) {
+    const QStringList secrets =
+        AlertDispatcher::secretVariables(workspace) + secretReferences(settings.webhookUrl);
+    for (const QString &name : settings.hookEnv) {
+        if (secrets.contains(name))
+            throw ValidationError(QStringLiteral("%1: --hook-env: %2 holds a secret of this workspace (a "
+                                                 "connection's --password-env or a webhook's ${%2}); a "
+                                                 "hook never gets it")
+                                      .arg(command, name));
+    }
 }
 
 } // namespace
@@ -1176,7 +1280,9 @@ int Commands::alertSet(const QStringList &args) {
     AlertSettings settings = workspace->alertSettings();
     if (!applyAlertOptions(parser, settings, QStringLiteral("alert set")))
         throw ValidationError(QStringLiteral(
-            "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --webhook-timeout"));
+            "alert set: give at least one of --hook, --webhook, --on, --hook-timeout, --hook-env, "
+            "--webhook-timeout"));
+    refuseSecretHookEnv(*workspace, settings, parser.command());
     workspace->setAlertSettings(settings);
     return 0;
 }
@@ -1202,6 +1308,8 @@ int Commands::alertShow(const QStringList &args) {
     if (!settings.hookCommand.isEmpty())
         text += QStringLiteral("hook:    %1   (time limit %2)\n")
                     .arg(settings.hookCommand, durationText(settings.hookTimeoutMs));
+    if (!settings.hookCommand.isEmpty() && !settings.hookEnv.isEmpty())
+        text += QStringLiteral("hook env: %1\n").arg(settings.hookEnv.join(QStringLiteral(", ")));
     if (!settings.webhookUrl.isEmpty())
         text += QStringLiteral("webhook: %1   (retried for up to %2)\n")
                     .arg(settings.webhookUrl, durationText(settings.webhookTimeoutMs));
@@ -1218,13 +1326,14 @@ int Commands::alertTest(const QStringList &args) {
         m_workspace = parser.value(QStringLiteral("workspace"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    const AlertSettings settings = workspace->alertSettings();
+    AlertSettings settings = workspace->alertSettings();
+    settings.withheldEnv = AlertDispatcher::secretVariables(*workspace);
     if (settings.isEmpty())
         throw ValidationError(QStringLiteral("alert test: no alerts set in workspace %1 (see alert set)")
                                   .arg(workspace->path()));
     RunRecord run;
     if (parser.isSet(QStringLiteral("run"))) {
-        const qint64 runId = parseInteger(parser.value(QStringLiteral("run")), QStringLiteral("--run"), 1);
+        const qint64 runId = optionInteger(parser, QStringLiteral("run"), 1);
         const QList<RunRecord> runs = workspace->runs(1, runId);
         if (runs.isEmpty())
             throw ValidationError(
@@ -1273,7 +1382,7 @@ int Commands::verify(const QStringList &args) {
     const bool json = parser.isSet(QStringLiteral("json"));
 
     std::unique_ptr<Workspace> workspace = openWorkspace();
-    QList<qint64> ids = parseTableIds(parser.values(QStringLiteral("table")));
+    QList<qint64> ids = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
     QHash<qint64, TableSpec> specs;
     if (ids.isEmpty()) {
         for (const TableSpec &spec : workspace->tables()) {
@@ -1434,23 +1543,40 @@ bool applyScheduleOptions(const SubcommandParser &parser, ScheduleSpec &spec, co
                     .arg(command, spec.timeZone));
         changed = true;
     }
+    if (parser.isSet(QStringLiteral("cron")) || parser.isSet(QStringLiteral("tz"))) {
+        // A valid expression may still name a date that never comes ("0 0 30 2 *"): refused now
+        // rather than stored as a schedule that silently never runs. nextAfter() searches the
+        // whole 400-year Gregorian cycle, so "never" is never.
+        const QDateTime next = CronExpression::parse(spec.cron).nextAfter(QDateTime::currentDateTimeUtc(),
+                                                                          QTimeZone(spec.timeZone.toUtf8()));
+        if (!next.isValid())
+            throw ValidationError(
+                QStringLiteral("%1: --cron '%2' never fires: no month it names has the day of "
+                               "month it names (February has at most 29 days; April, June, "
+                               "September and November have 30)")
+                    .arg(command, spec.cron));
+    }
     if (parser.isSet(QStringLiteral("table"))) {
-        spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")));
+        spec.tableIds = parseTableIds(parser.values(QStringLiteral("table")), command);
         changed = true;
     }
     if (parser.isSet(QStringLiteral("concurrency"))) {
-        spec.concurrency = int(
-            parseInteger(parser.value(QStringLiteral("concurrency")), QStringLiteral("--concurrency"), 1));
+        spec.concurrency = int(parseInteger(parser.value(QStringLiteral("concurrency")),
+                                            command + QStringLiteral(": --concurrency"), 1, kMaxConcurrency));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("retries"))) {
-        spec.retries =
-            int(parseInteger(parser.value(QStringLiteral("retries")), QStringLiteral("--retries"), 0));
+        spec.retries = int(parseInteger(parser.value(QStringLiteral("retries")),
+                                        command + QStringLiteral(": --retries"), 0, kMaxRetries));
         changed = true;
     }
     if (parser.isSet(QStringLiteral("timeout"))) {
-        spec.timeoutSeconds =
-            parseDurationSeconds(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"));
+        const QString what = command + QStringLiteral(": --timeout");
+        spec.timeoutSeconds = parseDurationSeconds(parser.value(QStringLiteral("timeout")), what);
+        if (spec.timeoutSeconds > kMaxIterationTimeoutSeconds)
+            throw ValidationError(QStringLiteral("%1: '%2' is longer than %3 (from 1s to %3)")
+                                      .arg(what, parser.value(QStringLiteral("timeout")),
+                                           durationText(kMaxIterationTimeoutSeconds * 1000)));
         changed = true;
     }
     return applyAlertOptions(parser, spec.alerts, command) || changed;
@@ -1478,6 +1604,7 @@ int Commands::scheduleAdd(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     for (const qint64 id : std::as_const(spec.tableIds))
         requireTable(*workspace, id);
+    refuseSecretHookEnv(*workspace, spec.alerts, parser.command());
     workspace->addSchedule(spec);
     const QDateTime next = nextRunAt(spec);
     writeOut(QStringLiteral("schedule %1: %2\n")
@@ -1509,6 +1636,7 @@ int Commands::scheduleEdit(const QStringList &args) {
         throw ValidationError(QStringLiteral("%1: nothing to change (see tidemark-cli --help)").arg(command));
     for (const qint64 id : std::as_const(spec.tableIds))
         requireTable(*workspace, id);
+    refuseSecretHookEnv(*workspace, spec.alerts, command);
     workspace->editSchedule(spec);
     return 0;
 }
@@ -1557,7 +1685,7 @@ int Commands::scheduleNext(const QStringList &args) {
         m_workspace = parser.value(QStringLiteral("workspace"));
     int count = 5;
     if (parser.isSet(QStringLiteral("count")))
-        count = int(parseInteger(parser.value(QStringLiteral("count")), QStringLiteral("--count"), 1));
+        count = int(optionInteger(parser, QStringLiteral("count"), 1, kMaxNextCount));
     QDateTime after = QDateTime::currentDateTimeUtc();
     if (parser.isSet(QStringLiteral("after"))) {
         const std::optional<ParsedTimestamp> parsed =

@@ -10,6 +10,8 @@
 #include <QJsonDocument>
 #include <QProcessEnvironment>
 
+#include <algorithm>
+
 namespace tidemark {
 namespace {
 
@@ -17,24 +19,8 @@ auto alertLog() {
     return logger("core.alerts");
 }
 
-} // namespace
-
-AlertDispatcher::AlertDispatcher(const QString &workspacePath, QObject *parent)
-    : QObject(parent)
-    , m_workspacePath(workspacePath)
-    , m_secrets(std::make_shared<EnvironmentSecretSource>()) {
-    qRegisterMetaType<tidemark::AlertDelivery>("tidemark::AlertDelivery");
-}
-
-AlertDispatcher::~AlertDispatcher() = default;
-
-QByteArray AlertDispatcher::payload(const RunRecord &run) const {
-    QJsonObject object = runJson(run, true);
-    object.insert(QStringLiteral("workspace"), m_workspacePath);
-    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
-}
-
-QList<AlertSettings> AlertDispatcher::alertsFor(Workspace &workspace, const RunRecord &run) {
+// The alerts that fire for `run` (AlertDispatcher::alertsFor), without their withheld variables.
+QList<AlertSettings> alertsOf(Workspace &workspace, const RunRecord &run) {
     QList<AlertSettings> alerts;
     const AlertSettings own = workspace.alertSettings();
     if (own.firesOn(run.status))
@@ -56,6 +42,46 @@ QList<AlertSettings> AlertDispatcher::alertsFor(Workspace &workspace, const RunR
     return alerts;
 }
 
+} // namespace
+
+AlertDispatcher::AlertDispatcher(const QString &workspacePath, QObject *parent)
+    : QObject(parent)
+    , m_workspacePath(workspacePath)
+    , m_secrets(std::make_shared<EnvironmentSecretSource>()) {
+    qRegisterMetaType<tidemark::AlertDelivery>("tidemark::AlertDelivery");
+}
+
+AlertDispatcher::~AlertDispatcher() = default;
+
+QByteArray AlertDispatcher::payload(const RunRecord &run) const {
+    QJsonObject object = runJson(run, true);
+    object.insert(QStringLiteral("workspace"), m_workspacePath);
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+QStringList AlertDispatcher::secretVariables(Workspace &workspace) {
+    QStringList names;
+    for (const ConnectionSpec &connection : workspace.connections()) {
+        if (!connection.passwordEnv.isEmpty())
+            names.append(connection.passwordEnv);
+    }
+    names += secretReferences(workspace.alertSettings().webhookUrl);
+    for (const ScheduleSpec &schedule : workspace.schedules())
+        names += secretReferences(schedule.alerts.webhookUrl);
+    names.removeDuplicates();
+    return names;
+}
+
+QList<AlertSettings> AlertDispatcher::alertsFor(Workspace &workspace, const RunRecord &run) {
+    QList<AlertSettings> alerts = alertsOf(workspace, run);
+    if (alerts.isEmpty())
+        return alerts;
+    const QStringList withheld = secretVariables(workspace);
+    for (AlertSettings &settings : alerts)
+        settings.withheldEnv = withheld;
+    return alerts;
+}
+
 int AlertDispatcher::notify(const RunRecord &run) {
     QList<AlertSettings> alerts;
     try {
@@ -74,11 +100,22 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
     const QByteArray body = payload(run);
     int started = 0;
     if (!settings.hookCommand.isEmpty()) {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        // The webhook's own references are withheld even when the caller did not fill
+        // withheldEnv (a settings object read without alertsFor()).
+        const QStringList withheld = settings.withheldEnv + secretReferences(settings.webhookUrl);
+        for (const QString &name : settings.hookEnv) {
+            if (withheld.contains(name))
+                alertLog()->warn("run {}: hook '{}': ${} holds a secret of the workspace (a password "
+                                 "or a webhook token); not passed to the hook",
+                                 run.id, str(settings.hookCommand), str(name));
+        }
+        QProcessEnvironment environment =
+            hookEnvironment(QProcessEnvironment::systemEnvironment(), settings.hookEnv, withheld);
         environment.insert(QStringLiteral("TIDEMARK_WORKSPACE"), m_workspacePath);
         environment.insert(QStringLiteral("TIDEMARK_RUN_ID"), QString::number(run.id));
         environment.insert(QStringLiteral("TIDEMARK_RUN_STATUS"), run.status);
-        auto *hook = new HookRunner(settings.hookCommand, settings.hookTimeoutMs, this);
+        auto *hook = new HookRunner(settings.hookCommand,
+                                    std::min(settings.hookTimeoutMs, AlertSettings::kMaxTimeoutMs), this);
         const QString command = settings.hookCommand;
         connect(hook, &HookRunner::finished, this, [this, hook, command](const AlertDelivery &delivery) {
             hook->deleteLater();
@@ -105,7 +142,8 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
         });
         ++m_pending;
         ++started;
-        webhook->start(run.id, settings.webhookUrl, body, settings.webhookTimeoutMs, *m_secrets);
+        webhook->start(run.id, settings.webhookUrl, body,
+                       std::min(settings.webhookTimeoutMs, AlertSettings::kMaxTimeoutMs), *m_secrets);
     }
     return started;
 }

@@ -37,7 +37,12 @@ public:
     // the schedule that fired it (ScheduleSpec::alerts), each only if it fires on the run's
     // status. A schedule's hook or webhook that is the workspace's too is sent once. For a
     // caller that reads the workspace on another thread (the window), then calls send().
+    // Each comes with its withheldEnv filled (secretVariables()).
     static QList<AlertSettings> alertsFor(Workspace &workspace, const RunRecord &run);
+    // The environment variables that hold `workspace`'s secrets: every connection's
+    // --password-env, and every `${NAME}` of the workspace's and its schedules' webhooks. A hook
+    // never gets them, even when it asks (AlertSettings::withheldEnv).
+    static QStringList secretVariables(Workspace &workspace);
     // The same with settings given, status not checked (`alert test`, a caller that has read
     // the settings already).
     int send(const RunRecord &run, const AlertSettings &settings);

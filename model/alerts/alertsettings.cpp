@@ -62,6 +62,7 @@ QJsonObject alertSettingsToJson(const AlertSettings &settings) {
     QJsonObject object;
     object.insert(QStringLiteral("hook"), optional(settings.hookCommand));
     object.insert(QStringLiteral("hook_timeout_ms"), settings.hookTimeoutMs);
+    object.insert(QStringLiteral("hook_env"), QJsonArray::fromStringList(settings.hookEnv));
     object.insert(QStringLiteral("webhook"), optional(settings.webhookUrl));
     object.insert(QStringLiteral("webhook_timeout_ms"), settings.webhookTimeoutMs);
     object.insert(QStringLiteral("on"), QJsonArray::fromStringList(settings.on));
@@ -72,6 +73,8 @@ AlertSettings alertSettingsFromJson(const QJsonObject &object) {
     AlertSettings settings;
     settings.hookCommand = object.value(QStringLiteral("hook")).toString();
     settings.hookTimeoutMs = object.value(QStringLiteral("hook_timeout_ms")).toInt(settings.hookTimeoutMs);
+    for (const QJsonValue &name : object.value(QStringLiteral("hook_env")).toArray())
+        settings.hookEnv.append(name.toString());
     settings.webhookUrl = object.value(QStringLiteral("webhook")).toString();
     settings.webhookTimeoutMs =
         object.value(QStringLiteral("webhook_timeout_ms")).toInt(settings.webhookTimeoutMs);
@@ -98,6 +101,21 @@ QStringList parseAlertStatuses(const QString &text) {
         throw ValidationError(QStringLiteral("--on: no status given (one or more of %1)")
                                   .arg(AlertSettings::allowedStatuses().join(QLatin1Char(','))));
     return statuses;
+}
+
+QStringList parseHookEnv(const QString &text, const QString &what) {
+    static const QRegularExpression namePattern(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+    QStringList names;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString name = part.trimmed();
+        if (!namePattern.match(name).hasMatch())
+            throw ValidationError(
+                QStringLiteral("%1: '%2' is not an environment variable name (letters, digits, _)")
+                    .arg(what, name));
+        if (!names.contains(name))
+            names.append(name);
+    }
+    return names;
 }
 
 void checkWebhookUrl(const QString &text) {

@@ -14,6 +14,19 @@ constexpr qsizetype kOutputKept = 400;
 
 } // namespace
 
+QProcessEnvironment hookEnvironment(const QProcessEnvironment &inherited, const QStringList &requested,
+                                    const QStringList &withheld) {
+    QProcessEnvironment environment;
+    for (const QString &name : inherited.keys()) {
+        const bool basic = name == QLatin1String("PATH") || name == QLatin1String("HOME") ||
+                           name == QLatin1String("LANG") || name == QLatin1String("TZ") ||
+                           name.startsWith(QLatin1String("LC_"));
+        if ((basic || requested.contains(name)) && !withheld.contains(name))
+            environment.insert(name, inherited.value(name));
+    }
+    return environment;
+}
+
 HookRunner::HookRunner(const QString &command, int timeoutMs, QObject *parent)
     : QObject(parent)
     , m_command(command)

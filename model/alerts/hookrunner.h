@@ -12,6 +12,15 @@ class QTimer;
 
 namespace tidemark {
 
+// The environment a hook starts from: PATH, HOME, LANG, LC_* and TZ of `inherited` (what a shell
+// command needs to find programs and to print text and times as its operator reads them), and
+// the variables `requested` names (AlertSettings::hookEnv) that `inherited` has, except those in
+// `withheld`. Nothing else: Tidemark's environment holds database passwords (--password-env),
+// webhook tokens and whatever its service unit was given, none of it the hook's business. The
+// caller adds the TIDEMARK_* variables of the hook contract.
+QProcessEnvironment hookEnvironment(const QProcessEnvironment &inherited, const QStringList &requested,
+                                    const QStringList &withheld);
+
 // Runs one alert hook: `/bin/sh -c COMMAND` with the run's JSON on stdin, in a process group of
 // its own so that the time limit kills whatever the command started, not just the shell. Its
 // output is captured (it must not mix into the CLI's stdout) and kept for the log. Asynchronous:

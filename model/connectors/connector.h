@@ -258,6 +258,12 @@ public:
     // were recorded: nullopt).
     virtual std::optional<StateOwner> readTargetOwner(const QString &targetKey) = 0;
 
+    // --- optional: a database that is a file this connector may create ---
+    // The permission bits the file gets if this connector creates it (targetFileMode(),
+    // model/connectors/sqliteconnector.h): owner-only until told. An existing file keeps its
+    // own. Connectors to a server ignore it.
+    virtual void setNewFileMode(int mode) {}
+
     // --- optional: same-database push-down (default: not possible) ---
     // Called before begin() when the engine may push the copy down: set-up that cannot run inside
     // a transaction (SQLite's ATTACH of the source file) happens here.

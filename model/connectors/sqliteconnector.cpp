@@ -10,6 +10,7 @@
 #include "model/storage/sqlitedb.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
@@ -17,7 +18,12 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tidemark {
 namespace {
@@ -384,6 +390,30 @@ bool keepsValues(Affinity affinity, LogicalType logical) {
     return false;
 }
 
+// Creates the empty file `path` with `mode` (less the umask) if nothing is there; SQLite takes an
+// empty file as a new database. Made under a private name and linked into place, so that the
+// file never exists with other bits, an existing file is never touched (link() does not
+// replace), and no descriptor of the live name is ever closed by anyone but SQLite (closing one
+// would drop another connection's POSIX locks on it: STYLE.md 25). Failures are left to
+// sqlite3_open_v2, which names the file.
+void createFileWithMode(const QString &path, int mode) {
+    static std::atomic_int counter{0};
+    const QByteArray name = QFile::encodeName(path);
+    const QByteArray scratch =
+        name + ".tidemark-new." + QByteArray::number(::getpid()) + '.' + QByteArray::number(counter++);
+    const int fd = ::open(scratch.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode));
+    if (fd < 0)
+        return;
+    ::close(fd);
+    if (::link(scratch.constData(), name.constData()) != 0 && errno != EEXIST) {
+        // A file system without hard links: create the name itself, still with the bits.
+        const int direct = ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode));
+        if (direct >= 0)
+            ::close(direct);
+    }
+    ::unlink(scratch.constData());
+}
+
 } // namespace
 
 SqliteConnector::SqliteConnector(const ConnectionSpec &spec)
@@ -399,6 +429,9 @@ SqliteConnector::~SqliteConnector() {
 }
 
 void SqliteConnector::open(bool create) {
+    const bool special = m_path == QLatin1String(":memory:") || m_path.startsWith(QLatin1String("file:"));
+    if (create && !special && !QFileInfo::exists(m_path))
+        createFileWithMode(m_path, m_newFileMode);
     try {
         // Iterations of one run often write into one target file; each waits its turn behind
         // the others' commits (a Cancel still stops the wait at once).

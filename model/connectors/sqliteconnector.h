@@ -56,6 +56,9 @@ public:
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
     std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
+    // The file is created with these bits (less the umask) before SQLite opens it: it never
+    // exists with SQLite's default 0644 in between.
+    void setNewFileMode(int mode) override { m_newFileMode = mode; }
     void interrupt() override;
     void preparePushDown(SourceReader &source) override;
     std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
@@ -89,6 +92,7 @@ private:
     QString m_name;
     QString m_path;
     std::unique_ptr<SqliteDb> m_db;
+    int m_newFileMode = 0600;
     bool m_writeCache = false; // m_db has the larger page cache writes want (writable())
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down

@@ -90,6 +90,9 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
 
     std::unique_ptr<TargetWriter> target =
         openConnector(requireConnection(workspace, spec->targetConnection));
+    // A backfill of a table never run creates its target file (the state row): no more open
+    // than the source.
+    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec->sourceConnection)));
     const TableRef targetTable = target->parseTableName(spec->targetTable);
     BackfillResult result;
     const auto state = target->readState(workspace.workspaceId(), spec->id);

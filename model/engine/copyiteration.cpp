@@ -74,6 +74,7 @@ struct CopyIteration::State {
     QString workspaceBehind;
     // The future guard's warning when it held rows back (empty: it held none).
     QString heldBack;
+    qint64 rejectsLost = 0; // rejected rows whose contents the workspace could not take
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
         : workspace(ws)
@@ -231,6 +232,8 @@ struct CopyIteration::State {
             sourceSpec.kind == ConnectionKind::Sqlite && targetSpec.kind == ConnectionKind::Sqlite &&
             QFileInfo(sourceSpec.path).absoluteFilePath() == QFileInfo(targetSpec.path).absoluteFilePath();
         targetConnector = sameFile ? sourceConnector : connect(targetSpec);
+        // A target file this iteration creates is no more open than its source.
+        targetConnector->setNewFileMode(targetFileMode(sourceSpec));
         source = sourceConnector.get();
         target = targetConnector.get();
         std::vector<Connector *> watched{sourceConnector.get()};
@@ -769,26 +772,40 @@ struct CopyIteration::State {
     // full) the copy still stands: the record says so, and the next reconcile catches the
     // workspace up from the target's state row.
     void followCommit(bool advances) {
+        qsizetype recorded = 0;
         try {
             // Refused when a backfill (or a later run) moved the workspace since this commit.
             if (advances)
                 workspace.followTargetState(spec.id, generation, position, QStringLiteral("run"),
                                             record.runId);
-            for (RejectedRow &row : rejects)
+            for (RejectedRow &row : rejects) {
                 workspace.addReject(row);
+                ++recorded;
+            }
         } catch (const Error &error) {
             faultPoint("workspace_behind");
             if (workspaceBehind.isEmpty())
                 workspaceBehind = error.message();
+            rejectsLost += qint64(rejects.size() - recorded);
             log(QStringLiteral("warning"), committedNote());
         }
         rejects.clear();
     }
 
+    // The target's state row brings the position back, not the rejected rows' contents: those
+    // the workspace could not take are counted here, never silently gone.
     QString committedNote() const {
-        return QStringLiteral("committed to the target; the workspace will catch up from the target's state "
-                              "row (it could not record the commit: %1)")
-            .arg(workspaceBehind);
+        QString note =
+            QStringLiteral("committed to the target; the workspace will catch up from the target's "
+                           "state row (it could not record the commit: %1)")
+                .arg(workspaceBehind);
+        if (rejectsLost > 0)
+            note +=
+                QStringLiteral("; the contents of %1 of the %2 rejected rows could not be recorded in the "
+                               "workspace (their count stands in rows skipped)")
+                    .arg(rejectsLost)
+                    .arg(record.rowsSkipped);
+        return note;
     }
 
     // The early check of the compare-and-set: the write transaction starts from the state row

@@ -440,7 +440,9 @@ CREATE INDEX IF NOT EXISTS iterations_by_table_written ON iterations(table_id, r
 // only what its committed transactions hold as written: rows streamed into a transaction not
 // (yet) committed are pending while it runs and rolled back once it ended otherwise. Rows held
 // back beyond a table's future guard (max_future: a duration, empty = the default; max_jump: an
-// integer watermark's largest step, 0 = none) are counted.
+// integer watermark's largest step, 0 = none) are counted. The variables the workspace's hook
+// asks for (AlertSettings::hookEnv), comma-separated: hooks now get a minimal environment, and
+// one set before this step asks for none (a schedule's alerts carry theirs as JSON "hook_env").
 void migrateTo11(SqliteDb &db) {
     db.exec(QStringLiteral(R"(
 ALTER TABLE runner ADD COLUMN last_firing_at TEXT;
@@ -451,6 +453,7 @@ ALTER TABLE iterations ADD COLUMN rows_rolled_back INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE iterations ADD COLUMN rows_future INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE tables ADD COLUMN max_future TEXT NOT NULL DEFAULT '';
 ALTER TABLE tables ADD COLUMN max_jump INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE alert_settings ADD COLUMN hook_env TEXT NOT NULL DEFAULT '';
 )"));
 }
 
@@ -760,8 +763,9 @@ void Workspace::migrate() {
 // --- alerts ---
 
 AlertSettings Workspace::alertSettings() {
-    SqliteStatement select(*m_db, QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
-                                                 "webhook_timeout_ms, on_statuses FROM alert_settings"));
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
+                                          "webhook_timeout_ms, on_statuses, hook_env FROM alert_settings"));
     AlertSettings settings;
     if (!select.step())
         return settings;
@@ -770,6 +774,7 @@ AlertSettings Workspace::alertSettings() {
     settings.webhookUrl = select.columnText(2);
     settings.webhookTimeoutMs = int(select.columnInt64(3));
     settings.on = select.columnText(4).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    settings.hookEnv = select.columnText(5).split(QLatin1Char(','), Qt::SkipEmptyParts);
     return settings;
 }
 
@@ -779,14 +784,17 @@ void Workspace::setAlertSettings(const AlertSettings &settings) {
     Transaction transaction(*m_db);
     m_db->exec(QStringLiteral("DELETE FROM alert_settings"));
     if (!settings.isEmpty()) {
-        SqliteStatement insert(*m_db, QStringLiteral("INSERT INTO alert_settings (id, hook_command, "
-                                                     "hook_timeout_ms, webhook_url, webhook_timeout_ms, "
-                                                     "on_statuses) VALUES (1, ?1, ?2, ?3, ?4, ?5)"));
+        SqliteStatement insert(*m_db,
+                               QStringLiteral("INSERT INTO alert_settings (id, hook_command, "
+                                              "hook_timeout_ms, webhook_url, webhook_timeout_ms, "
+                                              "on_statuses, hook_env) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)"));
         insert.bind(1, textOrNull(settings.hookCommand))
             .bind(2, settings.hookTimeoutMs)
             .bind(3, textOrNull(settings.webhookUrl))
             .bind(4, settings.webhookTimeoutMs)
             .bind(5, settings.on.join(QLatin1Char(',')))
+            .bind(6,
+                  settings.hookEnv.isEmpty() ? QStringLiteral("") : settings.hookEnv.join(QLatin1Char(',')))
             .run();
     }
     transaction.commit();

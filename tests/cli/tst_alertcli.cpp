@@ -8,7 +8,9 @@
 #include "tests/support/testsupport.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <memory>
@@ -87,6 +89,108 @@ private slots:
         QVERIFY2(log.contains("hook 'cat >>") && log.contains("exit code 0 in ") &&
                      log.contains("hook-was-here"),
                  log.constData());
+    }
+
+    // A hook sees PATH, HOME, LANG, LC_*, TZ, the TIDEMARK_* variables of its run and what
+    // --hook-env names; never the workspace's secrets, not even when asked for them.
+    void hookGetsAMinimalEnvironment() {
+        const QList<QPair<QByteArray, QByteArray>> variables{{"TM_TEST_PG_PASSWORD", "pg-s3cret"},
+                                                             {"TM_TEST_WEBHOOK_TOKEN", "wh-s3cret"},
+                                                             {"TM_TEST_INHERITED", "inherited-s3cret"},
+                                                             {"TIDEMARK_TEST_INHERITED", "tm-s3cret"},
+                                                             {"TM_TEST_WANTED", "wanted-value"}};
+        for (const auto &[name, value] : variables)
+            qputenv(name.constData(), value);
+        const auto unset = qScopeGuard([&] {
+            for (const auto &[name, value] : variables)
+                qunsetenv(name.constData());
+        });
+        setupWorkspace();
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("pg"),
+                      QStringLiteral("--postgres"), QStringLiteral("host=127.0.0.1 dbname=x"),
+                      QStringLiteral("--password-env"), QStringLiteral("TM_TEST_PG_PASSWORD")}),
+                 0);
+        const QString envFile = path(QStringLiteral("hook-env.txt"));
+        CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+                      QStringLiteral("env > '%1'").arg(envFile), QStringLiteral("--hook-env"),
+                      QStringLiteral("TM_TEST_WANTED"), QStringLiteral("--webhook"),
+                      QStringLiteral("http://127.0.0.1:9/alert?token=${TM_TEST_WEBHOOK_TOKEN}"),
+                      QStringLiteral("--webhook-timeout"), QStringLiteral("1s")}),
+                 0);
+        const CliResult shown =
+            cli({QStringLiteral("alert"), QStringLiteral("show"), QStringLiteral("--json")});
+        QCOMPARE(parseJsonObject(shown.out).value(QStringLiteral("hook_env")).toArray(),
+                 QJsonArray{QStringLiteral("TM_TEST_WANTED")});
+
+        // Asking for a secret is refused where it is asked ...
+        for (const QString &secret :
+             {QStringLiteral("TM_TEST_PG_PASSWORD"), QStringLiteral("TM_TEST_WEBHOOK_TOKEN")}) {
+            const CliResult refused =
+                cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook-env"),
+                     QStringLiteral("TM_TEST_WANTED,") + secret});
+            CLI_EXIT(refused, 2);
+            QCOMPARE(refused.errLines().size(), 1);
+            QVERIFY2(refused.err.contains(QStringLiteral("alert set: --hook-env: ") + secret),
+                     qPrintable(refused.err));
+        }
+        const CliResult badName = cli({QStringLiteral("alert"), QStringLiteral("set"),
+                                       QStringLiteral("--hook-env"), QStringLiteral("NOT-A-NAME")});
+        CLI_EXIT(badName, 2);
+        QVERIFY2(badName.err.contains(QStringLiteral("--hook-env")), qPrintable(badName.err));
+        // ... and withheld when sent, even if the stored settings ask (an older workspace, a
+        // connection added after the alert).
+        execSql(m_ws, QStringLiteral("UPDATE alert_settings SET hook_env = "
+                                     "'TM_TEST_WANTED,TM_TEST_PG_PASSWORD,TM_TEST_WEBHOOK_TOKEN'"));
+
+        execSql(m_src, QStringLiteral("DROP TABLE gone"));
+        CLI_EXIT(cli({QStringLiteral("run")}), 1);
+        const QString dumped = QString::fromUtf8(fileBytes(envFile));
+        QVERIFY2(!dumped.isEmpty(), "the hook did not run");
+        QStringList names;
+        for (const QString &line : dumped.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            names << line.section(QLatin1Char('='), 0, 0);
+        QVERIFY2(dumped.contains(QStringLiteral("TM_TEST_WANTED=wanted-value\n")), qPrintable(dumped));
+        QVERIFY2(dumped.contains(QStringLiteral("TIDEMARK_RUN_STATUS=failed\n")), qPrintable(dumped));
+        for (const char *name : {"PATH", "TIDEMARK_RUN_ID", "TIDEMARK_WORKSPACE"})
+            QVERIFY2(names.contains(QString::fromLatin1(name)), qPrintable(dumped));
+        QVERIFY2(!dumped.contains(QStringLiteral("s3cret")), qPrintable(dumped));
+        // Nothing else: what the shell itself sets (PWD, SHLVL, _) is all that may be added.
+        const QStringList allowed{QStringLiteral("PATH"),
+                                  QStringLiteral("HOME"),
+                                  QStringLiteral("LANG"),
+                                  QStringLiteral("TZ"),
+                                  QStringLiteral("TM_TEST_WANTED"),
+                                  QStringLiteral("TIDEMARK_RUN_ID"),
+                                  QStringLiteral("TIDEMARK_RUN_STATUS"),
+                                  QStringLiteral("TIDEMARK_WORKSPACE"),
+                                  QStringLiteral("PWD"),
+                                  QStringLiteral("OLDPWD"),
+                                  QStringLiteral("SHLVL"),
+                                  QStringLiteral("_")};
+        for (const QString &name : std::as_const(names))
+            QVERIFY2(allowed.contains(name) || name.startsWith(QStringLiteral("LC_")), qPrintable(name));
+        const QByteArray log = fileBytes(m_ws + QStringLiteral(".log"));
+        QVERIFY2(log.contains("TM_TEST_PG_PASSWORD holds a secret"), log.constData());
+
+        // A schedule's hook asks the same way, and is refused the same secrets.
+        CLI_EXIT(
+            cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("s"),
+                 QStringLiteral("--cron"), QStringLiteral("@daily"), QStringLiteral("--hook"),
+                 QStringLiteral("true"), QStringLiteral("--hook-env"), QStringLiteral("TM_TEST_WANTED")}),
+            0);
+        const QJsonArray schedules = parseJsonArray(
+            cli({QStringLiteral("schedule"), QStringLiteral("list"), QStringLiteral("--json")}).out);
+        QCOMPARE(schedules.at(0)
+                     .toObject()
+                     .value(QStringLiteral("alerts"))
+                     .toObject()
+                     .value(QStringLiteral("hook_env")),
+                 QJsonValue(QJsonArray{QStringLiteral("TM_TEST_WANTED")}));
+        const CliResult edit = cli({QStringLiteral("schedule"), QStringLiteral("edit"), QStringLiteral("s"),
+                                    QStringLiteral("--hook-env"), QStringLiteral("TM_TEST_PG_PASSWORD")});
+        CLI_EXIT(edit, 2);
+        QVERIFY2(edit.err.contains(QStringLiteral("schedule edit s: --hook-env: TM_TEST_PG_PASSWORD")),
+                 qPrintable(edit.err));
     }
 
     void succeedingRunFiresNothing() {

@@ -625,6 +625,73 @@ private slots:
         }
     }
 
+    // A target file the run creates is no more open than its source, whatever the umask (0
+    // here: an ordinary create would make it 0644 or 0666); an existing one keeps its mode.
+    void targetFileTakesItsSourcesPermissions_data() {
+        QTest::addColumn<int>("sourceMode");
+        QTest::newRow("0600") << 0600;
+        QTest::newRow("0640") << 0640;
+        QTest::newRow("0644") << 0644;
+    }
+    void targetFileTakesItsSourcesPermissions() {
+        QFETCH(int, sourceMode);
+        makeOrders(m_src, 3);
+        QVERIFY(::chmod(QFile::encodeName(m_src).constData(), mode_t(sourceMode)) == 0);
+        setupConnections();
+        const QStringList table{QStringLiteral("--source"),    QStringLiteral("src:orders"),
+                                QStringLiteral("--target"),    QStringLiteral("dst:orders"),
+                                QStringLiteral("--watermark"), QStringLiteral("updated_at")};
+        addTable(table);
+        QVERIFY(!QFileInfo::exists(m_dst));
+        CLI_EXIT(runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("run")}, 0), 0);
+        QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(3));
+        QCOMPARE(QString::number(modeOf(m_dst), 8), QString::number(sourceMode, 8));
+        // No scratch file of the creation is left beside it.
+        QCOMPARE(
+            QDir(m_dir->path()).entryList({QStringLiteral("*.tidemark-new.*")}, QDir::Files | QDir::Hidden),
+            QStringList());
+
+        // A target file that exists keeps its mode, even a more open one: it is the operator's.
+        const QString other = path(QStringLiteral("other.db"));
+        QFile existing(other);
+        QVERIFY(existing.open(QIODevice::WriteOnly));
+        existing.close();
+        QVERIFY(::chmod(QFile::encodeName(other).constData(), 0664) == 0);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("other"),
+                      QStringLiteral("--sqlite"), other}),
+                 0);
+        addTable({QStringLiteral("--source"), QStringLiteral("src:orders"), QStringLiteral("--target"),
+                  QStringLiteral("other:orders"), QStringLiteral("--watermark"),
+                  QStringLiteral("updated_at")});
+        CLI_EXIT(runWithUmask({QStringLiteral("-w"), m_ws, QStringLiteral("run")}, 0), 0);
+        QCOMPARE(countRows(other, QStringLiteral("orders")), qint64(3));
+        QCOMPARE(QString::number(modeOf(other), 8), QStringLiteral("664"));
+    }
+
+    // A --sqlite path no run could open is refused when the connection is added, naming it.
+    void connectionToADirectoryOrAMissingFolderRefused() {
+        CLI_EXIT(cli({QStringLiteral("init")}), 0);
+        const QString folder = path(QStringLiteral("data"));
+        QVERIFY(QDir().mkpath(folder));
+        const QString missing = path(QStringLiteral("nowhere/deeper/x.db"));
+        for (const auto &[given, needle] :
+             QList<QPair<QString, QString>>{{folder, QStringLiteral("is a directory")},
+                                            {folder + QStringLiteral("/"), QStringLiteral("is a directory")},
+                                            {missing, QStringLiteral("does not exist")}}) {
+            const CliResult result = cli({QStringLiteral("connection"), QStringLiteral("add"),
+                                          QStringLiteral("c"), QStringLiteral("--sqlite"), given});
+            expectRefusal(result,
+                          {QStringLiteral("connection add c"), needle, given == missing ? missing : folder});
+        }
+        QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")})
+                     .out.trimmed(),
+                 QStringLiteral("[]"));
+        // A file that does not exist yet in a folder that does: a target to be created.
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("c"),
+                      QStringLiteral("--sqlite"), folder + QStringLiteral("/new.db")}),
+                 0);
+    }
+
     void secretsInConninfoRefused() {
         CLI_EXIT(cli({QStringLiteral("init")}), 0);
         for (const QString &conninfo : {QStringLiteral("host=db dbname=x sslpassword=s3cret"),

@@ -26,6 +26,7 @@ private slots:
     void nextGivesUtcInstantsAcrossDst();
     void refusalsExitTwoAndChangeNothing_data();
     void refusalsExitTwoAndChangeNothing();
+    void rareCronIsAccepted();
     void historyJsonHasScheduleField();
     void scheduleAlertsAddEditList();
     void serveRunsTheSchedulesHook();
@@ -230,6 +231,14 @@ void tst_ScheduleCli::refusalsExitTwoAndChangeNothing_data() {
     QTest::newRow("edit bad cron") << QStringList{QStringLiteral("edit"), QStringLiteral("kept"), cron,
                                                   QStringLiteral("61 * * * *")}
                                    << QStringLiteral("minute");
+    // Valid fields, but a date that never comes: refused at once instead of a schedule that
+    // silently never runs.
+    QTest::newRow("cron never fires")
+        << QStringList{add, QStringLiteral("x"), cron, QStringLiteral("0 0 30 2 *")}
+        << QStringLiteral("--cron '0 0 30 2 *' never fires");
+    QTest::newRow("edit cron never fires") << QStringList{QStringLiteral("edit"), QStringLiteral("kept"),
+                                                          cron, QStringLiteral("0 12 31 4,6,9,11 *")}
+                                           << QStringLiteral("--cron '0 12 31 4,6,9,11 *' never fires");
     QTest::newRow("edit webhook secret")
         << QStringList{QStringLiteral("edit"), QStringLiteral("kept"), QStringLiteral("--webhook"),
                        QStringLiteral("https://user:pa55word@hooks.example.com/x")}
@@ -249,6 +258,20 @@ void tst_ScheduleCli::refusalsExitTwoAndChangeNothing() {
     QVERIFY2(refused.errLines().first().contains(culprit), qPrintable(refused.describe()));
     QVERIFY2(refused.out.isEmpty(), qPrintable(refused.describe()));
     QCOMPARE(schedule({QStringLiteral("list"), QStringLiteral("--json")}).out, before);
+}
+
+// Only "never" is refused: a cron that fires once in four years (or eight, across 2100) is kept.
+void tst_ScheduleCli::rareCronIsAccepted() {
+    CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("leap"), QStringLiteral("--cron"),
+                       QStringLiteral("0 0 29 2 *"), QStringLiteral("--tz"), QStringLiteral("UTC")}),
+             0);
+    const CliResult next =
+        schedule({QStringLiteral("next"), QStringLiteral("leap"), QStringLiteral("--after"),
+                  QStringLiteral("2097-01-01T00:00:00Z"), QStringLiteral("--count"), QStringLiteral("2"),
+                  QStringLiteral("--json")});
+    CLI_EXIT(next, 0);
+    QCOMPARE(parseJsonArray(next.out), QJsonArray({QStringLiteral("2104-02-29T00:00:00.000Z"),
+                                                   QStringLiteral("2108-02-29T00:00:00.000Z")}));
 }
 
 void tst_ScheduleCli::historyJsonHasScheduleField() {

@@ -7,10 +7,15 @@
 #include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
+#include <QDir>
+#include <QFile>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <limits>
+
+#include <sys/stat.h>
 
 using namespace tidemark;
 using tidemark::test::cellValue;
@@ -105,6 +110,8 @@ private slots:
     void factoryOpensSqlite();
     void missingSourceFileIsRefused();
     void missingTargetFileIsCreatedOnWrite();
+    void createdTargetFileHasTheModeItWasGiven();
+    void targetFileModeFollowsTheSource();
     void describeMissingTable();
     void logicalTypes();
     void declaredTypesForTargets();
@@ -184,6 +191,61 @@ void TestSqliteConnector::missingTargetFileIsCreatedOnWrite() {
     SqliteDb db(file, SqliteDb::Mode::ReadOnly);
     // The connector leaves the file's journal mode alone (a user's database is not ours to convert).
     QCOMPARE(selectAll(db, "PRAGMA journal_mode").value(0).value(0).toString(), QStringLiteral("delete"));
+}
+
+// The file is created with the bits it was told (owner-only when told nothing), under umask 0
+// where SQLite's own create would give 0644; an existing file's are left alone.
+void TestSqliteConnector::createdTargetFileHasTheModeItWasGiven() {
+    const mode_t oldMask = ::umask(0);
+    const auto restore = qScopeGuard([oldMask] { ::umask(oldMask); });
+    const auto write = [](SqliteConnector &connector) {
+        connector.begin();
+        connector.createTable(TableRef{{}, "t"}, {column("id", "INTEGER", LogicalType::Integer, false, 1)},
+                              {"id"});
+        connector.commit();
+    };
+    const auto modeOf = [](const QString &file) {
+        struct stat info {};
+        return ::stat(QFile::encodeName(file).constData(), &info) == 0 ? int(info.st_mode & 0777) : -1;
+    };
+    {
+        SqliteConnector connector(sqliteSpec("dst", path("default.db")));
+        write(connector);
+    }
+    QCOMPARE(modeOf(path("default.db")), 0600);
+    {
+        SqliteConnector connector(sqliteSpec("dst", path("shared.db")));
+        connector.setNewFileMode(0640);
+        write(connector);
+    }
+    QCOMPARE(modeOf(path("shared.db")), 0640);
+    QVERIFY(::chmod(QFile::encodeName(path("shared.db")).constData(), 0660) == 0);
+    {
+        SqliteConnector connector(sqliteSpec("dst", path("shared.db")));
+        connector.setNewFileMode(0600);
+        connector.begin();
+        connector.createTable(TableRef{{}, "u"}, {column("id", "INTEGER", LogicalType::Integer, false, 1)},
+                              {"id"});
+        connector.commit();
+    }
+    QCOMPARE(modeOf(path("shared.db")), 0660);
+    QCOMPARE(QDir(m_dir->path()).entryList({QStringLiteral("*.tidemark-new.*")}, QDir::Files | QDir::Hidden),
+             QStringList());
+}
+
+void TestSqliteConnector::targetFileModeFollowsTheSource() {
+    { SqliteDb db(path("src.db"), SqliteDb::Mode::ReadWriteCreate); }
+    for (const int mode : {0600, 0640, 0644, 0755}) {
+        QVERIFY(::chmod(QFile::encodeName(path("src.db")).constData(), mode_t(mode)) == 0);
+        QCOMPARE(targetFileMode(sqliteSpec("src", path("src.db"))), mode & 0666); // never executable
+    }
+    // Rows from a server, or from a file that cannot be looked at: owner-only.
+    ConnectionSpec server;
+    server.name = QStringLiteral("pg");
+    server.kind = ConnectionKind::Postgres;
+    server.conninfo = QStringLiteral("host=db dbname=x");
+    QCOMPARE(targetFileMode(server), 0600);
+    QCOMPARE(targetFileMode(sqliteSpec("src", path("missing.db"))), 0600);
 }
 
 void TestSqliteConnector::describeMissingTable() {
