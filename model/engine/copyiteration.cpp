@@ -438,9 +438,9 @@ struct CopyIteration::State {
             if (spec.maxJump <= 0 || position.isNull())
                 return std::nullopt;
             const qint64 from = position.watermark().toInteger();
-            const qint64 room = std::numeric_limits<qint64>::max() - from;
-            return Watermark::integer(spec.maxJump >= room ? std::numeric_limits<qint64>::max()
-                                                           : from + spec.maxJump);
+            constexpr qint64 kMax = std::numeric_limits<qint64>::max();
+            // Past the largest integer, no guard is left to hold anything back.
+            return Watermark::integer(from > 0 && spec.maxJump > kMax - from ? kMax : from + spec.maxJump);
         }
         if (spec.watermarkType != WatermarkType::Timestamp || spec.maxFuture == QLatin1String("none"))
             return std::nullopt;
