@@ -8,6 +8,7 @@
 # Extra packages (e.g. `time` for the benchmark, `imagemagick` for screenshots) are checked the
 # same way. libqt6svg6 is the runtime plugin that lets QIcon load the SVG icons in resources/.
 # libschedule-cron-events-perl is the independent oracle tst_cronexpression compares fire times with.
+# faketime (libfaketime) steps a runner's wall clock in tst_serve, as an NTP correction does.
 # systemd brings systemd-analyze and systemd-escape, which the package test runs on the runner's
 # units (a fresh Debian 12 container lacks it).
 # qtkeychain-qt6-dev stores connection passwords in the Secret Service; the keychain tests start a
@@ -17,7 +18,7 @@ TIDEMARK_PACKAGES=(
     cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
     libspdlog-dev libsqlite3-dev libpq-dev sqlite3 postgresql postgresql-client
     libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin systemd
-    libschedule-cron-events-perl
+    libschedule-cron-events-perl faketime
     qtkeychain-qt6-dev gnome-keyring dbus-daemon libsecret-tools
 )
 

@@ -3,7 +3,8 @@
 // firing; a second runner beside it stands by, copies nothing twice and takes over when the
 // first is killed; SIGTERM cancels a running iteration, the run ends cancelled, exit 0; a firing
 // that cannot start its run (the workspace locked) is recorded and alerted, and the schedule
-// fires again once the workspace takes writes.
+// fires again once the workspace takes writes; under libfaketime, the runner's wall clock
+// stepped back an hour, forward a day and back again never stalls the schedule.
 
 #include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
@@ -80,6 +81,7 @@ private slots:
     void sigtermCancelsTheRunningIteration();
     void timeoutCancelsALongIteration();
     void firingThatCannotStartIsRecordedAndTheScheduleGoesOn();
+    void clockStepsNeitherStallNorDoubleFire();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -343,6 +345,70 @@ void tst_Serve::firingThatCannotStartIsRecordedAndTheScheduleGoesOn() {
     serve.signal(SIGTERM);
     QVERIFY(serve.process().waitForFinished(30000));
     QCOMPARE(runningRuns(), qint64(0));
+}
+
+// The runner's wall clock steps as NTP steps it (libfaketime, monotonic clock left real): an
+// hour back, a day forward, a day back. New rows are copied within seconds after each step, and
+// a firing never starts two runs at once.
+void tst_Serve::clockStepsNeitherStallNorDoubleFire() {
+    const QString libfaketime = QStringLiteral("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
+    if (!QFileInfo::exists(libfaketime)) {
+        if (runningUnderCi())
+            QFAIL("libfaketime is missing (Debian package faketime): scripts/deps.sh installs it");
+        QSKIP("libfaketime is missing: apt-get install faketime");
+    }
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 5);
+    QCOMPARE(addOrdersTable(), QStringLiteral("1"));
+    QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("every-second"),
+                  QStringLiteral("--cron"), QStringLiteral("* * * * * *"), QStringLiteral("--tz"),
+                  QStringLiteral("UTC")})
+                 .exitCode,
+             0);
+    const QString offsetFile = path(QStringLiteral("faketime.rc"));
+    const auto setOffset = [&offsetFile](const char *offset) {
+        QFile file(offsetFile);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(offset);
+        file.write("\n");
+    };
+    setOffset("+0");
+    // An instrumented build loads its sanitizer runtime first unless told not to mind.
+    const QString asan = qEnvironmentVariable("ASAN_OPTIONS");
+    ServeProcess serve(
+        m_ws, m_dir->path(),
+        {QStringLiteral("LD_PRELOAD=") + libfaketime, QStringLiteral("FAKETIME_TIMESTAMP_FILE=") + offsetFile,
+         QStringLiteral("FAKETIME_CACHE_DURATION=1"), QStringLiteral("FAKETIME_DONT_FAKE_MONOTONIC=1"),
+         QStringLiteral("ASAN_OPTIONS=") + asan + (asan.isEmpty() ? QString() : QStringLiteral(":")) +
+             QStringLiteral("verify_asan_link_order=0")});
+    QVERIFY(serve.started());
+    QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == 5, qPrintable(serve.err()), kGenerous);
+
+    int rows = 5;
+    for (const char *offset : {"-1h", "+1d", "+0"}) {
+        setOffset(offset);
+        QTest::qWait(1500); // past libfaketime's one-second cache of the file
+        makeOrders(src, 5, rows + 1);
+        rows += 5;
+        // Seconds, not the hour or the day the step spans: the wait is generous for a loaded
+        // machine, far below any step.
+        QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == rows,
+                                  qPrintable(offset + QStringLiteral(": ") + serve.err()), 60000);
+    }
+    // A schedule starts its next run only once the previous one ended: no two of its runs overlap.
+    const QList<QStringList> runs =
+        queryRows(m_ws, QStringLiteral("SELECT id, status FROM runs WHERE schedule = 'every-second' AND "
+                                       "status = 'running'"));
+    QVERIFY(runs.size() <= 1);
+    QVERIFY2(!serve.err().contains(QStringLiteral("(starting)")), qPrintable(serve.err()));
+    QCOMPARE(
+        queryValue(path(QStringLiteral("dst.db")), QStringLiteral("SELECT count(DISTINCT id) FROM orders"))
+            .toLongLong(),
+        qint64(rows));
+
+    serve.signal(SIGTERM);
+    QVERIFY(serve.process().waitForFinished(30000));
+    QCOMPARE(serve.process().exitCode(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_Serve)
