@@ -78,6 +78,14 @@ Commands:
             none: the same for a watermark moving more than N in one run
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
+  table position ID [--json]          the table's position in the workspace and in the target's
+                                      state row (the truth: the next run takes it)
+  table set-position ID --watermark VALUE [--tiebreak VALUE] [--yes] [--json]
+                                      moves the position, keeping the target's rows (as backfill
+                                      --keep): refused while the table runs; --yes is needed to
+                                      move forward (rows passed over are never copied) and to
+                                      move an append table back (rows copied twice); recorded
+                                      as a watermark change with cause set-position
   table restore ID [--yes]            brings a removed table back, same id and position;
                                       refused when another table writes or owns its target
                                       (--yes: even so when the target records another owner)
@@ -508,6 +516,10 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 return tableRemove(subArgs);
             if (sub == QLatin1String("restore"))
                 return tableRestore(subArgs);
+            if (sub == QLatin1String("position"))
+                return tablePosition(subArgs);
+            if (sub == QLatin1String("set-position"))
+                return tableSetPosition(subArgs);
         }
         if (sub.isEmpty())
             throw ValidationError(
@@ -903,6 +915,98 @@ int Commands::tableRemove(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     requireTable(*workspace, id);
     workspace->removeTable(id);
+    return 0;
+}
+
+// Where a table stands: the workspace's position and the target's state row, which the next
+// run takes as the truth.
+int Commands::tablePosition(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table position"));
+    parser.addFlag(QStringLiteral("json"));
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    requireTable(*workspace, id);
+    const TablePosition position = readPosition(*workspace, id);
+    const auto tiebreakJson = [](const Position &p) {
+        return p.hasTiebreak() ? QJsonValue::fromVariant(p.tiebreak()) : QJsonValue(QJsonValue::Null);
+    };
+    const bool inSync =
+        position.targetError.isEmpty() &&
+        (position.target ? *position.target == position.workspace : position.workspace.isNull());
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonObject object{
+            {QStringLiteral("table_id"), id},
+            {QStringLiteral("source"), position.table.sourceDisplay()},
+            {QStringLiteral("target"), position.table.targetDisplay()},
+            {QStringLiteral("watermark_column"), position.table.watermarkColumn},
+            {QStringLiteral("watermark"), watermarkJson(position.workspace.watermark().display())},
+            {QStringLiteral("tiebreak"), tiebreakJson(position.workspace)},
+            {QStringLiteral("target_watermark"), position.target
+                                                     ? watermarkJson(position.target->watermark().display())
+                                                     : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("target_tiebreak"),
+             position.target ? tiebreakJson(*position.target) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("generation"), position.generation},
+            {QStringLiteral("in_sync"), inSync},
+            {QStringLiteral("target_error"), position.targetError.isEmpty()
+                                                 ? QJsonValue(QJsonValue::Null)
+                                                 : QJsonValue(position.targetError)},
+        };
+        writeOut(toJsonLine(object));
+        return 0;
+    }
+    const auto text = [](const Position &p) {
+        return p.isNull() ? QStringLiteral("none") : p.display();
+    };
+    QString out = QStringLiteral("table %1 (%2 -> %3), watermark column %4\nworkspace: %5\n")
+                      .arg(id)
+                      .arg(position.table.sourceDisplay(), position.table.targetDisplay(),
+                           position.table.watermarkColumn, text(position.workspace));
+    if (!position.targetError.isEmpty())
+        out += QStringLiteral("target:    could not be read: %1\n").arg(position.targetError);
+    else
+        out +=
+            QStringLiteral("target:    %1%2\n")
+                .arg(position.target ? text(*position.target) : QStringLiteral("no state row (never copied)"),
+                     inSync ? QString() : QStringLiteral(" (the next run takes the target's position)"));
+    writeOut(out);
+    return 0;
+}
+
+// Moves a table's position by hand, keeping the target's rows: a backfill --keep to any value.
+int Commands::tableSetPosition(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table set-position"));
+    parser.addValue(QStringLiteral("watermark"), QStringLiteral("VALUE"));
+    parser.addValue(QStringLiteral("tiebreak"), QStringLiteral("VALUE"));
+    parser.addFlag(QStringLiteral("yes"));
+    parser.addFlag(QStringLiteral("json"));
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    SetPositionRequest request;
+    request.tableId = id;
+    request.watermarkText = parser.required(QStringLiteral("watermark"));
+    request.tiebreakText = parser.value(QStringLiteral("tiebreak"));
+    request.confirmed = parser.isSet(QStringLiteral("yes"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    requireTable(*workspace, id);
+    const BackfillResult result = setPosition(*workspace, request);
+    const auto text = [](const Watermark &w) {
+        return w.isNull() ? QStringLiteral("none") : w.display();
+    };
+    if (parser.isSet(QStringLiteral("json")))
+        writeOut(toJsonLine(
+            QJsonObject{{QStringLiteral("table_id"), id},
+                        {QStringLiteral("watermark_before"), watermarkJson(result.before.display())},
+                        {QStringLiteral("watermark_after"), watermarkJson(result.after.display())}}));
+    else
+        writeOut(QStringLiteral("table %1: position %2 -> %3 (target rows kept)\n")
+                     .arg(id)
+                     .arg(text(result.before), text(result.after)));
     return 0;
 }
 

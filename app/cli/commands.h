@@ -33,6 +33,8 @@ private:
     int tableSetActive(const QStringList &args, const QString &command, bool active);
     int tableRemove(const QStringList &args);
     int tableRestore(const QStringList &args);
+    int tablePosition(const QStringList &args);
+    int tableSetPosition(const QStringList &args);
     int run(const QStringList &args);
     int backfill(const QStringList &args);
     int history(const QStringList &args);

@@ -54,6 +54,34 @@ TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
     return *spec;
 }
 
+namespace {
+
+// The position a user typed, spelled so the source can compare it (SQLite compares text).
+Watermark typedWatermark(Workspace &workspace, const TableSpec &spec, const QString &text,
+                         const QString &option) {
+    std::unique_ptr<SourceReader> source = openConnector(requireConnection(workspace, spec.sourceConnection));
+    const TableRef sourceTable = source->parseTableName(spec.sourceTable);
+    return parseUserWatermark(spec.watermarkType, text,
+                              source->sampleWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType),
+                              option);
+}
+
+// A tiebreak typed as text, of the kind the table's tiebreaks are (an integer when it has none
+// yet and the text is one): SQLite orders an integer before any text, so the kind matters.
+QVariant typedTiebreak(const TableSpec &spec, const QString &text) {
+    if (text.isEmpty())
+        return QVariant();
+    bool isInteger = false;
+    const qint64 integer = text.toLongLong(&isInteger);
+    const bool textual = spec.lastTiebreak.isValid() && spec.lastTiebreak.typeId() == QMetaType::QString;
+    return isInteger && !textual ? QVariant(integer) : QVariant(text);
+}
+
+BackfillResult commitPosition(Workspace &workspace, const TableSpec &spec, const Position &position,
+                              BackfillTargetAction action, const QString &cause);
+
+} // namespace
+
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
     const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append &&
@@ -64,23 +92,48 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                            "--truncate, or --yes to accept the duplicates")
                 .arg(spec->id)
                 .arg(spec->sourceDisplay(), request.fromText));
-
-    std::unique_ptr<SourceReader> source =
-        openConnector(requireConnection(workspace, spec->sourceConnection));
-    const TableRef sourceTable = source->parseTableName(spec->sourceTable);
     // Truncate is a full reload: from the initial watermark, whatever value was given.
-    const Watermark from =
-        request.action == BackfillTargetAction::Truncate
-            ? spec->initialWatermark
-            : parseUserWatermark(
-                  spec->watermarkType, request.fromText,
-                  source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType),
-                  QStringLiteral("--from"));
+    const Watermark from = request.action == BackfillTargetAction::Truncate
+                               ? spec->initialWatermark
+                               : typedWatermark(workspace, *spec, request.fromText, QStringLiteral("--from"));
+    return commitPosition(workspace, *spec, Position(from), request.action, QStringLiteral("backfill"));
+}
 
+BackfillResult setPosition(Workspace &workspace, const SetPositionRequest &request) {
+    const TableSpec spec = backfillableTable(workspace, request.tableId);
+    const Position position(
+        typedWatermark(workspace, spec, request.watermarkText, QStringLiteral("--watermark")),
+        typedTiebreak(spec, request.tiebreakText));
+    const Position current(spec.lastWatermark, spec.lastTiebreak);
+    const bool back = position < current;
+    if (!request.confirmed && position != current && (!back || spec.mode == WriteMode::Append))
+        throw ValidationError(
+            back ? QStringLiteral(
+                       "table %1 (%2) is an append table: moving its position back to %3 keeps the "
+                       "target's rows and copies the rows after %3 again (twice in the target); "
+                       "use backfill %1 --from %3 --delete-newer, or --yes to accept the duplicates")
+                       .arg(spec.id)
+                       .arg(spec.sourceDisplay(), position.display())
+                 : QStringLiteral("table %1 (%2): moving its position forward from %3 to %4 never copies the "
+                                  "rows in between; --yes to do it")
+                       .arg(spec.id)
+                       .arg(spec.sourceDisplay(),
+                            current.isNull() ? QStringLiteral("none") : current.display(),
+                            position.display()));
+    return commitPosition(workspace, spec, position, BackfillTargetAction::Keep,
+                          QStringLiteral("set-position"));
+}
+
+namespace {
+
+BackfillResult commitPosition(Workspace &workspace, const TableSpec &tableSpec, const Position &position,
+                              BackfillTargetAction action, const QString &cause) {
+    const std::optional<TableSpec> spec = tableSpec;
+    const Watermark from = position.watermark();
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)
         throw ValidationError(
-            QStringLiteral("table %1 is being copied by run %2 (host %3, pid %4); backfill it when "
+            QStringLiteral("table %1 is being copied by run %2 (host %3, pid %4); try again when "
                            "that run has ended")
                 .arg(spec->id)
                 .arg(lease.holder->runId)
@@ -106,15 +159,15 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
         // when the target lost its state row): every run that read an older state loses its
         // compare-and-set, and the workspace takes this one.
         generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
-        TargetState reset{workspace.workspaceId(), spec->id, Position(from), 0, generation};
+        TargetState reset{workspace.workspaceId(), spec->id, position, 0, generation};
         reset.targetTable = stateTargetKey(targetTable);
         reset.workspacePath = workspace.path();
         // A target another workspace or table owns is not ours to empty or to reset.
         requireTargetOwnership(*target, reset, spec->targetDisplay());
         if (target->tableExists(targetTable)) {
-            if (request.action == BackfillTargetAction::DeleteNewer) {
+            if (action == BackfillTargetAction::DeleteNewer) {
                 result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);
-            } else if (request.action == BackfillTargetAction::Truncate) {
+            } else if (action == BackfillTargetAction::Truncate) {
                 target->deleteAll(targetTable);
                 result.rowsDeleted = -1;
             }
@@ -130,7 +183,26 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
     }
     faultPoint("before_backfill_follow");
     // Refused when a run that copied after this backfill moved the workspace on already.
-    workspace.followTargetState(spec->id, generation, Position(from), QStringLiteral("backfill"), 0);
+    workspace.followTargetState(spec->id, generation, position, cause, 0);
+    return result;
+}
+
+} // namespace
+
+TablePosition readPosition(Workspace &workspace, qint64 tableId) {
+    TablePosition result;
+    result.table = backfillableTable(workspace, tableId);
+    result.workspace = Position(result.table.lastWatermark, result.table.lastTiebreak);
+    try {
+        std::unique_ptr<TargetWriter> target =
+            openConnector(requireConnection(workspace, result.table.targetConnection));
+        if (const auto state = target->readState(workspace.workspaceId(), tableId)) {
+            result.target = state->position;
+            result.generation = state->generation;
+        }
+    } catch (const Error &error) {
+        result.targetError = error.message();
+    }
     return result;
 }
 

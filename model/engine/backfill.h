@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/position.h"
 #include "model/domain/tablespec.h"
 #include "model/domain/watermark.h"
 
 #include <QString>
+#include <optional>
 
 namespace tidemark {
 
@@ -35,5 +37,30 @@ struct BackfillResult {
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request);
 // The live table `tableId`; ValidationError when it does not exist or has no watermark to reset.
 TableSpec backfillableTable(Workspace &workspace, qint64 tableId);
+
+// `table set-position`: moves a table's position to a watermark (and tiebreak) of the operator's
+// choosing, keeping the target's rows, exactly as a backfill --keep does: under the table's
+// lease, the state row changed in a target transaction, then the workspace follows (recorded
+// with cause "set-position"). Moving back re-copies rows (an append table then holds them
+// twice) and moving forward never copies the rows passed over, so either needs `confirmed`
+// unless the table is a merge table moved back. Throws as runBackfill does.
+struct SetPositionRequest {
+    qint64 tableId = 0;
+    QString watermarkText;
+    QString tiebreakText; // empty: no tiebreak (the position's tiebreak sorts first)
+    bool confirmed = false;
+};
+BackfillResult setPosition(Workspace &workspace, const SetPositionRequest &request);
+
+// `table position`: where a table stands, as the workspace records it and as the target's state
+// row (the truth, DESIGN.md step 2) says; the next run reconciles the workspace to the target.
+struct TablePosition {
+    TableSpec table;
+    Position workspace;
+    std::optional<Position> target; // none: no state row yet (never copied), or unreadable
+    qint64 generation = 0;          // the state row's backfill generation
+    QString targetError;            // why the target could not be read (empty: it could)
+};
+TablePosition readPosition(Workspace &workspace, qint64 tableId);
 
 } // namespace tidemark
