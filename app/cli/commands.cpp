@@ -41,6 +41,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -125,7 +126,9 @@ Commands:
   schedule next NAME [--count N] [--after ISO] [--json]   the next fire times, UTC ISO;
                                                           --count N: 1 to 1000 (default 5)
   schedule pause NAME | schedule resume NAME | schedule remove NAME
-  serve [--json-log]                  runs due schedules until SIGTERM/SIGINT
+  serve [--json-log]                  runs due schedules until SIGTERM/SIGINT (exit 0); exits 3
+                                      at once when its workspace file is replaced under it, so a
+                                      restart (the unit's Restart=on-failure) opens the new file
   runners [--json]                    the workspace's runner: alive or stopped, last beat, and
                                       whether its last firing failed (and why)
 
@@ -246,6 +249,9 @@ private:
     QCommandLineParser m_parser;
     QStringList m_valueOptions;
 };
+
+// `serve`'s exit status when its workspace file was replaced under it.
+constexpr int kExitWorkspaceReplaced = 3;
 
 // Every number an option takes is range-checked: '2147483648' for an int is refused, never wrapped.
 // `what` names the command and the option ("schedule add nightly: --retries").
@@ -1924,6 +1930,15 @@ int Commands::serve(const QStringList &args) {
     });
     interruptedRuns.start();
     QObject::connect(&runner, &Runner::stopped, [] { QCoreApplication::exit(0); });
+    // Exits at once, closing nothing (see Runner::workspaceReplaced): running iterations end with
+    // the process, which the target's compare-and-set makes harmless; a fresh start (the unit's
+    // Restart=on-failure) opens the new file.
+    QObject::connect(&runner, &Runner::workspaceReplaced, [] {
+        logger("cli")->error("exiting {}: a fresh start opens the new workspace file",
+                             kExitWorkspaceReplaced);
+        spdlog::apply_all([](const std::shared_ptr<spdlog::logger> &each) { each->flush(); });
+        std::_Exit(kExitWorkspaceReplaced);
+    });
 
     g_signal.store(0);
     std::signal(SIGINT, onTerminationSignal);

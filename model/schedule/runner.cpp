@@ -102,21 +102,20 @@ void Runner::beat() {
     }
 }
 
+// A runner that went on acting on a file that is no longer the workspace would make two active
+// runners (the new file's own, and this one). It stops acting at once and says so; whoever runs
+// it ends the process (serve), see workspaceReplaced().
 bool Runner::workspaceFileReplaced() {
     const QString identity = fileIdentity(m_path);
     if (identity == m_fileIdentity || identity.isEmpty())
         return false; // the same file; or none there now (moved away for a moment): wait for one
-    runnerLog()->error("workspace file {} was replaced under this runner; it opens the new file and "
-                       "claims its runner row before acting again",
+    runnerLog()->error("workspace file {} was replaced under this runner: it stops acting on the old file",
                        str(m_path));
-    if (m_active)
-        becomeStandby(QStringLiteral("the workspace file was replaced"));
-    try {
-        m_workspace = Workspace::open(m_path);
-        m_fileIdentity = identity;
-    } catch (const Error &error) {
-        runnerLog()->error("cannot open the new workspace file {}: {}", str(m_path), str(error.message()));
-    }
+    m_active = false;
+    m_stopping = true;
+    m_beatTimer.stop();
+    m_tickTimer.stop();
+    emit workspaceReplaced();
     return true;
 }
 

@@ -55,6 +55,10 @@ signals:
     // the error. The schedule fires again at its next due time. Alerts hook in here too.
     void firingFailed(const tidemark::RunRecord &firing);
     void activeChanged(bool active);
+    // The workspace file was replaced under the runner (restored from a backup, copied over): it
+    // acts no more. Its process must end without closing its workspace connections: SQLite would
+    // checkpoint and delete the old file's WAL by name, which is now the new file's WAL name.
+    void workspaceReplaced();
     void stopped();
 
 private:

@@ -18,6 +18,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstdio>
 #include <memory>
 
 using namespace tidemark::test;
@@ -82,6 +83,7 @@ private slots:
     void timeoutCancelsALongIteration();
     void firingThatCannotStartIsRecordedAndTheScheduleGoesOn();
     void clockStepsNeitherStallNorDoubleFire();
+    void replacedWorkspaceFileEndsTheRunner();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -409,6 +411,45 @@ void tst_Serve::clockStepsNeitherStallNorDoubleFire() {
     serve.signal(SIGTERM);
     QVERIFY(serve.process().waitForFinished(30000));
     QCOMPARE(serve.process().exitCode(), 0);
+}
+
+// A workspace file replaced under a running `serve` (a restore from a backup): the runner stops
+// acting on the old file and exits 3 at once, and a fresh one carries on from the new file with
+// the target exact.
+void tst_Serve::replacedWorkspaceFileEndsTheRunner() {
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 5);
+    QCOMPARE(addOrdersTable(), QStringLiteral("1"));
+    QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("every-second"),
+                  QStringLiteral("--cron"), QStringLiteral("* * * * * *"), QStringLiteral("--tz"),
+                  QStringLiteral("UTC")})
+                 .exitCode,
+             0);
+    const QString backup = path(QStringLiteral("backup.tidemark"));
+    execSql(m_ws, QStringLiteral("VACUUM INTO ?1"), {backup}); // before any copy: position none
+    {
+        ServeProcess serve(m_ws, m_dir->path());
+        QVERIFY(serve.started());
+        QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == 5, qPrintable(serve.err()), kGenerous);
+        QCOMPARE(::rename(QFile::encodeName(backup).constData(), QFile::encodeName(m_ws).constData()), 0);
+        QVERIFY(serve.process().waitForFinished(kGenerous));
+        QCOMPARE(serve.process().exitStatus(), QProcess::NormalExit);
+        QCOMPARE(serve.process().exitCode(), 3);
+        QVERIFY2(serve.err().contains(QStringLiteral("was replaced under this runner")),
+                 qPrintable(serve.err()));
+    }
+    recoverAfterKill(path(QStringLiteral("dst.db")));
+    makeOrders(src, 5, 6);
+    ServeProcess fresh(m_ws, m_dir->path());
+    QVERIFY(fresh.started());
+    // The restored workspace knew no position; the target's state row did: nothing copied twice.
+    QTRY_VERIFY2_WITH_TIMEOUT(targetRows() == 10, qPrintable(fresh.err()), kGenerous);
+    QCOMPARE(
+        queryValue(path(QStringLiteral("dst.db")), QStringLiteral("SELECT count(DISTINCT id) FROM orders"))
+            .toLongLong(),
+        qint64(10));
+    fresh.signal(SIGTERM);
+    QVERIFY(fresh.process().waitForFinished(30000));
 }
 
 QTEST_GUILESS_MAIN(tst_Serve)
