@@ -2,8 +2,9 @@
 // What an unattended run must never hide, through the real tidemark-cli: one row dated far in the
 // future (or an integer id that jumps by a billion) is held back and warned about instead of
 // freezing the table behind green runs; an iteration killed inside its transaction claims no
-// row in history that the target lacks.
+// row in history that the target lacks; rejected rows the workspace cannot take are counted.
 
+#include "model/storage/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QJsonArray>
@@ -26,6 +27,7 @@ private slots:
     void integerJumpIsHeldBack();
     void guardOptionsNameTheirType();
     void killedTransactionClaimsNoRows();
+    void rejectsTheWorkspaceCannotTakeAreCounted();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -213,6 +215,50 @@ void tst_Unattended::killedTransactionClaimsNoRows() {
     const QJsonObject rerun = onlyIteration(runJson());
     QCOMPARE(rerun.value(QStringLiteral("rows_written")).toInt(), 10);
     QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(10));
+}
+
+// The target commits 4 rejected rows' count while another process holds the workspace's write
+// lock: their contents cannot be recorded, and the iteration says how many were lost.
+void tst_Unattended::rejectsTheWorkspaceCannotTakeAreCounted() {
+    const QString src = path(QStringLiteral("src.db"));
+    const QString dst = path(QStringLiteral("dst.db"));
+    makeOrders(src, 10);
+    // amount = id * 1.5: rows 7 to 10 break the target's CHECK.
+    execSql(dst,
+            QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount REAL "
+                           "CHECK (amount < 10), updated_at TIMESTAMP NOT NULL)"));
+    const CliResult added =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at"), QStringLiteral("--max-skipped"),
+             QStringLiteral("10")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+
+    QProcess run;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("TIDEMARK_WORKSPACE"));
+    env.insert(QStringLiteral("TIDEMARK_FAULT_STOP"), QStringLiteral("before_target_commit"));
+    env.insert(QStringLiteral("TIDEMARK_TEST_WORKSPACE_BUSY_MS"), QStringLiteral("300"));
+    run.setProcessEnvironment(env);
+    run.start(cliPath(), {QStringLiteral("-w"), m_ws, QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY(run.waitForStarted(30000));
+    QTRY_COMPARE_WITH_TIMEOUT(processState(run.processId()), QChar(u'T'), 60000);
+    {
+        tidemark::SqliteDb holder(m_ws, tidemark::SqliteDb::Mode::ReadWrite);
+        holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        ::kill(pid_t(run.processId()), SIGCONT);
+        QVERIFY(run.waitForFinished(120000));
+        holder.exec(QStringLiteral("COMMIT"));
+    }
+    const QJsonObject iteration =
+        onlyIteration(parseJsonObject(QString::fromUtf8(run.readAllStandardOutput())));
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
+    QCOMPARE(iteration.value(QStringLiteral("rows_written")).toInt(), 6);
+    QCOMPARE(iteration.value(QStringLiteral("rows_skipped")).toInt(), 4);
+    const QString error = iteration.value(QStringLiteral("error")).toString();
+    QVERIFY2(error.contains(QStringLiteral("the contents of 4 of the 4 rejected rows could not be recorded")),
+             qPrintable(error));
+    QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(6));
 }
 
 QTEST_GUILESS_MAIN(tst_Unattended)
