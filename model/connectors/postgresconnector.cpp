@@ -844,7 +844,8 @@ std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec) {
 
 PostgresConnector::PostgresConnector(const ConnectionSpec &spec)
     : m_spec(spec) {
-    m_password = resolvePostgresPassword(spec);
+    QString keychainProblem;
+    m_password = resolvePostgresPassword(spec, &keychainProblem);
     // libpq reads the conninfo itself (expand_dbname), so ~/.pgpass, service files and PG*
     // variables work as in psql; later keywords override it.
     const QByteArray conninfo = spec.conninfo.toUtf8();
@@ -865,8 +866,16 @@ PostgresConnector::PostgresConnector(const ConnectionSpec &spec)
             QStringLiteral("connection '%1' (%2)").arg(spec.name, redactConninfo(spec.conninfo));
         PQfinish(m_conn);
         m_conn = nullptr;
-        throw Error(QStringLiteral("%1: %2").arg(
-            where, message.split(QLatin1Char('\n'), Qt::SkipEmptyParts).join(QStringLiteral("; "))));
+        QString error = message.split(QLatin1Char('\n'), Qt::SkipEmptyParts).join(QStringLiteral("; "));
+        // A runner under systemd or cron, an SSH session: no keychain answers there, and libpq's
+        // "no password supplied" alone does not say where the password was looked for.
+        if (m_password.isEmpty() && !keychainProblem.isEmpty() && message.contains(QLatin1String("password")))
+            error +=
+                QStringLiteral(" (its password may be in the system keychain, which could not be reached "
+                               "here: %1; give it another way: an environment variable named by "
+                               "--password-env, or a line in ~/.pgpass)")
+                    .arg(keychainProblem);
+        throw Error(QStringLiteral("%1: %2").arg(where, error));
     }
     // Server notices ("table does not exist, skipping") are not the user's business.
     PQsetNoticeProcessor(

@@ -157,7 +157,7 @@ bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
     return true;
 }
 
-QByteArray resolvePostgresPassword(const ConnectionSpec &spec) {
+QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychainProblem) {
     if (!spec.passwordEnv.isEmpty()) {
         const QByteArray password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
         if (password.isEmpty())
@@ -173,6 +173,8 @@ QByteArray resolvePostgresPassword(const ConnectionSpec &spec) {
     } catch (const Error &error) {
         // No keychain here (a server, a cron job): ~/.pgpass and service files still work.
         logger("core.credentials")->debug("{}; trying ~/.pgpass", str(error.message()));
+        if (keychainProblem)
+            *keychainProblem = error.message();
     }
     return {};
 }

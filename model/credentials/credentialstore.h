@@ -39,6 +39,8 @@ public:
 //   2. the keychain entry of the connection (skipped when TIDEMARK_NO_KEYCHAIN=1, or when no
 //      keychain answers: that is logged at debug level, the password is not);
 //   3. nothing: libpq then reads ~/.pgpass, a service file or PGPASSWORD itself.
-QByteArray resolvePostgresPassword(const ConnectionSpec &spec);
+// `keychainProblem`, when given, says why the keychain could not be asked (empty: it was asked,
+// or was not to be), so a failed login can say where the password was looked for.
+QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychainProblem = nullptr);
 
 } // namespace tidemark

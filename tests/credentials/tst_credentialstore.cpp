@@ -10,6 +10,8 @@
 #include "tests/support/testsupport.h"
 
 #include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QUuid>
@@ -272,6 +274,25 @@ private slots:
         QCOMPARE(countRows(target, QStringLiteral("copied")), 25);
         runs << cli(w + QStringList{QStringLiteral("history"), QStringLiteral("--json")});
         QCOMPARE(runs.last().exitCode, 0);
+
+        // No keychain answers (a runner under cron or systemd): the error says where the password
+        // was looked for and how to give it otherwise, in the run's history too.
+        runs << cli(
+            w + QStringList{QStringLiteral("run"), QStringLiteral("--json")}, QByteArray(),
+            {{QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), QStringLiteral("unix:path=/nonexistent/bus")}});
+        QVERIFY2(runs.last().exitCode == 1, qPrintable(runs.last().describe()));
+        const QString unreachable = parseJsonObject(runs.last().out)
+                                        .value(QStringLiteral("iterations"))
+                                        .toArray()
+                                        .at(0)
+                                        .toObject()
+                                        .value(QStringLiteral("error"))
+                                        .toString();
+        QVERIFY2(unreachable.contains(QLatin1String("system keychain, which could not be reached")) &&
+                     unreachable.contains(QLatin1String("--password-env")) &&
+                     unreachable.contains(QLatin1String("~/.pgpass")),
+                 qPrintable(unreachable));
+        QCOMPARE(countRows(target, QStringLiteral("copied")), 25);
 
         // Forgotten, it is gone for the next process too.
         runs << cli(w + QStringList{QStringLiteral("connection"), QStringLiteral("forget-password"),
