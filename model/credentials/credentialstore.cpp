@@ -158,6 +158,8 @@ bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
 }
 
 QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychainProblem) {
+    if (!spec.typedPassword.isEmpty())
+        return spec.typedPassword.toUtf8();
     if (!spec.passwordEnv.isEmpty()) {
         const QByteArray password = qgetenv(spec.passwordEnv.toLocal8Bit().constData());
         if (password.isEmpty())

@@ -34,7 +34,8 @@ public:
     static bool forgetPassword(const ConnectionSpec &spec);
 };
 
-// The password libpq gets for a PostgreSQL connection, first found of:
+// The password libpq gets for a PostgreSQL connection: the typed one (typedPassword) when there
+// is one, else the first found of:
 //   1. the environment variable named in passwordEnv (Error naming it when it is not set);
 //   2. the keychain entry of the connection (skipped when TIDEMARK_NO_KEYCHAIN=1, or when no
 //      keychain answers: that is logged at debug level, the password is not);

@@ -23,6 +23,9 @@ struct ConnectionSpec {
     // the system keychain, connectionKeychainKey(workspace id, connection id). Empty = no
     // keychain lookup (a connection not saved yet).
     QString keychainKey;
+    // Never stored, never a column: a password typed on a form and not saved yet, which a test of
+    // the form's settings logs in with first (Connections › Test).
+    QString typedPassword;
 
     // "sqlite /path/file.db" or "postgres host=… dbname=…", for lists and errors.
     QString describe() const;

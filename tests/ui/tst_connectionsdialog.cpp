@@ -6,6 +6,7 @@
 #include "model/credentials/credentialstore.h"
 #include "model/storage/workspace.h"
 #include "tests/support/keychainsession.h"
+#include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
@@ -17,8 +18,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QUuid>
 #include <QtTest>
 
 using namespace tidemark;
@@ -80,7 +84,7 @@ private slots:
         dialog.show();
         auto *password = child<QLineEdit>(dialog, "password");
         auto *save = child<QCheckBox>(dialog, "savePassword");
-        QVERIFY(!password->isEnabled());
+        QVERIFY(password->isEnabled()); // Test uses a typed password, kept or not
         QCOMPARE(password->echoMode(), QLineEdit::Password);
 
         child<QLineEdit>(dialog, "name")->setText(QStringLiteral("lake"));
@@ -152,6 +156,48 @@ private slots:
         const QString text = child<QLabel>(dialog, "message")->text();
         QVERIFY2(text.contains(QLatin1String("does not exist")) && text.contains(QLatin1String("created")),
                  qPrintable(text));
+    }
+
+    // Test logs in with the password typed on the form, saved or not, and keeps it nowhere.
+    void testUsesTheTypedPassword() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString role = QStringLiteral("dlg_") + QUuid::createUuid().toString(QUuid::Id128).left(12);
+        const QString password = QStringLiteral("Dlg-") + QUuid::createUuid().toString(QUuid::Id128);
+        test::PgSession pg(
+            QStringLiteral("host=127.0.0.1 port=%1 dbname=tidemark_pw user=tidemark password=tidemark")
+                .arg(test::pgPort()));
+        // DDL takes no bound parameters: the role is a generated identifier, the password a
+        // generated literal of letters, digits and '-'.
+        pg.exec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(role, password));
+        const auto cleanup =
+            qScopeGuard([&] { pg.exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(role)); });
+
+        WorkspaceGateway gateway(m_ws);
+        ConnectionsDialog dialog(&gateway);
+        auto *kind = dialog.findChild<QComboBox *>();
+        kind->setCurrentIndex(kind->findText(QStringLiteral("PostgreSQL")));
+        child<QLineEdit>(dialog, "name")->setText(QStringLiteral("typed"));
+        child<QLineEdit>(dialog, "host")->setText(QStringLiteral("127.0.0.1"));
+        child<QSpinBox>(dialog, "port")->setValue(test::pgPort().toInt());
+        child<QLineEdit>(dialog, "database")->setText(QStringLiteral("tidemark_pw"));
+        child<QLineEdit>(dialog, "user")->setText(role);
+        QVERIFY(!child<QCheckBox>(dialog, "savePassword")->isChecked());
+        auto *typed = child<QLineEdit>(dialog, "password");
+        QTest::keyClicks(typed, password);
+        QLabel *message = child<QLabel>(dialog, "message");
+        QTest::mouseClick(child<QPushButton>(dialog, "testForm"), Qt::LeftButton);
+        QTRY_VERIFY2_WITH_TIMEOUT(!message->text().startsWith(QLatin1String("Connecting")),
+                                  qPrintable(message->text()), kReplyWaitMs);
+        QVERIFY2(message->text().contains(QLatin1String("works")), qPrintable(message->text()));
+
+        typed->setText(password + QStringLiteral("-wrong"));
+        QTest::mouseClick(child<QPushButton>(dialog, "testForm"), Qt::LeftButton);
+        QTRY_VERIFY2_WITH_TIMEOUT(!message->text().startsWith(QLatin1String("Connecting")),
+                                  qPrintable(message->text()), kReplyWaitMs);
+        QVERIFY2(message->text().contains(QLatin1String("password authentication failed")),
+                 qPrintable(message->text()));
+        gateway.waitForIdle();
+        QVERIFY(!anyFileHolds(m_dir.path(), password.toUtf8()));
     }
 
     void testsTheFormBeforeAdding() {

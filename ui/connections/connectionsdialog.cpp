@@ -131,15 +131,16 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     m_name->setObjectName(QStringLiteral("name"));
     m_host->setObjectName(QStringLiteral("host"));
     m_dbname->setObjectName(QStringLiteral("database"));
+    m_port->setObjectName(QStringLiteral("port"));
+    m_user->setObjectName(QStringLiteral("user"));
     m_sqlitePath->setObjectName(QStringLiteral("sqlitePath"));
     m_message->setObjectName(QStringLiteral("message"));
     m_list->setObjectName(QStringLiteral("connections"));
     m_password->setObjectName(QStringLiteral("password"));
     m_password->setEchoMode(QLineEdit::Password);
-    m_password->setEnabled(false);
-    m_password->setPlaceholderText(tr("stored in the system keychain, never in the workspace"));
+    // Typed, it is what Test logs in with; kept (in the keychain only) when the box is ticked.
+    m_password->setPlaceholderText(tr("Test uses it; kept only in the system keychain, if ticked"));
     m_savePassword->setObjectName(QStringLiteral("savePassword"));
-    connect(m_savePassword, &QCheckBox::toggled, m_password, &QLineEdit::setEnabled);
     auto *passwordRow = new QHBoxLayout;
     passwordRow->addWidget(m_password, 1);
     passwordRow->addWidget(m_savePassword);
@@ -172,8 +173,9 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     connect(test, &QPushButton::clicked, this, &ConnectionsDialog::testSelected);
     auto *testForm = new QPushButton(tr("Test"), this);
     testForm->setObjectName(QStringLiteral("testForm"));
-    testForm->setToolTip(tr("Connect with the form's settings, before adding or saving (a typed password "
-                            "counts once it is saved; until then the password variable or ~/.pgpass)"));
+    testForm->setToolTip(tr("Connect with the form's settings, before adding or saving: with the typed "
+                            "password if there is one, else the password variable, the stored password "
+                            "or ~/.pgpass"));
     connect(testForm, &QPushButton::clicked, this, &ConnectionsDialog::testForm);
     m_cancelTest->setObjectName(QStringLiteral("cancelTest"));
     m_cancelTest->setEnabled(false);
@@ -433,6 +435,8 @@ void ConnectionsDialog::testForm() {
         return setMessage(note.trimmed(), true);
     if (const ConnectionSpec *current = selected(); current && current->name == spec.name)
         spec.keychainKey = current->keychainKey; // editing: its stored password counts
+    if (spec.kind == ConnectionKind::Postgres)
+        spec.typedPassword = m_password->text();
     test(spec);
 }
 
