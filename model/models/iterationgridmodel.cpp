@@ -138,8 +138,13 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case RowsRead:
         return formatCount(rowsShownRead(record));
     case RowsWritten:
-        return record.status == IterationStatus::DryRun ? QStringLiteral("—")
-                                                        : formatCount(record.rowsWritten);
+        if (record.status == IterationStatus::DryRun)
+            return QStringLiteral("—");
+        // Written is what the target holds; rows in the open transaction are said apart.
+        return record.rowsPending > 0
+                   ? tr("%1 (+%2 pending)")
+                         .arg(formatCount(record.rowsWritten), formatCount(record.rowsPending))
+                   : formatCount(record.rowsWritten);
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:
@@ -150,8 +155,8 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
         if (isRolledBack(record)) {
             const QString kept = formatCount(rowsShownRead(record));
             return record.windowRows > 0
-                       ? tr("%1 / %2 kept (rolled back)").arg(kept, formatCount(record.windowRows))
-                       : tr("%1 kept (rolled back)").arg(kept);
+                       ? tr("rolled back, %1 of %2 kept").arg(kept, formatCount(record.windowRows))
+                       : tr("rolled back, %1 kept").arg(kept);
         }
         if (record.status == IterationStatus::NoNewRows || record.windowRows == 0)
             return QStringLiteral("—");
@@ -214,6 +219,10 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
                 .arg(formatCount(record.rowsRead), formatCount(rowsShownRead(record)));
         if (record.status == IterationStatus::DryRun)
             return dryRunText(record);
+        if (column == RowsWritten && record.rowsPending > 0)
+            return tr("%1 rows committed to the target; %2 more written into its open transaction, which "
+                      "commits them all at once or rolls them back")
+                .arg(formatCount(record.rowsWritten), formatCount(record.rowsPending));
         if (!record.error.isEmpty())
             return record.error;
         if (column == Progress && record.windowRows < 0)

@@ -233,6 +233,34 @@ private slots:
         QCOMPARE(text(1), QStringLiteral("copying 3,000,000 rows · 30.0 s"));
     }
 
+    // Written is what the target holds: rows in the open transaction are pending, and once it
+    // rolls back the Progress cell says so in words that agree with each other.
+    void writtenIsWhatLanded() {
+        IterationGridModel model;
+        IterationRecord streaming = queued(9, 1, QStringLiteral("orders"));
+        model.beginRun(9, {streaming});
+        streaming.status = IterationStatus::Running;
+        streaming.startedAt = QDateTime::currentDateTimeUtc();
+        streaming.windowRows = 3000;
+        streaming.rowsRead = 1200;
+        streaming.rowsPending = 1200;
+        model.updateIteration(streaming);
+        const QModelIndex written = model.index(0, IterationGridModel::RowsWritten);
+        QCOMPARE(written.data().toString(), QStringLiteral("0 (+1,200 pending)"));
+        QCOMPARE(written.data(RawRole).toLongLong(), qint64(0));
+        QVERIFY2(written.data(Qt::ToolTipRole).toString().contains(QStringLiteral("open transaction")),
+                 qPrintable(written.data(Qt::ToolTipRole).toString()));
+
+        streaming.status = IterationStatus::Cancelled;
+        streaming.rowsPending = 0;
+        streaming.rowsRolledBack = 1200;
+        model.updateIteration(streaming);
+        QCOMPARE(written.data().toString(), QStringLiteral("0"));
+        QCOMPARE(model.index(0, IterationGridModel::RowsRead).data().toString(), QStringLiteral("0"));
+        QCOMPARE(model.index(0, IterationGridModel::Progress).data().toString(),
+                 QStringLiteral("rolled back, 0 of 3,000 kept"));
+    }
+
     void realRunOfTheCore() {
         UiFixture fixture;
         QVERIFY(fixture.isValid());

@@ -447,7 +447,7 @@ private slots:
         QCOMPARE(grid->index(0, IterationGridModel::RowsRead).data().toString(), QStringLiteral("0"));
         QCOMPARE(grid->index(0, IterationGridModel::Progress).data(ProgressRole).toDouble(), 0.0);
         QCOMPARE(grid->index(0, IterationGridModel::Progress).data().toString(),
-                 QStringLiteral("0 / 3,000,000 kept (rolled back)"));
+                 QStringLiteral("rolled back, 0 of 3,000,000 kept"));
         QVERIFY(grid->index(0, IterationGridModel::RowsRead)
                     .data(Qt::ToolTipRole)
                     .toString()
