@@ -863,6 +863,29 @@ int Commands::tableAdd(const QStringList &args) {
     return 0;
 }
 
+namespace {
+
+// A table's health as its last finished run left it: failing (failed, interrupted), source_behind,
+// held_back (rows past its future guard), or ok; the reason is that run's error.
+struct TableHealth {
+    QString name;
+    QString reason;
+};
+
+TableHealth tableHealth(const IterationRecord &last) {
+    if (last.id == 0)
+        return {QStringLiteral("ok"), QString()};
+    if (last.status == IterationStatus::Failed || last.status == IterationStatus::Interrupted)
+        return {QStringLiteral("failing"), last.error};
+    if (last.sourceBehind)
+        return {QStringLiteral("source_behind"), last.error};
+    if (last.rowsFuture > 0)
+        return {QStringLiteral("held_back"), last.error};
+    return {QStringLiteral("ok"), QString()};
+}
+
+} // namespace
+
 int Commands::tableList(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table list"));
     parser.addFlag(QStringLiteral("json"));
@@ -874,26 +897,29 @@ int Commands::tableList(const QStringList &args) {
     std::unique_ptr<Workspace> workspace = openWorkspace();
     const QList<TableSpec> tables =
         parser.isSet(QStringLiteral("archived")) ? workspace->archivedTables() : workspace->tables();
-    // A table whose last run held rows back past its future guard is never shown as fine.
-    const QHash<qint64, qint64> heldBack = workspace->rowsHeldBack();
+    // A table whose last run failed, held rows back or found its source behind is never shown as
+    // fine: its health comes from that run.
+    const QHash<qint64, IterationRecord> last = workspace->lastFinishedIterations();
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray array;
         for (const TableSpec &spec : tables) {
+            const TableHealth health = tableHealth(last.value(spec.id));
             QJsonObject object = tableJson(spec);
-            object.insert(QStringLiteral("rows_held_back"), heldBack.value(spec.id));
+            object.insert(QStringLiteral("health"), health.name);
+            object.insert(QStringLiteral("health_reason"),
+                          health.reason.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(health.reason));
+            object.insert(QStringLiteral("rows_held_back"), last.value(spec.id).rowsFuture);
             array.append(object);
         }
         writeOut(toJsonLine(array));
     } else {
         QString text = tablesText(tables);
         for (const TableSpec &spec : tables) {
-            if (const qint64 rows = heldBack.value(spec.id); rows > 0)
-                text +=
-                    QStringLiteral("table %1 (%2): its last run held back %3 rows dated beyond its future "
-                                   "guard (see: tidemark-cli history --table %1)\n")
-                        .arg(spec.id)
-                        .arg(spec.sourceDisplay())
-                        .arg(rows);
+            const TableHealth health = tableHealth(last.value(spec.id));
+            if (health.name != QLatin1String("ok"))
+                text += QStringLiteral("table %1 (%2) is %3: %4 (tidemark-cli history --table %1)\n")
+                            .arg(spec.id)
+                            .arg(spec.sourceDisplay(), health.name, health.reason);
         }
         writeOut(text);
     }

@@ -67,6 +67,9 @@ struct IterationRecord {
     // Rows held back because their watermark lies beyond the table's future guard (max future,
     // max jump): copied once time catches up, or after set-position / a backfill.
     qint64 rowsFuture = 0;
+    // The source's highest watermark was below the position (an older backup, emptied, a
+    // writer's clock that went back): the window was empty for that reason, not for want of rows.
+    bool sourceBehind = false;
     QList<LogLine> log;
 };
 

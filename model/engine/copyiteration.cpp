@@ -74,6 +74,7 @@ struct CopyIteration::State {
     QString workspaceBehind;
     // The future guard's warning when it held rows back (empty: it held none).
     QString heldBack;
+    QString sourceBehind;   // the warning when the source's maximum is below the position
     qint64 rejectsLost = 0; // rejected rows whose contents the workspace could not take
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
@@ -390,8 +391,10 @@ struct CopyIteration::State {
                     .arg(spec.sourceDisplay(), spec.watermarkColumn,
                          unorderableValues(probe, spec.watermarkType)));
         window.upper = probe.maximum;
-        if (spec.mode != WriteMode::Overwrite)
+        if (spec.mode != WriteMode::Overwrite) {
             holdBackBeyondGuard();
+            noticeSourceBehind(probe.maximum);
+        }
         record.windowLower = window.lower.watermark().display();
         record.windowUpper = window.upper.display();
         return !window.upper.isNull();
@@ -423,6 +426,25 @@ struct CopyIteration::State {
                 .arg(record.rowsFuture)
                 .arg(spec.watermarkColumn, guard->display(), guardRule(), beyond.upper.display(), first);
         log(QStringLiteral("warning"), heldBack);
+    }
+
+    // A source whose highest watermark fell below the position (restored from an older backup,
+    // truncated, its writer's clock stepped back) gives empty windows that would read as a quiet
+    // "no new rows": it is said, and the iteration warns.
+    void noticeSourceBehind(const Watermark &maximum) {
+        if (position.isNull() || (!maximum.isNull() && maximum.compare(position.watermark()) >= 0))
+            return;
+        record.sourceBehind = true;
+        sourceBehind =
+            QStringLiteral("table %1 (%2): the source is behind the position: its highest '%3' is %4, the "
+                           "position %5 (restored from an older backup, emptied, or its writer's clock went "
+                           "back?); rows it gets at or below %5 are never copied: 'backfill %1 --from VALUE' "
+                           "copies again from an earlier point")
+                .arg(spec.id)
+                .arg(spec.sourceDisplay(), spec.watermarkColumn,
+                     maximum.isNull() ? QStringLiteral("none (no row)") : maximum.display(),
+                     position.watermark().display());
+        log(QStringLiteral("warning"), sourceBehind);
     }
 
     QString guardRule() const {
@@ -849,6 +871,10 @@ struct CopyIteration::State {
         }
         if (record.rowsFuture > 0) {
             record.error = heldBack; // never a silent green: the grid and history say why
+            return IterationStatus::Warning;
+        }
+        if (record.sourceBehind) {
+            record.error = sourceBehind;
             return IterationStatus::Warning;
         }
         if (record.rowsRead == 0) {

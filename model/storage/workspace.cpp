@@ -451,6 +451,7 @@ ALTER TABLE runner ADD COLUMN last_firing_error TEXT;
 ALTER TABLE iterations ADD COLUMN rows_pending INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE iterations ADD COLUMN rows_rolled_back INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE iterations ADD COLUMN rows_future INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN source_behind INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE tables ADD COLUMN max_future TEXT NOT NULL DEFAULT '';
 ALTER TABLE tables ADD COLUMN max_jump INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE alert_settings ADD COLUMN hook_env TEXT NOT NULL DEFAULT '';
@@ -560,7 +561,8 @@ const QString kIterationColumns = QStringLiteral(
     "id, run_id, table_id, source, target, status, started_at, finished_at, duration_ms, rows_read, "
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
-    "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future");
+    "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, "
+    "source_behind");
 
 // kIterationColumns from column `first` on.
 IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
@@ -588,6 +590,7 @@ IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
     record.rowsPending = stmt.columnInt64(first + 20);
     record.rowsRolledBack = stmt.columnInt64(first + 21);
     record.rowsFuture = stmt.columnInt64(first + 22);
+    record.sourceBehind = stmt.columnInt64(first + 23) != 0;
     return record;
 }
 
@@ -634,7 +637,8 @@ void bindIteration(SqliteStatement &stmt, const IterationRecord &record) {
         .bind(19, record.rowsUnorderableWatermark)
         .bind(20, record.rowsPending)
         .bind(21, record.rowsRolledBack)
-        .bind(22, record.rowsFuture);
+        .bind(22, record.rowsFuture)
+        .bind(23, record.sourceBehind ? 1 : 0);
 }
 
 QString tiebreakText(const QVariant &value) {
@@ -954,20 +958,24 @@ QList<TableSpec> Workspace::tables() {
     return readTables(*m_db, false);
 }
 
-QHash<qint64, qint64> Workspace::rowsHeldBack() {
-    SqliteStatement select(
-        *m_db,
-        QStringLiteral("SELECT i.table_id, i.rows_future FROM iterations i WHERE i.rows_future > 0 AND "
-                       "i.id = (SELECT max(l.id) FROM iterations l WHERE l.table_id = i.table_id AND "
-                       "l.status NOT IN (?1, ?2, ?3, ?4))"));
+QHash<qint64, IterationRecord> Workspace::lastFinishedIterations() {
+    const QString columns = QStringLiteral("i.") +
+                            QString(kIterationColumns).replace(QStringLiteral(", "), QStringLiteral(", i."));
+    SqliteStatement select(*m_db,
+                           QStringLiteral("SELECT %1 FROM iterations i WHERE i.id = (SELECT max(l.id) FROM "
+                                          "iterations l WHERE l.table_id = i.table_id AND l.status NOT IN "
+                                          "(?1, ?2, ?3, ?4))")
+                               .arg(columns));
     select.bind(1, iterationStatusName(IterationStatus::Queued))
         .bind(2, iterationStatusName(IterationStatus::Running))
         .bind(3, iterationStatusName(IterationStatus::Skipped))
         .bind(4, iterationStatusName(IterationStatus::DryRun));
-    QHash<qint64, qint64> heldBack;
-    while (select.step())
-        heldBack.insert(select.columnInt64(0), select.columnInt64(1));
-    return heldBack;
+    QHash<qint64, IterationRecord> last;
+    while (select.step()) {
+        const IterationRecord record = readIteration(select);
+        last.insert(record.tableId, record);
+    }
+    return last;
 }
 
 bool Workspace::hasTables() {
@@ -1563,9 +1571,9 @@ void writeIteration(SqliteDb &db, const QString &path, const IterationRecord &re
                 "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
                 "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
                 "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19, rows_pending = ?20, "
-                "rows_rolled_back = ?21, rows_future = ?22 WHERE id = ?23"));
+                "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23 WHERE id = ?24"));
     bindIteration(update, record);
-    update.bind(23, record.id).run();
+    update.bind(24, record.id).run();
     if (db.changes() == 0)
         throw Error(
             QStringLiteral("workspace file %1: iteration %2 does not exist").arg(path).arg(record.id));
@@ -1685,9 +1693,9 @@ void Workspace::addIterations(QList<IterationRecord> &records) {
                    "INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                    "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
                    "window_rows, watermark_before, watermark_after, window_lower, window_upper, error, "
-                   "rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future) "
+                   "rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, source_behind) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                   "?18, ?19, ?20, ?21, ?22)"));
+                   "?18, ?19, ?20, ?21, ?22, ?23)"));
     for (IterationRecord &record : records) {
         insert.reset();
         bindIteration(insert, record);

@@ -195,9 +195,9 @@ public:
     QList<TableSpec> tables();         // the live (not removed) tables, ordered by id
     bool hasTables();                  // whether there is any live table
     QList<TableSpec> archivedTables(); // the removed ones, ordered by id
-    // Rows that each table's last finished iteration held back beyond its future guard, for the
-    // tables where that is more than none.
-    QHash<qint64, qint64> rowsHeldBack();
+    // Each table's last finished iteration (skipped and dry runs left out): what `table list`
+    // derives a table's health from.
+    QHash<qint64, IterationRecord> lastFinishedIterations();
     std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
     qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)

@@ -28,6 +28,7 @@ private slots:
     void guardOptionsNameTheirType();
     void killedTransactionClaimsNoRows();
     void rejectsTheWorkspaceCannotTakeAreCounted();
+    void sourceBehindThePositionIsAnAlarm();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -95,9 +96,11 @@ void tst_Unattended::futureRowIsHeldBackNotFrozen() {
     const CliResult listed = cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")});
     const QJsonObject table = parseJsonArray(listed.out).at(0).toObject();
     QCOMPARE(table.value(QStringLiteral("rows_held_back")).toInt(), 1);
+    QCOMPARE(table.value(QStringLiteral("health")).toString(), QStringLiteral("held_back"));
     QCOMPARE(table.value(QStringLiteral("max_future")).toString(), QStringLiteral("1d"));
-    QVERIFY(cli({QStringLiteral("table"), QStringLiteral("list")})
-                .out.contains(QStringLiteral("held back 1 rows")));
+    QVERIFY(
+        cli({QStringLiteral("table"), QStringLiteral("list")})
+            .out.contains(QStringLiteral("table 1 (src:orders) is held_back: table 1 (src:orders): 1 rows")));
 
     // Once the row is corrected, it is copied and the table is fine again.
     execSql(src, QStringLiteral("UPDATE orders SET updated_at = '2025-06-01T00:00:00.000000Z' WHERE id = 6"));
@@ -259,6 +262,41 @@ void tst_Unattended::rejectsTheWorkspaceCannotTakeAreCounted() {
     QVERIFY2(error.contains(QStringLiteral("the contents of 4 of the 4 rejected rows could not be recorded")),
              qPrintable(error));
     QCOMPARE(countRows(dst, QStringLiteral("orders")), qint64(6));
+}
+
+// The source restored from an older backup: its highest watermark is below the position. The run
+// warns, naming both, where it used to end a quiet "no new rows".
+void tst_Unattended::sourceBehindThePositionIsAnAlarm() {
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 10);
+    const CliResult added =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("rows_written")).toInt(), 10);
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("status")).toString(),
+             QStringLiteral("no_new_rows"));
+
+    execSql(src, QStringLiteral("DELETE FROM orders WHERE id > 6"));
+    const QJsonObject iteration = onlyIteration(runJson());
+    QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("warning"));
+    QVERIFY(iteration.value(QStringLiteral("source_behind")).toBool());
+    const QString error = iteration.value(QStringLiteral("error")).toString();
+    QVERIFY2(error.contains(QStringLiteral("the source is behind the position")) &&
+                 error.contains(orderTimestamp(6)) && error.contains(orderTimestamp(10)),
+             qPrintable(error));
+    QCOMPARE(
+        parseJsonArray(cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out)
+            .at(0)
+            .toObject()
+            .value(QStringLiteral("health"))
+            .toString(),
+        QStringLiteral("source_behind"));
+
+    // Emptied: no row at all is behind too.
+    execSql(src, QStringLiteral("DELETE FROM orders"));
+    QVERIFY(onlyIteration(runJson()).value(QStringLiteral("source_behind")).toBool());
 }
 
 QTEST_GUILESS_MAIN(tst_Unattended)

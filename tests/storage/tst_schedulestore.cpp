@@ -103,7 +103,8 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
             "INDEX rejects_by_iteration; ALTER TABLE iterations DROP COLUMN rows_unorderable_watermark; "
             "ALTER TABLE iterations DROP COLUMN rows_pending; ALTER TABLE iterations DROP COLUMN "
             "rows_rolled_back; "
-            "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE tables DROP COLUMN max_future; "
+            "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE iterations DROP COLUMN "
+            "source_behind; ALTER TABLE tables DROP COLUMN max_future; "
             "ALTER TABLE tables DROP COLUMN max_jump; "
             "PRAGMA user_version = 3"));
     }
