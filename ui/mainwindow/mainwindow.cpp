@@ -24,6 +24,7 @@
 #include "ui/controltable/watermarkhistorydialog.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/helpdialogs.h"
+#include "ui/mainwindow/windowfit.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
 #include "ui/run/runnotifier.h"
@@ -774,8 +775,13 @@ void MainWindow::updateRecentMenu() {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1400, 880);
+    // Both fitted to the screen: 1400×880 does not fit a 1024×768 screen, nor does a geometry
+    // saved on a larger monitor fit a laptop's, and what falls off is the status bar and the
+    // right-hand actions.
+    if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        fitWindowToScreen(this);
+    else
+        placeFirstWindow(this, QSize(1400, 880));
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
         resizeDocks({m_historyDock}, {270}, Qt::Vertical);
     // Without a remembered state the splitter starts from the panels' size hints once shown (sizes
