@@ -25,6 +25,7 @@
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/helpdialogs.h"
 #include "ui/mainwindow/windowfit.h"
+#include "ui/run/cancelconsequences.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
 #include "ui/run/runnotifier.h"
@@ -44,6 +45,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -240,8 +242,10 @@ void MainWindow::createActions() {
                                QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runSelected);
     m_dryRunAction = make(QStringLiteral("actionDryRun"), tr("&Dry Run"), QKeySequence(Qt::CTRL | Qt::Key_F5),
                           &MainWindow::dryRun);
-    m_cancelAction = make(QStringLiteral("actionCancelRun"), tr("&Cancel Run"), QKeySequence(Qt::Key_Escape),
-                          &MainWindow::cancelRun);
+    // Not Esc: Esc means "leave this field" or "close this popup" everywhere else, and pressing
+    // it in the filter box cancelled a copy. A chord nothing else uses, and a question first.
+    m_cancelAction = make(QStringLiteral("actionCancelRun"), tr("&Cancel Run"),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X), &MainWindow::confirmCancelRun);
     m_showCurrentRunAction = make(QStringLiteral("actionShowCurrentRun"), tr("Show &Current Run"),
                                   QKeySequence(Qt::CTRL | Qt::Key_J), [this] { m_runPanel->showLive(); });
     m_refreshAction = make(QStringLiteral("actionRefresh"), tr("&Refresh"), QKeySequence::Refresh, [this] {
@@ -256,7 +260,8 @@ void MainWindow::createActions() {
     m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
     m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
     m_dryRunAction->setToolTip(tr("Show each window's bounds and row count, write nothing (Ctrl+F5)"));
-    m_cancelAction->setToolTip(tr("Cancel the run: iterations roll back between batches (Esc)"));
+    m_cancelAction->setToolTip(
+        tr("Cancel the run, after asking when rows would be rolled back (Ctrl+Shift+X)"));
 
     // The same actions on the control table's context menu (Del lives there, see above).
     QTableView *tableView = m_controlTable->view();
@@ -432,7 +437,8 @@ void MainWindow::newWorkspace() {
 void MainWindow::openWorkspace(const QString &path) {
     if (m_coordinator && m_coordinator->isRunning()) {
         showError(tr("Open workspace"),
-                  tr("A run is in progress in %1; cancel it first (Esc).").arg(workspacePath()));
+                  tr("A run is in progress in %1; cancel it first (Run › Cancel Run, Ctrl+Shift+X).")
+                      .arg(workspacePath()));
         return;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
@@ -580,6 +586,36 @@ void MainWindow::cancelRun() {
         m_coordinator->cancel();
         m_runLabel->setText(tr("Cancelling run %1…").arg(m_coordinator->currentRunId()));
     }
+}
+
+void MainWindow::confirmCancelRun() {
+    if (!m_coordinator || !m_coordinator->isRunning())
+        return;
+    const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
+                                          m_controlTable->model()->tables());
+    if (!consequences.losesRows())
+        return cancelRun();
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Cancel run"),
+                        tr("Cancel run %1?").arg(m_coordinator->currentRunId()), QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("cancelRunConfirmation"));
+    box->setInformativeText(consequences.text());
+    QPushButton *cancel = box->addButton(tr("Cancel Run"), QMessageBox::DestructiveRole);
+    cancel->setObjectName(QStringLiteral("confirmCancelRun"));
+    // The default answer keeps the copy: Enter or Esc on the question loses nothing.
+    QPushButton *keep = box->addButton(tr("Keep Running"), QMessageBox::RejectRole);
+    keep->setObjectName(QStringLiteral("keepRunning"));
+    box->setDefaultButton(keep);
+    box->setEscapeButton(keep);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    const qint64 runId = m_coordinator->currentRunId();
+    connect(box, &QMessageBox::finished, this, [this, box, cancel, runId] {
+        // The run the question was about, not one started since.
+        if (box->clickedButton() == cancel && m_coordinator && m_coordinator->isRunning() &&
+            m_coordinator->currentRunId() == runId)
+            cancelRun();
+    });
+    box->open();
 }
 
 void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations) {
@@ -819,11 +855,12 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     }
     if (m_coordinator && m_coordinator->isRunning() &&
         QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
+                                              m_controlTable->model()->tables());
         const auto answer = QMessageBox::question(this, tr("Run in progress"),
-                                                  tr("Run %1 is still copying. Cancel it and quit? Running "
-                                                     "iterations roll back; the target and the "
-                                                     "watermarks stay as they were.")
-                                                      .arg(m_coordinator->currentRunId()));
+                                                  tr("Run %1 is still copying. Cancel it and quit?\n\n%2")
+                                                      .arg(m_coordinator->currentRunId())
+                                                      .arg(consequences.text()));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;
