@@ -166,7 +166,7 @@ private slots:
         chooseTable(sourceTable, QStringLiteral("orders"));
         QTRY_VERIFY(dialog.columnsLoaded());
         QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QStringLiteral("updated_at"));
-        QVERIFY2(child<QLabel>(dialog, "watermarkReason")->text().startsWith(QLatin1String("Suggested — ")),
+        QVERIFY2(child<QLabel>(dialog, "watermarkReason")->text().startsWith(QStringLiteral("Suggested — ")),
                  qPrintable(child<QLabel>(dialog, "watermarkReason")->text()));
         QCOMPARE(target->currentIndex(), -1);
         QVERIFY(!ok->isEnabled());
