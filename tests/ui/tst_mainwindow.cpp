@@ -259,8 +259,8 @@ private slots:
             return window.findChild<QMessageBox *>(QStringLiteral("cancelRunConfirmation"));
         };
 
-        // The first table holds after its first batch is written, not committed: rows would be lost.
-        FaultGate firstTableWrote("after_batch_write", 1);
+        // The first table holds as it starts writing: a whole-window copy, which would roll back.
+        FaultGate firstTableWrote("before_write_transaction", 1);
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
         window.runAll();
         QTRY_VERIFY_WITH_TIMEOUT(firstTableWrote.reached(), 60000);
@@ -291,7 +291,11 @@ private slots:
         confirmation()->defaultButton()->click();
         QTRY_VERIFY(!confirmation());
         QVERIFY2(!runState->text().contains(QLatin1String("Cancelling")), qPrintable(runState->text()));
+        QVERIFY(window.coordinator()->isRunning());
 
+        // The question closed; the window takes the keys again once it is active.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
         QTest::keyClick(&window, Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
         QTRY_VERIFY(confirmation());
         confirmation()->findChild<QPushButton *>(QStringLiteral("confirmCancelRun"))->click();

@@ -207,6 +207,8 @@ void MainWindow::createActions() {
     m_redoAction = m_controlTable->undoStack()->createRedoAction(this, tr("&Redo"));
     m_redoAction->setObjectName(QStringLiteral("actionRedo"));
     m_redoAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    m_undoAction->setProperty("shortcutListName", tr("Undo"));
+    m_redoAction->setProperty("shortcutListName", tr("Redo"));
     addAction(m_undoAction);
     addAction(m_redoAction);
     m_findAction = make(QStringLiteral("actionFind"), tr("&Filter Tables"), QKeySequence::Find,
