@@ -206,7 +206,14 @@ void MainWindow::createActions() {
     m_undoAction->setShortcut(QKeySequence::Undo);
     m_redoAction = m_controlTable->undoStack()->createRedoAction(this, tr("&Redo"));
     m_redoAction->setObjectName(QStringLiteral("actionRedo"));
-    m_redoAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    // Ctrl+Shift+Z everywhere, plus the platform's own redo keys (Ctrl+Y on some), each once: on
+    // X11 the platform's is Ctrl+Shift+Z too, and the shortcut list showed it twice.
+    QList<QKeySequence> redoKeys{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+    for (const QKeySequence &key : QKeySequence::keyBindings(QKeySequence::Redo)) {
+        if (!redoKeys.contains(key))
+            redoKeys << key;
+    }
+    m_redoAction->setShortcuts(redoKeys);
     m_undoAction->setProperty("shortcutListName", tr("Undo"));
     m_redoAction->setProperty("shortcutListName", tr("Redo"));
     addAction(m_undoAction);
