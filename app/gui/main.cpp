@@ -7,27 +7,63 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QIcon>
 
+namespace {
+
+void setApplicationNames() {
+    QCoreApplication::setOrganizationName(QStringLiteral("Tidemark"));
+    QCoreApplication::setApplicationName(QStringLiteral("Tidemark"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));
+}
+
+void describeOptions(QCommandLineParser &parser, const QCommandLineOption &workspaceOption) {
+    parser.setApplicationDescription(QStringLiteral("Incremental table-copy jobs with watermarks"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOption(workspaceOption);
+    parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("Workspace file to open."),
+                                 QStringLiteral("[FILE]"));
+}
+
+// QApplication aborts when it finds no display, and printing the usage or the version needs
+// none: those are answered by a QCoreApplication before any window system is touched.
+bool asksForHelpOrVersion(int argc, char *argv[]) {
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--")
+            break;
+        if (arg == "-h" || arg == "-?" || arg == "--help" || arg == "--help-all" || arg == "-v" ||
+            arg == "--version")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char *argv[]) {
+    const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
+                                             QStringLiteral("Workspace file to open."),
+                                             QStringLiteral("FILE"));
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        describeOptions(parser, workspaceOption);
+        parser.process(app); // prints the usage or the version and exits
+        return 0;
+    }
+
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Tidemark"));
-    QApplication::setApplicationName(QStringLiteral("Tidemark"));
-    QApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));
+    setApplicationNames();
     QApplication::setDesktopFileName(QStringLiteral("io.tidemark.Tidemark"));
     tidemark::ensureResources();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/tidemark.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Incremental table-copy jobs with watermarks"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
-                                             QStringLiteral("Workspace file to open."),
-                                             QStringLiteral("FILE"));
-    parser.addOption(workspaceOption);
-    parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("Workspace file to open."),
-                                 QStringLiteral("[FILE]"));
+    describeOptions(parser, workspaceOption);
     parser.process(app);
 
     QString workspace = parser.value(workspaceOption);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The analyst's path through the real widgets: the Add Table dialog speaks the user's words,
-// defaults the target to another connection that answers, suggests the watermark with its
-// reason, keeps its layout, and reads the source on its own queue (the window stays responsive
-// and the workspace free while a describe runs; a newer choice or Cancel interrupts it). The
-// Connections dialog's test is cancellable. Closing the window's gateway keeps queued edits.
+// decides nothing for the user (no connection, table or watermark chosen before the user picks,
+// unless every table goes the same way), refuses a copy onto the source table itself, puts the
+// focus on the field at fault after a refused OK, suggests the watermark with its reason, keeps its layout,
+// and reads the source on its own queue (the window stays responsive and the workspace free while a describe
+// runs; a newer choice or Cancel interrupts it). The Connections dialog's test is cancellable. Closing the
+// window's gateway keeps queued edits.
 
 #include "model/engine/remotework.h"
 #include "model/storage/sqlitedb.h"
@@ -92,12 +94,14 @@ private slots:
         // A refusal from the final check is worded for the dialog too.
         chooseTable(sourceTable, QStringLiteral("orders"));
         QTRY_VERIFY(dialog.columnsLoaded());
-        QTRY_COMPARE(child<QComboBox>(dialog, "targetConnection")->currentData().toString(),
-                     QStringLiteral("dst"));
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        target->setCurrentIndex(target->findData(QStringLiteral("dst")));
         child<QLineEdit>(dialog, "initialWatermark")->setText(QStringLiteral("not a time"));
         dialog.accept();
         QTRY_VERIFY(!dialog.remoteWorkPending());
         QVERIFY(!dialog.problems().isEmpty());
+        // The focus is on the field at fault, not on Cancel (where Enter threw the form away).
+        QCOMPARE(dialog.focusWidget(), child<QLineEdit>(dialog, "initialWatermark"));
         QVERIFY2(!dialog.problems().first().contains(QLatin1String("--")),
                  qPrintable(dialog.problems().first()));
         QVERIFY2(dialog.problems().first().contains(QLatin1String("initial watermark")),
@@ -125,10 +129,11 @@ private slots:
         QVERIFY(file->actions().contains(window.findChild<QAction *>(QStringLiteral("actionConnections"))));
     }
 
-    void targetIsNeverTheSourcesConnectionNorAnUnreachableOne() {
+    // Add Table picked the first connections by name and proposed dst → src, writing into the
+    // source, with a table and a watermark nobody chose and OK enabled at once.
+    void startsEmptyAndDecidesNothing() {
         UiFixture fixture;
-        makeOrders(fixture.src, 3);
-        // Listed before "dst": one names the source's own file, one a folder that does not exist.
+        makeOrders(fixture.src, 3); // one table only: even then it is not chosen for the user
         addConnection(fixture, QStringLiteral("alias"), fixture.src);
         addConnection(fixture, QStringLiteral("broken"),
                       fixture.filePath(QStringLiteral("no/such/dir/t.db")));
@@ -136,23 +141,120 @@ private slots:
         TableDialog dialog(&gateway, std::nullopt);
         auto *source = child<QComboBox>(dialog, "sourceConnection");
         auto *target = child<QComboBox>(dialog, "targetConnection");
+        auto *sourceTable = child<QComboBox>(dialog, "sourceTable");
+        auto *watermark = child<QComboBox>(dialog, "watermark");
+        QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
         QTRY_COMPARE(source->count(), 4);
-        QVERIFY(target->currentIndex() == -1 || target->currentData() != source->currentData());
-        source->setCurrentIndex(source->findData(QStringLiteral("src")));
-        QTRY_COMPARE(target->currentData().toString(), QStringLiteral("dst"));
-
-        // With the other file as the source, the default moves off it.
-        source->setCurrentIndex(source->findData(QStringLiteral("dst")));
         QTRY_VERIFY(!dialog.remoteWorkPending());
-        QVERIFY2(target->currentData().toString() == QLatin1String("alias") ||
-                     target->currentData().toString() == QLatin1String("src"),
-                 qPrintable(target->currentData().toString()));
+        QCOMPARE(source->currentIndex(), -1);
+        QCOMPARE(target->currentIndex(), -1);
+        QCOMPARE(sourceTable->currentText(), QString());
+        QVERIFY(!ok->isEnabled());
 
-        // A target the user chose stays.
-        target->setCurrentIndex(target->findData(QStringLiteral("broken")));
-        source->setCurrentIndex(source->findData(QStringLiteral("src")));
+        // A source lists its tables and chooses none; the target stays unchosen.
+        chooseSource(dialog, 1);
+        if (QTest::currentTestFailed())
+            return;
         QTRY_VERIFY(!dialog.remoteWorkPending());
-        QCOMPARE(target->currentData().toString(), QStringLiteral("broken"));
+        QCOMPARE(sourceTable->currentText(), QString());
+        QVERIFY(!dialog.columnsLoaded());
+        QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QString());
+        QCOMPARE(target->currentIndex(), -1);
+        QVERIFY(!ok->isEnabled());
+
+        // Once the user picks the table, the watermark is offered as a suggestion.
+        chooseTable(sourceTable, QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QStringLiteral("updated_at"));
+        QVERIFY2(child<QLabel>(dialog, "watermarkReason")->text().startsWith(QStringLiteral("Suggested — ")),
+                 qPrintable(child<QLabel>(dialog, "watermarkReason")->text()));
+        QCOMPARE(target->currentIndex(), -1);
+        QVERIFY(!ok->isEnabled());
+    }
+
+    // When every table goes one way, a new one starts the same way (and still chooses no table).
+    void takesThePairTheTablesUse() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        makeOrders(fixture.src, 3, 1, QStringLiteral("returns"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        auto *source = child<QComboBox>(dialog, "sourceConnection");
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        QTRY_COMPARE(source->currentData().toString(), QStringLiteral("src"));
+        QCOMPARE(target->currentData().toString(), QStringLiteral("dst"));
+        QTRY_COMPARE(child<QComboBox>(dialog, "sourceTable")->count(), 2);
+        QCOMPARE(child<QComboBox>(dialog, "sourceTable")->currentText(), QString());
+
+        // Two directions in use: no guess.
+        ConnectionSpec other =
+            sqliteSpec(QStringLiteral("other"), fixture.filePath(QStringLiteral("other.db")));
+        fixture.open()->addConnection(other);
+        TableDraft reverse = UiFixture::draft(QStringLiteral("returns"), QStringLiteral("updated_at"));
+        reverse.spec.targetConnection = QStringLiteral("other");
+        fixture.addTable(reverse);
+        TableDialog second(&gateway, std::nullopt);
+        auto *secondSource = child<QComboBox>(second, "sourceConnection");
+        QTRY_COMPARE(secondSource->count(), 3);
+        QCOMPARE(secondSource->currentIndex(), -1);
+        QCOMPARE(child<QComboBox>(second, "targetConnection")->currentIndex(), -1);
+    }
+
+    // A copy onto the source table itself is refused, and OK goes to the target table.
+    void refusesTheSourceTableAsTarget() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        chooseSource(dialog, 1);
+        if (QTest::currentTestFailed())
+            return;
+        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        target->setCurrentIndex(target->findData(QStringLiteral("src")));
+        QCOMPARE(child<QLineEdit>(dialog, "targetTable")->text(), QStringLiteral("orders"));
+        const QString problems = dialog.problems().join(QLatin1Char('\n'));
+        QVERIFY2(problems.contains(QLatin1String("is the source table itself")), qPrintable(problems));
+        QVERIFY(!dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        dialog.accept();
+        QVERIFY(dialog.isVisible());
+        QCOMPARE(dialog.focusWidget(), child<QLineEdit>(dialog, "targetTable"));
+
+        // Another target table on the same connection is a copy, and allowed.
+        child<QLineEdit>(dialog, "targetTable")->setText(QStringLiteral("orders_copy"));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+    }
+
+    // The final check refused the target (it belongs to another table): the focus goes to the
+    // target table, with the input kept, never to Cancel.
+    void focusGoesToTheFieldAtFaultAfterARefusedOk() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        makeOrders(fixture.src, 3, 1, QStringLiteral("returns"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTRY_COMPARE(child<QComboBox>(dialog, "sourceTable")->count(), 2);
+        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("returns"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        auto *targetTable = child<QLineEdit>(dialog, "targetTable");
+        targetTable->setText(QStringLiteral("orders"));
+        QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QTRY_VERIFY(ok->isEnabled());
+        ok->setFocus();
+        ok->click();
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QTRY_VERIFY(!dialog.problems().isEmpty());
+        QVERIFY2(dialog.problems().first().contains(QLatin1String("already the target")),
+                 qPrintable(dialog.problems().first()));
+        QVERIFY(dialog.isVisible());
+        QCOMPARE(dialog.focusWidget(), targetTable);
+        QCOMPARE(targetTable->text(), QStringLiteral("orders"));
     }
 
     void suggestsTheWatermarkWithItsReason() {
@@ -162,7 +264,8 @@ private slots:
         WorkspaceGateway gateway(fixture.wsPath);
         TableDialog dialog(&gateway, std::nullopt);
         chooseSource(dialog, 1);
-        QTRY_VERIFY(dialog.columnsLoaded()); // the only table is chosen
+        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
         auto *watermark = child<QComboBox>(dialog, "watermark");
         QCOMPARE(watermark->currentData(Qt::UserRole + 1).toString(), QStringLiteral("updated_at"));
         QLabel *reason = child<QLabel>(dialog, "watermarkReason");

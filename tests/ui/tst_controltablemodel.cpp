@@ -718,6 +718,10 @@ private slots:
         QTRY_COMPARE(sourceConnection->count(), 2);
         selectData(sourceConnection, QStringLiteral("src"));
         selectData(dialog.findChild<QComboBox *>(QStringLiteral("targetConnection")), QStringLiteral("dst"));
+        // Even the only table is the user's to choose.
+        auto *sourceTable = dialog.findChild<QComboBox *>(QStringLiteral("sourceTable"));
+        QTRY_VERIFY(sourceTable->findText(QStringLiteral("orders")) >= 0);
+        sourceTable->setCurrentText(QStringLiteral("orders"));
         QTRY_VERIFY(dialog.columnsLoaded());
         initial->setText(QStringLiteral("not a time"));
         QSignalSpy accepted(&dialog, &QDialog::accepted);

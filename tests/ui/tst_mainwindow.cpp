@@ -14,6 +14,7 @@
 #include "ui/history/historychart.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/mainwindow.h"
+#include "ui/run/cancelconsequences.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
 
@@ -22,12 +23,15 @@
 #include <QLineEdit>
 #include <QLockFile>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -119,7 +123,8 @@ private slots:
         QVERIFY(shortcut("actionOpenWorkspace").contains(QKeySequence(Qt::CTRL | Qt::Key_O)));
         QVERIFY(shortcut("actionRunAll").contains(QKeySequence(Qt::Key_F5)));
         QVERIFY(shortcut("actionRunSelected").contains(QKeySequence(Qt::SHIFT | Qt::Key_F5)));
-        QVERIFY(shortcut("actionCancelRun").contains(QKeySequence(Qt::Key_Escape)));
+        QCOMPARE(shortcut("actionCancelRun"),
+                 QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X)});
         QVERIFY(shortcut("actionFind").contains(QKeySequence(Qt::CTRL | Qt::Key_F)));
         QVERIFY(shortcut("actionRemoveTable").contains(QKeySequence(Qt::Key_Delete)));
         QVERIFY(shortcut("actionUndo").contains(QKeySequence(Qt::CTRL | Qt::Key_Z)));
@@ -234,32 +239,147 @@ private slots:
         QCOMPARE(second.iterations.first().status, IterationStatus::Skipped);
     }
 
-    void escapeCancelsTheRun() {
-        // One table at a time: when Esc comes while the first copies, the others are still
-        // queued, so they end cancelled whatever the machine's speed.
+    // Esc was a window-wide "Cancel Run": pressing it to leave the filter box threw away a copy.
+    // Now Esc does nothing to a run, and Cancel Run (Ctrl+Shift+X) asks first when a table copied
+    // in one transaction would roll back, saying what happens to each table.
+    void escapeNeverCancelsAndCancelRunAsks() {
         UiFixture fixture;
+        makeOrders(fixture.src, 500, 1, QStringLiteral("first"));
+        makeOrders(fixture.src, 300, 1, QStringLiteral("second"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("first"), QStringLiteral("updated_at")));
+        fixture.addTable(UiFixture::draft(QStringLiteral("second"), QStringLiteral("updated_at")));
         MainWindow window;
-        openWithQueuedTables(fixture, window);
+        openInWindow(fixture, window, 2);
         QVERIFY(!QTest::currentTestFailed());
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.findChild<QSpinBox *>(QStringLiteral("concurrency"))->setValue(1);
+        auto *runState = window.findChild<QLabel *>(QStringLiteral("runState"));
+        const auto confirmation = [&] {
+            return window.findChild<QMessageBox *>(QStringLiteral("cancelRunConfirmation"));
+        };
 
+        // The first table holds as it starts writing: a whole-window copy, which would roll back.
+        FaultGate firstTableWrote("before_write_transaction", 1);
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
-        bool cancelEnabled = false;
-        whenFirstTableRuns(window, [&] {
-            cancelEnabled = window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled();
-            QTest::keyClick(&window, Qt::Key_Escape);
-        });
-        QTest::keyClick(&window, Qt::Key_F5);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
-        QVERIFY(cancelEnabled);
+        window.runAll();
+        QTRY_VERIFY_WITH_TIMEOUT(firstTableWrote.reached(), 60000);
+
+        QTest::keyClick(&window, Qt::Key_Escape);
+        auto *filter = window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"));
+        QVERIFY(filter);
+        window.findChild<QAction *>(QStringLiteral("actionFind"))->trigger();
+        QTRY_VERIFY(filter->hasFocus());
+        QTest::keyClicks(filter, QStringLiteral("fir"));
+        QTest::keyClick(filter, Qt::Key_Escape);
+        QCoreApplication::processEvents();
+        QVERIFY(!confirmation());
+        QVERIFY2(!runState->text().contains(QLatin1String("Cancelling")), qPrintable(runState->text()));
+        QVERIFY(window.coordinator()->isRunning());
+
+        // Cancel Run asks, naming each table and what becomes of it; "Keep Running" keeps it.
+        QTest::keyClick(&window, Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(confirmation());
+        const QString text = confirmation()->informativeText();
+        QVERIFY2(text.contains(QLatin1String("Rolled back")) &&
+                     text.contains(QStringLiteral("src:first → dst:first")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("Not started")) &&
+                     text.contains(QStringLiteral("src:second → dst:second")),
+                 qPrintable(text));
+        QCOMPARE(confirmation()->defaultButton()->objectName(), QStringLiteral("keepRunning"));
+        confirmation()->defaultButton()->click();
+        QTRY_VERIFY(!confirmation());
+        QVERIFY2(!runState->text().contains(QLatin1String("Cancelling")), qPrintable(runState->text()));
+        QVERIFY(window.coordinator()->isRunning());
+
+        // The question closed; the window takes the keys again once it is active.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(confirmation());
+        confirmation()->findChild<QPushButton *>(QStringLiteral("confirmCancelRun"))->click();
+        QTRY_VERIFY2(runState->text().contains(QLatin1String("Cancelling")), qPrintable(runState->text()));
+        firstTableWrote.release();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
         const RunRecord run = finished.first().at(0).value<RunRecord>();
         QCOMPARE(run.status, QStringLiteral("cancelled"));
-        const int cancelled = cancelledCount(run);
-        QStringList statuses;
-        for (const IterationRecord &it : run.iterations)
-            statuses << iterationStatusName(it.status);
-        QVERIFY2(cancelled >= 3, qPrintable(statuses.join(QLatin1Char(','))));
-        QCOMPARE(window.runPanel()->liveModel()->summary().count(IterationStatus::Cancelled), cancelled);
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionCancelRun"))->isEnabled());
+    }
+
+    // The quit dialog said "the target and the watermarks stay as they were" for every table,
+    // but a table committing each batch keeps its committed batches and its watermark.
+    void cancelConsequencesNameEachKind() {
+        TableSpec whole;
+        whole.id = 1;
+        TableSpec perBatch;
+        perBatch.id = 2;
+        perBatch.commitPerBatch = true;
+        const auto iteration = [](qint64 tableId, const QString &name, IterationStatus status) {
+            IterationRecord it;
+            it.tableId = tableId;
+            it.source = QStringLiteral("src:") + name;
+            it.target = QStringLiteral("dst:") + name;
+            it.status = status;
+            return it;
+        };
+        const CancelConsequences both({iteration(1, QStringLiteral("orders"), IterationStatus::Running),
+                                       iteration(2, QStringLiteral("events"), IterationStatus::Running)},
+                                      {whole, perBatch});
+        QVERIFY(both.losesRows());
+        const QStringList paragraphs = both.text().split(QStringLiteral("\n\n"));
+        QCOMPARE(paragraphs.size(), 2);
+        QVERIFY2(paragraphs[0].startsWith(QLatin1String("Rolled back")) &&
+                     paragraphs[0].contains(QStringLiteral("src:orders → dst:orders")) &&
+                     paragraphs[0].contains(QLatin1String("target and watermark stay as they were")),
+                 qPrintable(paragraphs[0]));
+        QVERIFY2(paragraphs[1].startsWith(QLatin1String("Kept up to the last committed batch")) &&
+                     paragraphs[1].contains(QStringLiteral("src:events → dst:events")) &&
+                     paragraphs[1].contains(QLatin1String("watermark stays at the last of them")),
+                 qPrintable(paragraphs[1]));
+
+        // Only per-batch tables running: nothing committed is lost, so Cancel Run does not ask.
+        const CancelConsequences batched({iteration(2, QStringLiteral("events"), IterationStatus::Running),
+                                          iteration(1, QStringLiteral("orders"), IterationStatus::Succeeded)},
+                                         {whole, perBatch});
+        QVERIFY(!batched.losesRows());
+        QVERIFY(!batched.text().contains(QLatin1String("Rolled back")));
+    }
+
+    // Help › Keyboard Shortcuts lists what the keys do, and no key is given to two actions.
+    void shortcutListIsExact() {
+        MainWindow window;
+        window.findChild<QAction *>(QStringLiteral("actionKeyboardShortcuts"))->trigger();
+        auto *list = window.findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
+        QVERIFY(list);
+        QHash<QString, QString> actionOfKey;
+        QString cancelKeys;
+        for (int row = 0; row < list->rowCount(); ++row) {
+            const QString action = list->item(row, 0)->text();
+            const QStringList keys = list->item(row, 1)->text().split(QStringLiteral(", "));
+            if (action == QLatin1String("Cancel Run"))
+                cancelKeys = list->item(row, 1)->text();
+            for (const QString &key : keys) {
+                QVERIFY2(key != QLatin1String("Esc"), qPrintable(action));
+                QVERIFY2(!actionOfKey.contains(key),
+                         qPrintable(QStringLiteral("%1 is listed for %2 and %3")
+                                        .arg(key, actionOfKey.value(key), action)));
+                actionOfKey.insert(key, action);
+            }
+        }
+        QCOMPARE(cancelKeys,
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X).toString(QKeySequence::NativeText));
+        // Every key of every action is listed, and only those.
+        int keys = 0;
+        for (const QAction *action : window.findChildren<QAction *>()) {
+            for (const QKeySequence &key : action->shortcuts()) {
+                ++keys;
+                QVERIFY2(actionOfKey.contains(key.toString(QKeySequence::NativeText)),
+                         qPrintable(action->objectName()));
+            }
+        }
+        QCOMPARE(actionOfKey.size(), keys);
+        list->window()->close();
     }
 
     void closingHidesBeforeSavingSettings() {

@@ -254,10 +254,11 @@ private slots:
         taken.name = QStringLiteral("hourly");
         taken.cron = QStringLiteral("@hourly");
         taken.timeZone = QStringLiteral("UTC");
-        fixture.open()->addSchedule(taken);
 
+        // Taken after the dialog read the names (by the CLI, say): the write itself refuses it.
         panel.addSchedule();
         QTRY_VERIFY(panel.openDialog());
+        fixture.open()->addSchedule(taken);
         child<QLineEdit>(panel.openDialog(), "scheduleName")->setText(QStringLiteral("hourly"));
         child<QLineEdit>(panel.openDialog(), "scheduleCron")->setText(QStringLiteral("*/10 * * * *"));
         okButton(panel.openDialog())->click();
@@ -266,6 +267,49 @@ private slots:
         QTRY_COMPARE(panel.model()->rowCount(), 1);
         QCOMPARE(panel.model()->index(0, ScheduleListModel::Cron).data().toString(),
                  QStringLiteral("@hourly"));
+    }
+
+    // Add Schedule closed on a duplicate name and the input was lost; now it stays open with
+    // the input, says why, and puts the focus on the name.
+    void aDuplicateNameKeepsTheDialogAndItsInput() {
+        UiFixture fixture;
+        WorkspaceGateway gateway(fixture.wsPath);
+        QSignalSpy errors(&gateway, &WorkspaceGateway::errorOccurred);
+        QUndoStack stack;
+        SchedulesPanel panel(&stack);
+        panel.setGateway(&gateway);
+        ScheduleSpec taken;
+        taken.name = QStringLiteral("hourly");
+        taken.cron = QStringLiteral("@hourly");
+        taken.timeZone = QStringLiteral("UTC");
+        fixture.open()->addSchedule(taken);
+
+        panel.addSchedule();
+        QTRY_VERIFY(panel.openDialog());
+        ScheduleDialog *dialog = panel.openDialog();
+        auto *name = child<QLineEdit>(dialog, "scheduleName");
+        auto *cron = child<QLineEdit>(dialog, "scheduleCron");
+        name->setText(QStringLiteral("hourly"));
+        cron->setText(QStringLiteral("*/10 * * * *"));
+        QVERIFY(child<QLabel>(dialog, "scheduleProblem")->text().contains(QStringLiteral("hourly")));
+        cron->setFocus();
+        okButton(dialog)->click();
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.openDialog(), dialog);
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(name->text(), QStringLiteral("hourly"));
+        QCOMPARE(cron->text(), QStringLiteral("*/10 * * * *"));
+        QCOMPARE(dialog->focusWidget(), name);
+        QVERIFY2(child<QLabel>(dialog, "scheduleProblem")->text().contains(QLatin1String("exists already")),
+                 qPrintable(child<QLabel>(dialog, "scheduleProblem")->text()));
+        QCOMPARE(stack.count(), 0);
+
+        // Another name goes through.
+        name->setText(QStringLiteral("every_ten"));
+        QVERIFY(child<QLabel>(dialog, "scheduleProblem")->text().isEmpty());
+        okButton(dialog)->click();
+        QTRY_COMPARE(panel.model()->rowCount(), 2);
+        QCOMPARE(errors.size(), 0);
     }
 
     void theWindowShowsSchedulesInADockSharingItsUndoStack() {

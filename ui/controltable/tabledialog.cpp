@@ -40,7 +40,6 @@ QString typeText(const SourceColumn &column) {
 const QString kPrepareLane = QStringLiteral("prepare");
 const QString kColumnsLane = QStringLiteral("columns");
 const QString kTablesLane = QStringLiteral("tables");
-const QString kTargetLane = QStringLiteral("target");
 const QString kConnectionsLane = QStringLiteral("connections");
 
 // A pause in typing after which a typed table name counts as chosen.
@@ -60,6 +59,29 @@ void reserveLines(QLabel *label, int lines) {
 void fixWidth(QComboBox *combo) {
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(36);
+}
+
+// The connections, and the source and target connections every existing table uses when they all
+// use the same pair (else none): a new table most likely goes the same way, and with several
+// pairs any pick would be a guess.
+struct ConnectionChoices {
+    QList<ConnectionSpec> connections;
+    QString source;
+    QString target;
+};
+
+ConnectionChoices readConnectionChoices(Workspace &ws) {
+    ConnectionChoices choices{ws.connections(), {}, {}};
+    const QList<TableSpec> tables = ws.tables();
+    const auto samePair = [&](const TableSpec &t) {
+        return t.sourceConnection == tables.first().sourceConnection &&
+               t.targetConnection == tables.first().targetConnection;
+    };
+    if (!tables.isEmpty() && std::all_of(tables.cbegin(), tables.cend(), samePair)) {
+        choices.source = tables.first().sourceConnection;
+        choices.target = tables.first().targetConnection;
+    }
+    return choices;
 }
 
 void selectData(QComboBox *combo, const QString &value) {
@@ -84,7 +106,6 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
         const TableSpec &spec = *m_existing;
         m_targetTable->setText(spec.targetTable);
         m_targetEdited = true;
-        m_targetChosen = true;
         m_mode->setCurrentIndex(m_mode->findData(int(spec.mode)));
         m_lookback->setText(spec.lookback);
         m_initialWatermark->setText(spec.initialWatermark.display());
@@ -194,10 +215,6 @@ void TableDialog::buildUi() {
     // Picking from the list, Enter, or leaving the field commit the choice at once.
     connect(m_sourceTable, &QComboBox::activated, this, &TableDialog::commitSourceTable);
     connect(m_sourceTable->lineEdit(), &QLineEdit::editingFinished, this, &TableDialog::commitSourceTable);
-    connect(m_targetConnection, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_applyingDefaultTarget)
-            m_targetChosen = true;
-    });
     connect(m_targetTable, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
     connect(m_watermark, &QComboBox::currentIndexChanged, this, &TableDialog::showWatermarkReason);
     for (QComboBox *combo : {m_targetConnection, m_mode, m_watermark, m_tiebreak})
@@ -226,7 +243,7 @@ void TableDialog::setStatus(const QString &lane, const QString &message) {
     else
         m_statuses.insert(lane, message);
     QString shown;
-    for (const QString &l : {kPrepareLane, kColumnsLane, kTablesLane, kTargetLane, kConnectionsLane}) {
+    for (const QString &l : {kPrepareLane, kColumnsLane, kTablesLane, kConnectionsLane}) {
         if (m_statuses.contains(l)) {
             shown = m_statuses.value(l);
             break;
@@ -239,12 +256,15 @@ void TableDialog::setStatus(const QString &lane, const QString &message) {
 void TableDialog::loadConnections() {
     setStatus(kConnectionsLane, tr("Reading connections…"));
     m_gateway->submit(
-        this, [](Workspace &ws) { return ws.connections(); },
-        [this](const QList<ConnectionSpec> &connections) { fillConnections(connections); },
+        this, [](Workspace &ws) { return readConnectionChoices(ws); },
+        [this](const ConnectionChoices &choices) {
+            fillConnections(choices.connections, choices.source, choices.target);
+        },
         [this](const QString &error) { setStatus(kConnectionsLane, error); });
 }
 
-void TableDialog::fillConnections(const QList<ConnectionSpec> &connections) {
+void TableDialog::fillConnections(const QList<ConnectionSpec> &connections, const QString &source,
+                                  const QString &target) {
     m_connections = connections;
     setStatus(kConnectionsLane,
               connections.isEmpty()
@@ -257,58 +277,20 @@ void TableDialog::fillConnections(const QList<ConnectionSpec> &connections) {
             m_sourceConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
             m_targetConnection->addItem(QStringLiteral("%1 — %2").arg(c.name, c.describe()), c.name);
         }
-        m_sourceConnection->setCurrentIndex(m_existing
-                                                ? m_sourceConnection->findData(m_existing->sourceConnection)
-                                                : (connections.isEmpty() ? -1 : 0));
-        // A new table's target stays unchosen until a connection that answers is found.
+        // A new table starts with no direction chosen (findData of an empty name is -1), unless
+        // every existing table goes the same way: picking by the order of the names once proposed
+        // dst → src, writing into the source.
+        m_sourceConnection->setCurrentIndex(
+            m_sourceConnection->findData(m_existing ? m_existing->sourceConnection : source));
         m_targetConnection->setCurrentIndex(
-            m_existing ? m_targetConnection->findData(m_existing->targetConnection) : -1);
+            m_targetConnection->findData(m_existing ? m_existing->targetConnection : target));
     }
     sourceConnectionChanged();
 }
 
 void TableDialog::sourceConnectionChanged() {
     loadTables();
-    chooseDefaultTarget();
     revalidate();
-}
-
-void TableDialog::chooseDefaultTarget() {
-    if (m_targetChosen)
-        return;
-    const auto source = connectionNamed(m_sourceConnection->currentData().toString());
-    if (!source) {
-        m_remote->cancel(kTargetLane);
-        setStatus(kTargetLane, {});
-        return;
-    }
-    {
-        // The source's own connection is never the default target: copying a table onto its own
-        // database is rarely meant and must be chosen.
-        const QSignalBlocker block(m_targetConnection);
-        m_targetConnection->setCurrentIndex(-1);
-    }
-    setStatus(kTargetLane, tr("Looking for a target connection that answers…"));
-    m_remote->submit(
-        kTargetLane,
-        [connections = m_connections, source = *source](RemoteTask &task) {
-            return defaultTargetConnection(connections, source, task);
-        },
-        [this](const QString &name) {
-            if (name.isEmpty()) {
-                setStatus(kTargetLane,
-                          tr("No other connection can take the target now: choose one, or add one "
-                             "with File › Connections…"));
-                return;
-            }
-            setStatus(kTargetLane, {});
-            if (m_targetChosen)
-                return;
-            m_applyingDefaultTarget = true;
-            m_targetConnection->setCurrentIndex(m_targetConnection->findData(name));
-            m_applyingDefaultTarget = false;
-        },
-        [this](const QString &error) { setStatus(kTargetLane, error); });
 }
 
 void TableDialog::loadTables() {
@@ -326,9 +308,9 @@ void TableDialog::loadTables() {
         [this](const QStringList &names) {
             setStatus(kTablesLane, {});
             m_tableNames = names;
-            QString keep = m_existing ? m_existing->sourceTable : m_sourceTable->currentText();
-            if (keep.isEmpty() && names.size() == 1)
-                keep = names.first(); // the only choice is made
+            // Even a connection with one table leaves it to the user: an OK enabled before anything
+            // was chosen is a copy nobody asked for.
+            const QString keep = m_existing ? m_existing->sourceTable : m_sourceTable->currentText();
             {
                 const QSignalBlocker block(m_sourceTable);
                 m_sourceTable->clear();
@@ -541,9 +523,56 @@ void TableDialog::showProblems(const QStringList &problems) {
     m_problemLabel->setToolTip(bullets(problems));
 }
 
+QWidget *TableDialog::fieldAtFault(const QString &problem) const {
+    // The problems are the dialog's own words (checkTableRules and prepareTable with
+    // Wording::Window): each names the field it is about. Most specific words first: "the
+    // source table itself" is about the target, "initial watermark" is not the watermark column.
+    const auto says = [&problem](const char *words) {
+        return problem.contains(QLatin1String(words), Qt::CaseInsensitive);
+    };
+    if (says("source table itself") || says("already the target") || says("still belongs") ||
+        says("target table"))
+        return m_targetTable;
+    if (says("source connection"))
+        return m_sourceConnection;
+    if (says("target connection"))
+        return m_targetConnection;
+    if (says("source table"))
+        return m_sourceTable;
+    if (says("initial watermark"))
+        return m_initialWatermark;
+    if (says("tiebreak"))
+        return m_tiebreak;
+    if (says("lookback"))
+        return m_lookback;
+    if (says("key columns"))
+        return m_keys;
+    if (says("watermark"))
+        return m_watermark;
+    if (says("commit each batch"))
+        return m_commitPerBatch;
+    if (says("batch size"))
+        return m_batchSize;
+    if (says("skipped"))
+        return m_maxSkipped;
+    return nullptr;
+}
+
+void TableDialog::focusFaultyField() {
+    // Disabling OK while checking moved the focus on to Cancel, where Enter threw the form
+    // away. A problem that names no field (a source that did not answer) leaves it on OK, so
+    // Enter tries again.
+    QWidget *field = m_problems.isEmpty() ? nullptr : fieldAtFault(m_problems.first());
+    if (!field || !field->isEnabled())
+        field = m_buttons->button(QDialogButtonBox::Ok);
+    field->setFocus(Qt::OtherFocusReason);
+}
+
 void TableDialog::accept() {
     revalidate();
-    if (!m_problems.isEmpty() || m_validating)
+    if (!m_problems.isEmpty())
+        return focusFaultyField();
+    if (m_validating)
         return;
     m_validating = true;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
@@ -568,6 +597,7 @@ void TableDialog::accept() {
             setStatus(kPrepareLane, {});
             showProblems({error});
             m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
+            focusFaultyField();
         });
 }
 

@@ -29,8 +29,9 @@ class WorkspaceGateway;
 // check — runs on a RemoteWorkQueue of the dialog's own, each on a lane that a newer request
 // supersedes. The columns are read for a committed choice only: a table picked from the list,
 // or typed and confirmed (Enter, leaving the field, or a pause in typing). The watermark
-// column is suggested (suggestWatermark) with its reason. A new table's target defaults to
-// another connection that answers, never the source's. Broken rules are listed in the user's
+// column is suggested (suggestWatermark) with its reason once the user has picked a table. A
+// new table's connections start empty, or as the pair every existing table uses; nothing else
+// is chosen for the user. Broken rules are listed in the user's
 // words as they edit (checkTableRules with Wording::Window plus the checks that need the
 // column types); OK validates once more against the source (prepareTable) and only then
 // closes. The result is preparedSpec(); the caller stores it. Rows keep their height as
@@ -60,9 +61,10 @@ signals:
 private:
     void buildUi();
     void loadConnections();
-    void fillConnections(const QList<ConnectionSpec> &connections);
+    // `source` and `target` preselect a new table's connections (empty: none).
+    void fillConnections(const QList<ConnectionSpec> &connections, const QString &source,
+                         const QString &target);
     void sourceConnectionChanged();
-    void chooseDefaultTarget();
     void loadTables();
     void sourceTableEdited(const QString &text);
     void commitSourceTable(); // describe the table now if it is one of the list
@@ -71,6 +73,9 @@ private:
     void showWatermarkReason();
     void revalidate();
     void showProblems(const QStringList &problems);
+    // The field a problem (in the dialog's words) is about; null when it names none.
+    QWidget *fieldAtFault(const QString &problem) const;
+    void focusFaultyField();
     // One status line per lane of work; the label shows the most pressing.
     void setStatus(const QString &lane, const QString &message);
     std::optional<ConnectionSpec> connectionNamed(const QString &name) const;
@@ -92,8 +97,6 @@ private:
     bool m_columnsLoaded = false;
     bool m_validating = false;
     bool m_targetEdited = false;
-    bool m_targetChosen = false; // the user picked the target connection: no default replaces it
-    bool m_applyingDefaultTarget = false;
 
     QComboBox *m_sourceConnection = nullptr;
     QComboBox *m_sourceTable = nullptr;

@@ -32,8 +32,12 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction *> &actions, QWidget *paren
         QStringList keys;
         for (const QKeySequence &key : action->shortcuts())
             keys << key.toString(QKeySequence::NativeText);
-        // The undo actions' text names the command ("Undo Pause orders"): show the plain verb.
-        QString name = action->iconText();
+        // The menu's words: the toolbar's short labels are ambiguous here ("Cancel" for Cancel
+        // Run). The undo actions' text names the command ("Undo Pause orders"), so they give
+        // their plain verb as shortcutListName.
+        QString name = action->property("shortcutListName").toString();
+        if (name.isEmpty())
+            name = action->text();
         name.remove(QLatin1Char('&'));
         const int row = table->rowCount();
         table->insertRow(row);

@@ -24,6 +24,8 @@
 #include "ui/controltable/watermarkhistorydialog.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/helpdialogs.h"
+#include "ui/mainwindow/windowfit.h"
+#include "ui/run/cancelconsequences.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
 #include "ui/run/runnotifier.h"
@@ -43,6 +45,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -203,7 +206,16 @@ void MainWindow::createActions() {
     m_undoAction->setShortcut(QKeySequence::Undo);
     m_redoAction = m_controlTable->undoStack()->createRedoAction(this, tr("&Redo"));
     m_redoAction->setObjectName(QStringLiteral("actionRedo"));
-    m_redoAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    // Ctrl+Shift+Z everywhere, plus the platform's own redo keys (Ctrl+Y on some), each once: on
+    // X11 the platform's is Ctrl+Shift+Z too, and the shortcut list showed it twice.
+    QList<QKeySequence> redoKeys{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+    for (const QKeySequence &key : QKeySequence::keyBindings(QKeySequence::Redo)) {
+        if (!redoKeys.contains(key))
+            redoKeys << key;
+    }
+    m_redoAction->setShortcuts(redoKeys);
+    m_undoAction->setProperty("shortcutListName", tr("Undo"));
+    m_redoAction->setProperty("shortcutListName", tr("Redo"));
     addAction(m_undoAction);
     addAction(m_redoAction);
     m_findAction = make(QStringLiteral("actionFind"), tr("&Filter Tables"), QKeySequence::Find,
@@ -239,8 +251,10 @@ void MainWindow::createActions() {
                                QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runSelected);
     m_dryRunAction = make(QStringLiteral("actionDryRun"), tr("&Dry Run"), QKeySequence(Qt::CTRL | Qt::Key_F5),
                           &MainWindow::dryRun);
-    m_cancelAction = make(QStringLiteral("actionCancelRun"), tr("&Cancel Run"), QKeySequence(Qt::Key_Escape),
-                          &MainWindow::cancelRun);
+    // Not Esc: Esc means "leave this field" or "close this popup" everywhere else, and pressing
+    // it in the filter box cancelled a copy. A chord nothing else uses, and a question first.
+    m_cancelAction = make(QStringLiteral("actionCancelRun"), tr("&Cancel Run"),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X), &MainWindow::confirmCancelRun);
     m_showCurrentRunAction = make(QStringLiteral("actionShowCurrentRun"), tr("Show &Current Run"),
                                   QKeySequence(Qt::CTRL | Qt::Key_J), [this] { m_runPanel->showLive(); });
     m_refreshAction = make(QStringLiteral("actionRefresh"), tr("&Refresh"), QKeySequence::Refresh, [this] {
@@ -255,7 +269,8 @@ void MainWindow::createActions() {
     m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
     m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
     m_dryRunAction->setToolTip(tr("Show each window's bounds and row count, write nothing (Ctrl+F5)"));
-    m_cancelAction->setToolTip(tr("Cancel the run: iterations roll back between batches (Esc)"));
+    m_cancelAction->setToolTip(
+        tr("Cancel the run, after asking when rows would be rolled back (Ctrl+Shift+X)"));
 
     // The same actions on the control table's context menu (Del lives there, see above).
     QTableView *tableView = m_controlTable->view();
@@ -431,7 +446,8 @@ void MainWindow::newWorkspace() {
 void MainWindow::openWorkspace(const QString &path) {
     if (m_coordinator && m_coordinator->isRunning()) {
         showError(tr("Open workspace"),
-                  tr("A run is in progress in %1; cancel it first (Esc).").arg(workspacePath()));
+                  tr("A run is in progress in %1; cancel it first (Run › Cancel Run, Ctrl+Shift+X).")
+                      .arg(workspacePath()));
         return;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
@@ -579,6 +595,36 @@ void MainWindow::cancelRun() {
         m_coordinator->cancel();
         m_runLabel->setText(tr("Cancelling run %1…").arg(m_coordinator->currentRunId()));
     }
+}
+
+void MainWindow::confirmCancelRun() {
+    if (!m_coordinator || !m_coordinator->isRunning())
+        return;
+    const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
+                                          m_controlTable->model()->tables());
+    if (!consequences.losesRows())
+        return cancelRun();
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Cancel run"),
+                        tr("Cancel run %1?").arg(m_coordinator->currentRunId()), QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("cancelRunConfirmation"));
+    box->setInformativeText(consequences.text());
+    QPushButton *cancel = box->addButton(tr("Cancel Run"), QMessageBox::DestructiveRole);
+    cancel->setObjectName(QStringLiteral("confirmCancelRun"));
+    // The default answer keeps the copy: Enter or Esc on the question loses nothing.
+    QPushButton *keep = box->addButton(tr("Keep Running"), QMessageBox::RejectRole);
+    keep->setObjectName(QStringLiteral("keepRunning"));
+    box->setDefaultButton(keep);
+    box->setEscapeButton(keep);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    const qint64 runId = m_coordinator->currentRunId();
+    connect(box, &QMessageBox::finished, this, [this, box, cancel, runId] {
+        // The run the question was about, not one started since.
+        if (box->clickedButton() == cancel && m_coordinator && m_coordinator->isRunning() &&
+            m_coordinator->currentRunId() == runId)
+            cancelRun();
+    });
+    box->open();
 }
 
 void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations) {
@@ -774,8 +820,13 @@ void MainWindow::updateRecentMenu() {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1400, 880);
+    // Both fitted to the screen: 1400×880 does not fit a 1024×768 screen, nor does a geometry
+    // saved on a larger monitor fit a laptop's, and what falls off is the status bar and the
+    // right-hand actions.
+    if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        fitWindowToScreen(this);
+    else
+        placeFirstWindow(this, QSize(1400, 880));
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
         resizeDocks({m_historyDock}, {270}, Qt::Vertical);
     // Without a remembered state the splitter starts from the panels' size hints once shown (sizes
@@ -813,11 +864,12 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     }
     if (m_coordinator && m_coordinator->isRunning() &&
         QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
+                                              m_controlTable->model()->tables());
         const auto answer = QMessageBox::question(this, tr("Run in progress"),
-                                                  tr("Run %1 is still copying. Cancel it and quit? Running "
-                                                     "iterations roll back; the target and the "
-                                                     "watermarks stay as they were.")
-                                                      .arg(m_coordinator->currentRunId()));
+                                                  tr("Run %1 is still copying. Cancel it and quit?\n\n%2")
+                                                      .arg(m_coordinator->currentRunId())
+                                                      .arg(consequences.text()));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;

@@ -54,7 +54,10 @@ public slots:
     void runAll();
     void runSelected();
     void dryRun();
+    // Cancels at once (quitting, tests); the Cancel Run action asks first (confirmCancelRun).
     void cancelRun();
+    // Cancels, first asking when a table copied in one transaction would roll back.
+    void confirmCancelRun();
     void backfillSelected();
     void manageConnections();
     // Shows the history dock with the newest run selected (its iterations in the grid).

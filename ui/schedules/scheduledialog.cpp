@@ -44,7 +44,11 @@ ScheduleDialog::ScheduleDialog(const QList<TableSpec> &tables, QWidget *parent)
     , m_concurrency(new QSpinBox(this))
     , m_retries(new QSpinBox(this))
     , m_timeout(new QLineEdit(this))
-    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+    , m_problem(new QLabel(this)) {
+    m_problem->setObjectName(QStringLiteral("scheduleProblem"));
+    m_problem->setWordWrap(true);
+    m_problem->setStyleSheet(QStringLiteral("color: #b00020;"));
     setWindowTitle(tr("Add Schedule"));
     m_name->setObjectName(QStringLiteral("scheduleName"));
     m_cron->setObjectName(QStringLiteral("scheduleCron"));
@@ -90,9 +94,10 @@ ScheduleDialog::ScheduleDialog(const QList<TableSpec> &tables, QWidget *parent)
     form->addRow(tr("&Timeout per table:"), m_timeout);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(m_problem);
     layout->addWidget(m_buttons);
 
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ScheduleDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_someTables, &QRadioButton::toggled, m_tables, &QWidget::setEnabled);
     for (QLineEdit *edit : {m_name, m_cron, m_timeout})
@@ -166,6 +171,54 @@ bool ScheduleDialog::timeoutValid(qint64 *seconds) const {
     }
 }
 
+void ScheduleDialog::setTakenNames(const QStringList &names) {
+    m_takenNames = names;
+    refresh();
+}
+
+QWidget *ScheduleDialog::firstProblem(QString *why) const {
+    const QString name = m_name->text().trimmed();
+    if (name.isEmpty()) {
+        *why = tr("Name the schedule.");
+        return m_name;
+    }
+    if (!m_name->isReadOnly() && m_takenNames.contains(name)) {
+        *why = tr("A schedule named %1 exists already: choose another name.").arg(name);
+        return m_name;
+    }
+    try {
+        CronExpression::parse(m_cron->text().trimmed());
+    } catch (const Error &) {
+        *why = tr("The schedule needs a valid cron expression.");
+        return m_cron;
+    }
+    if (!QTimeZone(m_zone->currentText().toUtf8()).isValid()) {
+        *why = tr("Choose a known time zone.");
+        return m_zone;
+    }
+    if (m_someTables->isChecked() && schedule().tableIds.isEmpty()) {
+        *why = tr("Tick the tables to run, or choose all active tables.");
+        return m_tables;
+    }
+    qint64 timeout = 0;
+    if (!timeoutValid(&timeout)) {
+        *why = tr("The timeout must be a duration such as 30m or 2h.");
+        return m_timeout;
+    }
+    why->clear();
+    return nullptr;
+}
+
+void ScheduleDialog::accept() {
+    QString why;
+    if (QWidget *field = firstProblem(&why)) {
+        m_problem->setText(why);
+        field->setFocus(Qt::OtherFocusReason);
+        return;
+    }
+    QDialog::accept();
+}
+
 void ScheduleDialog::refresh() {
     m_nextFires->clear();
     const QTimeZone zone(m_zone->currentText().toUtf8());
@@ -207,6 +260,12 @@ void ScheduleDialog::refresh() {
     m_buttons->button(QDialogButtonBox::Ok)
         ->setEnabled(!m_name->text().trimmed().isEmpty() && cronValid && zone.isValid() && tablesChosen &&
                      timeoutValid(&timeout));
+    // A taken name is said at once (the other problems have their own lines): OK stays enabled,
+    // and pressing it keeps the input and goes to the name.
+    const QString name = m_name->text().trimmed();
+    m_problem->setText(!m_name->isReadOnly() && m_takenNames.contains(name)
+                           ? tr("A schedule named %1 exists already: choose another name.").arg(name)
+                           : QString());
 }
 
 } // namespace tidemark

@@ -30,16 +30,26 @@ public:
     ScheduleDialog(const QList<TableSpec> &tables, QWidget *parent = nullptr);
 
     void setSchedule(const ScheduleSpec &spec); // edit mode
+    // The names the workspace's schedules already have: a new schedule may take none of them.
+    void setTakenNames(const QStringList &names);
     ScheduleSpec schedule() const;
     // The instant the next fire times are counted from (tests; default: now when shown).
     void setReferenceTime(const QDateTime &utc);
 
+public slots:
+    // Closes only for a schedule the workspace would take; else keeps the input, says why and
+    // puts the focus on the field at fault.
+    void accept() override;
+
 private:
     void refresh();
+    // The field at fault and why, for the first problem in the form's order; null when none.
+    QWidget *firstProblem(QString *why) const;
     void selectZone(const QString &id);
     bool timeoutValid(qint64 *seconds) const;
 
     ScheduleSpec m_original;
+    QStringList m_takenNames;
     QDateTime m_reference;
     QLineEdit *m_name;
     QLineEdit *m_cron;
@@ -53,6 +63,7 @@ private:
     QSpinBox *m_retries;
     QLineEdit *m_timeout;
     QDialogButtonBox *m_buttons;
+    QLabel *m_problem; // why OK was refused
 };
 
 } // namespace tidemark

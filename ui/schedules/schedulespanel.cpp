@@ -159,14 +159,22 @@ void SchedulesPanel::showDialog(const std::optional<ScheduleSpec> &existing) {
         return;
     // The table list comes from the workspace first; the dialog opens when it is there.
     m_gateway->submit(
-        this, [](Workspace &ws) { return ws.tables(); },
-        [this, existing](const QList<TableSpec> &tables) {
+        this,
+        [](Workspace &ws) {
+            QStringList names;
+            for (const ScheduleSpec &schedule : ws.schedules())
+                names << schedule.name;
+            return std::pair{ws.tables(), names};
+        },
+        [this, existing](const std::pair<QList<TableSpec>, QStringList> &read) {
             if (m_dialog)
                 return;
-            m_dialog = new ScheduleDialog(tables, this);
+            m_dialog = new ScheduleDialog(read.first, this);
             m_dialog->setAttribute(Qt::WA_DeleteOnClose);
             if (existing)
                 m_dialog->setSchedule(*existing);
+            else
+                m_dialog->setTakenNames(read.second); // a duplicate is refused before the dialog closes
             connect(m_dialog, &QDialog::accepted, this, [this, existing, dialog = m_dialog] {
                 const ScheduleCommand::Context context = commandContext();
                 if (existing)
