@@ -54,6 +54,49 @@ TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
     return *spec;
 }
 
+qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Watermark &from,
+                   BackfillTargetAction action, BackfillResult &result) {
+    std::unique_ptr<TargetWriter> target = openConnector(requireConnection(workspace, spec.targetConnection));
+    // A backfill of a table never run creates its target file (the state row): no more open
+    // than the source.
+    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec.sourceConnection)));
+    const TableRef targetTable = target->parseTableName(spec.targetTable);
+    const auto state = target->readState(workspace.workspaceId(), spec.id);
+    result.before = state ? state->position.watermark() : spec.lastWatermark;
+    result.after = from;
+    qint64 generation = 0;
+    try {
+        // Waits for a copy of this table committing right now; then overrides whatever it wrote.
+        const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
+        // Newer than any state the target or the workspace held (the workspace's may be higher
+        // when the target lost its state row): every run that read an older state loses its
+        // compare-and-set, and the workspace takes this one.
+        generation = std::max(current ? current->generation : 0, spec.lastGeneration) + 1;
+        TargetState reset{workspace.workspaceId(), spec.id, Position(from), 0, generation};
+        reset.targetTable = stateTargetKey(targetTable);
+        reset.workspacePath = workspace.path();
+        // A target another workspace or table owns is not ours to empty or to reset.
+        requireTargetOwnership(*target, reset, spec.targetDisplay());
+        if (target->tableExists(targetTable)) {
+            if (action == BackfillTargetAction::DeleteNewer) {
+                result.rowsDeleted = target->deleteNewerThan(targetTable, spec.watermarkColumn, from);
+            } else if (action == BackfillTargetAction::Truncate) {
+                target->deleteAll(targetTable);
+                result.rowsDeleted = -1;
+            }
+        }
+        target->writeState(reset);
+        target->commit();
+    } catch (const Error &) {
+        try {
+            target->rollback();
+        } catch (const Error &) {
+        }
+        throw;
+    }
+    return generation;
+}
+
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request) {
     const std::optional<TableSpec> spec = backfillableTable(workspace, request.tableId);
     if (request.action == BackfillTargetAction::Keep && spec->mode == WriteMode::Append &&
@@ -88,46 +131,8 @@ BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request)
                 .arg(lease.holder->pid));
     LeaseGuard guard(workspace, spec->id);
 
-    std::unique_ptr<TargetWriter> target =
-        openConnector(requireConnection(workspace, spec->targetConnection));
-    // A backfill of a table never run creates its target file (the state row): no more open
-    // than the source.
-    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec->sourceConnection)));
-    const TableRef targetTable = target->parseTableName(spec->targetTable);
     BackfillResult result;
-    const auto state = target->readState(workspace.workspaceId(), spec->id);
-    result.before = state ? state->position.watermark() : spec->lastWatermark;
-    result.after = from;
-    qint64 generation = 0;
-    try {
-        // Waits for a copy of this table committing right now; then overrides whatever it wrote.
-        const auto current = target->beginStateWrite(workspace.workspaceId(), spec->id);
-        // Newer than any state the target or the workspace held (the workspace's may be higher
-        // when the target lost its state row): every run that read an older state loses its
-        // compare-and-set, and the workspace takes this one.
-        generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
-        TargetState reset{workspace.workspaceId(), spec->id, Position(from), 0, generation};
-        reset.targetTable = stateTargetKey(targetTable);
-        reset.workspacePath = workspace.path();
-        // A target another workspace or table owns is not ours to empty or to reset.
-        requireTargetOwnership(*target, reset, spec->targetDisplay());
-        if (target->tableExists(targetTable)) {
-            if (request.action == BackfillTargetAction::DeleteNewer) {
-                result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);
-            } else if (request.action == BackfillTargetAction::Truncate) {
-                target->deleteAll(targetTable);
-                result.rowsDeleted = -1;
-            }
-        }
-        target->writeState(reset);
-        target->commit();
-    } catch (const Error &) {
-        try {
-            target->rollback();
-        } catch (const Error &) {
-        }
-        throw;
-    }
+    const qint64 generation = resetTarget(workspace, *spec, from, request.action, result);
     faultPoint("before_backfill_follow");
     // Refused when a run that copied after this backfill moved the workspace on already.
     workspace.followTargetState(spec->id, generation, Position(from), QStringLiteral("backfill"), 0);
