@@ -46,6 +46,7 @@ private slots:
     void editChangesOnlyTheOptionsGiven();
     void editValidatesAsAddDoes();
     void editIsRefusedWhileARunHoldsTheTable();
+    void editIsRefusedWhileARunHasTheTableQueued();
     void editOfThePositionNeedsResetPosition();
     void editMovingTheTargetReleasesTheOldOne();
     void purgeFreesTheTargetForANewTable();
@@ -256,6 +257,36 @@ void tst_CliParity::editIsRefusedWhileARunHoldsTheTable() {
     QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT count(*) FROM leases")).toLongLong(), 0);
     CLI_EXIT(cli(L({"run"})), 0);
     QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(3));
+}
+
+void tst_CliParity::editIsRefusedWhileARunHasTheTableQueued() {
+    const qint64 id = addOrders();
+    // A live run (this test process, a heartbeat good for an hour) that has planned the table but
+    // not started it: no lease yet, and still not the moment to change its settings.
+    const QString now = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ"));
+    const QString later =
+        QDateTime::currentDateTimeUtc().addSecs(3600).toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ"));
+    execSql(m_ws,
+            QStringLiteral(
+                "INSERT INTO runs (\"trigger\", host, pid, started_at, status, concurrency, dry_run, "
+                "heartbeat_at, heartbeat_expires_at) VALUES ('cli', ?1, ?2, ?3, 'running', 1, 0, ?3, ?4)"),
+            {QSysInfo::machineHostName(), QCoreApplication::applicationPid(), now, later});
+    const qint64 run = queryValue(m_ws, QStringLiteral("SELECT max(id) FROM runs")).toLongLong();
+    execSql(m_ws,
+            QStringLiteral("INSERT INTO iterations (run_id, table_id, source, target, status) VALUES "
+                           "(?1, ?2, 'src:orders', 'dst:orders', 'queued')"),
+            {run, id});
+    expectRefused(cli({QStringLiteral("table"), QStringLiteral("edit"), QString::number(id),
+                       QStringLiteral("--batch-size"), QStringLiteral("7")}),
+                  L({"table edit", "table 1", "queued"}));
+    QCOMPARE(table(id).value(QStringLiteral("batch_size")).toInteger(), 10000);
+    // The refusal left no lease of its own behind.
+    QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT count(*) FROM leases")).toLongLong(), 0);
+    execSql(m_ws, QStringLiteral("UPDATE iterations SET status = 'cancelled'"));
+    CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("edit"), QString::number(id),
+                  QStringLiteral("--batch-size"), QStringLiteral("7")}),
+             0);
+    QCOMPARE(table(id).value(QStringLiteral("batch_size")).toInteger(), 7);
 }
 
 void tst_CliParity::editOfThePositionNeedsResetPosition() {
