@@ -265,7 +265,9 @@ public:
                       const QString &positionalName = QString()) {
         if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + negativesPositional(args)))
             throw ValidationError(
-                QStringLiteral("%1: %2 (see tidemark-cli %1 --help)").arg(m_command, m_parser.errorText()));
+                QStringLiteral("%1: %2 (see tidemark-cli %1 --help)")
+                    .arg(m_command, m_parser.errorText().chopped(
+                                        m_parser.errorText().endsWith(QLatin1Char('.')) ? 1 : 0)));
         if (m_parser.isSet(QStringLiteral("help")))
             throw HelpRequested{m_command};
         const QStringList positional = m_parser.positionalArguments();

@@ -51,6 +51,7 @@ private slots:
     void editMovingTheTargetReleasesTheOldOne();
     void purgeFreesTheTargetForANewTable();
     void purgeRefusesALiveTableAndAskedTargets();
+    void purgeOfATargetThatCannotBeReachedNeedsYes();
     void connectionEditChangesOnlyWhatIsGiven();
     void connectionRemoveIsRefusedWhileATableUsesIt();
     void connectionTestOpensTheConnection();
@@ -407,6 +408,28 @@ void tst_CliParity::purgeRefusesALiveTableAndAskedTargets() {
     CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("purge"), QString::number(id)}), 0);
     QVERIFY(!QFile::exists(m_dst));
     QVERIFY(table(id, true).isEmpty());
+}
+
+void tst_CliParity::purgeOfATargetThatCannotBeReachedNeedsYes() {
+    const qint64 id = addOrders();
+    CLI_EXIT(cli(L({"run"})), 0);
+    CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 0);
+    // The window may remove a connection that only removed tables use; the state row in that
+    // target then cannot be cleared.
+    execSql(m_ws, QStringLiteral("DELETE FROM connections WHERE name = 'dst'"));
+    expectRefused(cli({QStringLiteral("table"), QStringLiteral("purge"), QString::number(id)}),
+                  L({"table purge", "'dst' no longer exists", "--yes"}));
+    QVERIFY(!table(id, true).isEmpty());
+    const CliResult purged =
+        cli({QStringLiteral("table"), QStringLiteral("purge"), QString::number(id), QStringLiteral("--yes")});
+    CLI_EXIT(purged, 0);
+    QCOMPARE(purged.errLines().size(), 1);
+    QVERIFY2(purged.err.contains(QStringLiteral("warning")) &&
+                 purged.err.contains(QStringLiteral("run --adopt")),
+             qPrintable(purged.err));
+    QVERIFY(table(id, true).isEmpty());
+    // Honest about it: the state row is still in the target.
+    QCOMPARE(stateRows(m_dst, id), qint64(1));
 }
 
 void tst_CliParity::connectionEditChangesOnlyWhatIsGiven() {
