@@ -10,6 +10,7 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/common/timestamp.h"
+#include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
 #include "model/engine/backfill.h"
@@ -17,6 +18,8 @@
 #include "model/engine/remotework.h"
 #include "model/engine/restoredtargetcheck.h"
 #include "model/engine/runcoordinator.h"
+#include "model/engine/tableedit.h"
+#include "model/engine/tablepurge.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/verifier.h"
 #include "model/schedule/clock.h"
@@ -38,6 +41,7 @@
 #include <QTimeZone>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -60,6 +64,14 @@ Commands:
   connection add NAME --postgres CONNINFO [--password-env VAR | --password-prompt | --password-stdin]
                                          --password-prompt/--password-stdin store the password in
                                          the system keychain (never in the workspace)
+  connection edit NAME [--sqlite PATH | --postgres CONNINFO] [--password-env VAR | --password-prompt |
+                  --password-stdin] [--name NEW] [--yes]
+                                         only the options given change (--password-env "" removes
+                                         it); a new file or server for a connection that tables use
+                                         needs --yes: their positions describe what the old one holds
+  connection remove NAME                 refused while a table, live or removed, uses it
+  connection test NAME                   opens it: "ok" and the file or server (exit 0), or the
+                                         error (exit 1)
   connection set-password NAME [--password-prompt | --password-stdin]   the terminal by default
   connection forget-password NAME        removes the connection's password from the keychain
   connection list [--json]
@@ -76,7 +88,19 @@ Commands:
             --max-future (timestamp watermark): 1m to 3650d, or none; default 1d: rows dated past
             now + DURATION are held back, counted (rows_future) and warned about, so one row dated
             3000 cannot freeze the table; --max-jump N (integer watermark): 1 to 2^63-1, default
-            none: the same for a watermark moving more than N in one run
+            none: the same for a watermark moving more than N in one run (--max-jump none: no guard)
+  table edit ID [the options of table add] [--reset-position] [--no-expect-rows]
+                [--no-commit-per-batch] [--no-add-new-columns]
+                                      only the options given change ("" clears --tiebreak,
+                                      --lookback and --initial-watermark; --max-jump none);
+                                      refused while a run holds the table; validated as table add.
+                                      A new --source, --target, --watermark, --watermark-type or
+                                      --tiebreak makes the position meaningless: refused unless
+                                      --reset-position, which works as 'backfill ID --truncate'
+                                      (the target is emptied in one transaction with its state
+                                      row, the next run copies from the initial watermark, the
+                                      watermark log records it as an edit); a target moved from
+                                      keeps its rows and is released
   table list [--json] [--archived]    --archived lists the removed tables instead
   table pause ID | table resume ID | table remove ID
   table position ID [--json]          the table's position in the workspace and in the target's
@@ -90,6 +114,10 @@ Commands:
   table restore ID [--yes]            brings a removed table back, same id and position;
                                       refused when another table writes or owns its target
                                       (--yes: even so when the target records another owner)
+  table purge ID [--yes]              forgets a removed table for good and releases its target:
+                                      its tidemark_state row there is deleted, its rows stay;
+                                      refused while the target still holds rows or cannot be
+                                      reached, unless --yes; its history stays
   run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
                                       --concurrency N: 1 to 256
   run --adopt --table ID...           takes the tables' targets over from the workspace or table
@@ -139,12 +167,66 @@ A PostgreSQL password is taken from --password-env VAR if given, else from the s
 (service "Tidemark"), else libpq reads ~/.pgpass or a service file. TIDEMARK_NO_KEYCHAIN=1 skips
 the keychain.
 
-Exit codes: 0 fine; 1 an iteration failed or was cancelled, or verify found a difference;
-2 usage or validation error (nothing was run).
+Exit codes: 0 fine; 1 an iteration failed or was cancelled, verify found a difference, or
+connection test could not open the connection; 2 usage or validation error (nothing was run).
+
+Help on one command: tidemark-cli COMMAND --help, or tidemark-cli help COMMAND.
 )";
 
-// Thrown by a subcommand's -h/--help: prints the usage and exits 0.
-struct HelpRequested {};
+// The entries of the Commands list in usageText that `command` ("table edit") or a group
+// ("table") heads, each with its continuation lines: an entry's first line may list several
+// commands ("table pause ID | table resume ID"). Empty when nothing matches.
+QStringList usageEntries(const QString &command) {
+    const auto heads = [&command](const QString &line) {
+        // The entry's own words, before the column of explanations.
+        const QString text = line.trimmed().section(QStringLiteral("   "), 0, 0);
+        for (const QString &part : text.split(QStringLiteral(" | "))) {
+            const QString alternative = part.trimmed();
+            if (alternative == command || alternative.startsWith(command + QLatin1Char(' ')))
+                return true;
+        }
+        return false;
+    };
+    QStringList picked;
+    bool inCommands = false;
+    bool taking = false;
+    for (const QString &line : QString::fromUtf8(usageText).split(QLatin1Char('\n'))) {
+        if (line == QLatin1String("Commands:")) {
+            inCommands = true;
+            continue;
+        }
+        if (!inCommands)
+            continue;
+        if (line.isEmpty())
+            break; // the end of the list
+        if (line.startsWith(QLatin1String("  ")) && !line.at(2).isSpace())
+            taking = heads(line);
+        if (taking)
+            picked << line;
+    }
+    return picked;
+}
+
+// The usage of one command or group, derived from the one usage text so that the two never
+// disagree; empty when it heads no entry.
+QString commandUsage(const QString &command) {
+    QStringList entries = usageEntries(command);
+    if (entries.isEmpty())
+        return QString();
+    // `table edit` takes table add's options: show them with it.
+    if (command == QLatin1String("table edit"))
+        entries += usageEntries(QStringLiteral("table add"));
+    return QStringLiteral("Usage: tidemark-cli [-w FILE | --workspace FILE] ...\n\n") +
+           entries.join(QLatin1Char('\n')) +
+           QStringLiteral("\n\nDurations: 500ms, 30s, 15m, 2h, 1d. Exit codes: 0 fine, 1 failed, 2 usage or "
+                          "validation error (tidemark-cli --help says more).\n");
+}
+
+// Thrown by a subcommand's -h/--help: prints that command's usage (all of it when `command` is
+// empty or heads no entry) and exits 0.
+struct HelpRequested {
+    QString command;
+};
 
 void writeOut(const QByteArray &bytes) {
     std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
@@ -193,9 +275,12 @@ public:
     QStringList parse(const QStringList &args, qsizetype minPositional, qsizetype maxPositional,
                       const QString &positionalName = QString()) {
         if (!m_parser.parse(QStringList{QStringLiteral("tidemark-cli")} + negativesPositional(args)))
-            throw ValidationError(m_command + QStringLiteral(": ") + m_parser.errorText());
+            throw ValidationError(
+                QStringLiteral("%1: %2 (see tidemark-cli %1 --help)")
+                    .arg(m_command, m_parser.errorText().chopped(
+                                        m_parser.errorText().endsWith(QLatin1Char('.')) ? 1 : 0)));
         if (m_parser.isSet(QStringLiteral("help")))
-            throw HelpRequested{};
+            throw HelpRequested{m_command};
         const QStringList positional = m_parser.positionalArguments();
         if (positional.size() < minPositional)
             throw ValidationError(QStringLiteral("%1: missing %2").arg(m_command, positionalName));
@@ -343,6 +428,45 @@ QPair<QString, QString> splitConnTable(const QString &text, const QString &optio
     return {text.left(colon), text.mid(colon + 1)};
 }
 
+// The absolute path of `--sqlite PATH` for `command` ("connection add") of connection `name`.
+QString checkedSqlitePath(const QString &path, const QString &command, const QString &name) {
+    // Relative to where the operator typed it, not to wherever a later run starts.
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // A path no run could ever open is refused now, not at the first table add or run. A
+    // missing file is fine (a target is created when first written), a missing folder not.
+    const QFileInfo file(absolute);
+    if (file.isDir())
+        throw ValidationError(
+            QStringLiteral("%1 %2: --sqlite %3 is a directory; give the path of a SQLite "
+                           "file (in it, e.g. %4)")
+                .arg(command, name, absolute, QDir(absolute).filePath(QStringLiteral("data.db"))));
+    if (!file.exists() && !QFileInfo(file.absolutePath()).isDir())
+        throw ValidationError(
+            QStringLiteral("%1 %2: --sqlite %3: the directory %4 does not exist; create it "
+                           "first (Tidemark creates a missing target file, not its folders)")
+                .arg(command, name, absolute, file.absolutePath()));
+    return absolute;
+}
+
+// The tables, live and removed, that read from or write into connection `name`, as
+// "table 1 (src:a -> dst:a)" / "removed table 3 (...)"; `removed` gets the ids of the removed ones.
+QStringList tablesUsing(Workspace &workspace, const QString &name, QList<qint64> *removed = nullptr) {
+    QStringList users;
+    for (const bool archived : {false, true}) {
+        for (const TableSpec &spec : archived ? workspace.archivedTables() : workspace.tables()) {
+            if (spec.sourceConnection != name && spec.targetConnection != name)
+                continue;
+            users << QStringLiteral("%1table %2 (%3 -> %4)")
+                         .arg(archived ? QStringLiteral("removed ") : QString())
+                         .arg(spec.id)
+                         .arg(spec.sourceDisplay(), spec.targetDisplay());
+            if (archived && removed)
+                removed->append(spec.id);
+        }
+    }
+    return users;
+}
+
 // Set by SIGINT/SIGTERM; polled on the event loop, because a signal handler may do nothing else.
 std::atomic_int g_signal{0};
 
@@ -448,8 +572,9 @@ int Commands::execute(const QStringList &arguments) {
         if (i >= args.size())
             throw ValidationError(QStringLiteral("no command given (see tidemark-cli --help)"));
         return dispatch(args[i], args.mid(i + 1));
-    } catch (const HelpRequested &) {
-        writeOut(QByteArray(usageText));
+    } catch (const HelpRequested &help) {
+        const QString usage = help.command.isEmpty() ? QString() : commandUsage(help.command);
+        writeOut(usage.isEmpty() ? QString::fromUtf8(usageText) : usage);
         return 0;
     } catch (const ValidationError &error) {
         writeError(error.message());
@@ -474,8 +599,20 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
         return history(rest);
     if (command == QLatin1String("verify"))
         return verify(rest);
-    if (command == QLatin1String("help"))
-        throw HelpRequested{};
+    if (command == QLatin1String("help")) {
+        if (rest.isEmpty())
+            throw HelpRequested{};
+        const QString asked = rest.join(QLatin1Char(' '));
+        if (commandUsage(asked).isEmpty())
+            throw ValidationError(
+                QStringLiteral("help: unknown command '%1' (see tidemark-cli --help)").arg(asked));
+        throw HelpRequested{asked};
+    }
+    // `table --help`, `run -h`: before any subcommand is looked up, so a group answers too.
+    if (const QString first = rest.value(0);
+        (first == QLatin1String("--help") || first == QLatin1String("-h")) &&
+        !commandUsage(command).isEmpty())
+        throw HelpRequested{command};
     if (command == QLatin1String("alert")) {
         const QString sub = rest.value(0);
         if (sub == QLatin1String("set"))
@@ -488,8 +625,8 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
             return alertClear(rest.mid(1));
         throw ValidationError(
             sub.isEmpty()
-                ? QStringLiteral("alert: missing subcommand (see tidemark-cli --help)")
-                : QStringLiteral("alert: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
+                ? QStringLiteral("alert: missing subcommand (see tidemark-cli alert --help)")
+                : QStringLiteral("alert: unknown subcommand '%1' (see tidemark-cli alert --help)").arg(sub));
     }
     if (command == QLatin1String("schedule"))
         return schedule(rest.value(0), rest.mid(1));
@@ -509,6 +646,12 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 return connectionSetPassword(subArgs);
             if (sub == QLatin1String("forget-password"))
                 return connectionForgetPassword(subArgs);
+            if (sub == QLatin1String("edit"))
+                return connectionEdit(subArgs);
+            if (sub == QLatin1String("remove"))
+                return connectionRemove(subArgs);
+            if (sub == QLatin1String("test"))
+                return connectionTest(subArgs);
         } else {
             if (sub == QLatin1String("add"))
                 return tableAdd(subArgs);
@@ -526,12 +669,16 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
                 return tablePosition(subArgs);
             if (sub == QLatin1String("set-position"))
                 return tableSetPosition(subArgs);
+            if (sub == QLatin1String("edit"))
+                return tableEdit(subArgs);
+            if (sub == QLatin1String("purge"))
+                return tablePurge(subArgs);
         }
         if (sub.isEmpty())
             throw ValidationError(
-                QStringLiteral("%1: missing subcommand (see tidemark-cli --help)").arg(command));
+                QStringLiteral("%1: missing subcommand (see tidemark-cli %1 --help)").arg(command));
         throw ValidationError(
-            QStringLiteral("%1: unknown subcommand '%2' (see tidemark-cli --help)").arg(command, sub));
+            QStringLiteral("%1: unknown subcommand '%2' (see tidemark-cli %1 --help)").arg(command, sub));
     }
     throw ValidationError(QStringLiteral("unknown command '%1' (see tidemark-cli --help)").arg(command));
 }
@@ -635,21 +782,7 @@ int Commands::connectionAdd(const QStringList &args) {
         if (path.isEmpty())
             throw ValidationError(QStringLiteral("connection add %1: --sqlite needs a PATH").arg(name));
         spec.kind = ConnectionKind::Sqlite;
-        // Relative to where the operator typed it, not to wherever a later run starts.
-        spec.path = QFileInfo(path).absoluteFilePath();
-        // A path no run could ever open is refused now, not at the first table add or run. A
-        // missing file is fine (a target is created when first written), a missing folder not.
-        const QFileInfo file(spec.path);
-        if (file.isDir())
-            throw ValidationError(
-                QStringLiteral("connection add %1: --sqlite %2 is a directory; give the path of a SQLite "
-                               "file (in it, e.g. %3)")
-                    .arg(name, spec.path, QDir(spec.path).filePath(QStringLiteral("data.db"))));
-        if (!file.exists() && !QFileInfo(file.absolutePath()).isDir())
-            throw ValidationError(
-                QStringLiteral("connection add %1: --sqlite %2: the directory %3 does not exist; create it "
-                               "first (Tidemark creates a missing target file, not its folders)")
-                    .arg(name, spec.path, file.absolutePath()));
+        spec.path = checkedSqlitePath(path, parser.command(), name);
     } else {
         spec.kind = ConnectionKind::Postgres;
         spec.conninfo = parser.value(QStringLiteral("postgres"));
@@ -680,6 +813,171 @@ int Commands::connectionAdd(const QStringList &args) {
     if (!password.isEmpty())
         logger("cli")->info("stored the password of connection '{}' in the system keychain", str(name));
     writeOut(QStringLiteral("%1\n").arg(id));
+    return 0;
+}
+
+int Commands::connectionEdit(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("connection edit"));
+    parser.addValue(QStringLiteral("sqlite"), QStringLiteral("PATH"));
+    parser.addValue(QStringLiteral("postgres"), QStringLiteral("CONNINFO"));
+    parser.addValue(QStringLiteral("password-env"), QStringLiteral("VAR"));
+    parser.addValue(QStringLiteral("name"), QStringLiteral("NEW"));
+    parser.addFlag(QStringLiteral("password-prompt"));
+    parser.addFlag(QStringLiteral("password-stdin"));
+    parser.addFlag(QStringLiteral("yes"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    const QString command = QStringLiteral("connection edit %1").arg(name);
+    const bool isSqlite = parser.isSet(QStringLiteral("sqlite"));
+    const bool isPostgres = parser.isSet(QStringLiteral("postgres"));
+    if (isSqlite && isPostgres)
+        throw ValidationError(
+            QStringLiteral("%1: give one of --sqlite PATH or --postgres CONNINFO").arg(command));
+    const bool anyGiven = isSqlite || isPostgres || parser.isSet(QStringLiteral("password-env")) ||
+                          parser.isSet(QStringLiteral("name")) ||
+                          parser.isSet(QStringLiteral("password-prompt")) ||
+                          parser.isSet(QStringLiteral("password-stdin"));
+    if (!anyGiven)
+        throw ValidationError(
+            QStringLiteral("%1: nothing to change (see tidemark-cli connection edit --help)").arg(command));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const std::optional<ConnectionSpec> stored = workspace->connection(name);
+    if (!stored)
+        throw ValidationError(QStringLiteral("connection edit: connection '%1' does not exist").arg(name));
+    ConnectionSpec edited = *stored;
+    if (isSqlite) {
+        const QString path = parser.value(QStringLiteral("sqlite"));
+        if (path.isEmpty())
+            throw ValidationError(QStringLiteral("%1: --sqlite needs a PATH").arg(command));
+        edited.kind = ConnectionKind::Sqlite;
+        edited.path = checkedSqlitePath(path, parser.command(), name);
+        edited.conninfo.clear();
+        edited.passwordEnv.clear();
+    } else if (isPostgres) {
+        edited.kind = ConnectionKind::Postgres;
+        edited.conninfo = parser.value(QStringLiteral("postgres"));
+        edited.path.clear();
+    }
+    if (edited.kind != ConnectionKind::Postgres) {
+        for (const char *option : {"password-env", "password-prompt", "password-stdin"}) {
+            if (parser.isSet(QString::fromLatin1(option)))
+                throw ValidationError(QStringLiteral("%1: --%2 applies to a PostgreSQL connection only")
+                                          .arg(command, QString::fromLatin1(option)));
+        }
+    }
+    if (parser.isSet(QStringLiteral("password-env")))
+        edited.passwordEnv = parser.value(QStringLiteral("password-env")).trimmed(); // "" removes it
+    if (parser.isSet(QStringLiteral("name"))) {
+        edited.name = parser.value(QStringLiteral("name"));
+        if (edited.name.trimmed().isEmpty() || edited.name.contains(QLatin1Char(':')))
+            throw ValidationError(
+                QStringLiteral("%1: --name: invalid connection name '%2' (empty or with ':')")
+                    .arg(command, edited.name));
+    }
+    if (edited.kind == ConnectionKind::Postgres) {
+        try {
+            checkConninfo(edited.name, edited.conninfo);
+        } catch (const ValidationError &) {
+            throw;
+        } catch (const Error &error) {
+            throw ValidationError(error.message());
+        }
+    }
+    // A new file or server under the same name: the tables' positions and target state rows
+    // describe the old one, so a run would copy on from a position the new one does not hold.
+    const bool moved =
+        edited.kind != stored->kind || edited.path != stored->path || edited.conninfo != stored->conninfo;
+    if (moved && !parser.isSet(QStringLiteral("yes"))) {
+        if (const QStringList users = tablesUsing(*workspace, name); !users.isEmpty())
+            throw ValidationError(
+                QStringLiteral("%1: %2 use it, and their positions describe what the old %3 holds; pass "
+                               "--yes if it is the same data at a new address")
+                    .arg(command, users.join(QStringLiteral(", ")),
+                         stored->kind == ConnectionKind::Sqlite ? QStringLiteral("file")
+                                                                : QStringLiteral("server")));
+    }
+    QString password;
+    if (edited.kind == ConnectionKind::Postgres) {
+        password = passwordFromOptions(parser, QStringLiteral("connection edit"), name);
+        if (!password.isEmpty() && !edited.passwordEnv.isEmpty())
+            throw ValidationError(
+                QStringLiteral("%1: --password-env and a stored password exclude each other "
+                               "(the variable would always win)")
+                    .arg(command));
+    }
+    updateCheckedConnection(*workspace, edited, password);
+    writeOut(
+        QStringLiteral("connection '%1' changed%2\n")
+            .arg(name, edited.name != name ? QStringLiteral(" (now '%1')").arg(edited.name) : QString()));
+    return 0;
+}
+
+int Commands::connectionRemove(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("connection remove"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const std::optional<ConnectionSpec> spec = workspace->connection(name);
+    if (!spec)
+        throw ValidationError(QStringLiteral("connection remove: connection '%1' does not exist").arg(name));
+    // A removed table still needs its connections to be restored, or purged (its target's state
+    // row is cleared through them).
+    QList<qint64> removed;
+    if (const QStringList users = tablesUsing(*workspace, name, &removed); !users.isEmpty())
+        throw ValidationError(
+            QStringLiteral("connection remove %1: %2 use it; remove those tables first (table remove ID)%3")
+                .arg(name, users.join(QStringLiteral(", ")),
+                     removed.isEmpty() ? QString()
+                                       : QStringLiteral(" and purge the removed ones (table purge ID)")));
+    workspace->removeConnection(name);
+    if (spec->kind == ConnectionKind::Postgres) {
+        try {
+            CredentialStore::forgetPassword(*spec);
+        } catch (const Error &error) {
+            writeError(QStringLiteral("warning: connection '%1' is removed, but its password could not be "
+                                      "removed from the system keychain: %2")
+                           .arg(name, error.message()));
+        }
+    }
+    writeOut(QStringLiteral("connection '%1' removed\n").arg(name));
+    return 0;
+}
+
+int Commands::connectionTest(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("connection test"));
+    const QString name = parser.parse(args, 1, 1, QStringLiteral("NAME")).first();
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const std::optional<ConnectionSpec> spec = workspace->connection(name);
+    if (!spec)
+        throw ValidationError(QStringLiteral("connection test: connection '%1' does not exist").arg(name));
+    const bool sqlite = spec->kind == ConnectionKind::Sqlite;
+    const QString where = sqlite ? QStringLiteral("SQLite file %1").arg(spec->path)
+                                 : QStringLiteral("PostgreSQL '%1'").arg(spec->conninfo);
+    if (sqlite && !QFileInfo::exists(spec->path)) {
+        // Opening would create it; a target's file is created by its first run, a source's must exist.
+        if (!QFileInfo(QFileInfo(spec->path).absolutePath()).isDir()) {
+            writeError(
+                QStringLiteral("connection test %1: %2: its directory does not exist").arg(name, where));
+            return 1;
+        }
+        writeOut(QStringLiteral("ok: connection '%1': %2 does not exist yet; a run creates it when it first "
+                                "writes there (as a source it has no tables)\n")
+                     .arg(name, where));
+        return 0;
+    }
+    qsizetype tables = 0;
+    try {
+        tables = openConnector(*spec)->listTables().size();
+    } catch (const Error &error) {
+        writeError(QStringLiteral("connection test %1: %2: %3").arg(name, where, error.message()));
+        return 1;
+    }
+    writeOut(QStringLiteral("ok: connection '%1': %2, %3 tables\n").arg(name, where).arg(tables));
     return 0;
 }
 
@@ -754,8 +1052,11 @@ int Commands::connectionList(const QStringList &args) {
     return 0;
 }
 
-int Commands::tableAdd(const QStringList &args) {
-    SubcommandParser parser(QStringLiteral("table add"));
+namespace {
+
+// The options of `table add`, which `table edit` takes too (one list, so that the two never
+// drift); `editing` adds the edit's own: a reset of the position and the flags' way back.
+void addTableOptions(SubcommandParser &parser, bool editing) {
     for (const char *name : {"source", "target"})
         parser.addValue(QString::fromLatin1(name), QStringLiteral("CONN:TABLE"));
     for (const char *name : {"watermark", "tiebreak"})
@@ -771,16 +1072,62 @@ int Commands::tableAdd(const QStringList &args) {
     parser.addValue(QStringLiteral("max-jump"), QStringLiteral("N"));
     for (const char *name : {"expect-rows", "paused", "commit-per-batch", "add-new-columns"})
         parser.addFlag(QString::fromLatin1(name));
-    parser.parse(args, 0, 0);
-    if (parser.isSet(QStringLiteral("workspace")))
-        m_workspace = parser.value(QStringLiteral("workspace"));
+    if (editing) {
+        for (const char *name :
+             {"reset-position", "no-expect-rows", "no-commit-per-batch", "no-add-new-columns"})
+            parser.addFlag(QString::fromLatin1(name));
+    }
+}
 
-    TableDraft draft;
+// The option names addTableOptions() gives every table command, for "nothing to change".
+const QStringList kTableSettingOptions{QStringLiteral("source"),
+                                       QStringLiteral("target"),
+                                       QStringLiteral("watermark"),
+                                       QStringLiteral("tiebreak"),
+                                       QStringLiteral("key"),
+                                       QStringLiteral("mode"),
+                                       QStringLiteral("lookback"),
+                                       QStringLiteral("initial-watermark"),
+                                       QStringLiteral("watermark-type"),
+                                       QStringLiteral("max-skipped"),
+                                       QStringLiteral("batch-size"),
+                                       QStringLiteral("max-future"),
+                                       QStringLiteral("max-jump"),
+                                       QStringLiteral("expect-rows"),
+                                       QStringLiteral("paused"),
+                                       QStringLiteral("commit-per-batch"),
+                                       QStringLiteral("add-new-columns"),
+                                       QStringLiteral("reset-position"),
+                                       QStringLiteral("no-expect-rows"),
+                                       QStringLiteral("no-commit-per-batch"),
+                                       QStringLiteral("no-add-new-columns")};
+
+// A flag and its way back (`--expect-rows` / `--no-expect-rows`): `value` unchanged when neither
+// is given to an edit; an add has no way back, so there the flag alone decides.
+bool flagSetting(const SubcommandParser &parser, const QString &flag, bool editing, bool value) {
+    if (!editing)
+        return parser.isSet(flag);
+    const bool on = parser.isSet(flag);
+    const bool off = parser.isSet(QStringLiteral("no-") + flag);
+    if (on && off)
+        throw ValidationError(QStringLiteral("%1: give one of --%2 or --no-%2").arg(parser.command(), flag));
+    return on ? true : off ? false : value;
+}
+
+// Applies the table options given to `draft`: a new table's draft for `table add` (every option
+// counts, its default when not given), the stored table for `table edit` (only the options given
+// change; "" clears --tiebreak, --lookback and --initial-watermark).
+void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool editing) {
     TableSpec &spec = draft.spec;
-    std::tie(spec.sourceConnection, spec.sourceTable) =
-        splitConnTable(parser.required(QStringLiteral("source")), QStringLiteral("--source"));
-    std::tie(spec.targetConnection, spec.targetTable) =
-        splitConnTable(parser.required(QStringLiteral("target")), QStringLiteral("--target"));
+    const auto given = [&](const char *name) {
+        return !editing || parser.isSet(QString::fromLatin1(name));
+    };
+    if (given("source"))
+        std::tie(spec.sourceConnection, spec.sourceTable) =
+            splitConnTable(parser.required(QStringLiteral("source")), QStringLiteral("--source"));
+    if (given("target"))
+        std::tie(spec.targetConnection, spec.targetTable) =
+            splitConnTable(parser.required(QStringLiteral("target")), QStringLiteral("--target"));
 
     if (parser.isSet(QStringLiteral("mode"))) {
         const QString modeText = parser.value(QStringLiteral("mode"));
@@ -790,12 +1137,14 @@ int Commands::tableAdd(const QStringList &args) {
                 QStringLiteral("--mode: unknown mode '%1' (use append, merge or overwrite)").arg(modeText));
         spec.mode = *mode;
     }
-    spec.watermarkColumn = parser.value(QStringLiteral("watermark"));
+    if (given("watermark"))
+        spec.watermarkColumn = parser.value(QStringLiteral("watermark"));
     if (spec.watermarkColumn.isEmpty() && spec.mode != WriteMode::Overwrite)
         throw ValidationError(
-            QStringLiteral("table add %1: --watermark COL is required (except with --mode overwrite)")
-                .arg(spec.sourceDisplay()));
-    spec.tiebreakColumn = parser.value(QStringLiteral("tiebreak"));
+            QStringLiteral("%1 %2: --watermark COL is required (except with --mode overwrite)")
+                .arg(parser.command(), spec.sourceDisplay()));
+    if (given("tiebreak"))
+        spec.tiebreakColumn = parser.value(QStringLiteral("tiebreak"));
     if (parser.isSet(QStringLiteral("watermark-type"))) {
         const QString typeText = parser.value(QStringLiteral("watermark-type"));
         draft.watermarkType = watermarkTypeFromName(typeText);
@@ -804,6 +1153,7 @@ int Commands::tableAdd(const QStringList &args) {
                 QStringLiteral("--watermark-type: '%1' is not timestamp or integer").arg(typeText));
     }
     if (parser.isSet(QStringLiteral("key"))) {
+        spec.keyColumns.clear();
         for (const QString &part : parser.value(QStringLiteral("key")).split(QLatin1Char(','))) {
             if (!part.trimmed().isEmpty())
                 spec.keyColumns.append(part.trimmed());
@@ -811,7 +1161,8 @@ int Commands::tableAdd(const QStringList &args) {
         if (spec.keyColumns.isEmpty())
             throw ValidationError(QStringLiteral("--key: no column given"));
     }
-    spec.lookback = parser.value(QStringLiteral("lookback"));
+    if (given("lookback"))
+        spec.lookback = parser.value(QStringLiteral("lookback"));
     if (parser.isSet(QStringLiteral("max-skipped")))
         spec.maxSkipped = optionInteger(parser, QStringLiteral("max-skipped"), 0, kMaxSkipped);
     if (parser.isSet(QStringLiteral("batch-size")))
@@ -819,45 +1170,74 @@ int Commands::tableAdd(const QStringList &args) {
     if (parser.isSet(QStringLiteral("max-future")))
         spec.maxFuture = parseMaxFuture(parser.value(QStringLiteral("max-future")), parser.command());
     if (parser.isSet(QStringLiteral("max-jump")))
-        spec.maxJump = optionInteger(parser, QStringLiteral("max-jump"), 1);
-    spec.expectRows = parser.isSet(QStringLiteral("expect-rows"));
-    spec.active = !parser.isSet(QStringLiteral("paused"));
-    spec.commitPerBatch = parser.isSet(QStringLiteral("commit-per-batch"));
-    spec.addNewColumns = parser.isSet(QStringLiteral("add-new-columns"));
-    draft.initialWatermarkText = parser.value(QStringLiteral("initial-watermark"));
-    if (parser.isSet(QStringLiteral("initial-watermark")) && draft.initialWatermarkText.trimmed().isEmpty())
-        throw ValidationError(QStringLiteral("--initial-watermark: empty value"));
+        spec.maxJump = parser.value(QStringLiteral("max-jump")).trimmed() == QLatin1String("none")
+                           ? 0
+                           : optionInteger(parser, QStringLiteral("max-jump"), 1);
+    spec.expectRows = flagSetting(parser, QStringLiteral("expect-rows"), editing, spec.expectRows);
+    spec.commitPerBatch =
+        flagSetting(parser, QStringLiteral("commit-per-batch"), editing, spec.commitPerBatch);
+    spec.addNewColumns = flagSetting(parser, QStringLiteral("add-new-columns"), editing, spec.addNewColumns);
+    if (!editing)
+        spec.active = !parser.isSet(QStringLiteral("paused"));
+    else if (parser.isSet(QStringLiteral("paused")))
+        spec.active = false;
+    if (parser.isSet(QStringLiteral("initial-watermark"))) {
+        draft.initialWatermarkText = parser.value(QStringLiteral("initial-watermark")).trimmed();
+        // An edit clears it with ""; a new table simply leaves the option out.
+        if (!editing && draft.initialWatermarkText.isEmpty())
+            throw ValidationError(QStringLiteral("--initial-watermark: empty value"));
+    }
+}
 
-    std::unique_ptr<Workspace> workspace = openWorkspace();
-    TableSpec prepared;
+// prepareTable() for `parser`'s command: every refusal names the command.
+TableSpec prepareForCommand(Workspace &workspace, const TableDraft &draft, const QString &command) {
     try {
-        prepared = prepareTable(*workspace, draft);
+        return prepareTable(workspace, draft);
     } catch (const ValidationError &error) {
         // The core's checks name the option ("invalid --lookback '-1'"); the line names the
-        // command too, like every other refusal of table add.
-        if (error.message().startsWith(parser.command()))
+        // command too, like every other refusal of the command.
+        if (error.message().startsWith(command))
             throw;
-        throw ValidationError(QStringLiteral("%1: %2").arg(parser.command(), error.message()));
+        throw ValidationError(QStringLiteral("%1: %2").arg(command, error.message()));
     } catch (const Error &error) {
-        // The source could not be inspected: the table is refused, nothing was added.
+        // The source could not be inspected: the table is refused, nothing was changed.
         throw ValidationError(error.message());
     }
-    prepared.maxFuture = spec.maxFuture;
-    prepared.maxJump = spec.maxJump;
+}
+
+// The future guards fit the watermark's type: --max-jump an integer, --max-future a timestamp.
+void requireFittingGuards(const TableSpec &prepared, const QString &command) {
     if (prepared.maxJump > 0 && prepared.watermarkType != WatermarkType::Integer)
-        throw ValidationError(
-            QStringLiteral("table add %1: --max-jump guards an integer watermark; '%2' is a %3 "
-                           "(use --max-future DURATION)")
-                .arg(prepared.sourceDisplay(), prepared.watermarkColumn,
-                     watermarkTypeName(prepared.watermarkType)));
+        throw ValidationError(QStringLiteral("%1 %2: --max-jump guards an integer watermark; '%3' is a %4 "
+                                             "(use --max-future DURATION)")
+                                  .arg(command, prepared.sourceDisplay(), prepared.watermarkColumn,
+                                       watermarkTypeName(prepared.watermarkType)));
     if (!prepared.maxFuture.isEmpty() && prepared.watermarkType != WatermarkType::Timestamp)
         throw ValidationError(
-            QStringLiteral("table add %1: --max-future guards a timestamp watermark; '%2' is "
-                           "%3 (use --max-jump N for an integer)")
-                .arg(prepared.sourceDisplay(), prepared.watermarkColumn,
+            QStringLiteral("%1 %2: --max-future guards a timestamp watermark; '%3' is "
+                           "%4 (use --max-jump N for an integer)")
+                .arg(command, prepared.sourceDisplay(), prepared.watermarkColumn,
                      prepared.watermarkColumn.isEmpty()
                          ? QStringLiteral("not set")
                          : QStringLiteral("a ") + watermarkTypeName(prepared.watermarkType)));
+}
+
+} // namespace
+
+int Commands::tableAdd(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table add"));
+    addTableOptions(parser, false);
+    parser.parse(args, 0, 0);
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+
+    TableDraft draft;
+    applyTableOptions(parser, draft, false);
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    TableSpec prepared = prepareForCommand(*workspace, draft, parser.command());
+    prepared.maxFuture = draft.spec.maxFuture;
+    prepared.maxJump = draft.spec.maxJump;
+    requireFittingGuards(prepared, parser.command());
     const qint64 id = workspace->addTable(prepared);
     writeOut(QStringLiteral("%1\n").arg(id));
     return 0;
@@ -885,6 +1265,99 @@ TableHealth tableHealth(const IterationRecord &last) {
 }
 
 } // namespace
+int Commands::tableEdit(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table edit"));
+    addTableOptions(parser, true);
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    const bool anyGiven = std::any_of(kTableSettingOptions.begin(), kTableSettingOptions.end(),
+                                      [&parser](const QString &name) { return parser.isSet(name); });
+    if (!anyGiven)
+        throw ValidationError(
+            QStringLiteral("table edit %1: nothing to change (give the options of table add to change; see "
+                           "tidemark-cli table edit --help)")
+                .arg(id));
+
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    const TableSpec before = requireTable(*workspace, id);
+    TableDraft draft;
+    draft.spec = before;
+    // Checked again as table add checks it, against the source as it is now.
+    if (!before.initialWatermark.isNull())
+        draft.initialWatermarkText = before.initialWatermark.display();
+    applyTableOptions(parser, draft, true);
+    const bool sameColumn = draft.spec.watermarkColumn == before.watermarkColumn &&
+                            draft.spec.sourceDisplay() == before.sourceDisplay();
+    // An empty column cannot show its type again; the type it was added with stands.
+    if (!parser.isSet(QStringLiteral("watermark-type")) && sameColumn)
+        draft.watermarkType = before.watermarkType;
+    const QString command = QStringLiteral("table edit %1").arg(id);
+    TableSpec after = prepareForCommand(*workspace, draft, command);
+    if (!parser.isSet(QStringLiteral("initial-watermark")) && sameColumn &&
+        after.watermarkType == before.watermarkType)
+        after.initialWatermark = before.initialWatermark; // exactly as stored, not as re-read
+    after.maxFuture = draft.spec.maxFuture;
+    after.maxJump = draft.spec.maxJump;
+    // A guard of the old watermark type does not carry over to a new type unless it is given.
+    if (!parser.isSet(QStringLiteral("max-future")) && after.watermarkType != WatermarkType::Timestamp)
+        after.maxFuture.clear();
+    if (!parser.isSet(QStringLiteral("max-jump")) && after.watermarkType != WatermarkType::Integer)
+        after.maxJump = 0;
+    requireFittingGuards(after, command);
+    after.lastWatermark = before.lastWatermark;
+    after.lastTiebreak = before.lastTiebreak;
+    after.lastGeneration = before.lastGeneration;
+
+    TableEditResult result;
+    try {
+        result = applyTableEdit(*workspace, before, after, parser.isSet(QStringLiteral("reset-position")));
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("table edit: %1").arg(error.message()));
+    }
+    QString text = QStringLiteral("table %1 changed\n").arg(id);
+    if (result.positionReset)
+        text = QStringLiteral("table %1 changed; position reset: %2 -> %3, target %4 emptied (cause "
+                              "\"edit\" in its watermark log)\n")
+                   .arg(id)
+                   .arg(result.positionBefore.isNull() ? QStringLiteral("(none)")
+                                                       : result.positionBefore.display(),
+                        result.positionAfter.isNull() ? QStringLiteral("(none)")
+                                                      : result.positionAfter.display(),
+                        after.targetDisplay());
+    writeOut(text);
+    if (!result.oldTargetWarning.isEmpty())
+        writeError(QStringLiteral("warning: table %1: %2").arg(id).arg(result.oldTargetWarning));
+    return 0;
+}
+
+int Commands::tablePurge(const QStringList &args) {
+    SubcommandParser parser(QStringLiteral("table purge"));
+    parser.addFlag(QStringLiteral("yes"));
+    const qint64 id =
+        parseTableId(parser.parse(args, 1, 1, QStringLiteral("table ID")).first(), parser.command());
+    if (parser.isSet(QStringLiteral("workspace")))
+        m_workspace = parser.value(QStringLiteral("workspace"));
+    std::unique_ptr<Workspace> workspace = openWorkspace();
+    PurgeResult result;
+    try {
+        result = purgeRemovedTable(*workspace, id, parser.isSet(QStringLiteral("yes")));
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("table purge: %1").arg(error.message()));
+    }
+    QString text = QStringLiteral("table %1 purged; target %2 is free").arg(id).arg(result.targetDisplay);
+    if (result.targetRows > 0)
+        text += QStringLiteral(" (its %1 rows stay)").arg(result.targetRows);
+    writeOut(text + QLatin1Char('\n'));
+    if (!result.warning.isEmpty())
+        writeError(
+            QStringLiteral("warning: table %1 is purged, but its state row in target %2 could not be "
+                           "cleared (%3); a table that writes there must take it over with 'run --adopt'")
+                .arg(id)
+                .arg(result.targetDisplay, result.warning));
+    return 0;
+}
 
 int Commands::tableList(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table list"));
@@ -1638,9 +2111,10 @@ int Commands::schedule(const QString &sub, const QStringList &args) {
     if (sub == QLatin1String("remove"))
         return scheduleRemove(args);
     if (sub.isEmpty())
-        throw ValidationError(QStringLiteral("schedule: missing subcommand (see tidemark-cli --help)"));
+        throw ValidationError(
+            QStringLiteral("schedule: missing subcommand (see tidemark-cli schedule --help)"));
     throw ValidationError(
-        QStringLiteral("schedule: unknown subcommand '%1' (see tidemark-cli --help)").arg(sub));
+        QStringLiteral("schedule: unknown subcommand '%1' (see tidemark-cli schedule --help)").arg(sub));
 }
 
 namespace {
@@ -1769,7 +2243,8 @@ int Commands::scheduleEdit(const QStringList &args) {
         changed = true;
     }
     if (!changed)
-        throw ValidationError(QStringLiteral("%1: nothing to change (see tidemark-cli --help)").arg(command));
+        throw ValidationError(
+            QStringLiteral("%1: nothing to change (see tidemark-cli %1 --help)").arg(command));
     for (const qint64 id : std::as_const(spec.tableIds))
         requireTable(*workspace, id);
     refuseSecretHookEnv(*workspace, spec.alerts, command);

@@ -28,6 +28,9 @@ private:
     int connectionList(const QStringList &args);
     int connectionSetPassword(const QStringList &args);
     int connectionForgetPassword(const QStringList &args);
+    int connectionEdit(const QStringList &args);
+    int connectionRemove(const QStringList &args);
+    int connectionTest(const QStringList &args);
     int tableAdd(const QStringList &args);
     int tableList(const QStringList &args);
     int tableSetActive(const QStringList &args, const QString &command, bool active);
@@ -35,6 +38,8 @@ private:
     int tableRestore(const QStringList &args);
     int tablePosition(const QStringList &args);
     int tableSetPosition(const QStringList &args);
+    int tableEdit(const QStringList &args);
+    int tablePurge(const QStringList &args);
     int run(const QStringList &args);
     int backfill(const QStringList &args);
     int history(const QStringList &args);

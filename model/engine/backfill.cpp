@@ -54,6 +54,50 @@ TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
     return *spec;
 }
 
+qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Position &to,
+                   BackfillTargetAction action, BackfillResult &result) {
+    const Watermark from = to.watermark();
+    std::unique_ptr<TargetWriter> target = openConnector(requireConnection(workspace, spec.targetConnection));
+    // A backfill of a table never run creates its target file (the state row): no more open
+    // than the source.
+    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec.sourceConnection)));
+    const TableRef targetTable = target->parseTableName(spec.targetTable);
+    const auto state = target->readState(workspace.workspaceId(), spec.id);
+    result.before = state ? state->position.watermark() : spec.lastWatermark;
+    result.after = from;
+    qint64 generation = 0;
+    try {
+        // Waits for a copy of this table committing right now; then overrides whatever it wrote.
+        const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
+        // Newer than any state the target or the workspace held (the workspace's may be higher
+        // when the target lost its state row): every run that read an older state loses its
+        // compare-and-set, and the workspace takes this one.
+        generation = std::max(current ? current->generation : 0, spec.lastGeneration) + 1;
+        TargetState reset{workspace.workspaceId(), spec.id, to, 0, generation};
+        reset.targetTable = stateTargetKey(targetTable);
+        reset.workspacePath = workspace.path();
+        // A target another workspace or table owns is not ours to empty or to reset.
+        requireTargetOwnership(*target, reset, spec.targetDisplay());
+        if (target->tableExists(targetTable)) {
+            if (action == BackfillTargetAction::DeleteNewer) {
+                result.rowsDeleted = target->deleteNewerThan(targetTable, spec.watermarkColumn, from);
+            } else if (action == BackfillTargetAction::Truncate) {
+                target->deleteAll(targetTable);
+                result.rowsDeleted = -1;
+            }
+        }
+        target->writeState(reset);
+        target->commit();
+    } catch (const Error &) {
+        try {
+            target->rollback();
+        } catch (const Error &) {
+        }
+        throw;
+    }
+    return generation;
+}
+
 namespace {
 
 // The position a user typed, spelled so the source can compare it (SQLite compares text).
@@ -129,7 +173,6 @@ namespace {
 BackfillResult commitPosition(Workspace &workspace, const TableSpec &tableSpec, const Position &position,
                               BackfillTargetAction action, const QString &cause) {
     const std::optional<TableSpec> spec = tableSpec;
-    const Watermark from = position.watermark();
     const LeaseAttempt lease = workspace.acquireLease(spec->id, 0, kLeaseSeconds);
     if (!lease.acquired)
         throw ValidationError(
@@ -141,46 +184,8 @@ BackfillResult commitPosition(Workspace &workspace, const TableSpec &tableSpec, 
                 .arg(lease.holder->pid));
     LeaseGuard guard(workspace, spec->id);
 
-    std::unique_ptr<TargetWriter> target =
-        openConnector(requireConnection(workspace, spec->targetConnection));
-    // A backfill of a table never run creates its target file (the state row): no more open
-    // than the source.
-    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec->sourceConnection)));
-    const TableRef targetTable = target->parseTableName(spec->targetTable);
     BackfillResult result;
-    const auto state = target->readState(workspace.workspaceId(), spec->id);
-    result.before = state ? state->position.watermark() : spec->lastWatermark;
-    result.after = from;
-    qint64 generation = 0;
-    try {
-        // Waits for a copy of this table committing right now; then overrides whatever it wrote.
-        const auto current = target->beginStateWrite(workspace.workspaceId(), spec->id);
-        // Newer than any state the target or the workspace held (the workspace's may be higher
-        // when the target lost its state row): every run that read an older state loses its
-        // compare-and-set, and the workspace takes this one.
-        generation = std::max(current ? current->generation : 0, spec->lastGeneration) + 1;
-        TargetState reset{workspace.workspaceId(), spec->id, position, 0, generation};
-        reset.targetTable = stateTargetKey(targetTable);
-        reset.workspacePath = workspace.path();
-        // A target another workspace or table owns is not ours to empty or to reset.
-        requireTargetOwnership(*target, reset, spec->targetDisplay());
-        if (target->tableExists(targetTable)) {
-            if (action == BackfillTargetAction::DeleteNewer) {
-                result.rowsDeleted = target->deleteNewerThan(targetTable, spec->watermarkColumn, from);
-            } else if (action == BackfillTargetAction::Truncate) {
-                target->deleteAll(targetTable);
-                result.rowsDeleted = -1;
-            }
-        }
-        target->writeState(reset);
-        target->commit();
-    } catch (const Error &) {
-        try {
-            target->rollback();
-        } catch (const Error &) {
-        }
-        throw;
-    }
+    const qint64 generation = resetTarget(workspace, *spec, position, action, result);
     faultPoint("before_backfill_follow");
     // Refused when a run that copied after this backfill moved the workspace on already.
     workspace.followTargetState(spec->id, generation, position, cause, 0);

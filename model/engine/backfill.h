@@ -35,6 +35,14 @@ struct BackfillResult {
 // watermark (none = from the beginning). Throws ValidationError for refused requests
 // (keep on append without confirmation, leased table, bad value) and Error otherwise.
 BackfillResult runBackfill(Workspace &workspace, const BackfillRequest &request);
+// The target half of a backfill, for a caller that holds the table's lease (runBackfill, an edit
+// that resets the position): in one target transaction `spec`'s target is changed as `action`
+// says and its tidemark_state row is set to `to` with a generation above every earlier one, so
+// a run that read an older state loses its compare-and-set. Fills result.before/after/rowsDeleted
+// and returns the generation written; the workspace is not touched (the caller follows it with
+// Workspace::followTargetState, naming its cause). Throws Error; the target is rolled back.
+qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Position &to,
+                   BackfillTargetAction action, BackfillResult &result);
 // The live table `tableId`; ValidationError when it does not exist or has no watermark to reset.
 TableSpec backfillableTable(Workspace &workspace, qint64 tableId);
 

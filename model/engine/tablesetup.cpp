@@ -84,7 +84,8 @@ void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const Conn
         throw ValidationError(
             say(QStringLiteral("--target '%1' still belongs to removed table %2 (%3 -> %4): a removed "
                                "table keeps its target until it is restored or purged (restore it with "
-                               "'table restore %2', or choose another target)"),
+                               "'table restore %2', forget it and free its target with 'table purge %2', "
+                               "or choose another target)"),
                 QStringLiteral("%1 still belongs to removed table %2 (%3 → %4): a removed table keeps its "
                                "target until it is restored, so choose another target table."))
                 .arg(spec.targetDisplay())

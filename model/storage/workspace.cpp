@@ -1019,6 +1019,11 @@ qint64 Workspace::addTable(const TableSpec &spec) {
 
 void Workspace::updateTable(const TableSpec &spec) {
     Transaction transaction(*m_db);
+    writeTableConfig(spec);
+    transaction.commit();
+}
+
+void Workspace::writeTableConfig(const TableSpec &spec) {
     const std::optional<TableSpec> stored = readTable(*m_db, spec.id, false);
     if (!stored)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(spec.id));
@@ -1047,7 +1052,6 @@ void Workspace::updateTable(const TableSpec &spec) {
                        "archived_at IS NULL"));
     bindTableConfig(update, spec);
     update.bind(20, spec.id).run();
-    transaction.commit();
 }
 
 void Workspace::removeTable(qint64 id) {
@@ -1132,6 +1136,31 @@ void Workspace::setArchived(qint64 id, bool archived) {
         .bind(4, tiebreak)
         .bind(5, archived ? QStringLiteral("remove") : QStringLiteral("restore"))
         .bind(6, hostName())
+        .run();
+    transaction.commit();
+}
+
+void Workspace::purgeTable(qint64 id) {
+    Transaction transaction(*m_db);
+    const std::optional<TableSpec> removed = readTable(*m_db, id, true);
+    if (!removed) {
+        if (readTable(*m_db, id, false))
+            throw ValidationError(QStringLiteral("table %1 is not removed").arg(id));
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
+    }
+    SqliteStatement remove(*m_db, QStringLiteral("DELETE FROM tables WHERE id = ?1"));
+    remove.bind(1, id).run();
+    SqliteStatement lease(*m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"));
+    lease.bind(1, id).run();
+    // The last word of the table's watermark log: where it stood when it was forgotten.
+    SqliteStatement log(*m_db, QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, "
+                                              "new_value, old_tiebreak, new_tiebreak, cause, host) VALUES "
+                                              "(?1, ?2, ?3, NULL, ?4, NULL, 'purge', ?5)"));
+    log.bind(1, id)
+        .bind(2, nowText())
+        .bind(3, textOrNull(removed->lastWatermark.display()))
+        .bind(4, tiebreakText(removed->lastTiebreak))
+        .bind(5, hostName())
         .run();
     transaction.commit();
 }
@@ -1231,6 +1260,17 @@ FollowResult Workspace::followTargetState(qint64 tableId, qint64 generation, con
     movePosition(*m_db, m_path, tableId, held, position, generation, cause, runId);
     transaction.commit();
     return FollowResult::Moved;
+}
+
+void Workspace::replaceTable(const TableSpec &spec, qint64 generation, const Position &position,
+                             const QString &cause) {
+    Transaction transaction(*m_db);
+    // Read while the row still has its old type: the log shows where the table stood.
+    HeldPosition held = readHeldPosition(*m_db, spec.id);
+    writeTableConfig(spec);
+    held.type = spec.watermarkType; // the new position is of the new type
+    movePosition(*m_db, m_path, spec.id, held, position, generation, cause, 0);
+    transaction.commit();
 }
 
 namespace {

@@ -202,6 +202,12 @@ public:
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
     qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)
     void updateTable(const TableSpec &spec);           // configuration fields; not the last watermark
+    // An edit that resets the position (`table edit --reset-position`), in one transaction: the
+    // configuration fields as updateTable() writes them, and the position and generation the
+    // target's state row now holds, logged with `cause`. One transaction because a new watermark
+    // type and the old position must never be seen together.
+    void replaceTable(const TableSpec &spec, qint64 generation, const Position &position,
+                      const QString &cause);
     // Removing archives: the row, its position (watermark and tiebreak) and its history stay,
     // runs and lists leave it out, and restoreTable brings back the same id as it was. Both
     // are logged as watermark changes ("remove", "restore"). A removed table is left out of
@@ -213,6 +219,11 @@ public:
     // processes never both bring a writer of one target back.
     void removeTable(qint64 id);
     void restoreTable(qint64 id);
+    // Forgets a removed table for good (`table purge`): its row and lease go, so its target no
+    // longer belongs to it; its id is never reused, and its run history and watermark log stay
+    // (logged once more, cause "purge"). The target's state row is the caller's to clear first
+    // (model/engine/tablepurge.h). ValidationError when the table is live or does not exist.
+    void purgeTable(qint64 id);
     // A table other than `exceptId`, live or removed as `archived` says, whose target is
     // `targetTable` of `target`'s database (tableIdentity, sameDatabase); the first by id.
     std::optional<TableSpec> otherTableWritingInto(const ConnectionSpec &target, const QString &targetTable,
@@ -363,6 +374,8 @@ private:
     Workspace(std::unique_ptr<SqliteDb> db, const QString &path);
     void migrate();
     void setArchived(qint64 id, bool archived);
+    // updateTable() inside the caller's transaction.
+    void writeTableConfig(const TableSpec &spec);
 
     std::unique_ptr<SqliteDb> m_db;
     QString m_path;

@@ -26,6 +26,7 @@ enum class Readback {
     ScheduleAlert, // `schedule list --json`, the schedule's alerts.`field`
     AlertField,    // `alert show --json`, `field`
     TableField,    // `table list --json`, the new table's `field` (its id is the printed line)
+    EditedTable,   // `table list --json`, the edited table's `field` (its id follows "table edit")
     RunField,      // `history --limit 1 --json`, the newest run's `field`
     FireTimes,     // `schedule next --json`: that many fire times
     Id,            // an ID in range that names nothing: refused, naming the ID
@@ -130,6 +131,14 @@ const QList<NumericOption> &options() {
             integer("table add", "--initial-watermark", L({"table", "add", "--source", "src:orders", "--target", "dst:%N", "--watermark", "id", "--initial-watermark", "%V"}), kNoMin, kNoMax, Readback::TableField, "initial_watermark"),
             integer("table add", "--max-jump", L({"table", "add", "--source", "src:orders", "--target", "dst:%N", "--watermark", "id", "--max-jump", "%V"}), 1, kNoMax, Readback::TableField, "max_jump"),
             duration("table add", "--max-future", L({"table", "add", "--source", "src:orders", "--target", "dst:%N", "--watermark", "updated_at", "--max-future", "%V"}), Readback::TableField, "max_future", maxFutureAccepted, maxFutureRefused),
+            integer("table edit", "--max-skipped", L({"table", "edit", "1", "--max-skipped", "%V"}), 0, qint64(1) << 53, Readback::EditedTable, "max_skipped"),
+            integer("table edit", "--batch-size", L({"table", "edit", "1", "--batch-size", "%V"}), 1, 1'000'000, Readback::EditedTable, "batch_size"),
+            integer("table edit", "--lookback", L({"table", "edit", "2", "--lookback", "%V"}), 0, kNoMax, Readback::EditedTable, "lookback"),
+            integer("table edit", "--initial-watermark", L({"table", "edit", "2", "--initial-watermark", "%V"}), kNoMin, kNoMax, Readback::EditedTable, "initial_watermark"),
+            integer("table edit", "--max-jump", L({"table", "edit", "2", "--max-jump", "%V"}), 1, kNoMax, Readback::EditedTable, "max_jump"),
+            duration("table edit", "--max-future", L({"table", "edit", "1", "--max-future", "%V"}), Readback::EditedTable, "max_future", maxFutureAccepted, maxFutureRefused),
+            integer("table edit", "table ID", L({"table", "edit", "%V", "--batch-size", "5"}), 1, kNoMax, Readback::Id),
+            integer("table purge", "table ID", L({"table", "purge", "%V"}), 1, kNoMax, Readback::Id),
             integer("table pause", "table ID", L({"table", "pause", "%V"}), 1, kNoMax, Readback::Id),
             integer("table resume", "table ID", L({"table", "resume", "%V"}), 1, kNoMax, Readback::Id),
             integer("table remove", "table ID", L({"table", "remove", "%V"}), 1, kNoMax, Readback::Id),
@@ -208,6 +217,11 @@ void tst_NumericBounds::initTestCase() {
         addTable({QStringLiteral("--source"), QStringLiteral("src:orders"), QStringLiteral("--target"),
                   QStringLiteral("dst:orders"), QStringLiteral("--watermark"), QStringLiteral("updated_at")}),
         qint64(1));
+    // `table edit` of an integer watermark (--lookback, --max-jump) edits this one, a merge table.
+    QCOMPARE(addTable({QStringLiteral("--source"), QStringLiteral("src:orders"), QStringLiteral("--target"),
+                       QStringLiteral("dst:orders2"), QStringLiteral("--watermark"), QStringLiteral("id"),
+                       QStringLiteral("--mode"), QStringLiteral("merge")}),
+             qint64(2));
     CLI_EXIT(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("base"),
                   QStringLiteral("--cron"), QStringLiteral("@daily")}),
              0);
@@ -264,6 +278,8 @@ void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
     for (QString arg : option.args)
         args << arg.replace(QLatin1String("%V"), value).replace(QLatin1String("%N"), name);
     const qsizetype tablesBefore = option.readback == Readback::TableField ? tableCount() : 0;
+    const qint64 editedId = option.readback == Readback::EditedTable ? option.args.value(2).toLongLong() : 0;
+    const std::optional<QJsonObject> editedBefore = editedId > 0 ? tableWithId(editedId) : std::nullopt;
     const CliResult result = cli(args);
 
     if (!accepted) {
@@ -278,6 +294,8 @@ void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
         // Nothing stored.
         if (option.readback == Readback::TableField)
             QCOMPARE(tableCount(), tablesBefore);
+        if (option.readback == Readback::EditedTable)
+            QCOMPARE(tableWithId(editedId), editedBefore);
         if (option.command == QLatin1String("schedule add"))
             QVERIFY(!scheduleNamed(name));
         return;
@@ -315,8 +333,10 @@ void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
         QCOMPARE(jsonText(alerts.value(option.field)), expected);
         break;
     }
-    case Readback::TableField: {
-        const std::optional<QJsonObject> table = tableWithId(result.out.trimmed().toLongLong());
+    case Readback::TableField:
+    case Readback::EditedTable: {
+        const std::optional<QJsonObject> table = tableWithId(
+            option.readback == Readback::EditedTable ? editedId : result.out.trimmed().toLongLong());
         QVERIFY2(table, qPrintable(result.describe()));
         QCOMPARE(jsonText(table->value(option.field)), expected);
         break;
