@@ -22,16 +22,6 @@ void requireSqliteFile(const ConnectionSpec &connection) {
                         .arg(connection.path, connection.name));
 }
 
-// Can `connection` take a target table? Throws Error saying why not.
-void checkTarget(const ConnectionSpec &connection, RemoteTask &task) {
-    if (isSqliteFile(connection) && !QFileInfo::exists(connection.path)) {
-        if (!QFileInfo(connection.path).absoluteDir().exists())
-            throw Error(QStringLiteral("the folder of %1 does not exist").arg(connection.path));
-        return; // the first run creates the file
-    }
-    task.open(connection)->listTables();
-}
-
 } // namespace
 
 QStringList listSourceTables(const ConnectionSpec &connection, RemoteTask &task) {
@@ -59,21 +49,6 @@ QList<SourceColumn> describeSourceColumns(const ConnectionSpec &connection, cons
 ConnectionCheck testConnection(const ConnectionSpec &connection, RemoteTask &task) {
     requireSqliteFile(connection);
     return ConnectionCheck{int(task.open(connection)->listTables().size())};
-}
-
-QString defaultTargetConnection(const QList<ConnectionSpec> &connections, const ConnectionSpec &source,
-                                RemoteTask &task) {
-    for (const ConnectionSpec &candidate : connections) {
-        if (sameDatabase(candidate, source))
-            continue;
-        try {
-            checkTarget(candidate, task);
-            return candidate.name;
-        } catch (const Error &) {
-            task.throwIfCancelled(); // else: unreachable, try the next one
-        }
-    }
-    return QString();
 }
 
 } // namespace tidemark

@@ -38,11 +38,4 @@ struct ConnectionCheck {
 // (testing never creates it).
 ConnectionCheck testConnection(const ConnectionSpec &connection, RemoteTask &task);
 
-// The target a new table defaults to: the first connection, in the given order, that is
-// another database than `source` and can take a target table — a SQLite file that exists or
-// whose folder does (the first run creates it), a PostgreSQL server that answers. Empty when
-// none can (then the user chooses). Tried one at a time, so it costs a connect per candidate.
-QString defaultTargetConnection(const QList<ConnectionSpec> &connections, const ConnectionSpec &source,
-                                RemoteTask &task);
-
 } // namespace tidemark

@@ -134,20 +134,6 @@ private slots:
         QCOMPARE(testConnection(source(), task).tables, 6);
     }
 
-    void defaultTargetIsAnotherDatabaseThatAnswers() {
-        const ConnectionSpec src = source();
-        ConnectionSpec sameFile = test::sqliteSpec(QStringLiteral("alias"), m_db);
-        ConnectionSpec unreachable =
-            test::sqliteSpec(QStringLiteral("nowhere"), m_dir.filePath(QStringLiteral("no/such/dir/t.db")));
-        ConnectionSpec fresh =
-            test::sqliteSpec(QStringLiteral("fresh"), m_dir.filePath(QStringLiteral("new.db")));
-        RemoteTask task;
-        QCOMPARE(defaultTargetConnection({src, sameFile, unreachable, fresh}, src, task),
-                 QStringLiteral("fresh"));
-        QCOMPARE(defaultTargetConnection({src, sameFile, unreachable}, src, task), QString());
-        QVERIFY(!QFile::exists(fresh.path)); // looking created nothing
-    }
-
     void cliWordingIsUnchangedAndTheWindowSpeaksPlainly() {
         TableSpec empty;
         QCOMPARE(checkTableRules(empty).value(0), QStringLiteral("--source must be CONN:TABLE"));
