@@ -1243,28 +1243,6 @@ int Commands::tableAdd(const QStringList &args) {
     return 0;
 }
 
-namespace {
-
-// A table's health as its last finished run left it: failing (failed, interrupted), source_behind,
-// held_back (rows past its future guard), or ok; the reason is that run's error.
-struct TableHealth {
-    QString name;
-    QString reason;
-};
-
-TableHealth tableHealth(const IterationRecord &last) {
-    if (last.id == 0)
-        return {QStringLiteral("ok"), QString()};
-    if (last.status == IterationStatus::Failed || last.status == IterationStatus::Interrupted)
-        return {QStringLiteral("failing"), last.error};
-    if (last.sourceBehind)
-        return {QStringLiteral("source_behind"), last.error};
-    if (last.rowsFuture > 0)
-        return {QStringLiteral("held_back"), last.error};
-    return {QStringLiteral("ok"), QString()};
-}
-
-} // namespace
 int Commands::tableEdit(const QStringList &args) {
     SubcommandParser parser(QStringLiteral("table edit"));
     addTableOptions(parser, true);

@@ -564,6 +564,13 @@ const QString kIterationColumns = QStringLiteral(
     "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, "
     "source_behind");
 
+// kIterationColumns, each qualified by `alias`.
+QString iterationColumnsOf(const QString &alias) {
+    return alias + QLatin1Char('.') +
+           QString(kIterationColumns)
+               .replace(QStringLiteral(", "), QStringLiteral(", ") + alias + QLatin1Char('.'));
+}
+
 // kIterationColumns from column `first` on.
 IterationRecord readIteration(const SqliteStatement &stmt, int first = 0) {
     IterationRecord record;
@@ -959,13 +966,12 @@ QList<TableSpec> Workspace::tables() {
 }
 
 QHash<qint64, IterationRecord> Workspace::lastFinishedIterations() {
-    const QString columns = QStringLiteral("i.") +
-                            QString(kIterationColumns).replace(QStringLiteral(", "), QStringLiteral(", i."));
-    SqliteStatement select(*m_db,
-                           QStringLiteral("SELECT %1 FROM iterations i WHERE i.id = (SELECT max(l.id) FROM "
-                                          "iterations l WHERE l.table_id = i.table_id AND l.status NOT IN "
-                                          "(?1, ?2, ?3, ?4))")
-                               .arg(columns));
+    // One probe per table (iterations_by_table, newest first), not one per iteration of history.
+    SqliteStatement select(
+        *m_db, QStringLiteral("SELECT %1 FROM tables t JOIN iterations i ON i.id = (SELECT max(l.id) "
+                              "FROM iterations l WHERE l.table_id = t.id AND l.status NOT IN "
+                              "(?1, ?2, ?3, ?4))")
+                   .arg(iterationColumnsOf(QStringLiteral("i"))));
     select.bind(1, iterationStatusName(IterationStatus::Queued))
         .bind(2, iterationStatusName(IterationStatus::Running))
         .bind(3, iterationStatusName(IterationStatus::Skipped))
@@ -1906,8 +1912,7 @@ QString pageFromWhere(const RunPageQuery &query) {
 QString pageSql(const RunPageQuery &query) {
     QString columns = kRunColumns;
     if (query.tableId > 0)
-        columns += QStringLiteral(", i.") +
-                   QString(kIterationColumns).replace(QStringLiteral(", "), QStringLiteral(", i."));
+        columns += QStringLiteral(", ") + iterationColumnsOf(QStringLiteral("i"));
     const PageOrder order = pageOrder(query);
     const QString direction = query.order.descending ? QStringLiteral(" DESC") : QStringLiteral(" ASC");
     QString orderBy = order.id + direction;
