@@ -28,15 +28,15 @@ using CommandHandler = int (*)(CliSession &session, const SubcommandParser &pars
 // man page and the bash completion all read this. Exit codes: 0 fine, 1 failed, 2 usage or
 // validation error (a handler throws ValidationError for those).
 struct CommandSpec {
-    QString name; // "table add", "run": a group's name, then the subcommand
+    QString name = {}; // "table add", "run": a group's name, then the subcommand
     // Its entry in the usage text, verbatim (the "Commands:" list, two spaces in, continuation
     // lines aligned). Empty when another command's entry names it too ("table pause ID | table
     // resume ID"): that entry is shown for both.
-    QString usage;
-    QList<OptionSpec> options;
+    QString usage = {};
+    QList<OptionSpec> options = {};
     int minPositional = 0;
     int maxPositional = 0;
-    QString positionalName; // as a "missing ..." refusal names it: "table ID", "NAME"
+    QString positionalName = {}; // as a "missing ..." refusal names it: "table ID", "NAME"
     CommandHandler handler = nullptr;
     // Another command whose usage `COMMAND --help` shows too ("table edit" takes table add's).
     QString alsoShow = {};

@@ -167,8 +167,7 @@ int run(CliSession &session, const SubcommandParser &parser) {
 }
 
 int backfill(CliSession &session, const SubcommandParser &parser) {
-    for (const char *name : {"keep", "delete-newer", "truncate", "yes", "json"})
-        const qint64 id = parseTableId(parser.positional().first(), parser.command());
+    const qint64 id = parseTableId(parser.positional().first(), parser.command());
 
     BackfillRequest request;
     request.tableId = id;
