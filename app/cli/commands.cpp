@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/commandtable.h"
+#include "app/cli/generated.h"
 #include "app/cli/output.h"
 #include "app/cli/subcommandparser.h"
 #include "model/common/error.h"
@@ -27,6 +28,10 @@ int Commands::execute(const QStringList &arguments) {
                 return 0;
             } else if (arg == QLatin1String("--help") || arg == QLatin1String("-h")) {
                 writeOut(usageText());
+                return 0;
+            } else if (arg == QLatin1String("--generate")) {
+                // Used by the build for the package's files; not part of the usage text.
+                writeOut(generatedFile(args.value(i + 1)));
                 return 0;
             } else if (arg == QLatin1String("--")) {
                 ++i;
