@@ -168,6 +168,11 @@ BackfillResult setPosition(Workspace &workspace, const SetPositionRequest &reque
                           QStringLiteral("set-position"));
 }
 
+BackfillResult movePosition(Workspace &workspace, const TableSpec &spec, const Position &position,
+                            const QString &cause) {
+    return commitPosition(workspace, spec, position, BackfillTargetAction::Keep, cause);
+}
+
 namespace {
 
 BackfillResult commitPosition(Workspace &workspace, const TableSpec &tableSpec, const Position &position,

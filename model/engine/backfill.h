@@ -59,6 +59,12 @@ struct SetPositionRequest {
     bool confirmed = false;
 };
 BackfillResult setPosition(Workspace &workspace, const SetPositionRequest &request);
+// Moves `spec`'s position to `position` as setPosition() does, without its confirmations: under
+// the table's lease (ValidationError naming the run that holds it), the target's rows kept, its
+// state row changed in a target transaction, then the workspace follows, recorded with `cause`
+// (`workspace apply`: "apply").
+BackfillResult movePosition(Workspace &workspace, const TableSpec &spec, const Position &position,
+                            const QString &cause);
 
 // `table position`: where a table stands, as the workspace records it and as the target's state
 // row (the truth, DESIGN.md step 2) says; the next run reconciles the workspace to the target.

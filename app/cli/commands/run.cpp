@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// run and backfill.
+#include "app/cli/arguments.h"
+#include "app/cli/clisession.h"
+#include "app/cli/commands/commandgroups.h"
+#include "app/cli/jsonformat.h"
+#include "app/cli/output.h"
+#include "app/cli/subcommandparser.h"
+#include "app/cli/terminationsignals.h"
+#include "app/cli/textformat.h"
+#include "model/alerts/alertdispatcher.h"
+#include "model/common/error.h"
+#include "model/engine/backfill.h"
+#include "model/engine/faultpoint.h"
+#include "model/engine/runcoordinator.h"
+#include "model/storage/workspace.h"
+
+#include <QCoreApplication>
+#include <QMetaType>
+#include <QTimer>
+
+namespace tidemark::cli {
+
+namespace {
+// What an interrupt did, said once the run has ended: a signal that came after every iteration
+// had committed cancelled nothing.
+QString interruptOutcome(int signal, const RunRecord &run) {
+    qsizetype cancelled = 0;
+    for (const IterationRecord &record : run.iterations)
+        cancelled += record.status == IterationStatus::Cancelled ? 1 : 0;
+    if (cancelled > 0)
+        return QStringLiteral("interrupted (signal %1): run %2 %3; %4 iteration(s) cancelled, rolled back to "
+                              "their last commit")
+            .arg(signal)
+            .arg(run.id)
+            .arg(run.status)
+            .arg(cancelled);
+    return QStringLiteral("interrupted (signal %1) too late to cancel anything: every iteration had ended; "
+                          "run %2 %3")
+        .arg(signal)
+        .arg(run.id)
+        .arg(run.status);
+}
+
+int exitCodeOf(const RunRecord &run) {
+    for (const IterationRecord &record : run.iterations) {
+        if (isFailure(record.status))
+            return 1;
+    }
+    return run.status == QLatin1String("failed") || run.status == QLatin1String("cancelled") ? 1 : 0;
+}
+
+int run(CliSession &session, const SubcommandParser &parser) {
+    const TerminationSignals interrupts;
+    faultPoint("cli_run_setup"); // lets a test interrupt the set-up
+
+    RunRequest request;
+    request.trigger = QStringLiteral("cli");
+    request.dryRun = parser.isSet(QStringLiteral("dry-run"));
+    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
+    request.adopt = parser.isSet(QStringLiteral("adopt"));
+    // Taking a target over from its owner is explicit: one named table at a time, never implied.
+    if (request.adopt && request.tableIds.isEmpty())
+        throw ValidationError(QStringLiteral("run --adopt: name the tables that take their targets over with "
+                                             "--table ID"));
+    if (request.adopt && request.dryRun)
+        throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
+                                             "target over"));
+    if (parser.isSet(QStringLiteral("concurrency")))
+        request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
+    if (parser.isSet(QStringLiteral("trigger"))) {
+        request.trigger = parser.value(QStringLiteral("trigger"));
+        if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
+            throw ValidationError(
+                QStringLiteral("--trigger: '%1' is not cli or schedule").arg(request.trigger));
+    }
+    const bool json = parser.isSet(QStringLiteral("json"));
+
+    const QString path = session.workspacePath();
+    {
+        // Refuse unknown tables before anything runs.
+        std::unique_ptr<Workspace> workspace = session.openWorkspace();
+        for (qint64 id : request.tableIds)
+            requireTable(*workspace, id);
+    }
+    if (const int signal = pendingSignal()) {
+        writeError(QStringLiteral("interrupted (signal %1) before the run started: nothing ran").arg(signal));
+        return 1;
+    }
+
+    qRegisterMetaType<tidemark::IterationRecord>("tidemark::IterationRecord");
+    qRegisterMetaType<QList<tidemark::IterationRecord>>("QList<tidemark::IterationRecord>");
+    qRegisterMetaType<tidemark::RunRecord>("tidemark::RunRecord");
+    qRegisterMetaType<tidemark::LogLine>("tidemark::LogLine");
+
+    RunCoordinator coordinator(path);
+    bool done = false;
+    int exitCode = 1;
+    RunRecord finishedRun;
+    // The last state of each iteration, in case the finished record comes without them.
+    QList<IterationRecord> latest;
+
+    QObject::connect(&coordinator, &RunCoordinator::iterationChanged, [&](const IterationRecord &record) {
+        for (IterationRecord &known : latest) {
+            if (known.id == record.id && known.tableId == record.tableId) {
+                known = record;
+                return;
+            }
+        }
+        latest.append(record);
+    });
+    QObject::connect(&coordinator, &RunCoordinator::runFinished, [&](const RunRecord &finished) {
+        if (done)
+            return;
+        RunRecord run = finished;
+        if (run.iterations.isEmpty() && !latest.isEmpty())
+            run.iterations = latest;
+        // No extra stderr line per failed iteration: the core logs each failure once to stderr
+        // (installLogSinks), and every error is to be one line.
+        if (json)
+            writeOut(toJsonLine(runJson(run, false)));
+        else
+            writeOut(runText(run));
+        if (const int signal = pendingSignal())
+            writeError(interruptOutcome(signal, run));
+        exitCode = exitCodeOf(run);
+        finishedRun = run;
+        done = true;
+        QCoreApplication::exit(exitCode);
+    });
+    QObject::connect(&coordinator, &RunCoordinator::runFailedToStart, [&](const QString &error) {
+        if (done)
+            return;
+        writeError(error);
+        exitCode = 1;
+        done = true;
+        QCoreApplication::exit(exitCode);
+    });
+
+    bool cancelRequested = false;
+    QTimer signalPoll;
+    signalPoll.setInterval(100);
+    QObject::connect(&signalPoll, &QTimer::timeout, [&] {
+        const int signal = pendingSignal();
+        if (signal == 0 || cancelRequested)
+            return;
+        cancelRequested = true;
+        // Whether anything rolls back is only known at the end: an iteration may have committed.
+        writeError(QStringLiteral("interrupted (signal %1): cancelling the run").arg(signal));
+        coordinator.cancel();
+    });
+    signalPoll.start();
+
+    if (coordinator.start(request) && !done)
+        QCoreApplication::exec();
+    signalPoll.stop();
+    if (!done) {
+        writeError(QStringLiteral("run did not start in workspace %1").arg(path));
+        return 1;
+    }
+    if (finishedRun.id > 0) {
+        AlertDispatcher alerts(path);
+        alerts.notify(finishedRun);
+        alerts.waitUntilIdle();
+    }
+    return exitCode;
+}
+
+int backfill(CliSession &session, const SubcommandParser &parser) {
+    const qint64 id = parseTableId(parser.positional().first(), parser.command());
+
+    BackfillRequest request;
+    request.tableId = id;
+    int actions = 0;
+    if (parser.isSet(QStringLiteral("keep"))) {
+        request.action = BackfillTargetAction::Keep;
+        ++actions;
+    }
+    if (parser.isSet(QStringLiteral("delete-newer"))) {
+        request.action = BackfillTargetAction::DeleteNewer;
+        ++actions;
+    }
+    if (parser.isSet(QStringLiteral("truncate"))) {
+        request.action = BackfillTargetAction::Truncate;
+        ++actions;
+    }
+    if (actions != 1)
+        throw ValidationError(
+            QStringLiteral("backfill %1: choose exactly one of --keep, --delete-newer or --truncate")
+                .arg(id));
+    // A truncate is a full reload: it starts from the initial watermark, never from a --from.
+    if (request.action == BackfillTargetAction::Truncate) {
+        if (parser.isSet(QStringLiteral("from")))
+            throw ValidationError(
+                QStringLiteral("backfill %1: --truncate reloads from the initial watermark; "
+                               "--from cannot go with it (use --delete-newer to reload "
+                               "only the rows after a value)")
+                    .arg(id));
+    } else {
+        request.fromText = parser.required(QStringLiteral("from"));
+    }
+    request.confirmDuplicates = parser.isSet(QStringLiteral("yes"));
+
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    requireTable(*workspace, id);
+    const BackfillResult result = runBackfill(*workspace, request);
+    if (parser.isSet(QStringLiteral("json"))) {
+        writeOut(toJsonLine(backfillJson(id, result)));
+    } else {
+        QString line = QStringLiteral("table %1: watermark %2 -> %3")
+                           .arg(id)
+                           .arg(result.before.isNull() ? QStringLiteral("(none)") : result.before.display(),
+                                result.after.isNull() ? QStringLiteral("(none)") : result.after.display());
+        if (request.action == BackfillTargetAction::DeleteNewer)
+            line += QStringLiteral("; %1 target row(s) deleted").arg(result.rowsDeleted);
+        else if (request.action == BackfillTargetAction::Truncate)
+            line += QStringLiteral("; target truncated");
+        writeOut(line + QLatin1Char('\n'));
+    }
+    return 0;
+}
+} // namespace
+
+QList<CommandSpec> runCommands() {
+    return {
+        {.name = QStringLiteral("run"),
+         .usage = QStringLiteral(
+             R"(  run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
+                                      --concurrency N: 1 to 256
+  run --adopt --table ID...           takes the tables' targets over from the workspace or table
+                                      that owns them (after a migration), then runs them)"),
+         .options = {{QStringLiteral("table"), QStringLiteral("ID"),
+                      QStringLiteral("runs this table (repeatable; default: every active table)")},
+                     {QStringLiteral("concurrency"), QStringLiteral("N"),
+                      QStringLiteral("tables copied at once")},
+                     {QStringLiteral("trigger"), QStringLiteral("TRIGGER"),
+                      QStringLiteral("cli or schedule, as history records it")},
+                     {QStringLiteral("dry-run"), {}, QStringLiteral("shows each window without writing")},
+                     kJsonOption,
+                     {QStringLiteral("adopt"),
+                      {},
+                      QStringLiteral("takes the tables' targets over from their owner")}},
+         .handler = run},
+        {.name = QStringLiteral("backfill"),
+         .usage = QStringLiteral(R"(  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
+  backfill ID --truncate [--json]     empties the target; the next run reloads from the start)"),
+         .options =
+             {{QStringLiteral("from"), QStringLiteral("VALUE"), QStringLiteral("the new watermark")},
+              {QStringLiteral("keep"), {}, QStringLiteral("keeps the target's rows")},
+              {QStringLiteral("delete-newer"), {}, QStringLiteral("deletes the target's rows after --from")},
+              {QStringLiteral("truncate"), {}, QStringLiteral("empties the target; the next run reloads it")},
+              kYesOption,
+              kJsonOption},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("table ID"),
+         .handler = backfill},
+    };
+}
+
+} // namespace tidemark::cli

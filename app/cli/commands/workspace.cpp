@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// init, and the workspace as one document.
+#include "model/storage/workspace.h"
+#include "app/cli/clisession.h"
+#include "app/cli/commands/commandgroups.h"
+#include "app/cli/output.h"
+#include "app/cli/subcommandparser.h"
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/engine/workspacedocument.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <optional>
+
+namespace tidemark::cli {
+
+namespace {
+
+int init(CliSession &session, const SubcommandParser &parser) {
+    const QString path = session.workspacePath();
+    if (QFileInfo::exists(path))
+        throw ValidationError(
+            QStringLiteral("workspace %1 already exists; refusing to overwrite it").arg(path));
+    try {
+        Workspace::create(path);
+    } catch (const ValidationError &) {
+        throw;
+    } catch (const Error &error) {
+        throw ValidationError(error.message());
+    }
+    session.installLogging(path);
+    logger("cli")->info("created workspace {}", str(path));
+    writeOut(QStringLiteral("created workspace %1\n").arg(path));
+    return 0;
+}
+
+int workspaceExport(CliSession &session, const SubcommandParser &parser) {
+    const QByteArray document = WorkspaceDocument::exportFrom(*session.openWorkspace());
+    const QString file = parser.positional().value(0);
+    if (file.isEmpty() || file == QLatin1String("-")) {
+        writeOut(document);
+        return 0;
+    }
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly) || out.write(document) != document.size() || !out.commit())
+        throw Error(QStringLiteral("workspace export: cannot write %1: %2").arg(file, out.errorString()));
+    writeOut(QStringLiteral("exported workspace %1 to %2\n").arg(session.workspacePath(), file));
+    return 0;
+}
+
+int workspaceApply(CliSession &session, const SubcommandParser &parser) {
+    const QString file = parser.positional().first();
+    const QString command = QStringLiteral("workspace apply %1").arg(file);
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly))
+        throw ValidationError(QStringLiteral("%1: cannot read it: %2").arg(command, in.errorString()));
+    WorkspaceDocument document;
+    try {
+        document = WorkspaceDocument::parse(in.readAll());
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("%1: %2").arg(command, error.message()));
+    }
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    std::optional<WorkspaceApply> apply;
+    try {
+        apply.emplace(*workspace, document, parser.isSet(QStringLiteral("prune")));
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("%1: %2").arg(command, error.message()));
+    }
+    qsizetype changes = 0;
+    QString plan;
+    for (const WorkspaceApply::Step &step : apply->plan()) {
+        plan += step.text + QLatin1Char('\n');
+        changes += step.run ? 1 : 0;
+    }
+    if (changes == 0) {
+        writeOut(plan + QStringLiteral("nothing to change: the workspace matches %1\n").arg(file));
+        return 0;
+    }
+    if (parser.isSet(QStringLiteral("dry-run"))) {
+        writeOut(plan + QStringLiteral("dry run: %1 change(s) planned, nothing changed\n").arg(changes));
+        return 0;
+    }
+    writeOut(plan);
+    try {
+        apply->apply();
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("%1: %2 (the changes listed before it are done; apply the file "
+                                             "again once it is fixed)")
+                                  .arg(command, error.message()));
+    }
+    writeOut(QStringLiteral("applied %1 change(s)\n").arg(changes));
+    return 0;
+}
+
+} // namespace
+
+QList<CommandSpec> workspaceCommands() {
+    return {
+        {.name = QStringLiteral("init"),
+         .usage = QStringLiteral("  init                                   create an empty workspace; "
+                                 "refuses to overwrite a file"),
+         .options = {},
+         .handler = init},
+        {.name = QStringLiteral("workspace export"),
+         .usage = QStringLiteral(
+             R"(  workspace export [FILE]                the workspace as one JSON document (stdout without FILE):
+                                         connections (no secrets), tables with their settings and
+                                         positions, schedules and alerts; keys in a stable order)"),
+         .options = {},
+         .minPositional = 0,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("FILE"),
+         .handler = workspaceExport},
+        {.name = QStringLiteral("workspace apply"),
+         .usage = QStringLiteral(R"(  workspace apply FILE [--dry-run] [--prune]
+                                         makes the workspace match the document: prints the plan
+                                         (added, changed, moved, paused), then does it; --prune
+                                         removes what the document lacks; a running table's
+                                         position is not changed (refused, nothing done))"),
+         .options = {{QStringLiteral("dry-run"), {}, QStringLiteral("prints the plan and changes nothing")},
+                     {QStringLiteral("prune"),
+                      {},
+                      QStringLiteral("removes the tables, schedules and connections the document lacks")}},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("FILE"),
+         .handler = workspaceApply},
+    };
+}
+
+} // namespace tidemark::cli
