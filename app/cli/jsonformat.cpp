@@ -104,6 +104,11 @@ QJsonObject verifyJson(const VerifyResult &result) {
     object.insert(QStringLiteral("extra_past_watermark"), result.extraPastWatermark);
     object.insert(QStringLiteral("null_watermark_rows"), result.nullWatermarkRows);
     object.insert(QStringLiteral("unorderable_watermark_rows"), result.unorderableWatermarkRows);
+    // How the rows were compared: "ranges" (summed in each database by range of keys, those that
+    // differ read row by row: `ranges_read` of them) or "rows" (every row read).
+    object.insert(QStringLiteral("method"),
+                  result.comparedByRanges ? QStringLiteral("ranges") : QStringLiteral("rows"));
+    object.insert(QStringLiteral("ranges_read"), result.differingRanges);
     QJsonArray faults;
     for (const VerifyFault &fault : result.faults) {
         QJsonObject entry;

@@ -9,6 +9,9 @@
 #include "tests/engine/enginefixture.h"
 #include "tests/support/pgsession.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace tidemark;
@@ -67,6 +70,7 @@ private slots:
     void faultsAreFoundAsEveryRowFindsThem_data();
     void faultsAreFoundAsEveryRowFindsThem();
     void keylessTablesReadEveryRow();
+    void cliSaysHowItCompared();
 
 private:
     void addPairings();
@@ -223,6 +227,27 @@ void TestVerifyRanges::keylessTablesReadEveryRow() {
     QVERIFY2(result.matches, qPrintable(result.difference));
     QVERIFY(!result.comparedByRanges);
     QCOMPARE(result.sourceRows, 100);
+}
+
+// `verify --json` says how it compared; `--every-row` reads every row, with the same result.
+void TestVerifyRanges::cliSaysHowItCompared() {
+    const qint64 id = addOrdersTable(Pairing::SqliteToSqlite, 500);
+    QCOMPARE(m_firstRun.status, IterationStatus::Succeeded);
+    execSql(m_fixture->dst, QStringLiteral("DELETE FROM orders WHERE id = 42"));
+    for (const bool everyRow : {false, true}) {
+        QStringList args = {QStringLiteral("-w"), m_fixture->wsPath, QStringLiteral("verify"),
+                            QStringLiteral("--json")};
+        if (everyRow)
+            args << QStringLiteral("--every-row");
+        const CliResult result = runCli(args);
+        QCOMPARE(result.exitCode, 1);
+        const QJsonObject table = QJsonDocument::fromJson(result.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(table.value(QStringLiteral("table_id")).toInteger(), id);
+        QCOMPARE(table.value(QStringLiteral("missing_in_target")).toInteger(), 1);
+        QCOMPARE(table.value(QStringLiteral("method")).toString(),
+                 everyRow ? QStringLiteral("rows") : QStringLiteral("ranges"));
+        QCOMPARE(table.value(QStringLiteral("ranges_read")).toInteger(), everyRow ? 0 : 1);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestVerifyRanges)

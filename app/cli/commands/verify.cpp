@@ -20,6 +20,8 @@ namespace {
 
 int verify(CliSession &session, const SubcommandParser &parser) {
     const bool json = parser.isSet(QStringLiteral("json"));
+    const VerifyMethod method =
+        parser.isSet(QStringLiteral("every-row")) ? VerifyMethod::EveryRow : VerifyMethod::Ranges;
 
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     QList<qint64> ids = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
@@ -39,7 +41,7 @@ int verify(CliSession &session, const SubcommandParser &parser) {
     for (qint64 id : ids) {
         QJsonObject object;
         try {
-            const VerifyResult result = verifyTable(*workspace, id);
+            const VerifyResult result = verifyTable(*workspace, id, nullptr, method);
             object = verifyJson(result);
             if (!json)
                 writeOut(verifyText(result));
@@ -85,9 +87,12 @@ int verify(CliSession &session, const SubcommandParser &parser) {
 QList<CommandSpec> verifyCommands() {
     return {
         {.name = QStringLiteral("verify"),
-         .usage = QStringLiteral(R"(  verify [--table ID]... [--json])"),
+         .usage = QStringLiteral(R"(  verify [--table ID]... [--every-row] [--json])"),
          .options = {{QStringLiteral("table"), QStringLiteral("ID"),
                       QStringLiteral("verifies this table (repeatable; default: every table)")},
+                     {QStringLiteral("every-row"), QString(),
+                      QStringLiteral("reads every row of both sides instead of summing each range of keys in "
+                                     "the databases and reading only the ranges that differ (same result)")},
                      kJsonOption},
          .handler = verify},
     };
