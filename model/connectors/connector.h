@@ -16,6 +16,8 @@
 
 namespace tidemark {
 
+struct ChecksumQuery; // model/connectors/rowchecksum.h
+
 // What a column holds, independent of the engine that stores it; used to create target
 // tables with matching types and to detect watermark columns.
 enum class LogicalType {
@@ -215,6 +217,15 @@ public:
                                                    const QStringList &orderBy) = 0;
     // Where a target could read this source's tables itself (see TargetWriter::pushDown).
     virtual PushDownOrigin pushDownOrigin() = 0;
+    // Range checksums (model/connectors/rowchecksum.h), computed by the database: one row per
+    // bucket of keys that holds rows: (bucket, rows, hash sum). The sum is an integer modulo
+    // 2^64 or a decimal text to reduce modulo 2^64. Null: the engine cannot hash rows itself.
+    virtual std::unique_ptr<SourceCursor> openChecksums(const ChecksumQuery &query) { return nullptr; }
+    // The rows (query.columns, in order) of the buckets named, in no order. Null as above.
+    virtual std::unique_ptr<SourceCursor> openBucketScan(const ChecksumQuery &query,
+                                                         const QList<int> &buckets) {
+        return nullptr;
+    }
 };
 
 // Writes a target table and its state row, one transaction at a time.

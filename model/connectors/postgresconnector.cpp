@@ -8,6 +8,7 @@
 #include "model/connectors/conninfo.h"
 #include "model/connectors/contractsql.h"
 #include "model/connectors/exactvalue.h"
+#include "model/connectors/rowchecksum.h"
 #include "model/connectors/statetable.h"
 #include "model/credentials/credentialstore.h"
 
@@ -1237,6 +1238,30 @@ std::unique_ptr<SourceCursor> PostgresConnector::openScan(const TableRef &table,
     if (!orderBy.isEmpty())
         select += QStringLiteral(" ORDER BY ") + quoteIdentifierList(orderBy);
     return openCursor(select, {}, QStringLiteral("scanning %1").arg(table.display()));
+}
+
+std::unique_ptr<SourceCursor> PostgresConnector::openChecksums(const ChecksumQuery &query) {
+    const QString select = QStringLiteral("SELECT %1 AS bucket, count(*), sum(%2)::text FROM %3 GROUP BY 1")
+                               .arg(postgresChecksumExpression(query.keyColumns(), query.keyCompare(), true),
+                                    postgresChecksumExpression(query.columns, query.compare, false),
+                                    quoteQualified(query.table.schema, query.table.name));
+    return openCursor(select, {}, QStringLiteral("summing %1").arg(query.table.display()));
+}
+
+std::unique_ptr<SourceCursor> PostgresConnector::openBucketScan(const ChecksumQuery &query,
+                                                                const QList<int> &buckets) {
+    QStringList names;
+    for (const ColumnInfo &column : query.columns)
+        names << column.name;
+    QStringList numbers;
+    for (int bucket : buckets)
+        numbers << QString::number(bucket);
+    const QString select =
+        QStringLiteral("SELECT %1 FROM %2 WHERE %3 = ANY($1::int[])")
+            .arg(quoteIdentifierList(names), quoteQualified(query.table.schema, query.table.name),
+                 postgresChecksumExpression(query.keyColumns(), query.keyCompare(), true));
+    return openCursor(select, {QLatin1Char('{') + numbers.join(QLatin1Char(',')) + QLatin1Char('}')},
+                      QStringLiteral("reading buckets of %1").arg(query.table.display()));
 }
 
 void PostgresConnector::begin() {

@@ -6,6 +6,7 @@
 #include "model/common/timestamp.h"
 #include "model/connectors/contractsql.h"
 #include "model/connectors/exactvalue.h"
+#include "model/connectors/rowchecksum.h"
 #include "model/connectors/statetable.h"
 #include "model/storage/sqlitedb.h"
 
@@ -451,6 +452,7 @@ void SqliteConnector::open(bool create) {
     sqlite3_create_function_v2(m_db->handle(), kSqliteIsTimestamp, 1,
                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr, isTimestamp,
                                nullptr, nullptr, nullptr);
+    registerSqliteChecksumFunctions(m_db->handle());
 }
 
 SqliteDb &SqliteConnector::handle() {
@@ -841,6 +843,54 @@ std::unique_ptr<SourceCursor> SqliteConnector::openScan(const TableRef &table, c
         sql += QStringLiteral(" ORDER BY rowid");
     auto cursor = std::make_unique<SqliteCursor>(db, where(table));
     SqliteStatement statement(db, sql, where(table));
+    cursor->start(statement);
+    return cursor;
+}
+
+namespace {
+
+QString checksumCall(const char *function, const QList<ColumnInfo> &columns, int modesParameter) {
+    QStringList names;
+    for (const ColumnInfo &column : columns)
+        names << column.name;
+    return QStringLiteral("%1(?%2, %3)")
+        .arg(QLatin1String(function))
+        .arg(modesParameter)
+        .arg(quoteIdentifierList(names));
+}
+
+} // namespace
+
+std::unique_ptr<SourceCursor> SqliteConnector::openChecksums(const ChecksumQuery &query) {
+    SqliteDb &db = handle();
+    const QString sql =
+        QStringLiteral("SELECT %1 AS bucket, count(*), tidemark_sum64(%2) FROM %3 GROUP BY bucket")
+            .arg(checksumCall("tidemark_bucket", query.keyColumns(), 1),
+                 checksumCall("tidemark_checksum", query.columns, 2), quoted(query.table));
+    auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
+    SqliteStatement statement(db, sql, where(query.table));
+    statement.bind(1, query.keyModes());
+    statement.bind(2, query.modes());
+    cursor->start(statement);
+    return cursor;
+}
+
+std::unique_ptr<SourceCursor> SqliteConnector::openBucketScan(const ChecksumQuery &query,
+                                                              const QList<int> &buckets) {
+    SqliteDb &db = handle();
+    QStringList names;
+    for (const ColumnInfo &column : query.columns)
+        names << column.name;
+    QStringList numbers;
+    for (int bucket : buckets)
+        numbers << QString::number(bucket);
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 IN (SELECT value FROM json_each(?2))")
+                            .arg(quoteIdentifierList(names), quoted(query.table),
+                                 checksumCall("tidemark_bucket", query.keyColumns(), 1));
+    auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
+    SqliteStatement statement(db, sql, where(query.table));
+    statement.bind(1, query.keyModes());
+    statement.bind(2, QLatin1Char('[') + numbers.join(QLatin1Char(',')) + QLatin1Char(']'));
     cursor->start(statement);
     return cursor;
 }

@@ -36,6 +36,9 @@ public:
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
+    std::unique_ptr<SourceCursor> openChecksums(const ChecksumQuery &query) override;
+    std::unique_ptr<SourceCursor> openBucketScan(const ChecksumQuery &query,
+                                                 const QList<int> &buckets) override;
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
     PushDownOrigin pushDownOrigin() override;

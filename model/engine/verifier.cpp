@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/connectors/rowchecksum.h"
 #include "model/engine/rowvalues.h"
 #include "model/storage/workspace.h"
 
@@ -12,7 +13,6 @@
 #include <QSet>
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -50,6 +50,22 @@ ValueCompare valueCompare(const ColumnInfo &source, const ColumnInfo &target, bo
     return ValueCompare::Exact;
 }
 
+ChecksumCompare checksumCompare(ValueCompare how) {
+    switch (how) {
+    case ValueCompare::Instant:
+        return ChecksumCompare::Instant;
+    case ValueCompare::Decimal:
+        return ChecksumCompare::Decimal;
+    case ValueCompare::Exact:
+        break;
+    }
+    return ChecksumCompare::Exact;
+}
+
+// Past this share of differing buckets, reading them one by one costs more than reading all.
+constexpr int kMaxDifferingBucketsPercent = 10;
+constexpr int kFewBuckets = 64; // so few that reading them costs little whatever the table's size
+
 // Tags keep kinds apart: NULL, 0, 0.0, '' and x'' all differ.
 enum class Tag : quint64 { Null = 1, Integer, Real, Text, Blob, Instant };
 
@@ -68,31 +84,17 @@ quint64 hashReal(double value, quint64 seed) {
     return qHash(std::bit_cast<quint64>(value), hashTag(Tag::Real, seed));
 }
 
-// An integer or real as PostgreSQL's numeric spells it: plain digits, no exponent; a real by its
-// shortest exact spelling, which is what the copy writes.
-std::string decimalText(const Cell &cell) {
-    char buffer[400]; // the fixed spelling of 5e-324 or DBL_MAX is under 330 characters
-    if (cell.type == CellType::Integer)
-        return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, cell.integer).ptr);
-    if (std::isnan(cell.real))
-        return "NaN";
-    if (std::isinf(cell.real))
-        return cell.real > 0 ? "Infinity" : "-Infinity";
-    return std::string(
-        buffer, std::to_chars(buffer, buffer + sizeof buffer, cell.real, std::chars_format::fixed).ptr);
-}
-
 quint64 hashCell(const RowBatch &batch, const Cell &cell, ValueCompare how, quint64 seed) {
     switch (cell.type) {
     case CellType::Null:
         return hashTag(Tag::Null, seed);
     case CellType::Integer:
         if (how == ValueCompare::Decimal)
-            return hashBytes(Tag::Text, decimalText(cell), seed);
+            return hashBytes(Tag::Text, decimalText(qint64(cell.integer)), seed);
         return qHash(qint64(cell.integer), hashTag(Tag::Integer, seed));
     case CellType::Real:
         if (how == ValueCompare::Decimal)
-            return hashBytes(Tag::Text, decimalText(cell), seed);
+            return hashBytes(Tag::Text, decimalText(cell.real), seed);
         return hashReal(cell.real, seed);
     case CellType::Text: {
         const std::string_view bytes = batch.bytes(cell);
@@ -144,9 +146,11 @@ struct SeenRow {
 
 class TableVerifier {
 public:
-    TableVerifier(Workspace &workspace, const TableSpec &spec, const std::atomic_bool *cancel)
+    TableVerifier(Workspace &workspace, const TableSpec &spec, VerifyMethod method,
+                  const std::atomic_bool *cancel)
         : m_workspace(workspace)
         , m_spec(spec)
+        , m_method(method)
         , m_cancel(cancel) {}
 
     VerifyResult run() {
@@ -197,13 +201,17 @@ public:
             m_compare.push_back(valueCompare(column, *targetColumn, sameEngine));
         }
 
-        Side source = read(*m_source, sourceTable, nullptr);
-        Side target = read(*m_target, targetTable, &source.leftOut);
-        result.sourceRows = qint64(source.entries.size());
-        result.targetRows = qint64(target.entries.size());
-        result.nullWatermarkRows = source.nullWatermarks;
-        result.unorderableWatermarkRows = source.unorderable;
-        compare(source, target, result);
+        if (!(m_method == VerifyMethod::Ranges &&
+              compareByRanges(sourceTable, targetTable, sourceSchema, targetSchema, result))) {
+            m_buckets.clear();
+            Side source = read(*m_source, sourceTable, nullptr);
+            Side target = read(*m_target, targetTable, &source.leftOut);
+            result.sourceRows = qint64(source.entries.size());
+            result.targetRows = qint64(target.entries.size());
+            result.nullWatermarkRows = source.nullWatermarks;
+            result.unorderableWatermarkRows = source.unorderable;
+            compare(source, target, result);
+        }
         result.matches = result.missingInTarget == 0 && result.extraInTarget == 0 && result.differing == 0;
         if (!result.matches)
             describe(result, sourceTable, targetTable);
@@ -278,13 +286,139 @@ private:
         return position > m_position ? Place::Past : Place::Inside;
     }
 
+    // Every row of a side, or with ranges only those of the buckets that differ.
+    std::unique_ptr<SourceCursor> openRows(SourceReader &connector, const TableRef &table) {
+        if (m_buckets.isEmpty())
+            return connector.openScan(table, m_columns, m_keys);
+        const bool isSource = &connector == m_source.get();
+        return connector.openBucketScan(isSource ? m_sourceQuery : m_targetQuery, m_buckets);
+    }
+
+    ChecksumQuery checksumQuery(const TableRef &table, const TableSchema &schema) const {
+        ChecksumQuery query;
+        query.table = table;
+        for (int i = 0; i < int(m_columns.size()); ++i) {
+            query.columns << *schema.column(m_columns[i]);
+            query.compare << checksumCompare(m_compare[std::size_t(i)]);
+        }
+        query.keyIndexes = QList<int>(m_keyIndexes.begin(), m_keyIndexes.end());
+        return query;
+    }
+
+    QHash<int, BucketSum> readSums(SourceCursor &cursor) {
+        QHash<int, BucketSum> sums;
+        RowBatch batch(3);
+        while (cursor.fetch(batch, kBatchRows)) {
+            throwIfCancelled();
+            for (int row = 0; row < batch.rowCount(); ++row) {
+                const Cell &sum = batch.cell(row, 2);
+                sums.insert(int(batch.cell(row, 0).integer),
+                            {batch.cell(row, 1).integer, sum.type == CellType::Text
+                                                             ? wrappedSum(batch.bytes(sum))
+                                                             : quint64(sum.integer)});
+            }
+        }
+        return sums;
+    }
+
+    // Each database sums the rows of each bucket of keys (model/connectors/rowchecksum.h); only
+    // the buckets whose sums differ are read and compared row by row, and the rows of the others,
+    // equal on both sides, are counted from whole-table figures. Keyed tables only (a row's
+    // bucket is its key's). False when an engine cannot sum its rows, or when so many buckets
+    // differ that reading them one by one would cost more than reading every row: the caller
+    // then compares every row. Nothing in `result` changes until it returns true.
+    bool compareByRanges(const TableRef &sourceTable, const TableRef &targetTable,
+                         const TableSchema &sourceSchema, const TableSchema &targetSchema,
+                         VerifyResult &result) {
+        if (!keyed())
+            return false;
+        m_sourceQuery = checksumQuery(sourceTable, sourceSchema);
+        m_targetQuery = checksumQuery(targetTable, targetSchema);
+        QHash<int, BucketSum> sourceSums, targetSums;
+        {
+            auto sourceCursor = m_source->openChecksums(m_sourceQuery);
+            if (!sourceCursor)
+                return false;
+            sourceSums = readSums(*sourceCursor);
+        }
+        {
+            auto targetCursor = m_target->openChecksums(m_targetQuery);
+            if (!targetCursor)
+                return false;
+            targetSums = readSums(*targetCursor);
+        }
+        QList<int> differing;
+        qint64 sourceTotal = 0;
+        for (auto it = sourceSums.cbegin(); it != sourceSums.cend(); ++it) {
+            sourceTotal += it->rows;
+            if (targetSums.value(it.key()) != *it)
+                differing << it.key();
+        }
+        for (auto it = targetSums.cbegin(); it != targetSums.cend(); ++it) {
+            if (!sourceSums.contains(it.key()))
+                differing << it.key();
+        }
+        const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
+        if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
+            return false;
+
+        qint64 nulls = 0, unorderable = 0, past = 0;
+        if (m_watermarkIndex >= 0) {
+            try {
+                const WatermarkProbe probe =
+                    m_source->probeWatermark(sourceTable, m_spec.watermarkColumn, m_spec.watermarkType,
+                                             std::optional<Watermark>(m_position.watermark()));
+                nulls = probe.nullCount;
+                unorderable = probe.unorderableCount;
+                if (m_position.isNull()) {
+                    past = sourceTotal - nulls - unorderable;
+                } else {
+                    // The copy's own window: the rows it has not copied yet.
+                    WindowQuery window;
+                    window.table = sourceTable;
+                    window.columns = m_columns;
+                    window.watermarkColumn = m_spec.watermarkColumn;
+                    window.watermarkType = m_spec.watermarkType;
+                    window.tiebreakColumn = m_spec.tiebreakColumn;
+                    window.lower = m_tiebreakIndex >= 0 ? m_position : Position(m_position.watermark());
+                    past = m_source->countWindow(window);
+                }
+            } catch (const Error &) {
+                return false; // e.g. a column whose spellings mix: every row is read and placed one by one
+            }
+        }
+        const qint64 inside = sourceTotal - nulls - unorderable - past;
+
+        m_buckets = differing;
+        Side source, target;
+        if (!differing.isEmpty()) {
+            source = read(*m_source, sourceTable, nullptr);
+            target = read(*m_target, targetTable, &source.leftOut);
+        }
+        // The equal buckets' rows inside the position, the same on both sides. Below zero the
+        // source changed between two reads: the figures would not add up, so read every row.
+        const qint64 insideElsewhere = inside - qint64(source.entries.size());
+        if (insideElsewhere < 0 || source.nullWatermarks > nulls || source.unorderable > unorderable) {
+            m_buckets.clear();
+            return false;
+        }
+        result.sourceRows = inside;
+        result.targetRows = qint64(target.entries.size()) + insideElsewhere;
+        result.nullWatermarkRows = nulls;
+        result.unorderableWatermarkRows = unorderable;
+        result.comparedByRanges = true;
+        result.differingRanges = int(differing.size());
+        compare(source, target, result);
+        return true;
+    }
+
     // `leftOut` null: reading the source, which fills its own leftOut. Otherwise the target, whose
     // rows with a left-out key (or, without a key, past the watermark and left out in the source
     // too) are not compared: their source version is not copied yet.
     Side read(SourceReader &connector, const TableRef &table, const QSet<quint64> *leftOut) {
         Side side;
         const bool isSource = leftOut == nullptr;
-        auto cursor = connector.openScan(table, m_columns, m_keys);
+        auto cursor = openRows(connector, table);
         RowBatch batch(int(m_columns.size()));
         while (cursor->fetch(batch, kBatchRows)) {
             throwIfCancelled();
@@ -406,7 +540,7 @@ private:
     QHash<quint64, SeenRow> find(SourceReader &connector, const TableRef &table,
                                  const QSet<quint64> &wanted) {
         QHash<quint64, SeenRow> seen;
-        auto cursor = connector.openScan(table, m_columns, m_keys);
+        auto cursor = openRows(connector, table);
         RowBatch batch(int(m_columns.size()));
         while (seen.size() < wanted.size() && cursor->fetch(batch, kBatchRows)) {
             throwIfCancelled();
@@ -437,6 +571,10 @@ private:
     int m_tiebreakIndex = -1;
     Position m_position;
     std::vector<NotedFault> m_noted;
+    VerifyMethod m_method;
+    ChecksumQuery m_sourceQuery; // ranges: what each side sums and reads
+    ChecksumQuery m_targetQuery;
+    QList<int> m_buckets; // ranges: the buckets read row by row; empty: every row is read
     const std::atomic_bool *m_cancel;
 };
 
@@ -467,11 +605,12 @@ QString verifyFaultText(const VerifyFault &fault) {
     return fault.key + QStringLiteral(" differs in ") + fault.columns.join(QStringLiteral(", "));
 }
 
-VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel) {
+VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel,
+                         VerifyMethod method) {
     const auto spec = workspace.table(tableId);
     if (!spec)
         throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
-    return TableVerifier(workspace, *spec, cancel).run();
+    return TableVerifier(workspace, *spec, method, cancel).run();
 }
 
 } // namespace tidemark

@@ -40,10 +40,17 @@ struct VerifyResult {
     // watermark, or one that cannot be ordered (±infinity, NaN, text that is no timestamp).
     qint64 nullWatermarkRows = 0;
     qint64 unorderableWatermarkRows = 0;
-    QString difference;        // one line for people; empty when matching
-    QStringList examples;      // a few keys at fault (whole rows without a key)
-    QList<VerifyFault> faults; // the same rows, with what is wrong with each
+    QString difference;            // one line for people; empty when matching
+    QStringList examples;          // a few keys at fault (whole rows without a key)
+    QList<VerifyFault> faults;     // the same rows, with what is wrong with each
+    bool comparedByRanges = false; // summed by bucket of keys in each database (VerifyMethod::Ranges)
+    int differingRanges = 0;       // of those buckets, the ones read and compared row by row
 };
+
+// Ranges: each database sums its rows by bucket of keys and only the buckets that differ are
+// read (a keyed table on engines that can; otherwise every row). EveryRow: every row of both
+// sides is read. Both give the same result.
+enum class VerifyMethod { Ranges, EveryRow };
 
 // Compares the source's rows up to the table's watermark with the target's (DESIGN.md,
 // "Verify"): counts and every copied value exactly, key by key where there is a key; keys whose
@@ -53,6 +60,7 @@ struct VerifyResult {
 // its meaning: timestamps compare as instants to the microsecond, decimals as PostgreSQL spells
 // them. Throws Error naming the table when a side cannot be read. `cancel`, when set, is checked
 // between batches and ends the comparison with Error("cancelled").
-VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel = nullptr);
+VerifyResult verifyTable(Workspace &workspace, qint64 tableId, const std::atomic_bool *cancel = nullptr,
+                         VerifyMethod method = VerifyMethod::Ranges);
 
 } // namespace tidemark
