@@ -2,6 +2,7 @@
 #include "app/cli/clisession.h"
 
 #include "app/cli/output.h"
+#include "app/cli/subcommandparser.h"
 #include "model/alerts/alertdispatcher.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
@@ -10,6 +11,11 @@
 #include <QFileInfo>
 
 namespace tidemark::cli {
+
+void CliSession::takeOptions(const SubcommandParser &parser) {
+    if (parser.isSet(QStringLiteral("workspace")))
+        setWorkspaceOption(parser.value(QStringLiteral("workspace")));
+}
 
 QString CliSession::workspacePath() const {
     QString path = m_workspace;

@@ -10,12 +10,16 @@ class Workspace;
 
 namespace tidemark::cli {
 
+class SubcommandParser;
+
 // The workspace a command works on, found and opened in this one place: -w/--workspace
 // (before the command or among its options), else $TIDEMARK_WORKSPACE.
 class CliSession {
 public:
     // A -w/--workspace given on the command line; the last one given wins.
     void setWorkspaceOption(const QString &location) { m_workspace = location; }
+    // The same, among a command's options (every command takes -w/--workspace).
+    void takeOptions(const SubcommandParser &parser);
     // The workspace file, absolute; a ValidationError when none is given.
     QString workspacePath() const;
     // Opens the workspace; a missing or foreign file is a ValidationError (exit 2). Runs of dead

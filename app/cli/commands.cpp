@@ -92,8 +92,7 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
 int Commands::runCommand(const CommandSpec &spec, const QStringList &args) {
     SubcommandParser parser(spec);
     parser.parse(args);
-    if (parser.isSet(QStringLiteral("workspace")))
-        m_session.setWorkspaceOption(parser.value(QStringLiteral("workspace")));
+    m_session.takeOptions(parser);
     return spec.handler(m_session, parser);
 }
 

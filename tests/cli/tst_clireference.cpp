@@ -153,6 +153,9 @@ void tst_CliReference::suggestedCommandsExist() {
         QRegularExpression(QStringLiteral("tidemark-cli (?:-w %\\d+ )?([a-z]+(?: [a-z][a-z-]+)?)")),
         // "with 'table purge %2'", "'run --adopt --table %1'"
         QRegularExpression(QStringLiteral("'((?:%1)(?: [a-z][a-z-]+)?)(?: [^']*)?'").arg(group)),
+        // "use backfill 3 --from ...", "(see alert set)"
+        QRegularExpression(
+            QStringLiteral("\\b(?:use|see|with|try|then) '?((?:%1)(?: [a-z][a-z-]+)?)\\b").arg(group)),
         // "(table remove ID)"
         QRegularExpression(QStringLiteral("\\(((?:%1) [a-z][a-z-]+) (?:ID|NAME)").arg(group)),
     };

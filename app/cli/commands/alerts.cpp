@@ -20,7 +20,6 @@ namespace tidemark::cli {
 namespace {
 
 int alertSet(CliSession &session, const SubcommandParser &parser) {
-
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     AlertSettings settings = workspace->alertSettings();
     if (!applyAlertOptions(parser, settings, QStringLiteral("alert set")))
@@ -33,7 +32,6 @@ int alertSet(CliSession &session, const SubcommandParser &parser) {
 }
 
 int alertShow(CliSession &session, const SubcommandParser &parser) {
-
     const AlertSettings settings = session.openWorkspace()->alertSettings();
     if (parser.isSet(QStringLiteral("json"))) {
         writeOut(toJsonLine(alertSettingsJson(settings)));
@@ -59,7 +57,6 @@ int alertShow(CliSession &session, const SubcommandParser &parser) {
 }
 
 int alertTest(CliSession &session, const SubcommandParser &parser) {
-
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     AlertSettings settings = workspace->alertSettings();
     settings.withheldEnv = AlertDispatcher::secretVariables(*workspace);

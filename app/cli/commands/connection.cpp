@@ -315,7 +315,6 @@ int connectionForgetPassword(CliSession &session, const SubcommandParser &parser
 }
 
 int connectionList(CliSession &session, const SubcommandParser &parser) {
-
     const QList<ConnectionSpec> connections = session.openWorkspace()->connections();
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray array;

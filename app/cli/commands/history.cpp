@@ -25,7 +25,6 @@ constexpr int kDefaultHistoryLimit = 100;
 constexpr int kHistoryPageSize = 20;
 
 int history(CliSession &session, const SubcommandParser &parser) {
-
     RunPageQuery query;
     if (parser.isSet(QStringLiteral("run")))
         query.runId = optionInteger(parser, QStringLiteral("run"), 1);

@@ -193,7 +193,6 @@ void requireFittingGuards(const TableSpec &prepared, const QString &command) {
 }
 
 int tableAdd(CliSession &session, const SubcommandParser &parser) {
-
     TableDraft draft;
     applyTableOptions(parser, draft, false);
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
@@ -293,7 +292,6 @@ int tablePurge(CliSession &session, const SubcommandParser &parser) {
 }
 
 int tableList(CliSession &session, const SubcommandParser &parser) {
-
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     const QList<TableSpec> tables =
         parser.isSet(QStringLiteral("archived")) ? workspace->archivedTables() : workspace->tables();
