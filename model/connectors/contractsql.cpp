@@ -211,7 +211,7 @@ QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &col
                                    const QString &stored) const {
     // SQLite names are case-insensitive, PostgreSQL's (as the catalog spells them) are not.
     if (m_dialect == SqlDialect::Mysql)
-        return mysqlDuplicateKeyUpdate(spec, columns);
+        return mysqlDuplicateKeyUpdate(spec, columns, stored);
     const Qt::CaseSensitivity names =
         m_dialect == SqlDialect::Sqlite ? Qt::CaseInsensitive : Qt::CaseSensitive;
     QStringList assignments;
@@ -245,7 +245,12 @@ QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &col
 // version is not older. Assignments run left to right and see the columns already assigned, so the
 // version columns go last (tiebreak, then watermark): the rule reads the stored version while the
 // other columns change, and reading an already replaced tiebreak gives the same answer.
-QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns) const {
+QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns,
+                                             const QString &stored) const {
+    // Qualified, so an INSERT … SELECT from a table with the same column names is not ambiguous.
+    const auto storedColumn = [&](const QString &column) {
+        return (stored.isEmpty() ? QString() : stored + QLatin1Char('.')) + quoteIdentifier(column);
+    };
     const QStringList versions = versionColumns(spec, columns);
     QStringList ordered;
     for (const QString &column : columns) {
@@ -255,8 +260,8 @@ QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStrin
     for (auto it = versions.crbegin(); it != versions.crend(); ++it)
         ordered << *it;
     if (ordered.isEmpty()) // every column is a key: nothing to replace
-        return QStringLiteral(" ON DUPLICATE KEY UPDATE %1 = %1")
-            .arg(quoteIdentifier(spec.keyColumns.first()));
+        return QStringLiteral(" ON DUPLICATE KEY UPDATE %1 = %2")
+            .arg(quoteIdentifier(spec.keyColumns.first()), storedColumn(spec.keyColumns.first()));
     QString newerOrEqual;
     if (!versions.isEmpty()) {
         const auto incoming = [&](int i) {
@@ -264,7 +269,7 @@ QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStrin
             return i == 1 ? tiebreakTerm(value) : value;
         };
         const auto current = [&](int i) {
-            return i == 1 ? tiebreakTerm(quoteIdentifier(versions[i])) : quoteIdentifier(versions[i]);
+            return i == 1 ? tiebreakTerm(storedColumn(versions[i])) : storedColumn(versions[i]);
         };
         newerOrEqual = QStringLiteral("%1 IS NULL OR %2 >= %1").arg(current(0), incoming(0));
         if (versions.size() > 1)
@@ -274,9 +279,9 @@ QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStrin
     QStringList assignments;
     for (const QString &column : ordered) {
         const QString name = quoteIdentifier(column);
-        assignments << (newerOrEqual.isEmpty()
-                            ? QStringLiteral("%1 = VALUES(%1)").arg(name)
-                            : QStringLiteral("%1 = IF(%2, VALUES(%1), %1)").arg(name, newerOrEqual));
+        assignments << (newerOrEqual.isEmpty() ? QStringLiteral("%1 = VALUES(%1)").arg(name)
+                                               : QStringLiteral("%1 = IF(%2, VALUES(%1), %3)")
+                                                     .arg(name, newerOrEqual, storedColumn(column)));
     }
     return QStringLiteral(" ON DUPLICATE KEY UPDATE ") + assignments.join(QLatin1String(", "));
 }

@@ -98,7 +98,8 @@ private:
     QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;
     // The tiebreak column (already quoted and qualified) as it compares and orders.
     QString tiebreakTerm(const QString &quoted) const;
-    QString mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns) const;
+    QString mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns,
+                                    const QString &stored) const;
 
     SqlDialect m_dialect;
     QString m_watermarkCast;

@@ -713,7 +713,8 @@ public:
                 !m_spec.tiebreakColumn.isEmpty() && m_columnNames.indexOf(m_spec.tiebreakColumn) >= 0 &&
                 isTextType(m_targetTypes.value(m_columnNames.indexOf(m_spec.tiebreakColumn)));
             m_tail = ContractSql(SqlDialect::Mysql, QString(), textTiebreak)
-                         .mergeConflict(m_spec, m_columnNames, QString());
+                         .mergeConflict(m_spec, m_columnNames,
+                                        quoteQualified(m_spec.table.schema, m_spec.table.name));
         }
         const QString packet =
             m_connector.query(QStringLiteral("SELECT @@max_allowed_packet")).value(0).value(0);
@@ -1460,9 +1461,73 @@ PushDownOrigin MariadbConnector::pushDownOrigin() {
     return {QStringLiteral("mysql"), m_identity};
 }
 
-std::optional<PushDownResult> MariadbConnector::pushDown(SourceReader &, const WindowQuery &,
-                                                         const WriteSpec &) {
-    return std::nullopt;
+// Same server: one INSERT … SELECT inside this transaction. Under REPEATABLE READ it takes shared
+// next-key locks on the window's source rows, so nothing can enter or change the window until the
+// commit, and the position read after it with a locking read sees exactly the rows copied.
+std::optional<PushDownResult> MariadbConnector::pushDown(SourceReader &source, const WindowQuery &window,
+                                                         const WriteSpec &write) {
+    if (!m_inTransaction || window.watermarkColumn.isEmpty())
+        return std::nullopt;
+    QStringList columns;
+    for (const ColumnInfo &column : write.columns)
+        columns << column.name;
+    if (columns != window.columns)
+        return std::nullopt;
+    const PushDownOrigin origin = source.pushDownOrigin();
+    if (origin.engine != QLatin1String("mysql") || origin.database != pushDownOrigin().database)
+        return std::nullopt;
+    const QString context = QStringLiteral("copying %1 into %2 inside the server")
+                                .arg(window.table.display(), write.table.display());
+    PushDownResult result;
+    try {
+        const ContractSql contract =
+            this->contract(window.table, window.watermarkColumn, window.tiebreakColumn);
+        const BoundSql select = contract.selectWindow(window);
+        const QString target = quoteQualified(write.table.schema, write.table.name);
+        QString sql =
+            QStringLiteral("INSERT INTO %1 (%2) ").arg(target, quoteIdentifierList(columns)) + select.sql;
+        if (write.mode == WriteMode::Merge) {
+            if (write.keyColumns.isEmpty())
+                throw Error(QStringLiteral("%1: merge into %2 needs key columns")
+                                .arg(describe(), write.table.display()));
+            const bool textTiebreak =
+                !write.tiebreakColumn.isEmpty() && isTextType(dataType(write.table, write.tiebreakColumn));
+            sql +=
+                ContractSql(SqlDialect::Mysql, QString(), textTiebreak).mergeConflict(write, columns, target);
+        }
+        execute(sql, boundParams(select.bindings));
+        const BoundSql count = contract.countWindow(window);
+        result.rowsRead =
+            query(count.sql + QStringLiteral(" LOCK IN SHARE MODE"), boundParams(count.bindings))
+                .value(0)
+                .value(0)
+                .toLongLong();
+        result.rowsWritten = result.rowsRead;
+        if (result.rowsRead > 0) {
+            QStringList selected{spelledWatermark(window.table, window.watermarkColumn)
+                                     .arg(quoteIdentifier(window.watermarkColumn))};
+            if (!window.tiebreakColumn.isEmpty())
+                selected << quoteIdentifier(window.tiebreakColumn);
+            const BoundSql reached = contract.positionReached(window, selected);
+            const QStringList row =
+                query(reached.sql + QStringLiteral(" LOCK IN SHARE MODE"), boundParams(reached.bindings))
+                    .value(0);
+            const WatermarkType type =
+                window.upper.isNull() ? window.lower.watermark().type() : window.upper.type();
+            QVariant tiebreak;
+            if (!window.tiebreakColumn.isEmpty() && !row.value(1).isNull()) {
+                const QString tiebreakType = dataType(window.table, window.tiebreakColumn);
+                tiebreak = isIntegerType(tiebreakType)  ? QVariant(row.value(1).toLongLong())
+                           : isBinaryType(tiebreakType) ? QVariant(row.value(1).toUtf8())
+                                                        : QVariant(row.value(1));
+            }
+            result.reached = Position(watermarkFromText(row.value(0), type, context), tiebreak);
+        }
+    } catch (const Error &error) {
+        throw Error(QStringLiteral("%1 (%2)").arg(error.message(), context));
+    }
+    logger("core.connectors")->info("{}: {} rows pushed down", str(context), result.rowsRead);
+    return result;
 }
 
 } // namespace tidemark
