@@ -213,8 +213,14 @@ public:
         m_fields.resize(count);
         for (unsigned i = 0; i < count; ++i) {
             const MYSQL_FIELD *field = mysql_fetch_field_direct(meta.get(), i);
-            m_fields[i] = {field->type, (field->flags & UNSIGNED_FLAG) != 0, field->charsetnr == 63,
-                           utf8(field->name)};
+            // Numbers and dates report the binary character set too: only strings can be bytes.
+            const bool strings = field->type == MYSQL_TYPE_STRING || field->type == MYSQL_TYPE_VAR_STRING ||
+                                 field->type == MYSQL_TYPE_VARCHAR || field->type == MYSQL_TYPE_BLOB ||
+                                 field->type == MYSQL_TYPE_TINY_BLOB ||
+                                 field->type == MYSQL_TYPE_MEDIUM_BLOB ||
+                                 field->type == MYSQL_TYPE_LONG_BLOB || field->type == MYSQL_TYPE_BIT;
+            m_fields[i] = {field->type, (field->flags & UNSIGNED_FLAG) != 0,
+                           strings && field->charsetnr == 63, utf8(field->name)};
             MYSQL_BIND &bind = m_binds[i];
             bind.buffer_type = typed ? bufferType(m_fields[i]) : MYSQL_TYPE_STRING;
             bind.is_unsigned = m_fields[i].isUnsigned;
@@ -570,6 +576,13 @@ public:
             failStatement();
         // No mysql_stmt_store_result: rows come off the network as they are fetched.
         m_result = std::make_unique<ResultBinder>(m_stmt.get(), true);
+    }
+
+    ~MariadbCursor() override {
+        // Closing a statement with rows still unread would first read them all off the network:
+        // a cancelled read of a large window would only end when the window does.
+        if (!m_done)
+            mariadb_cancel(m_session->handle());
     }
 
     bool fetch(RowBatch &batch, int maxRows) override {

@@ -266,7 +266,7 @@ void TestMariadbCopy::mariadbToSqliteExactTypes() {
     QCOMPARE(row(2).value(2), QStringLiteral("9223372036854775808"));
     QCOMPARE(row(2).value(3), QStringLiteral("-0.000000000000000000000000000001"));
     QCOMPARE(row(2).value(9), QStringLiteral("25:00:00.500000"));
-    QCOMPARE(row(3).value(12), QStringLiteral("integer"));
+    QCOMPARE(row(3).value(2), QStringLiteral("0")); // a NUMERIC_TEXT column keeps the digits
     QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT count(*) FROM edge")).toInt(), 3);
 
     // A row one microsecond after the position is new; the same run again copies nothing.
