@@ -209,9 +209,9 @@ QStringList ContractSql::versionColumns(const WriteSpec &spec, const QStringList
 
 QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &columns,
                                    const QString &stored) const {
-    // SQLite names are case-insensitive, PostgreSQL's (as the catalog spells them) are not.
     if (m_dialect == SqlDialect::Mysql)
         return mysqlDuplicateKeyUpdate(spec, columns, stored);
+    // SQLite names are case-insensitive, PostgreSQL's (as the catalog spells them) are not.
     const Qt::CaseSensitivity names =
         m_dialect == SqlDialect::Sqlite ? Qt::CaseInsensitive : Qt::CaseSensitive;
     QStringList assignments;

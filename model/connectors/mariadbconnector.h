@@ -125,7 +125,6 @@ public:
     // part of the primary key (text and bytes then need a length).
     static QString mappedType(const ColumnInfo &column, bool key = false);
 
-    bool inTransaction() const { return m_inTransaction; }
     MariadbSession &session() { return *m_session; }
     QString describe() const { return m_session->describe(); }
     // DATA_TYPE of each column of `table`, lower case, by column name (lower case).
@@ -157,8 +156,6 @@ private:
     QVariantList m_stateLock; // (workspace id, table id) locked by beginStateWrite(), until the end
     QString m_identity;
     QHash<QString, QHash<QString, QString>> m_typeCache; // "db\0table" -> column -> DATA_TYPE
-
-    friend class MariadbWriter;
 };
 
 } // namespace tidemark
