@@ -13,6 +13,8 @@
 # units (a fresh Debian 12 container lacks it).
 # qtkeychain-qt6-dev stores connection passwords in the Secret Service; the keychain tests start a
 # private gnome-keyring-daemon inside dbus-run-session (dbus-daemon); secret-tool checks entries.
+# libmariadb-dev is MariaDB Connector/C, the MySQL/MariaDB connector's client library; mariadb-server
+# is the throwaway server scripts/mariadbcluster.sh starts for the MariaDB suites.
 
 TIDEMARK_PACKAGES=(
     cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
@@ -20,6 +22,7 @@ TIDEMARK_PACKAGES=(
     libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin systemd
     libschedule-cron-events-perl faketime
     qtkeychain-qt6-dev gnome-keyring dbus-daemon libsecret-tools
+    libmariadb-dev mariadb-server mariadb-client
 )
 
 tidemark_deps() {

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole suite, as CI runs it: install what is missing, build, start a throwaway PostgreSQL
-# cluster for the PostgreSQL tests, run CTest, stop the cluster however the tests end.
+# cluster and a throwaway MariaDB server for their tests, run CTest, stop both however the tests end.
 #
 # Under CI=true (.ci/run sets it) nothing may be skipped silently:
 #   - the PostgreSQL cluster must start, or the script stops with an error (and the PostgreSQL
-#     suites themselves fail, not skip, when TIDEMARK_PG_PORT is unset);
+#     suites themselves fail, not skip, when TIDEMARK_PG_PORT is unset); the same holds for the
+#     MariaDB server and TIDEMARK_MARIADB_PORT;
 #   - the whole suite is built again with AddressSanitizer + UndefinedBehaviorSanitizer into
 #     build-asan/ and run there too, against the same cluster (suppressions: .ci/sanitizers/).
 # Outside CI a developer without PostgreSQL gets the rest of the suite and a loud warning.
 #
 # Exits non-zero when any CTest run failed. Env: TIDEMARK_BUILD_DIR (default build),
-# TIDEMARK_ASAN_BUILD_DIR (default build-asan), TIDEMARK_PG_STATE (see scripts/pgcluster.sh).
+# TIDEMARK_ASAN_BUILD_DIR (default build-asan), TIDEMARK_PG_STATE (see scripts/pgcluster.sh),
+# TIDEMARK_MARIADB_STATE (see scripts/mariadbcluster.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -40,14 +42,22 @@ end build ok
 
 build_dir=${TIDEMARK_BUILD_DIR:-build}
 pg_started=0
+mariadb_started=0
 no_pg_warning=""
+no_mariadb_warning=""
 stop_pg() {
     if ((pg_started)); then
         bash scripts/pgcluster.sh stop || echo "test.sh: could not stop the PostgreSQL cluster" >&2
     fi
+    if ((mariadb_started)); then
+        bash scripts/mariadbcluster.sh stop || echo "test.sh: could not stop the MariaDB server" >&2
+    fi
     summary
     if [[ -n $no_pg_warning ]]; then
         echo "$no_pg_warning" >&2
+    fi
+    if [[ -n $no_mariadb_warning ]]; then
+        echo "$no_mariadb_warning" >&2
     fi
 }
 trap stop_pg EXIT
@@ -78,6 +88,32 @@ else
     no_pg "the PostgreSQL cluster did not start (scripts/pgcluster.sh start failed)"
 fi
 end "PostgreSQL cluster" "${TIDEMARK_PG_PORT:+port $TIDEMARK_PG_PORT}"
+
+no_mariadb() { # reason
+    if ((ci)); then
+        echo "test.sh: $1 — under CI=true the MariaDB suites must run: stopping." >&2
+        exit 1
+    fi
+    no_mariadb_warning="test.sh: *** WARNING: $1 — the MariaDB suites were SKIPPED (not tested). ***"
+    echo "$no_mariadb_warning" >&2
+}
+
+begin "MariaDB server"
+mariadb_started=1
+if mariadb_out=$(bash scripts/mariadbcluster.sh start); then
+    printf '%s\n' "$mariadb_out"
+    mariadb_line=$(printf '%s\n' "$mariadb_out" | tail -n 1)
+    if [[ "$mariadb_line" == TIDEMARK_MARIADB_PORT=* ]]; then
+        export TIDEMARK_MARIADB_PORT="${mariadb_line#TIDEMARK_MARIADB_PORT=}"
+        echo "test.sh: MariaDB tests use port $TIDEMARK_MARIADB_PORT"
+    else
+        no_mariadb "scripts/mariadbcluster.sh start did not print TIDEMARK_MARIADB_PORT=<port>"
+    fi
+else
+    printf '%s\n' "$mariadb_out"
+    no_mariadb "the MariaDB server did not start (scripts/mariadbcluster.sh start failed)"
+fi
+end "MariaDB server" "${TIDEMARK_MARIADB_PORT:+port $TIDEMARK_MARIADB_PORT}"
 
 rc=0
 run_ctest() { # phase-name build-dir [ctest args...]

@@ -2,6 +2,7 @@
 #include "model/connectors/connectorfactory.h"
 
 #include "model/common/error.h"
+#include "model/connectors/mariadbconnector.h"
 #include "model/connectors/postgresconnector.h"
 #include "model/connectors/sqliteconnector.h"
 
@@ -17,6 +18,8 @@ std::unique_ptr<Connector> openConnector(const ConnectionSpec &spec) {
         return std::make_unique<SqliteConnector>(spec);
     case ConnectionKind::Postgres:
         return openPostgresConnector(spec);
+    case ConnectionKind::Mysql:
+        return std::make_unique<MariadbConnector>(spec);
     }
     throw Error(QStringLiteral("connection '%1': unknown connection kind").arg(spec.name));
 }

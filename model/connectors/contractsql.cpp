@@ -3,11 +3,18 @@
 
 #include "model/common/sqlquote.h"
 
+#include <limits>
+
 namespace tidemark {
 
-ContractSql::ContractSql(SqlDialect dialect, QString watermarkCast)
+ContractSql::ContractSql(SqlDialect dialect, QString watermarkCast, bool binaryTiebreak)
     : m_dialect(dialect)
-    , m_watermarkCast(std::move(watermarkCast)) {}
+    , m_watermarkCast(std::move(watermarkCast))
+    , m_binaryTiebreak(binaryTiebreak) {}
+
+QString ContractSql::tiebreakTerm(const QString &quoted) const {
+    return m_binaryTiebreak ? QStringLiteral("BINARY ") + quoted : quoted;
+}
 
 QString ContractSql::placeholder(int index) const {
     return (m_dialect == SqlDialect::Postgres ? QStringLiteral("$%1") : QStringLiteral("?%1")).arg(index);
@@ -16,12 +23,30 @@ QString ContractSql::placeholder(int index) const {
 QString ContractSql::bindWatermark(const Watermark &watermark, SqlBindings &bindings) const {
     bindings.append(SqlBinding{watermark, QVariant(), false, m_watermarkCast});
     const QString index = placeholder(int(bindings.size()));
-    return m_watermarkCast.isEmpty() ? index : QStringLiteral("%1::%2").arg(index, m_watermarkCast);
+    if (m_watermarkCast.isEmpty())
+        return index;
+    return m_dialect == SqlDialect::Mysql ? QStringLiteral("CAST(%1 AS %2)").arg(index, m_watermarkCast)
+                                          : QStringLiteral("%1::%2").arg(index, m_watermarkCast);
 }
 
 QString ContractSql::orderableCondition(const QString &column, WatermarkType type, bool orderable,
                                         SqlBindings &bindings) const {
     const QString wm = quoteIdentifier(column);
+    if (m_dialect == SqlDialect::Mysql) {
+        // Zero dates ('0000-00-00', '2024-00-15') and unsigned integers past int64 cannot be a
+        // position; like NULLs they are counted and never selected.
+        if (type == WatermarkType::Integer) {
+            const QString highest =
+                bindWatermark(Watermark::integer(std::numeric_limits<qint64>::max()), bindings);
+            return QStringLiteral("%1 %2 %3")
+                .arg(wm, orderable ? QStringLiteral("<=") : QStringLiteral(">"), highest);
+        }
+        static const Watermark lowest = *Watermark::timestamp(QStringLiteral("0001-01-01T00:00:00.000000Z"));
+        const QString from = bindWatermark(lowest, bindings);
+        const QString proper =
+            QStringLiteral("(%1 >= %2 AND MONTH(%1) > 0 AND DAYOFMONTH(%1) > 0)").arg(wm, from);
+        return orderable ? proper : QStringLiteral("NOT ") + proper;
+    }
     if (m_dialect == SqlDialect::Postgres) {
         // The range Tidemark spells (model/common/timestamp.h); what lies outside could never be
         // kept as a position (to_char would even drop a BC date's era and misread it).
@@ -62,7 +87,7 @@ QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings
             conditions << QStringLiteral("%1 >= %2").arg(wm, lower);
         } else if (!window.tiebreakColumn.isEmpty() && window.lower.hasTiebreak()) {
             bindings.append(SqlBinding{Watermark(), window.lower.tiebreak(), true, QString()});
-            const QString tb = quoteIdentifier(window.tiebreakColumn);
+            const QString tb = tiebreakTerm(quoteIdentifier(window.tiebreakColumn));
             const QString tiebreak = placeholder(int(bindings.size()));
             // The same order in the form each planner serves from an index on (watermark, tiebreak).
             // PostgreSQL's tiebreak parameter takes the column's type from the comparison.
@@ -82,10 +107,10 @@ QString ContractSql::conditions(const WindowQuery &window, SqlBindings &bindings
 QString ContractSql::keysetOrder(const WindowQuery &window, const QString &qualifier,
                                  const QString &direction) const {
     QStringList order;
-    for (const QString &column : {window.watermarkColumn, window.tiebreakColumn}) {
-        if (!column.isEmpty())
-            order << qualifier + quoteIdentifier(column) + direction;
-    }
+    if (!window.watermarkColumn.isEmpty())
+        order << qualifier + quoteIdentifier(window.watermarkColumn) + direction;
+    if (!window.tiebreakColumn.isEmpty())
+        order << tiebreakTerm(qualifier + quoteIdentifier(window.tiebreakColumn)) + direction;
     return order.join(QLatin1String(", "));
 }
 
@@ -184,6 +209,8 @@ QStringList ContractSql::versionColumns(const WriteSpec &spec, const QStringList
 
 QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &columns,
                                    const QString &stored) const {
+    if (m_dialect == SqlDialect::Mysql)
+        return mysqlDuplicateKeyUpdate(spec, columns, stored);
     // SQLite names are case-insensitive, PostgreSQL's (as the catalog spells them) are not.
     const Qt::CaseSensitivity names =
         m_dialect == SqlDialect::Sqlite ? Qt::CaseInsensitive : Qt::CaseSensitive;
@@ -212,6 +239,79 @@ QString ContractSql::mergeConflict(const WriteSpec &spec, const QStringList &col
         newerOrEqual = QStringLiteral("%1 IS NULL OR %2 > %1 OR (%2 = %1 AND (%3 IS NULL OR %4 >= %3))")
                            .arg(current(0), incoming(0), current(1), incoming(1));
     return sql + QStringLiteral(" WHERE ") + newerOrEqual;
+}
+
+// MySQL has no WHERE on its upsert: each assignment keeps the stored value unless the incoming
+// version is not older. Assignments run left to right and see the columns already assigned, so the
+// version columns go last (tiebreak, then watermark): the rule reads the stored version while the
+// other columns change, and reading an already replaced tiebreak gives the same answer.
+QString ContractSql::mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns,
+                                             const QString &stored) const {
+    // Qualified, so an INSERT … SELECT from a table with the same column names is not ambiguous.
+    const auto storedColumn = [&](const QString &column) {
+        return (stored.isEmpty() ? QString() : stored + QLatin1Char('.')) + quoteIdentifier(column);
+    };
+    const QStringList versions = versionColumns(spec, columns);
+    QStringList ordered;
+    for (const QString &column : columns) {
+        if (!spec.keyColumns.contains(column, Qt::CaseInsensitive) && !versions.contains(column))
+            ordered << column;
+    }
+    for (auto it = versions.crbegin(); it != versions.crend(); ++it)
+        ordered << *it;
+    if (ordered.isEmpty()) // every column is a key: nothing to replace
+        return QStringLiteral(" ON DUPLICATE KEY UPDATE %1 = %2")
+            .arg(quoteIdentifier(spec.keyColumns.first()), storedColumn(spec.keyColumns.first()));
+    QString newerOrEqual;
+    if (!versions.isEmpty()) {
+        const auto incoming = [&](int i) {
+            const QString value = QStringLiteral("VALUES(%1)").arg(quoteIdentifier(versions[i]));
+            return i == 1 ? tiebreakTerm(value) : value;
+        };
+        const auto current = [&](int i) {
+            return i == 1 ? tiebreakTerm(storedColumn(versions[i])) : storedColumn(versions[i]);
+        };
+        newerOrEqual = QStringLiteral("%1 IS NULL OR %2 >= %1").arg(current(0), incoming(0));
+        if (versions.size() > 1)
+            newerOrEqual = QStringLiteral("%1 IS NULL OR %2 > %1 OR (%2 = %1 AND (%3 IS NULL OR %4 >= %3))")
+                               .arg(current(0), incoming(0), current(1), incoming(1));
+    }
+    QStringList assignments;
+    for (const QString &column : ordered) {
+        const QString name = quoteIdentifier(column);
+        assignments << (newerOrEqual.isEmpty() ? QStringLiteral("%1 = VALUES(%1)").arg(name)
+                                               : QStringLiteral("%1 = IF(%2, VALUES(%1), %3)")
+                                                     .arg(name, newerOrEqual, storedColumn(column)));
+    }
+    return QStringLiteral(" ON DUPLICATE KEY UPDATE ") + assignments.join(QLatin1String(", "));
+}
+
+PositionalSql mysqlPositional(const QString &numbered) {
+    PositionalSql result;
+    result.sql.reserve(numbered.size());
+    QChar quote;
+    for (qsizetype i = 0; i < numbered.size(); ++i) {
+        const QChar c = numbered[i];
+        if (!quote.isNull()) {
+            if (c == quote)
+                quote = QChar(); // a doubled quote reopens at once on the next character
+        } else if (c == QLatin1Char('"') || c == QLatin1Char('`') || c == QLatin1Char('\'')) {
+            quote = c;
+        } else if (c == QLatin1Char('?')) {
+            qsizetype end = i + 1;
+            while (end < numbered.size() && numbered[end].isDigit())
+                ++end;
+            if (end > i + 1) {
+                result.order << numbered.mid(i + 1, end - i - 1).toInt() - 1;
+                result.sql += QLatin1Char('?');
+                i = end - 1;
+                continue;
+            }
+            result.order << result.order.size();
+        }
+        result.sql += c;
+    }
+    return result;
 }
 
 } // namespace tidemark

@@ -10,7 +10,10 @@
 
 namespace tidemark {
 
-enum class SqlDialect { Sqlite, Postgres };
+// MySQL renders the same SQL as the others: its sessions run with sql_mode ANSI_QUOTES, so
+// quoteIdentifier's double quotes are identifiers there too, and its placeholders are SQLite's
+// numbered ?N, which the MySQL connector turns into positional ones (mysqlPositional()).
+enum class SqlDialect { Sqlite, Postgres, Mysql };
 
 // tidemark_is_timestamp(value): 1 when value is text that parses as an ISO-8601 timestamp
 // (model/common/timestamp.h: years 0001 to 9999), else 0. Every SQLite connection registers it.
@@ -47,8 +50,10 @@ struct BoundSql {
 class ContractSql {
 public:
     // `watermarkCast` is the type a bound watermark is cast to so the comparison runs on the
-    // column's own type (PostgreSQL: "timestamptz", "timestamp", "int8"); empty binds it as is.
-    explicit ContractSql(SqlDialect dialect, QString watermarkCast = QString());
+    // column's own type (PostgreSQL: "timestamptz", "timestamp", "int8"; MySQL: "DATETIME(6)",
+    // "SIGNED"); empty binds it as is. `binaryTiebreak`: the tiebreak column is text that must
+    // compare and order byte by byte, not in its collation (MySQL's _ci makes 'abc' = 'ABC').
+    explicit ContractSql(SqlDialect dialect, QString watermarkCast = QString(), bool binaryTiebreak = false);
 
     // The window's conditions joined with AND; empty without a watermark column.
     BoundSql windowPredicate(const WindowQuery &window) const;
@@ -91,9 +96,23 @@ private:
     // The window's conditions (empty without a watermark column); appends the values they bind.
     QString conditions(const WindowQuery &window, SqlBindings &bindings) const;
     QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;
+    // The tiebreak column (already quoted and qualified) as it compares and orders.
+    QString tiebreakTerm(const QString &quoted) const;
+    QString mysqlDuplicateKeyUpdate(const WriteSpec &spec, const QStringList &columns,
+                                    const QString &stored) const;
 
     SqlDialect m_dialect;
     QString m_watermarkCast;
+    bool m_binaryTiebreak = false;
 };
+
+// A statement written with numbered placeholders (?1, ?2, … in any order, each any number of times)
+// as MySQL prepares it: positional ? in the text, and the 0-based index of the value each one binds.
+// Quoted identifiers and string literals are left alone.
+struct PositionalSql {
+    QString sql;
+    QList<int> order;
+};
+PositionalSql mysqlPositional(const QString &numbered);
 
 } // namespace tidemark

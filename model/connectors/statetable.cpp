@@ -48,6 +48,7 @@ StateTableSql::StateTableSql(StateDialect dialect)
     : m_dialect(dialect) {}
 
 QString StateTableSql::tableName() const {
+    // MySQL: in the connection's own database, whichever database the target tables are in.
     return m_dialect == StateDialect::Postgres
                ? quoteQualified(QStringLiteral("public"), QStringLiteral("tidemark_state"))
                : quoteIdentifier(QStringLiteral("tidemark_state"));
@@ -65,14 +66,29 @@ QString StateTableSql::param(int index) const {
 }
 
 QString StateTableSql::sameAs(const QString &column, int index) const {
-    return QStringLiteral("%1 %2 %3")
-        .arg(quoteIdentifier(column),
-             m_dialect == StateDialect::Postgres ? QStringLiteral("IS NOT DISTINCT FROM")
-                                                 : QStringLiteral("IS"),
-             param(index));
+    const QString operation = m_dialect == StateDialect::Postgres ? QStringLiteral("IS NOT DISTINCT FROM")
+                              : m_dialect == StateDialect::Mysql  ? QStringLiteral("<=>")
+                                                                  : QStringLiteral("IS");
+    return QStringLiteral("%1 %2 %3").arg(quoteIdentifier(column), operation, param(index));
 }
 
 QString StateTableSql::columnType(int column) const {
+    if (m_dialect == StateDialect::Mysql) {
+        // Indexed text needs a length (the key, the owner index); the table's collation is binary.
+        if (column == 0)
+            return QStringLiteral("VARCHAR(191)");
+        if (column == kTargetTableColumn)
+            return QStringLiteral("VARCHAR(700)");
+        switch (kColumns[column].kind) {
+        case Kind::Integer:
+            return QStringLiteral("BIGINT");
+        case Kind::Timestamp:
+            return QStringLiteral("VARCHAR(40)");
+        case Kind::Text:
+            break;
+        }
+        return QStringLiteral("LONGTEXT");
+    }
     const bool pg = m_dialect == StateDialect::Postgres;
     switch (kColumns[column].kind) {
     case Kind::Integer:
@@ -98,8 +114,13 @@ QString StateTableSql::create() const {
         definitions << columnDefinition(column);
     definitions
         << QStringLiteral("PRIMARY KEY (%1, %2)").arg(quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
-    return QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (%2)")
-        .arg(tableName(), definitions.join(QStringLiteral(", ")));
+    // MySQL: InnoDB, so the row commits in the rows' transaction; binary text, so the
+    // compare-and-set tells 'abc' from 'ABC' and trailing spaces count.
+    return QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (%2)%3")
+        .arg(tableName(), definitions.join(QStringLiteral(", ")),
+             m_dialect == StateDialect::Mysql
+                 ? QStringLiteral(" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin")
+                 : QString());
 }
 
 QStringList StateTableSql::addMissingColumns(const QStringList &present) const {
@@ -111,8 +132,8 @@ QStringList StateTableSql::addMissingColumns(const QStringList &present) const {
         // generation, has a default that fills the rows already there.
         statements << QStringLiteral("ALTER TABLE %1 ADD COLUMN %2%3")
                           .arg(tableName(),
-                               m_dialect == StateDialect::Postgres ? QStringLiteral("IF NOT EXISTS ")
-                                                                   : QString(),
+                               m_dialect != StateDialect::Sqlite ? QStringLiteral("IF NOT EXISTS ")
+                                                                 : QString(),
                                columnDefinition(column));
     }
     return statements;
@@ -152,9 +173,15 @@ QString StateTableSql::insertIfAbsent() const {
     QStringList params;
     for (int column = 0; column < kColumnCount; ++column)
         params << param(column + 1);
-    return QStringLiteral("INSERT INTO %1 (%2) VALUES (%3) ON CONFLICT (%4, %5) DO NOTHING")
-        .arg(tableName(), quoteIdentifierList(columnNames()), params.join(QStringLiteral(", ")),
-             quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
+    const QString insert =
+        QStringLiteral("INSERT INTO %1 (%2) VALUES (%3)")
+            .arg(tableName(), quoteIdentifierList(columnNames()), params.join(QStringLiteral(", ")));
+    // MySQL: a row already there fails the INSERT with a duplicate key, which the connector reads as
+    // "another writer got there first" (an upsert's no-op would hide a clash on the owner index too).
+    if (m_dialect == StateDialect::Mysql)
+        return insert;
+    return insert + QStringLiteral(" ON CONFLICT (%1, %2) DO NOTHING")
+                        .arg(quoteIdentifier(nameOf(0)), quoteIdentifier(nameOf(1)));
 }
 
 QString StateTableSql::updateIfAt() const {
@@ -174,9 +201,14 @@ QString StateTableSql::updateIfAt() const {
 
 QString StateTableSql::upsert() const {
     QStringList assignments;
+    const QString incoming =
+        m_dialect == StateDialect::Mysql ? QStringLiteral("VALUES(%1)") : QStringLiteral("excluded.%1");
     for (int column = 2; column < kColumnCount; ++column)
-        assignments << QStringLiteral("%1 = excluded.%1").arg(quoteIdentifier(nameOf(column)));
+        assignments << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(column)),
+                                                     incoming.arg(quoteIdentifier(nameOf(column))));
     QString sql = insertIfAbsent();
+    if (m_dialect == StateDialect::Mysql)
+        return sql + QStringLiteral(" ON DUPLICATE KEY UPDATE ") + assignments.join(QStringLiteral(", "));
     sql.replace(QStringLiteral("DO NOTHING"),
                 QStringLiteral("DO UPDATE SET ") + assignments.join(QStringLiteral(", ")));
     return sql;

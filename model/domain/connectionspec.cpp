@@ -6,7 +6,23 @@
 namespace tidemark {
 
 QString connectionKindName(ConnectionKind kind) {
-    return kind == ConnectionKind::Postgres ? QStringLiteral("postgres") : QStringLiteral("sqlite");
+    switch (kind) {
+    case ConnectionKind::Postgres:
+        return QStringLiteral("postgres");
+    case ConnectionKind::Mysql:
+        return QStringLiteral("mysql");
+    case ConnectionKind::Sqlite:
+        break;
+    }
+    return QStringLiteral("sqlite");
+}
+
+ConnectionKind connectionKindFromName(const QString &name) {
+    if (name == QLatin1String("postgres"))
+        return ConnectionKind::Postgres;
+    if (name == QLatin1String("mysql"))
+        return ConnectionKind::Mysql;
+    return ConnectionKind::Sqlite;
 }
 
 QString ConnectionSpec::describe() const {
@@ -20,7 +36,7 @@ QString ConnectionSpec::describe() const {
     QString text = conninfo;
     text.replace(keyword, QStringLiteral("\\1***"));
     text.replace(uri, QStringLiteral("\\1***@"));
-    QString result = QStringLiteral("postgres ") + text;
+    QString result = connectionKindName(kind) + QLatin1Char(' ') + text;
     if (!passwordEnv.isEmpty())
         result += QStringLiteral(" (password from $%1)").arg(passwordEnv);
     return result;
@@ -41,6 +57,8 @@ bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b) {
 QString tableIdentity(ConnectionKind kind, const QString &table) {
     if (kind == ConnectionKind::Sqlite)
         return table.toLower();
+    if (kind == ConnectionKind::Mysql)
+        return table;
     return table.contains(QLatin1Char('.')) ? table : QStringLiteral("public.") + table;
 }
 

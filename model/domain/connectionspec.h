@@ -5,9 +5,11 @@
 
 namespace tidemark {
 
-enum class ConnectionKind { Sqlite, Postgres };
+enum class ConnectionKind { Sqlite, Postgres, Mysql };
 
-QString connectionKindName(ConnectionKind kind); // "sqlite" | "postgres"
+QString connectionKindName(ConnectionKind kind); // "sqlite" | "postgres" | "mysql"
+// The kind a stored name stands for (anything unknown reads as sqlite, as before there were three).
+ConnectionKind connectionKindFromName(const QString &name);
 
 // A named endpoint. Never holds a password: PostgreSQL secrets come from the environment
 // variable named in passwordEnv, from the system keychain entry named by keychainKey, or from
@@ -17,8 +19,8 @@ struct ConnectionSpec {
     QString name;
     ConnectionKind kind = ConnectionKind::Sqlite;
     QString path;        // sqlite: the database file
-    QString conninfo;    // postgres: "host=… port=… dbname=… user=…" without password
-    QString passwordEnv; // postgres: name of the environment variable holding the password
+    QString conninfo;    // postgres, mysql: "host=… port=… dbname=… user=…" without password
+    QString passwordEnv; // postgres, mysql: name of the environment variable holding the password
     // Set by Workspace when it reads the connection (not a column): the key of its password in
     // the system keychain, connectionKeychainKey(workspace id, connection id). Empty = no
     // keychain lookup (a connection not saved yet).

@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
+#include "model/connectors/mariadbconnector.h"
 #include "model/credentials/credentialstore.h"
 #include "model/engine/remotework.h"
 #include "model/engine/sourcecatalog.h"
@@ -304,6 +305,8 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
 qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {
     if (spec.kind == ConnectionKind::Postgres)
         checkConninfo(spec.name, spec.conninfo);
+    if (spec.kind == ConnectionKind::Mysql)
+        parseMysqlConninfo(spec.name, spec.conninfo);
     const qint64 id = workspace.addConnection(spec);
     if (!password.isEmpty()) {
         try {
@@ -323,6 +326,8 @@ void updateCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, c
             QStringLiteral("connection '%1': which connection to change (no id)").arg(spec.name));
     if (spec.kind == ConnectionKind::Postgres)
         checkConninfo(spec.name, spec.conninfo);
+    if (spec.kind == ConnectionKind::Mysql)
+        parseMysqlConninfo(spec.name, spec.conninfo);
     if (!password.isEmpty()) {
         ConnectionSpec stored = spec;
         stored.keychainKey = connectionKeychainKey(workspace.workspaceId(), spec.id);

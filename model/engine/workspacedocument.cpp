@@ -185,12 +185,12 @@ ConnectionSpec parseConnection(const Field &field) {
     if (kind == QLatin1String("sqlite")) {
         spec.kind = ConnectionKind::Sqlite;
         spec.path = field["path"].text();
-    } else if (kind == QLatin1String("postgres")) {
-        spec.kind = ConnectionKind::Postgres;
+    } else if (kind == QLatin1String("postgres") || kind == QLatin1String("mysql")) {
+        spec.kind = connectionKindFromName(kind);
         spec.conninfo = field["conninfo"].text();
         spec.passwordEnv = field["password_env"].optionalText();
     } else {
-        field["kind"].refuse(QStringLiteral("'%1' is not sqlite or postgres").arg(kind));
+        field["kind"].refuse(QStringLiteral("'%1' is not sqlite, postgres or mysql").arg(kind));
     }
     return spec;
 }

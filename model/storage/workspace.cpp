@@ -471,8 +471,7 @@ ConnectionSpec readConnection(const SqliteStatement &stmt) {
     ConnectionSpec spec;
     spec.id = stmt.columnInt64(0);
     spec.name = stmt.columnText(1);
-    spec.kind =
-        stmt.columnText(2) == QLatin1String("postgres") ? ConnectionKind::Postgres : ConnectionKind::Sqlite;
+    spec.kind = connectionKindFromName(stmt.columnText(2));
     spec.path = stmt.columnText(3);
     spec.conninfo = stmt.columnText(4);
     spec.passwordEnv = stmt.columnText(5);

@@ -43,6 +43,16 @@ QByteArray postgresMissingMessage() {
            "********************************************************************************";
 }
 
+QByteArray mariadbMissingMessage() {
+    if (runningUnderCi())
+        return "TIDEMARK_MARIADB_PORT is not set under CI=true: the MariaDB suites must run in CI "
+               "(scripts/test.sh starts a server and exports the port; see scripts/mariadbcluster.sh)";
+    return "\n********************************************************************************\n"
+           "*** MariaDB suite SKIPPED: TIDEMARK_MARIADB_PORT is not set. Nothing was tested.\n"
+           "*** Run scripts/mariadbcluster.sh start and export the port it prints, or scripts/test.sh.\n"
+           "********************************************************************************";
+}
+
 QStringList CliResult::errLines() const {
     QStringList lines;
     for (const QString &line : err.split(QLatin1Char('\n'))) {

@@ -52,6 +52,21 @@ QByteArray postgresMissingMessage();
         }                                                                                                    \
     } while (false)
 
+// Why a MariaDB suite cannot run here (TIDEMARK_MARIADB_PORT unset), for the failure or skip message.
+QByteArray mariadbMissingMessage();
+
+// First statement of a MariaDB suite's initTestCase(), as TIDEMARK_REQUIRE_POSTGRES: fails under
+// CI, skips loudly elsewhere. scripts/mariadbcluster.sh starts a server and prints the port.
+#define TIDEMARK_REQUIRE_MARIADB()                                                                           \
+    do {                                                                                                     \
+        if (qEnvironmentVariableIsEmpty("TIDEMARK_MARIADB_PORT")) {                                          \
+            if (tidemark::test::runningUnderCi())                                                            \
+                QFAIL(tidemark::test::mariadbMissingMessage().constData());                                  \
+            qWarning("%s", tidemark::test::mariadbMissingMessage().constData());                             \
+            QSKIP(tidemark::test::mariadbMissingMessage().constData());                                      \
+        }                                                                                                    \
+    } while (false)
+
 // --- the CLI as a process ---
 
 struct CliResult {

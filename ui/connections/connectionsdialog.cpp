@@ -105,6 +105,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
 
     m_kind->addItem(tr("SQLite file"), int(ConnectionKind::Sqlite));
     m_kind->addItem(tr("PostgreSQL"), int(ConnectionKind::Postgres));
+    m_kind->addItem(tr("MySQL / MariaDB"), int(ConnectionKind::Mysql));
 
     auto *sqlitePage = new QWidget(this);
     auto *sqliteForm = new QFormLayout(sqlitePage);
@@ -152,7 +153,15 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
                               this));
     m_pages->addWidget(sqlitePage);
     m_pages->addWidget(pgPage);
-    connect(m_kind, &QComboBox::currentIndexChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    // Both servers take the same settings; the port follows the kind while it shows the other's default.
+    connect(m_kind, &QComboBox::currentIndexChanged, this, [this] {
+        const auto kind = ConnectionKind(m_kind->currentData().toInt());
+        m_pages->setCurrentIndex(kind == ConnectionKind::Sqlite ? 0 : 1);
+        if (kind == ConnectionKind::Mysql && m_port->value() == 5432)
+            m_port->setValue(3306);
+        else if (kind == ConnectionKind::Postgres && m_port->value() == 3306)
+            m_port->setValue(5432);
+    });
 
     auto *form = new QFormLayout;
     form->addRow(tr("Name:"), m_name);
@@ -299,7 +308,7 @@ void ConnectionsDialog::saved(const QString &what, const ConnectionSpec &spec, b
 }
 
 QString ConnectionsDialog::passwordToStore() const {
-    if (ConnectionKind(m_kind->currentData().toInt()) != ConnectionKind::Postgres ||
+    if (ConnectionKind(m_kind->currentData().toInt()) == ConnectionKind::Sqlite ||
         !m_savePassword->isChecked())
         return QString();
     return m_password->text();
@@ -323,7 +332,7 @@ const ConnectionSpec *ConnectionsDialog::selected() const {
 void ConnectionsDialog::loadSelected() {
     const ConnectionSpec *spec = selected();
     m_saveChanges->setEnabled(spec != nullptr);
-    m_forgetPassword->setEnabled(spec && spec->kind == ConnectionKind::Postgres);
+    m_forgetPassword->setEnabled(spec && spec->kind != ConnectionKind::Sqlite);
     m_extraConninfo.clear();
     if (!spec)
         return;
@@ -335,7 +344,7 @@ void ConnectionsDialog::loadSelected() {
         return;
     }
     m_host->clear();
-    m_port->setValue(5432);
+    m_port->setValue(spec->kind == ConnectionKind::Mysql ? 3306 : 5432);
     m_dbname->clear();
     m_user->clear();
     m_sslmode->setCurrentIndex(0);
@@ -377,8 +386,8 @@ void ConnectionsDialog::saveChanges() {
 
 void ConnectionsDialog::forgetPassword() {
     const ConnectionSpec *current = selected();
-    if (!current || current->kind != ConnectionKind::Postgres)
-        return setMessage(tr("Choose a PostgreSQL connection."), true);
+    if (!current || current->kind == ConnectionKind::Sqlite)
+        return setMessage(tr("Choose a PostgreSQL or MySQL connection."), true);
     const ConnectionSpec spec = *current;
     m_gateway->submit(
         this, [spec](Workspace &) { return CredentialStore::forgetPassword(spec); },
@@ -400,7 +409,7 @@ void ConnectionsDialog::removeSelected() {
         this,
         [spec](Workspace &ws) {
             ws.removeConnection(spec.name);
-            if (spec.kind != ConnectionKind::Postgres)
+            if (spec.kind == ConnectionKind::Sqlite)
                 return;
             try {
                 CredentialStore::forgetPassword(spec);
@@ -435,7 +444,7 @@ void ConnectionsDialog::testForm() {
         return setMessage(note.trimmed(), true);
     if (const ConnectionSpec *current = selected(); current && current->name == spec.name)
         spec.keychainKey = current->keychainKey; // editing: its stored password counts
-    if (spec.kind == ConnectionKind::Postgres)
+    if (spec.kind != ConnectionKind::Sqlite)
         spec.typedPassword = m_password->text();
     test(spec);
 }

@@ -9,6 +9,7 @@
 #include "app/cli/textformat.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/connectors/mariadbconnector.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
@@ -70,9 +71,11 @@ int connectionAdd(CliSession &session, const SubcommandParser &parser) {
             QStringLiteral("connection add: invalid connection name '%1' (empty or with ':')").arg(name));
     const bool isSqlite = parser.isSet(QStringLiteral("sqlite"));
     const bool isPostgres = parser.isSet(QStringLiteral("postgres"));
-    if (isSqlite == isPostgres)
+    const bool isMysql = parser.isSet(QStringLiteral("mysql"));
+    if (int(isSqlite) + int(isPostgres) + int(isMysql) != 1)
         throw ValidationError(
-            QStringLiteral("connection add %1: give exactly one of --sqlite PATH or --postgres CONNINFO")
+            QStringLiteral("connection add %1: give exactly one of --sqlite PATH, --postgres "
+                           "CONNINFO or --mysql SETTINGS")
                 .arg(name));
 
     ConnectionSpec spec;
@@ -80,8 +83,9 @@ int connectionAdd(CliSession &session, const SubcommandParser &parser) {
     if (isSqlite) {
         for (const char *option : {"password-env", "password-prompt", "password-stdin"}) {
             if (parser.isSet(QString::fromLatin1(option)))
-                throw ValidationError(QStringLiteral("connection add %1: --%2 applies to --postgres only")
-                                          .arg(name, QString::fromLatin1(option)));
+                throw ValidationError(
+                    QStringLiteral("connection add %1: --%2 applies to --postgres and --mysql only")
+                        .arg(name, QString::fromLatin1(option)));
         }
         const QString path = parser.value(QStringLiteral("sqlite"));
         if (path.isEmpty())
@@ -89,14 +93,17 @@ int connectionAdd(CliSession &session, const SubcommandParser &parser) {
         spec.kind = ConnectionKind::Sqlite;
         spec.path = checkedSqlitePath(path, parser.command(), name);
     } else {
-        spec.kind = ConnectionKind::Postgres;
-        spec.conninfo = parser.value(QStringLiteral("postgres"));
+        spec.kind = isMysql ? ConnectionKind::Mysql : ConnectionKind::Postgres;
+        spec.conninfo = parser.value(isMysql ? QStringLiteral("mysql") : QStringLiteral("postgres"));
         spec.passwordEnv = parser.value(QStringLiteral("password-env"));
         if (parser.isSet(QStringLiteral("password-env")) && spec.passwordEnv.trimmed().isEmpty())
             throw ValidationError(
                 QStringLiteral("connection add %1: --password-env needs a variable name").arg(name));
         try {
-            checkConninfo(name, spec.conninfo);
+            if (isMysql)
+                parseMysqlConninfo(name, spec.conninfo);
+            else
+                checkConninfo(name, spec.conninfo);
         } catch (const ValidationError &) {
             throw;
         } catch (const Error &error) {
@@ -105,7 +112,7 @@ int connectionAdd(CliSession &session, const SubcommandParser &parser) {
     }
 
     QString password;
-    if (isPostgres) {
+    if (!isSqlite) {
         password = passwordFromOptions(parser, QStringLiteral("connection add"), name);
         if (!password.isEmpty() && !spec.passwordEnv.isEmpty())
             throw ValidationError(QStringLiteral("connection add %1: --password-env and a stored password "
@@ -126,10 +133,12 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
     const QString command = QStringLiteral("connection edit %1").arg(name);
     const bool isSqlite = parser.isSet(QStringLiteral("sqlite"));
     const bool isPostgres = parser.isSet(QStringLiteral("postgres"));
-    if (isSqlite && isPostgres)
+    const bool isMysql = parser.isSet(QStringLiteral("mysql"));
+    if (int(isSqlite) + int(isPostgres) + int(isMysql) > 1)
         throw ValidationError(
-            QStringLiteral("%1: give one of --sqlite PATH or --postgres CONNINFO").arg(command));
-    const bool anyGiven = isSqlite || isPostgres || parser.isSet(QStringLiteral("password-env")) ||
+            QStringLiteral("%1: give one of --sqlite PATH, --postgres CONNINFO or --mysql SETTINGS")
+                .arg(command));
+    const bool anyGiven = isSqlite || isPostgres || isMysql || parser.isSet(QStringLiteral("password-env")) ||
                           parser.isSet(QStringLiteral("name")) ||
                           parser.isSet(QStringLiteral("password-prompt")) ||
                           parser.isSet(QStringLiteral("password-stdin"));
@@ -150,15 +159,15 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
         edited.path = checkedSqlitePath(path, parser.command(), name);
         edited.conninfo.clear();
         edited.passwordEnv.clear();
-    } else if (isPostgres) {
-        edited.kind = ConnectionKind::Postgres;
-        edited.conninfo = parser.value(QStringLiteral("postgres"));
+    } else if (isPostgres || isMysql) {
+        edited.kind = isMysql ? ConnectionKind::Mysql : ConnectionKind::Postgres;
+        edited.conninfo = parser.value(isMysql ? QStringLiteral("mysql") : QStringLiteral("postgres"));
         edited.path.clear();
     }
-    if (edited.kind != ConnectionKind::Postgres) {
+    if (edited.kind == ConnectionKind::Sqlite) {
         for (const char *option : {"password-env", "password-prompt", "password-stdin"}) {
             if (parser.isSet(QString::fromLatin1(option)))
-                throw ValidationError(QStringLiteral("%1: --%2 applies to a PostgreSQL connection only")
+                throw ValidationError(QStringLiteral("%1: --%2 applies to a server connection only")
                                           .arg(command, QString::fromLatin1(option)));
         }
     }
@@ -171,9 +180,12 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
                 QStringLiteral("%1: --name: invalid connection name '%2' (empty or with ':')")
                     .arg(command, edited.name));
     }
-    if (edited.kind == ConnectionKind::Postgres) {
+    if (edited.kind != ConnectionKind::Sqlite) {
         try {
-            checkConninfo(edited.name, edited.conninfo);
+            if (edited.kind == ConnectionKind::Mysql)
+                parseMysqlConninfo(edited.name, edited.conninfo);
+            else
+                checkConninfo(edited.name, edited.conninfo);
         } catch (const ValidationError &) {
             throw;
         } catch (const Error &error) {
@@ -194,7 +206,7 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
                                                                 : QStringLiteral("server")));
     }
     QString password;
-    if (edited.kind == ConnectionKind::Postgres) {
+    if (edited.kind != ConnectionKind::Sqlite) {
         password = passwordFromOptions(parser, QStringLiteral("connection edit"), name);
         if (!password.isEmpty() && !edited.passwordEnv.isEmpty())
             throw ValidationError(
@@ -225,7 +237,7 @@ int connectionRemove(CliSession &session, const SubcommandParser &parser) {
                      removed.isEmpty() ? QString()
                                        : QStringLiteral(" and purge the removed ones (table purge ID)")));
     workspace->removeConnection(name);
-    if (spec->kind == ConnectionKind::Postgres) {
+    if (spec->kind != ConnectionKind::Sqlite) {
         try {
             CredentialStore::forgetPassword(*spec);
         } catch (const Error &error) {
@@ -246,7 +258,9 @@ int connectionTest(CliSession &session, const SubcommandParser &parser) {
         throw ValidationError(QStringLiteral("connection test: connection '%1' does not exist").arg(name));
     const bool sqlite = spec->kind == ConnectionKind::Sqlite;
     const QString where = sqlite ? QStringLiteral("SQLite file %1").arg(spec->path)
-                                 : QStringLiteral("PostgreSQL '%1'").arg(spec->conninfo);
+                          : spec->kind == ConnectionKind::Mysql
+                              ? QStringLiteral("MySQL '%1'").arg(spec->conninfo)
+                              : QStringLiteral("PostgreSQL '%1'").arg(spec->conninfo);
     if (sqlite && !QFileInfo::exists(spec->path)) {
         // Opening would create it; a target's file is created by its first run, a source's must exist.
         if (!QFileInfo(QFileInfo(spec->path).absolutePath()).isDir()) {
@@ -278,9 +292,9 @@ int connectionSetPassword(CliSession &session, const SubcommandParser &parser) {
     if (!spec)
         throw ValidationError(
             QStringLiteral("connection set-password: connection '%1' does not exist").arg(name));
-    if (spec->kind != ConnectionKind::Postgres)
+    if (spec->kind == ConnectionKind::Sqlite)
         throw ValidationError(
-            QStringLiteral("connection set-password %1: only a PostgreSQL connection has a password")
+            QStringLiteral("connection set-password %1: only a PostgreSQL or MySQL connection has a password")
                 .arg(name));
     QString password = passwordFromOptions(parser, QStringLiteral("connection set-password"), name);
     if (password.isNull()) // neither option: ask on the terminal
@@ -342,6 +356,9 @@ const OptionSpec kSqliteOption{QStringLiteral("sqlite"), QStringLiteral("PATH"),
 const OptionSpec kPostgresOption{
     QStringLiteral("postgres"), QStringLiteral("CONNINFO"),
     QStringLiteral("a PostgreSQL server, as libpq takes it (no password inside)")};
+const OptionSpec kMysqlOption{QStringLiteral("mysql"), QStringLiteral("SETTINGS"),
+                              QStringLiteral("a MySQL or MariaDB server: 'host=H port=P user=U dbname=D "
+                                             "[socket=PATH] [sslmode=MODE]' (no password inside)")};
 
 } // namespace
 
@@ -354,21 +371,23 @@ QList<CommandSpec> connectionCommands() {
                                          first written, as open as its source (0600 from a server)
   connection add NAME --postgres CONNINFO [--password-env VAR | --password-prompt | --password-stdin]
                                          --password-prompt/--password-stdin store the password in
-                                         the system keychain (never in the workspace))"),
-         .options = QList<OptionSpec>{kSqliteOption, kPostgresOption} + kPasswordOptions,
+                                         the system keychain (never in the workspace)
+  connection add NAME --mysql 'host=H port=P user=U dbname=D [socket=PATH] [sslmode=MODE]'
+                  [the password options of --postgres]   a MySQL or MariaDB server)"),
+         .options = QList<OptionSpec>{kSqliteOption, kPostgresOption, kMysqlOption} + kPasswordOptions,
          .minPositional = 1,
          .maxPositional = 1,
          .positionalName = name,
          .handler = connectionAdd},
         {.name = QStringLiteral("connection edit"),
          .usage = QStringLiteral(
-             R"(  connection edit NAME [--sqlite PATH | --postgres CONNINFO] [--password-env VAR | --password-prompt |
+             R"(  connection edit NAME [--sqlite PATH | --postgres CONNINFO | --mysql SETTINGS] [--password-env VAR | --password-prompt |
                   --password-stdin] [--name NEW] [--yes]
                                          only the options given change (--password-env "" removes
                                          it); a new file or server for a connection that tables use
                                          needs --yes: their positions describe what the old one holds)"),
          .options =
-             QList<OptionSpec>{kSqliteOption, kPostgresOption} + kPasswordOptions +
+             QList<OptionSpec>{kSqliteOption, kPostgresOption, kMysqlOption} + kPasswordOptions +
              QList<OptionSpec>{
                  {QStringLiteral("name"), QStringLiteral("NEW"), QStringLiteral("renames the connection")},
                  {QStringLiteral("yes"), {}, QStringLiteral("moves a connection that tables use")}},
