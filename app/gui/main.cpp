@@ -85,9 +85,8 @@ int main(int argc, char *argv[]) {
     if (qEnvironmentVariableIsSet("TIDEMARK_BENCH_EVENTS"))
         new tidemark::WindowEventLog(&window, qEnvironmentVariable("TIDEMARK_BENCH_EVENTS"));
     // Opened before it is shown: its file is checked meanwhile, and the window is created with
-    // the workspace's title (MainWindow::openWorkspace).
-    if (!workspace.isEmpty())
-        window.openWorkspace(workspace);
+    // the workspace's title (MainWindow::openWorkspace). Without one, the last one or the welcome.
+    window.openOnStart(workspace);
     window.show();
     return app.exec();
 }
