@@ -17,7 +17,8 @@
 # default /tmp/tidemark-demo, so no checkout path shows), prepared for its state with the CLI,
 # and a window with no remembered settings, under a window manager (openbox: the main window
 # maximized, dialogs with their title bars, as on a desktop). The window gets into the state itself
-# (TIDEMARK_SCREENSHOT_STATE, ui/mainwindow/screenshotstate.cpp), fills the screen and prints
+# (TIDEMARK_SCREENSHOT_STATE, bench/window/screenshotstate.cpp, built into the instrumented window
+# build/bench/tidemark-instrumented, not the shipped one), fills the screen and prints
 # "screenshot-ready" when it is there; the shot is taken SCREENSHOT_SETTLE seconds later (default 0.5).
 #
 # env: SCREENSHOT_SIZES (default "1024x768 1440x900"), TIDEMARK_BUILD_DIR (default build)
@@ -28,7 +29,7 @@ cd "$root"
 source scripts/deps.sh
 tidemark_deps imagemagick openbox
 build_dir=${TIDEMARK_BUILD_DIR:-build}
-gui="$root/$build_dir/app/tidemark"
+gui="$root/$build_dir/bench/tidemark-instrumented"
 cli="$root/$build_dir/app/tidemark-cli"
 if [[ ! -x "$gui" || ! -x "$cli" ]]; then
     bash scripts/build.sh

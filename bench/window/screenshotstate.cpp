@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/mainwindow/screenshotstate.h"
+#include "bench/window/screenshotstate.h"
 
 #include "model/engine/runcoordinator.h"
 #include "model/models/iterationgridmodel.h"
