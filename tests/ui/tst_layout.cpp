@@ -492,7 +492,7 @@ private slots:
         QCOMPARE(tr("%n table(s)", nullptr, 7), QStringLiteral("7 tables"));
         QCOMPARE(tr("%n table(s)", nullptr, 0), QStringLiteral("0 tables"));
 
-        // Every undo text names the table by its source, or counts them.
+        // Every undo text names the table as source → target, or counts them.
         QTableView *tables = window.controlTable()->view();
         QUndoStack *stack = window.controlTable()->undoStack();
         tables->selectAll();
@@ -500,7 +500,9 @@ private slots:
         QTRY_COMPARE(stack->undoText(), QStringLiteral("Pause 2 tables"));
         tables->clearSelection();
         tables->selectRow(0);
-        const QString first = tables->model()->index(0, ControlTableModel::Source).data().toString();
+        const QString first = tables->model()->index(0, ControlTableModel::Source).data().toString() +
+                              QStringLiteral(" → ") +
+                              tables->model()->index(0, ControlTableModel::Target).data().toString();
         window.findChild<QAction *>(QStringLiteral("actionResume"))->trigger();
         QTRY_COMPARE(stack->undoText(), QStringLiteral("Resume table %1").arg(first));
         // The toolbar button keeps a short label, the tooltip names the command.

@@ -14,6 +14,7 @@
 #include "ui/controltable/commands/removetablecommand.h"
 #include "ui/controltable/commands/setactivecommand.h"
 #include "ui/controltable/tabledialog.h"
+#include "ui/common/tablenaming.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -192,7 +193,7 @@ void ControlTablePanel::addTable() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         m_undoStack->push(new AddTableCommand(commandContext(), dialog->preparedSpec()));
-        emit statusMessage(tr("Added %1").arg(dialog->preparedSpec().sourceDisplay()));
+        emit statusMessage(tr("Added %1").arg(tableName(dialog->preparedSpec())));
     });
     dialog->open();
 }
@@ -216,7 +217,7 @@ void ControlTablePanel::removeSelected() {
         return;
     QStringList names;
     for (const TableSpec &spec : tables)
-        names << spec.sourceDisplay();
+        names << tableName(spec);
     const auto answer = QMessageBox::question(
         this, tr("Remove tables"),
         tr("Remove %n table(s) from the control table?\n\n%1\n\nThe target tables and their rows are kept. "

@@ -14,6 +14,7 @@
 #include "ui/history/historychart.h"
 #include "ui/history/historyexport.h"
 #include "ui/history/tablechoicemodel.h"
+#include "ui/common/tablenaming.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -321,7 +322,7 @@ QString HistoryPanel::countText() const {
     if (const qint64 table = m_model->tableFilter()) {
         const std::optional<TableSpec> spec = m_tables->table(table);
         const QString name = spec
-                                 ? QStringLiteral("%1 → %2").arg(spec->sourceDisplay(), spec->targetDisplay())
+                                 ? tableName(*spec)
                                  : tr("table %1").arg(table);
         text = tr("%1: %2").arg(name, text);
     }
@@ -340,7 +341,7 @@ void HistoryPanel::loadChart() {
     // The chart follows the table filter; "All tables" charts each run's totals.
     const qint64 table = tableFilter();
     const std::optional<TableSpec> spec = table ? m_tables->table(table) : std::nullopt;
-    m_chart->showTable(table, spec ? spec->sourceDisplay() : tr("All tables"));
+    m_chart->showTable(table, spec ? tableName(*spec) : tr("All tables"));
 }
 
 void HistoryPanel::exportCsv() {
