@@ -33,7 +33,7 @@ QDateTime dueSince(const ScheduleSpec &spec) {
     return since;
 }
 
-QString missedText(const QDateTime &at, int count) {
+QString missedText(const QString &at, int count) {
     return count >= kMaxMissedCounted
                ? ScheduleListModel::tr("missed since %1 (%2+ firings)").arg(at).arg(kMaxMissedCounted)
                : ScheduleListModel::tr("missed since %1 (%n firing(s))", nullptr, count).arg(at);

@@ -81,8 +81,10 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->hideColumn(ControlTableModel::Tiebreak);
     m_view->hideColumn(ControlTableModel::Lookback);
     const int nextRun = widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()});
-    new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
-                     {ControlTableModel::Keys, ControlTableModel::Mode});
+    auto *fitter = new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
+                                    {ControlTableModel::Keys, ControlTableModel::Mode});
+    fitter->setGrowing({ControlTableModel::Source, ControlTableModel::Target, ControlTableModel::WatermarkColumn,
+                        ControlTableModel::LastWatermark});
     installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)

@@ -167,12 +167,20 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_splitter->setObjectName(QStringLiteral("historySplitter"));
     m_splitter->addWidget(listBox);
     m_splitter->addWidget(m_chart);
+    m_splitter->setChildrenCollapsible(false); // the chart keeps its usable minimum
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
     m_splitter->setSizes({820, 500});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
+    // Tab follows the layout, left to right along the filter row, then the list, then the chart
+    // (by creation order it ran from the export button leftwards).
+    const QList<QWidget *> tabOrder{m_tableFilter,  m_statusFilter, refresh,
+                                    m_exportCancel, m_exportButton, m_view,
+                                    m_chart->findChild<QComboBox *>(QStringLiteral("chartPeriod"))};
+    for (qsizetype i = 1; i < tabOrder.size(); ++i)
+        QWidget::setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
     updateCount();
 }
 

@@ -137,10 +137,11 @@ RunPanel::RunPanel(QWidget *parent)
     const QString running = tr("%1 · %2 rows/s · about %3 left")
                                 .arg(QStringLiteral("%1 / %1").arg(formatCount(1'000'000)),
                                      formatCount(99'999), formatDuration(59'000));
-    new ColumnFitter(m_view, IterationGridModel::Progress,
-                     widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
-                     widthForSamples(m_view, IterationGridModel::Progress, {running}),
-                     {IterationGridModel::Target, IterationGridModel::Duration});
+    auto *fitter = new ColumnFitter(m_view, IterationGridModel::Progress,
+                                    widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
+                                    widthForSamples(m_view, IterationGridModel::Progress, {running}),
+                                    {IterationGridModel::Target, IterationGridModel::Duration});
+    fitter->setGrowing({IterationGridModel::Source, IterationGridModel::Target, IterationGridModel::WatermarkBefore});
     installColumnMenu(m_view, IterationGridModel::Status);
 
     auto *rejects = new QAction(tr("Rejected &Rows…"), this);
