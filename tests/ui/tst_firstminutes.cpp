@@ -6,6 +6,7 @@
 
 #include "model/domain/runrecord.h"
 #include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/itemroles.h"
@@ -243,6 +244,77 @@ private slots:
         window.showMinimized();
         window.tray()->showWindow();
         QVERIFY(!(window.windowState() & Qt::WindowMinimized));
+    }
+
+    // Tab follows the layout: along the history's filter row left to right, then its list.
+    void tabFollowsTheLayout() {
+        UiFixture fixture;
+        setRecent({});
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 0);
+        HistoryPanel *history = window.historyPanel();
+        QWidget *table = history->findChild<QWidget *>(QStringLiteral("historyTableFilter"));
+        QWidget *status = history->findChild<QWidget *>(QStringLiteral("historyStatusFilter"));
+        QWidget *exportCsv = history->findChild<QWidget *>(QStringLiteral("exportCsv"));
+        QWidget *list = history->findChild<QWidget *>(QStringLiteral("historyView"));
+        QList<QWidget *> order;
+        for (QWidget *w = table; w && order.size() < 50; w = w->nextInFocusChain()) {
+            if (w->isVisible() && (w->focusPolicy() & Qt::TabFocus))
+                order << w;
+            if (w == list)
+                break;
+        }
+        QVERIFY(order.contains(list));
+        QVERIFY(order.indexOf(table) < order.indexOf(status));
+        QVERIFY(order.indexOf(status) < order.indexOf(exportCsv));
+        QVERIFY(order.indexOf(exportCsv) < order.indexOf(list));
+        for (qsizetype i = 1; i < order.size() - 1; ++i) // the filter row, left to right
+            QVERIFY2(order.at(i)->mapTo(history, QPoint()).x() > order.at(i - 1)->mapTo(history, QPoint()).x(),
+                     qPrintable(order.at(i)->objectName()));
+    }
+
+    // Run Selected runs the selected rows the filter shows, not those it hides.
+    void runSelectedActsOnTheVisibleSelection() {
+        UiFixture fixture;
+        setRecent({});
+        makeOrders(fixture.src, 10);
+        makeOrders(fixture.src, 10, 1, QStringLiteral("events"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 events = fixture.addTable(UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 2);
+        QTableView *tables = window.controlTable()->view();
+        tables->selectAll();
+        QCOMPARE(window.controlTable()->selectedIds().size(), 2);
+        window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"))->setText(QStringLiteral("events"));
+        QCOMPARE(tables->model()->rowCount(), 1);
+        QCOMPARE(window.controlTable()->selectedIds(), QList<qint64>{events});
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.iterations.size(), 1);
+        QCOMPARE(run.iterations.first().tableId, events);
+    }
+
+    // Spare width goes to the names and watermarks, not to the last column.
+    void spareWidthGoesToNames() {
+        UiFixture fixture;
+        setRecent({});
+        const QString longName = QStringLiteral("customer_order_lines_archive_2024_q4");
+        makeOrders(fixture.src, 5, 1, longName);
+        TableDraft draft = UiFixture::draft(longName, QStringLiteral("updated_at"));
+        draft.spec.targetTable = longName + QStringLiteral("_copy");
+        fixture.addTable(draft);
+        MainWindow window;
+        window.resize(1440, 900);
+        openInWindow(fixture, window, 1);
+        QTableView *tables = window.controlTable()->view();
+        const int needed = tables->sizeHintForColumn(ControlTableModel::Source);
+        QTRY_VERIFY2(tables->columnWidth(ControlTableModel::Source) >= std::min(needed, 140 * 3),
+                     qPrintable(QStringLiteral("%1 < %2").arg(tables->columnWidth(ControlTableModel::Source)).arg(needed)));
+        QVERIFY(tables->columnWidth(ControlTableModel::Target) > 140);
     }
 
     // One count everywhere: for the same iteration, the grid, the run header, the history and
