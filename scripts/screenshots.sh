@@ -12,6 +12,7 @@
 #   rejected-rows      the rows the target refused in a run, Rejected Rows…
 #   verify             Tables › Verify… of a target someone edited by hand, what differs
 #   schedules          the Schedules dock in front
+# and, named only: add-schedule, runner-setup, history-table, welcome (bench/window/screenshotstate.h)
 #
 # Every shot starts from a freshly built demo workspace in a neutral place (SCREENSHOT_DEMO_DIR,
 # default /tmp/tidemark-demo, so no checkout path shows), prepared for its state with the CLI,
@@ -114,7 +115,9 @@ shoot() { # STATE WIDTH
     # What the CLI says while preparing (a run's warnings) goes to a file beside the demo.
     prepare "$1" 2>"$demo.prepare.log"
     # No remembered geometry, splitters or columns: every refresh looks the same.
-    XDG_CONFIG_HOME="$scratch/config" TIDEMARK_SCREENSHOT_STATE="$1" "$gui" --workspace "$ws" >"$log" 2>&1 &
+    local open=(--workspace "$ws")
+    [[ "$1" == welcome ]] && open=()
+    XDG_CONFIG_HOME="$scratch/config" TIDEMARK_SCREENSHOT_STATE="$1" "$gui" "${open[@]}" >"$log" 2>&1 &
     gui_pid=$!
     local waited=0
     until grep -q '^screenshot-ready' "$log"; do
