@@ -80,8 +80,8 @@ void requireTargetColumns(const TableSpec &spec, const TableSchema &source, cons
         return;
     TableSchema existing;
     try {
-        const std::shared_ptr<Catalog> catalog =
-            task ? std::shared_ptr<Catalog>(task->open(target)) : std::shared_ptr<Catalog>(openConnector(target));
+        const std::shared_ptr<Catalog> catalog = task ? std::shared_ptr<Catalog>(task->open(target))
+                                                      : std::shared_ptr<Catalog>(openConnector(target));
         const TableRef table = catalog->parseTableName(spec.targetTable);
         if (!catalog->tableExists(table))
             return;

@@ -45,8 +45,8 @@ public:
 private:
     struct Row {
         ScheduleSpec spec;
-        QDateTime next; // UTC; invalid = never (or cannot be evaluated)
-        QDateTime missed; // UTC; the first firing due and not fired, invalid = none
+        QDateTime next;      // UTC; invalid = never (or cannot be evaluated)
+        QDateTime missed;    // UTC; the first firing due and not fired, invalid = none
         int missedCount = 0; // how many came due since, counted up to kMaxMissedCounted
         QString lastStatus;
     };

@@ -118,9 +118,9 @@ QStringList RunnerServiceSetup::plan() const {
         steps << tr("Write %1, with ExecStart=%2 --workspace %f serve").arg(userUnitPath(), m_cliPath)
               << QStringLiteral("$ systemctl --user daemon-reload");
     }
-    steps << QStringLiteral("$ ") + shellLine(QStringLiteral("systemctl"),
-                                              {QStringLiteral("--user"), QStringLiteral("enable"),
-                                               QStringLiteral("--now"), unitName()});
+    steps << QStringLiteral("$ ") +
+                 shellLine(QStringLiteral("systemctl"), {QStringLiteral("--user"), QStringLiteral("enable"),
+                                                         QStringLiteral("--now"), unitName()});
     return steps;
 }
 
@@ -183,15 +183,16 @@ void RunnerServiceSetup::runSystemctl(const QStringList &arguments, std::functio
                                   tr("systemctl --user failed (exit code %1).").arg(exitCode));
                 next();
             });
-    connect(m_process, &QProcess::errorOccurred, this, [this, next, mustSucceed](QProcess::ProcessError error) {
-        if (error != QProcess::FailedToStart)
-            return;
-        m_process->deleteLater();
-        m_process = nullptr;
-        if (!mustSucceed)
-            return next();
-        finish(RunnerSetupResult::Outcome::Failed, tr("systemctl could not be started."));
-    });
+    connect(m_process, &QProcess::errorOccurred, this,
+            [this, next, mustSucceed](QProcess::ProcessError error) {
+                if (error != QProcess::FailedToStart)
+                    return;
+                m_process->deleteLater();
+                m_process = nullptr;
+                if (!mustSucceed)
+                    return next();
+                finish(RunnerSetupResult::Outcome::Failed, tr("systemctl could not be started."));
+            });
     m_process->start(m_systemctl, arguments);
 }
 
@@ -222,8 +223,9 @@ void RunnerServiceSetup::finish(RunnerSetupResult::Outcome outcome, const QStrin
     restoreUnitFile();
     if (!m_enableTried)
         return report(outcome);
-    runSystemctl({QStringLiteral("--user"), QStringLiteral("disable"), unitName()},
-                 [this, outcome] { report(outcome); }, false);
+    runSystemctl(
+        {QStringLiteral("--user"), QStringLiteral("disable"), unitName()},
+        [this, outcome] { report(outcome); }, false);
 }
 
 void RunnerServiceSetup::report(RunnerSetupResult::Outcome outcome) {

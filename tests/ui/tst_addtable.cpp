@@ -263,9 +263,11 @@ private slots:
     void checksAnExistingTargetsColumnsAtAdd() {
         UiFixture fixture;
         makeOrders(fixture.src, 3);
-        execSql(fixture.dst, QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, updated_at TIMESTAMP)"));
-        execSql(fixture.dst, QStringLiteral("CREATE TABLE wide (id INTEGER PRIMARY KEY, customer TEXT, amount REAL, "
-                                            "updated_at TIMESTAMP, note TEXT)"));
+        execSql(fixture.dst,
+                QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, updated_at TIMESTAMP)"));
+        execSql(fixture.dst,
+                QStringLiteral("CREATE TABLE wide (id INTEGER PRIMARY KEY, customer TEXT, amount REAL, "
+                               "updated_at TIMESTAMP, note TEXT)"));
         TableDraft draft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
         try {
             fixture.prepared(draft);
@@ -295,8 +297,9 @@ private slots:
         ok->click();
         QTRY_VERIFY(!dialog.remoteWorkPending());
         QTRY_VERIFY(!dialog.problems().isEmpty());
-        QVERIFY2(dialog.problems().first().contains(QLatin1String("does not exist in target table 'dst:orders'")),
-                 qPrintable(dialog.problems().first()));
+        QVERIFY2(
+            dialog.problems().first().contains(QLatin1String("does not exist in target table 'dst:orders'")),
+            qPrintable(dialog.problems().first()));
         QVERIFY(dialog.isVisible());
         QCOMPARE(targetTable->text(), QStringLiteral("orders"));
     }

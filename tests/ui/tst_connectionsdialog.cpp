@@ -241,7 +241,8 @@ private slots:
         const QString note = child<QLabel>(dialog, "passwordNote")->text();
         qunsetenv("TIDEMARK_NO_KEYCHAIN");
         QVERIFY2(note.contains(QStringLiteral("No system keychain here")) &&
-                     note.contains(QStringLiteral("--password-env")) && note.contains(QStringLiteral("~/.pgpass")),
+                     note.contains(QStringLiteral("--password-env")) &&
+                     note.contains(QStringLiteral("~/.pgpass")),
                  qPrintable(note));
         QVERIFY(child<QLineEdit>(dialog, "password")->isEnabled()); // Test still uses a typed one
     }

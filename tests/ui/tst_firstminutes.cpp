@@ -8,8 +8,8 @@
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/displayformat.h"
-#include "model/models/iterationgridmodel.h"
 #include "model/models/itemroles.h"
+#include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/schedulelistmodel.h"
 #include "tests/ui/uifixture.h"
@@ -74,7 +74,8 @@ private slots:
         QVERIFY(welcome->isVisible());
         QVERIFY(dock(window, "historyDock")->isHidden());
         QVERIFY(dock(window, "schedulesDock")->isHidden());
-        for (const char *button : {"actionNewWorkspaceButton", "actionOpenWorkspaceButton", "actionOpenDemoButton"}) {
+        for (const char *button :
+             {"actionNewWorkspaceButton", "actionOpenWorkspaceButton", "actionOpenDemoButton"}) {
             auto *push = welcome->findChild<QPushButton *>(QString::fromLatin1(button));
             QVERIFY2(push && push->isVisible(), button);
         }
@@ -213,14 +214,19 @@ private slots:
         paused.active = false;
         ScheduleListModel model;
         model.setSchedules({every5, fired, paused}, {}, now);
-        QCOMPARE(model.missedAt(0), QDateTime::fromString(QStringLiteral("2026-12-06T09:05:00Z"), Qt::ISODate));
+        QCOMPARE(model.missedAt(0),
+                 QDateTime::fromString(QStringLiteral("2026-12-06T09:05:00Z"), Qt::ISODate));
         QCOMPARE(model.index(0, ScheduleListModel::NextLocal).data().toString(),
                  QStringLiteral("missed since 2026-12-06 09:05 UTC (12 firings)"));
-        QVERIFY(model.index(0, ScheduleListModel::NextLocal).data(Qt::ToolTipRole).toString().contains(
-            QStringLiteral("not fired")));
+        QVERIFY(model.index(0, ScheduleListModel::NextLocal)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("not fired")));
         QVERIFY(!model.missedAt(1).isValid());
-        QVERIFY(model.index(1, ScheduleListModel::NextLocal).data().toString().startsWith(
-            QStringLiteral("2026-12-06 10:05:00")));
+        QVERIFY(model.index(1, ScheduleListModel::NextLocal)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("2026-12-06 10:05:00")));
         QVERIFY(!model.missedAt(2).isValid());
         QCOMPARE(model.index(2, ScheduleListModel::NextLocal).data().toString(), QStringLiteral("paused"));
     }
@@ -270,7 +276,8 @@ private slots:
         QVERIFY(order.indexOf(status) < order.indexOf(exportCsv));
         QVERIFY(order.indexOf(exportCsv) < order.indexOf(list));
         for (qsizetype i = 1; i < order.size() - 1; ++i) // the filter row, left to right
-            QVERIFY2(order.at(i)->mapTo(history, QPoint()).x() > order.at(i - 1)->mapTo(history, QPoint()).x(),
+            QVERIFY2(order.at(i)->mapTo(history, QPoint()).x() >
+                         order.at(i - 1)->mapTo(history, QPoint()).x(),
                      qPrintable(order.at(i)->objectName()));
     }
 
@@ -281,13 +288,15 @@ private slots:
         makeOrders(fixture.src, 10);
         makeOrders(fixture.src, 10, 1, QStringLiteral("events"));
         fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
-        const qint64 events = fixture.addTable(UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at")));
+        const qint64 events =
+            fixture.addTable(UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at")));
         MainWindow window;
         openInWindow(fixture, window, 2);
         QTableView *tables = window.controlTable()->view();
         tables->selectAll();
         QCOMPARE(window.controlTable()->selectedIds().size(), 2);
-        window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"))->setText(QStringLiteral("events"));
+        window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"))
+            ->setText(QStringLiteral("events"));
         QCOMPARE(tables->model()->rowCount(), 1);
         QCOMPARE(window.controlTable()->selectedIds(), QList<qint64>{events});
         QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
@@ -312,8 +321,10 @@ private slots:
         openInWindow(fixture, window, 1);
         QTableView *tables = window.controlTable()->view();
         const int needed = tables->sizeHintForColumn(ControlTableModel::Source);
-        QTRY_VERIFY2(tables->columnWidth(ControlTableModel::Source) >= std::min(needed, 140 * 3),
-                     qPrintable(QStringLiteral("%1 < %2").arg(tables->columnWidth(ControlTableModel::Source)).arg(needed)));
+        QTRY_VERIFY2(
+            tables->columnWidth(ControlTableModel::Source) >= std::min(needed, 140 * 3),
+            qPrintable(
+                QStringLiteral("%1 < %2").arg(tables->columnWidth(ControlTableModel::Source)).arg(needed)));
         QVERIFY(tables->columnWidth(ControlTableModel::Target) > 140);
     }
 
@@ -338,8 +349,9 @@ private slots:
         const qint64 runId = finished.first().at(0).value<RunRecord>().id;
 
         // The CLI's record of the run.
-        const CliResult json = runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
-                                       QStringLiteral("--run"), QString::number(runId), QStringLiteral("--json")});
+        const CliResult json =
+            runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
+                    QStringLiteral("--run"), QString::number(runId), QStringLiteral("--json")});
         QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
         const QJsonArray runs = parseJsonArray(json.out);
         QCOMPARE(runs.size(), 1);
@@ -351,8 +363,9 @@ private slots:
                         it.value(QStringLiteral("rows_written")).toInteger()});
         }
         QCOMPARE(cli.size(), 3);
-        const CliResult text = runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
-                                       QStringLiteral("--run"), QString::number(runId)});
+        const CliResult text =
+            runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
+                    QStringLiteral("--run"), QString::number(runId)});
         QVERIFY2(text.exitCode == 0, qPrintable(text.describe()));
 
         // The grid, iteration by iteration, against the CLI.
@@ -362,18 +375,21 @@ private slots:
         qint64 written = 0;
         for (int row = 0; row < grid->model()->rowCount(); ++row) {
             const QString source = grid->model()->index(row, IterationGridModel::Source).data().toString();
-            const qint64 gridRead = grid->model()->index(row, IterationGridModel::RowsRead).data(RawRole).toLongLong();
+            const qint64 gridRead =
+                grid->model()->index(row, IterationGridModel::RowsRead).data(RawRole).toLongLong();
             const qint64 gridWritten =
                 grid->model()->index(row, IterationGridModel::RowsWritten).data(RawRole).toLongLong();
             QVERIFY2(cli.contains(source), qPrintable(source));
             QCOMPARE(gridRead, cli.value(source).first);
             QCOMPARE(gridWritten, cli.value(source).second);
-            QCOMPARE(grid->model()->index(row, IterationGridModel::RowsRead).data().toString(), formatCount(gridRead));
+            QCOMPARE(grid->model()->index(row, IterationGridModel::RowsRead).data().toString(),
+                     formatCount(gridRead));
             // The CLI's table has the same figures on the iteration's line.
             const QRegularExpression figures(QStringLiteral("\\s%1\\s+%2\\s").arg(gridRead).arg(gridWritten));
             bool onALine = false;
             for (const QString &line : text.out.split(QLatin1Char('\n')))
-                onALine = onALine || (line.contains(source + QStringLiteral(" -> ")) && line.contains(figures));
+                onALine =
+                    onALine || (line.contains(source + QStringLiteral(" -> ")) && line.contains(figures));
             QVERIFY2(onALine, qPrintable(source + QStringLiteral("\n") + text.out));
             read += gridRead;
             written += gridWritten;
@@ -383,9 +399,10 @@ private slots:
 
         // The run header and the history's row say the same totals.
         auto *summary = window.findChild<QLabel *>(QStringLiteral("runSummary"));
-        QTRY_VERIFY2(summary->text().contains(
-                         QStringLiteral("%1 rows read, %2 written").arg(formatCount(read), formatCount(written))),
-                     qPrintable(summary->text()));
+        QTRY_VERIFY2(
+            summary->text().contains(
+                QStringLiteral("%1 rows read, %2 written").arg(formatCount(read), formatCount(written))),
+            qPrintable(summary->text()));
         RunHistoryModel *history = window.historyPanel()->model();
         int historyRow = -1;
         QTRY_VERIFY([&] {
@@ -395,7 +412,8 @@ private slots:
                     historyRow = row;
             return historyRow >= 0;
         }());
-        QCOMPARE(history->index(historyRow, RunHistoryModel::RowsWritten).data().toString(), formatCount(written));
+        QCOMPARE(history->index(historyRow, RunHistoryModel::RowsWritten).data().toString(),
+                 formatCount(written));
     }
 };
 

@@ -7,10 +7,10 @@
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHeaderView>
-#include <QTimer>
 #include <QScopedValueRollback>
 #include <QStyle>
 #include <QTableView>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -80,7 +80,9 @@ void ColumnFitter::setGrowing(const QList<int> &columns) {
     again->setInterval(0);
     connect(again, &QTimer::timeout, this, &ColumnFitter::fit);
     QAbstractItemModel *model = m_view->model();
-    const auto soon = [again] { again->start(); };
+    const auto soon = [again] {
+        again->start();
+    };
     connect(model, &QAbstractItemModel::rowsInserted, again, soon);
     connect(model, &QAbstractItemModel::rowsRemoved, again, soon);
     connect(model, &QAbstractItemModel::modelReset, again, soon);

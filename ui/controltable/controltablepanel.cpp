@@ -8,13 +8,13 @@
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/commands/addtablecommand.h"
 #include "ui/controltable/commands/edittablecommand.h"
 #include "ui/controltable/commands/removetablecommand.h"
 #include "ui/controltable/commands/setactivecommand.h"
 #include "ui/controltable/tabledialog.h"
-#include "ui/common/tablenaming.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -83,8 +83,8 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     const int nextRun = widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()});
     auto *fitter = new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
                                     {ControlTableModel::Keys, ControlTableModel::Mode});
-    fitter->setGrowing({ControlTableModel::Source, ControlTableModel::Target, ControlTableModel::WatermarkColumn,
-                        ControlTableModel::LastWatermark});
+    fitter->setGrowing({ControlTableModel::Source, ControlTableModel::Target,
+                        ControlTableModel::WatermarkColumn, ControlTableModel::LastWatermark});
     installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)

@@ -5,8 +5,8 @@
 #include "model/engine/remotework.h"
 #include "model/engine/watermarksuggestion.h"
 #include "model/storage/workspace.h"
-#include "ui/common/workspacegateway.h"
 #include "ui/common/tablenaming.h"
+#include "ui/common/workspacegateway.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -4,8 +4,8 @@
 #include "model/models/itemroles.h"
 #include "model/models/watermarkhistorymodel.h"
 #include "model/storage/workspace.h"
-#include "ui/common/workspacegateway.h"
 #include "ui/common/tablenaming.h"
+#include "ui/common/workspacegateway.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>

@@ -345,8 +345,7 @@ void HistoryChart::render() {
 namespace {
 
 // The element of `items` whose time (`at`) is nearest `x` (ms since the epoch); null when none.
-template <typename T>
-const T *nearest(const QList<T> &items, qreal x) {
+template <typename T> const T *nearest(const QList<T> &items, qreal x) {
     const T *best = nullptr;
     qreal bestDistance = 0;
     for (const T &item : items) {
@@ -371,12 +370,12 @@ QString HistoryChart::pointToolTip(qreal msecsSinceEpoch) const {
             .arg(point->firstRunId)
             .arg(point->lastRunId)
             .arg(point->runs)
-            .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten), formatDuration(point->durationMs),
-                 status);
+            .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten),
+                 formatDuration(point->durationMs), status);
     return tr("Run %1, %2: %3 rows written in %4, %5")
         .arg(point->firstRunId)
-        .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten), formatDuration(point->durationMs),
-             status.toLower());
+        .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten),
+             formatDuration(point->durationMs), status.toLower());
 }
 
 QString HistoryChart::backfillToolTip(qreal msecsSinceEpoch) const {

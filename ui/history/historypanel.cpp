@@ -10,11 +10,11 @@
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
 #include "ui/history/historyexport.h"
 #include "ui/history/tablechoicemodel.h"
-#include "ui/common/tablenaming.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -176,8 +176,12 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     layout->addWidget(m_splitter);
     // Tab follows the layout, left to right along the filter row, then the list, then the chart
     // (by creation order it ran from the export button leftwards).
-    const QList<QWidget *> tabOrder{m_tableFilter,  m_statusFilter, refresh,
-                                    m_exportCancel, m_exportButton, m_view,
+    const QList<QWidget *> tabOrder{m_tableFilter,
+                                    m_statusFilter,
+                                    refresh,
+                                    m_exportCancel,
+                                    m_exportButton,
+                                    m_view,
                                     m_chart->findChild<QComboBox *>(QStringLiteral("chartPeriod"))};
     for (qsizetype i = 1; i < tabOrder.size(); ++i)
         QWidget::setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
@@ -329,9 +333,7 @@ QString HistoryPanel::countText() const {
         text += tr(", %1 shown").arg(formatCount(m_model->rowCount()));
     if (const qint64 table = m_model->tableFilter()) {
         const std::optional<TableSpec> spec = m_tables->table(table);
-        const QString name = spec
-                                 ? tableName(*spec)
-                                 : tr("table %1").arg(table);
+        const QString name = spec ? tableName(*spec) : tr("table %1").arg(table);
         text = tr("%1: %2").arg(name, text);
     }
     return text;

@@ -13,14 +13,19 @@ DemoWorkspace::DemoWorkspace(QObject *parent)
     : QObject(parent) {
     const QDir programDir(QCoreApplication::applicationDirPath());
     for (const QString &root : {QStringLiteral("../.."), QStringLiteral("..")}) {
-        const QString script = QDir::cleanPath(programDir.filePath(root + QStringLiteral("/scripts/make-demo.sh")));
+        const QString script =
+            QDir::cleanPath(programDir.filePath(root + QStringLiteral("/scripts/make-demo.sh")));
         if (QFileInfo::exists(script)) {
             m_script = script;
             m_demoDir = QDir::cleanPath(QFileInfo(script).path() + QStringLiteral("/../demo"));
             break;
         }
     }
+    // Beside this program (build/app, an install), or beside the shipped one (build/bench's).
     m_cli = programDir.filePath(QStringLiteral("tidemark-cli"));
+    if (const QString sibling = QDir::cleanPath(programDir.filePath(QStringLiteral("../app/tidemark-cli")));
+        !QFileInfo::exists(m_cli) && QFileInfo::exists(sibling))
+        m_cli = sibling;
 }
 
 QString DemoWorkspace::unavailableReason() const {
@@ -54,7 +59,8 @@ void DemoWorkspace::make() {
         if (status == QProcess::NormalExit && exitCode == 0 && isMade())
             emit made(workspacePath());
         else
-            emit failed(tr("%1 failed (exit code %2): %3").arg(m_script).arg(exitCode).arg(output.right(600)));
+            emit failed(
+                tr("%1 failed (exit code %2): %3").arg(m_script).arg(exitCode).arg(output.right(600)));
     });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)

@@ -26,8 +26,8 @@
 #include "ui/mainwindow/demoworkspace.h"
 #include "ui/mainwindow/helpdialogs.h"
 #include "ui/mainwindow/welcomepage.h"
-#include "ui/mainwindow/windowtray.h"
 #include "ui/mainwindow/windowfit.h"
+#include "ui/mainwindow/windowtray.h"
 #include "ui/run/cancelconsequences.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
@@ -266,10 +266,11 @@ void MainWindow::createActions() {
                        &MainWindow::newWorkspace);
     m_openAction = make(QStringLiteral("actionOpenWorkspace"), tr("&Open Workspace…"), QKeySequence::Open,
                         &MainWindow::chooseWorkspace);
-    m_demoAction = make(QStringLiteral("actionOpenDemo"), tr("Open the &Demo"), QKeySequence(), &MainWindow::openDemo);
-    m_demoAction->setToolTip(m_demo->isAvailable()
-                                 ? tr("A sample shop database and seven tables, one for each way a run can end")
-                                 : m_demo->unavailableReason());
+    m_demoAction =
+        make(QStringLiteral("actionOpenDemo"), tr("Open the &Demo"), QKeySequence(), &MainWindow::openDemo);
+    m_demoAction->setToolTip(
+        m_demo->isAvailable() ? tr("A sample shop database and seven tables, one for each way a run can end")
+                              : m_demo->unavailableReason());
     m_demoAction->setEnabled(m_demo->isAvailable());
     m_reopenLastAction = new QAction(tr("Reopen the Last Workspace on Start"), this);
     m_reopenLastAction->setObjectName(QStringLiteral("actionReopenLast"));

@@ -106,9 +106,10 @@ void WelcomePage::setRecent(const QStringList &paths) {
     m_recent->clear();
     for (const QString &path : paths) {
         const QFileInfo file(path);
-        const QString shown = file.exists()
-                                  ? tr("%1 — %2").arg(file.fileName(), QDir::toNativeSeparators(file.path()))
-                                  : tr("%1 — %2 (missing)").arg(file.fileName(), QDir::toNativeSeparators(file.path()));
+        const QString shown =
+            file.exists()
+                ? tr("%1 — %2").arg(file.fileName(), QDir::toNativeSeparators(file.path()))
+                : tr("%1 — %2 (missing)").arg(file.fileName(), QDir::toNativeSeparators(file.path()));
         auto *item = new QListWidgetItem(shown, m_recent);
         item->setData(Qt::UserRole, path);
         item->setToolTip(QDir::toNativeSeparators(path));

@@ -141,7 +141,8 @@ RunPanel::RunPanel(QWidget *parent)
                                     widthForSamples(m_view, IterationGridModel::Progress, {fraction}),
                                     widthForSamples(m_view, IterationGridModel::Progress, {running}),
                                     {IterationGridModel::Target, IterationGridModel::Duration});
-    fitter->setGrowing({IterationGridModel::Source, IterationGridModel::Target, IterationGridModel::WatermarkBefore});
+    fitter->setGrowing(
+        {IterationGridModel::Source, IterationGridModel::Target, IterationGridModel::WatermarkBefore});
     installColumnMenu(m_view, IterationGridModel::Status);
 
     auto *rejects = new QAction(tr("Rejected &Rows…"), this);

@@ -33,7 +33,8 @@ void RunnerBanner::setStatus(const std::optional<RunnerStatus> &status) {
     QString text = tr("<b>No runner: schedules do not fire.</b>");
     if (status->state == RunnerStatus::State::Stopped)
         text += QLatin1Char(' ') + status->text.toHtmlEscaped() + QLatin1Char('.');
-    text += QLatin1Char(' ') + tr("A runner (tidemark-cli serve) fires them; until one runs, due firings are missed.");
+    text += QLatin1Char(' ') +
+            tr("A runner (tidemark-cli serve) fires them; until one runs, due firings are missed.");
     m_text->setText(text);
     show();
 }

@@ -54,13 +54,15 @@ RunnerSetupDialog::RunnerSetupDialog(const QString &workspacePath, const QString
     // First what it will do, word for word; nothing is written or run until Set Up is pressed.
     const QStringList plan = m_setup->plan();
     if (plan.isEmpty()) {
-        m_outcome->setText(tr("systemd --user is not available here, so nothing can be set up from the window."));
+        m_outcome->setText(
+            tr("systemd --user is not available here, so nothing can be set up from the window."));
         m_transcript->setPlainText(m_setup->manualCommands().join(QLatin1Char('\n')));
     } else {
         m_outcome->setText(tr("Set Up will do this, in this order; if a step fails, what it did is undone:"));
         QString preview = plan.join(QLatin1Char('\n'));
         if (m_setup->writesUnitFile())
-            preview += tr("\n\nThe file it writes, %1:\n\n%2").arg(m_setup->userUnitPath(), m_setup->userUnitText());
+            preview +=
+                tr("\n\nThe file it writes, %1:\n\n%2").arg(m_setup->userUnitPath(), m_setup->userUnitText());
         m_transcript->setPlainText(preview);
         QPushButton *start = m_buttons->addButton(tr("Set Up"), QDialogButtonBox::AcceptRole);
         start->setObjectName(QStringLiteral("runnerSetupStart"));
@@ -80,8 +82,8 @@ RunnerSetupDialog::RunnerSetupDialog(const QString &workspacePath, const QString
             m_outcome->setText(tr("Done. %1").arg(result.howTo));
             break;
         case RunnerSetupResult::Outcome::Failed:
-            m_outcome->setText(
-                tr("systemd did not start the runner (see below); nothing was left behind. %1").arg(result.howTo));
+            m_outcome->setText(tr("systemd did not start the runner (see below); nothing was left behind. %1")
+                                   .arg(result.howTo));
             break;
         case RunnerSetupResult::Outcome::NoSystemd:
             m_outcome->setText(tr("systemd --user is not available here. %1").arg(result.howTo));
