@@ -320,7 +320,9 @@ private slots:
         window.resize(1440, 900);
         openInWindow(fixture, window, 1);
         QTableView *tables = window.controlTable()->view();
-        const int needed = tables->sizeHintForColumn(ControlTableModel::Source);
+        // QTableView's own is protected: the view's, through its base.
+        const int needed =
+            static_cast<QAbstractItemView *>(tables)->sizeHintForColumn(ControlTableModel::Source);
         QTRY_VERIFY2(
             tables->columnWidth(ControlTableModel::Source) >= std::min(needed, 140 * 3),
             qPrintable(

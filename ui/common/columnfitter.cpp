@@ -96,7 +96,9 @@ void ColumnFitter::grow(int spare) {
     for (auto it = m_growing.cbegin(); it != m_growing.cend(); ++it) {
         if (header->isSectionHidden(it.key()))
             continue;
-        const int need = std::min(m_view->sizeHintForColumn(it.key()), it.value() * kMaxGrowth) - it.value();
+        const int need = std::min(static_cast<const QAbstractItemView *>(m_view)->sizeHintForColumn(it.key()),
+                                  it.value() * kMaxGrowth) -
+                         it.value();
         if (need > 0) {
             wants.insert(it.key(), need);
             wanted += need;

@@ -12,6 +12,7 @@ class QLabel;
 class QMenu;
 class QSpinBox;
 class QSplitter;
+class QStackedWidget;
 
 namespace tidemark {
 
@@ -121,7 +122,7 @@ private:
     QDockWidget *m_schedulesDock = nullptr;
     RunnerStatusWidget *m_runnerStatus = nullptr;
     QSplitter *m_mainSplitter;
-    class QStackedWidget *m_pages;
+    QStackedWidget *m_pages;
     WelcomePage *m_welcome = nullptr;
     WindowTray *m_tray = nullptr;
     DemoWorkspace *m_demo;
