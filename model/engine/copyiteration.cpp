@@ -12,6 +12,7 @@
 #include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
 #include "model/engine/targetownership.h"
+#include "model/engine/tablesetup.h"
 #include "model/storage/workspace.h"
 
 #include <QElapsedTimer>
