@@ -11,8 +11,8 @@
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
-#include "model/engine/targetownership.h"
 #include "model/engine/tablesetup.h"
+#include "model/engine/targetownership.h"
 #include "model/storage/workspace.h"
 
 #include <QElapsedTimer>

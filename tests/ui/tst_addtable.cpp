@@ -7,6 +7,7 @@
 // runs; a newer choice or Cancel interrupts it). The Connections dialog's test is cancellable. Closing the
 // window's gateway keeps queued edits.
 
+#include "model/common/error.h"
 #include "model/engine/remotework.h"
 #include "model/storage/sqlitedb.h"
 #include "tests/support/historyfill.h"
