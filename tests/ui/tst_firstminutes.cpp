@@ -240,7 +240,7 @@ private slots:
         for (QAction *action : menu->actions())
             if (!action->isSeparator())
                 texts << QString(action->text()).remove(QLatin1Char('&'));
-        QCOMPARE(texts, (QStringList{QStringLiteral("Show Tidemark"), QStringLiteral("Run All"),
+        QCOMPARE(texts, (QStringList{QStringLiteral("Show Tidemark"), QStringLiteral("Run All Active"),
                                      QStringLiteral("Quit")}));
         QCOMPARE(menu->actions().at(1), window.findChild<QAction *>(QStringLiteral("actionRunAll")));
         QCOMPARE(menu->actions().last(), window.findChild<QAction *>(QStringLiteral("actionQuit")));
