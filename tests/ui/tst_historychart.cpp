@@ -328,7 +328,7 @@ private slots:
         QTRY_VERIFY(!shown.isEmpty());
         QCOMPARE(chart.pointCount(), 20);
         auto *view = chart.findChild<QChartView *>();
-        QVERIFY(view->minimumWidth() >= 340 && view->minimumHeight() >= 200);
+        QVERIFY(view->minimumWidth() >= 260 && view->minimumHeight() >= 200);
 
         QCategoryAxis *time = axis(chart, Qt::AlignBottom);
         const QStringList labels = time->categoriesLabels();

@@ -161,8 +161,9 @@ HistoryChart::HistoryChart(QWidget *parent)
     connect(m_period, &QComboBox::currentIndexChanged, this, &HistoryChart::request);
     m_view->setRenderHint(QPainter::Antialiasing);
     // Below this a plot has no room for its axes' labels (the history filtered to one table at
-    // 1024×768 squeezed it to a strip): the splitter and the dock stop here.
-    m_view->setMinimumSize(340, 200);
+    // 1024×768 squeezed it to a strip): the splitter and the dock stop here. Narrow enough that
+    // the history's list and the chart side by side still fit a 1024-pixel screen.
+    m_view->setMinimumSize(260, 200);
     auto *periodRow = new QHBoxLayout;
     periodRow->addWidget(new QLabel(tr("Period:"), this));
     periodRow->addWidget(m_period);

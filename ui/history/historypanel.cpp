@@ -147,6 +147,9 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     auto *refresh = new QPushButton(tr("Refresh"), this);
     connect(refresh, &QPushButton::clicked, this, &HistoryPanel::reload);
 
+    // The count names the table: long names must not widen the dock past a 1024-pixel screen,
+    // so it gives way (whole in its tooltip) before the chart does.
+    m_count->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("Table:"), this));
     filters->addWidget(m_tableFilter, 1);
@@ -341,6 +344,7 @@ QString HistoryPanel::countText() const {
 
 void HistoryPanel::updateCount() {
     m_count->setText(countText());
+    m_count->setToolTip(m_count->text());
 }
 
 void HistoryPanel::updateChart() {

@@ -91,6 +91,7 @@ WelcomePage::WelcomePage(QAction *newAction, QAction *openAction, QAction *demoA
     layout->addWidget(m_recentTitle);
     layout->addWidget(m_recent, 1);
     layout->addWidget(reopen);
+    layout->addStretch(0); // with no recent list, the rest stays together at the top
     auto *outer = new QHBoxLayout(this);
     outer->addStretch(1);
     outer->addWidget(column, 4);
