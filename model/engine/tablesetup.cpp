@@ -69,8 +69,6 @@ void requirePostgresTableName(const QString &text, const QString &option) {
     requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
 }
 
-// One target table takes one table's rows: a second table writing into it would mix or double
-// them. A removed table keeps its target (its rows and state row are there) until restored.
 // An existing target must hold every source column, or the table must add them: refused now
 // with the run's own words rather than at the first run. A target that cannot be reached now, or
 // a SQLite file not there yet (the first run creates it), is left for the run to check.
@@ -94,6 +92,8 @@ void requireTargetColumns(const TableSpec &spec, const TableSchema &source, cons
             throw ValidationError(missingTargetColumnMessage(spec, column.name));
 }
 
+// One target table takes one table's rows: a second table writing into it would mix or double
+// them. A removed table keeps its target (its rows and state row are there) until restored.
 void requireUnusedTarget(Workspace &workspace, const TableSpec &spec, const ConnectionSpec &target,
                          Words say) {
     if (const auto other = workspace.otherTableWritingInto(target, spec.targetTable, spec.id, false))
