@@ -96,8 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_concurrency(new QSpinBox(this))
     , m_pathLabel(new QLabel(this))
     , m_runLabel(new QLabel(this))
-    , m_reloadTimer(new QTimer(this))
-    , m_historyFiguresTimer(new QTimer(this)) {
+    , m_reloadTimer(new QTimer(this)) {
     ensureResources();
     installEnglishPlurals();
     setWindowTitle(windowTitleFor(QString()));
@@ -139,13 +138,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_reloadTimer->setInterval(500);
     connect(m_reloadTimer, &QTimer::timeout, m_controlTable, &ControlTablePanel::reload);
     // The history reads the window's own run only when it starts and ends (see the watcher
-    // below); in between its row takes the figures the run grid has, so it never says "0 read"
-    // beside a grid that has copied half a million rows.
-    m_historyFiguresTimer->setInterval(1000);
-    connect(m_historyFiguresTimer, &QTimer::timeout, this, [this] {
-        const IterationGridModel *live = m_runPanel->liveModel();
-        m_history->updateRunFigures(live->runId(), live->iterations());
-    });
+    // below); in between its row takes the figures the run grid shows, when it shows them, so it
+    // never says "0 read" (nor any other count) beside the grid.
+    connect(m_runPanel, &RunPanel::liveFiguresShown, m_history, &HistoryPanel::updateRunFigures);
 
     createActions();
     createMenus();
@@ -738,7 +733,6 @@ void MainWindow::confirmCancelRun() {
 void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations) {
     m_runLabel->setText(tr("Run %1: %n table(s)", nullptr, int(iterations.size())).arg(runId));
     m_history->reload(); // the new run appears in the history as running
-    m_historyFiguresTimer->start();
     updateActions();
 }
 
@@ -757,7 +751,6 @@ void MainWindow::onRunFinished(const RunRecord &run) {
     } else {
         m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
     }
-    m_historyFiguresTimer->stop();
     m_notifier->runFinished(run);
     m_alerts->runFinished(run);
     m_controlTable->reload();

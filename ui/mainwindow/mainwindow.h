@@ -136,8 +136,7 @@ private:
     QStringList m_recent; // the recent workspaces, newest first, as the writer was last given them
     SettingsWriter m_settingsWriter;
     class QTimer *m_reloadTimer;
-    class QTimer *m_historyFiguresTimer; // the history's row of the window's own run, while it runs
-    bool m_closeWhenIdle = false;        // closing was asked mid-run: close once it has finished
+    bool m_closeWhenIdle = false; // closing was asked mid-run: close once it has finished
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;

@@ -56,10 +56,15 @@ public slots:
 signals:
     // The user asked for the rejected rows of this iteration (grid context menu, details pane).
     void rejectedRowsRequested(const tidemark::IterationRecord &record);
+    // The live run's rows and its summary were just shown, together: whatever else shows its
+    // figures (the history's row of the run) takes them now, so every view says the same count.
+    void liveFiguresShown(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
 
 private:
     void setShown(IterationGridModel *model);
     void updateSummary();
+    // The live run's reports since the last tick, applied at once, with the summary.
+    void applyLiveReports();
     void updateDetails();
     void loadLog(qint64 iterationId);
 
@@ -73,6 +78,8 @@ private:
     QLabel *m_summary;
     QPushButton *m_backToLive;
     QTimer *m_summaryTimer; // a live run's summary, at most a few times a second
+    QTimer *m_liveTick;     // the live run's reports, applied together every kLiveSummaryMs
+    QList<IterationRecord> m_liveReports;
     RunCoordinator *m_coordinator = nullptr;
     WorkspaceGateway *m_gateway = nullptr;
     std::shared_ptr<std::atomic_bool> m_logSuperseded; // the log read a newer one made pointless
