@@ -417,6 +417,46 @@ private slots:
         QCOMPARE(history->index(historyRow, RunHistoryModel::RowsWritten).data().toString(),
                  formatCount(written));
     }
+
+    // While a run goes on, the grid's rows, the run header and the history's row of the run
+    // change together: whenever they are shown, they say the same count.
+    void oneCountWhileItRuns() {
+        UiFixture fixture;
+        setRecent({});
+        makeOrders(fixture.src, 60000);
+        TableDraft draft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
+        draft.spec.commitPerBatch = true; // committed batch by batch: figures move while it runs
+        draft.spec.batchSize = 200;
+        fixture.addTable(draft);
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        RunHistoryModel *history = window.historyPanel()->model();
+        auto *summary = window.findChild<QLabel *>(QStringLiteral("runSummary"));
+        int checked = 0;
+        QStringList mismatches;
+        connect(window.runPanel(), &RunPanel::liveFiguresShown, this, [&](qint64 runId) {
+            const QAbstractItemModel *grid = window.runPanel()->view()->model();
+            if (grid->rowCount() != 1)
+                return;
+            const QString read = grid->index(0, IterationGridModel::RowsRead).data().toString();
+            if (read == QStringLiteral("0"))
+                return;
+            for (int row = 0; row < history->rowCount(); ++row) {
+                if (history->index(row, 0).data(RunIdRole).toLongLong() != runId)
+                    continue;
+                ++checked;
+                const QString shown = history->index(row, RunHistoryModel::RowsRead).data().toString();
+                if (shown != read || !summary->text().contains(read + QStringLiteral(" rows read")))
+                    mismatches << QStringLiteral("grid %1, history %2, header \"%3\"")
+                                      .arg(read, shown, summary->text());
+            }
+        });
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches.join(QLatin1Char('\n'))));
+        QVERIFY2(checked >= 2, qPrintable(QStringLiteral("compared %1 times while it ran").arg(checked)));
+    }
 };
 
 QTEST_MAIN(TestFirstMinutes)
