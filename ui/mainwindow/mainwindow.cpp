@@ -703,6 +703,7 @@ void MainWindow::cancelRun() {
 void MainWindow::confirmCancelRun() {
     if (!m_coordinator || !m_coordinator->isRunning())
         return;
+    m_runPanel->applyLiveReports();
     const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
                                           m_controlTable->model()->tables());
     if (!consequences.losesRows())
@@ -972,6 +973,7 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     }
     if (m_coordinator && m_coordinator->isRunning() &&
         QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        m_runPanel->applyLiveReports();
         const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
                                               m_controlTable->model()->tables());
         const auto answer = QMessageBox::question(this, tr("Run in progress"),

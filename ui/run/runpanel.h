@@ -52,6 +52,9 @@ public slots:
     // runs nothing itself and the user is not reading another past run.
     void followRuns(const QList<tidemark::RunRecord> &runs);
     void clear();
+    // The live run's reports since the last tick, applied at once, with the summary. Anything
+    // that decides on the live rows (what a cancel would roll back) brings them up to date first.
+    void applyLiveReports();
 
 signals:
     // The user asked for the rejected rows of this iteration (grid context menu, details pane).
@@ -63,8 +66,6 @@ signals:
 private:
     void setShown(IterationGridModel *model);
     void updateSummary();
-    // The live run's reports since the last tick, applied at once, with the summary.
-    void applyLiveReports();
     void updateDetails();
     void loadLog(qint64 iterationId);
 
