@@ -6,7 +6,7 @@
 // the file named by its first argument, and quits after four seconds. With a second argument N it
 // changes its status bar N ms after its first frame, as a window does whose content comes in
 // after it is shown.
-#include "ui/mainwindow/latenessprobe.h"
+#include "bench/window/latenessprobe.h"
 
 #include <QApplication>
 #include <QDateTime>

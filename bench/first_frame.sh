@@ -7,7 +7,7 @@
 #   BENCH_WORKSPACE=big.tidemark bench/first_frame.sh     ... and Tidemark on (a copy of) that one
 #
 # env: BENCH_TRIALS (5), BENCH_DIR (/tmp/tidemark-first-frame), BENCH_DISPLAY (:88),
-#      TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/app/tidemark)
+#      TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/bench/tidemark-instrumented)
 #
 # Each trial runs each program in turn, each under a fresh Xvfb (at nice -10 when the bench may, as
 # in bench/window_scale.sh), for four seconds from its start: bench/bare_window.cpp (a plain
@@ -27,7 +27,7 @@ trials=${BENCH_TRIALS:-5}
 dir=${BENCH_DIR:-/tmp/tidemark-first-frame}
 display=${BENCH_DISPLAY:-:88}
 cli=${TIDEMARK_CLI:-$root/build/app/tidemark-cli}
-gui=${TIDEMARK_GUI:-$root/build/app/tidemark}
+gui=${TIDEMARK_GUI:-$root/build/bench/tidemark-instrumented}
 big=${BENCH_WORKSPACE:-}
 source "$root/bench/xvfb.sh"
 bench_programs first_frame "$cli" "$gui"

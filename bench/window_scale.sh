@@ -12,7 +12,7 @@
 #      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Esc in the window,
 #      SIGTERM to the CLI), BENCH_ROWS (300000 rows per table in `done`), BENCH_DIR (/tmp/tidemark-window-scale),
 #      BENCH_QUIT_SECONDS (120: a window still quitting then is killed, its quit time shown as ">"),
-#      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/app/tidemark),
+#      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/bench/tidemark-instrumented),
 #      BENCH_STEPS ("run follow refresh": what `scale` does between open and quit; "" opens and quits)
 #
 # A scale workspace is built once per size in BENCH_DIR and kept while its schema is this build's
@@ -67,7 +67,7 @@ fi
 dir=${BENCH_DIR:-/tmp/tidemark-window-scale}
 display=${BENCH_DISPLAY:-:87}
 cli=${TIDEMARK_CLI:-$root/build/app/tidemark-cli}
-gui=${TIDEMARK_GUI:-$root/build/app/tidemark}
+gui=${TIDEMARK_GUI:-$root/build/bench/tidemark-instrumented}
 probe=$root/bench/xping.py
 source "$root/bench/xvfb.sh"
 bench_programs window_scale "$cli" "$gui"

@@ -12,12 +12,14 @@
 #   rejected-rows      the rows the target refused in a run, Rejected Rows…
 #   verify             Tables › Verify… of a target someone edited by hand, what differs
 #   schedules          the Schedules dock in front
+# and, named only: add-schedule, runner-setup, history-table, welcome (bench/window/screenshotstate.h)
 #
 # Every shot starts from a freshly built demo workspace in a neutral place (SCREENSHOT_DEMO_DIR,
 # default /tmp/tidemark-demo, so no checkout path shows), prepared for its state with the CLI,
 # and a window with no remembered settings, under a window manager (openbox: the main window
 # maximized, dialogs with their title bars, as on a desktop). The window gets into the state itself
-# (TIDEMARK_SCREENSHOT_STATE, ui/mainwindow/screenshotstate.cpp), fills the screen and prints
+# (TIDEMARK_SCREENSHOT_STATE, bench/window/screenshotstate.cpp, built into the instrumented window
+# build/bench/tidemark-instrumented, not the shipped one), fills the screen and prints
 # "screenshot-ready" when it is there; the shot is taken SCREENSHOT_SETTLE seconds later (default 0.5).
 #
 # env: SCREENSHOT_SIZES (default "1024x768 1440x900"), TIDEMARK_BUILD_DIR (default build)
@@ -28,7 +30,7 @@ cd "$root"
 source scripts/deps.sh
 tidemark_deps imagemagick openbox
 build_dir=${TIDEMARK_BUILD_DIR:-build}
-gui="$root/$build_dir/app/tidemark"
+gui="$root/$build_dir/bench/tidemark-instrumented"
 cli="$root/$build_dir/app/tidemark-cli"
 if [[ ! -x "$gui" || ! -x "$cli" ]]; then
     bash scripts/build.sh
@@ -113,7 +115,9 @@ shoot() { # STATE WIDTH
     # What the CLI says while preparing (a run's warnings) goes to a file beside the demo.
     prepare "$1" 2>"$demo.prepare.log"
     # No remembered geometry, splitters or columns: every refresh looks the same.
-    XDG_CONFIG_HOME="$scratch/config" TIDEMARK_SCREENSHOT_STATE="$1" "$gui" --workspace "$ws" >"$log" 2>&1 &
+    local open=(--workspace "$ws")
+    [[ "$1" == welcome ]] && open=()
+    XDG_CONFIG_HOME="$scratch/config" TIDEMARK_SCREENSHOT_STATE="$1" "$gui" "${open[@]}" >"$log" 2>&1 &
     gui_pid=$!
     local waited=0
     until grep -q '^screenshot-ready' "$log"; do

@@ -22,7 +22,7 @@ QStringList iterationCells(const IterationRecord &record) {
             iterationStatusName(record.status),
             timeText(record.startedAt),
             QStringLiteral("%1 ms").arg(record.durationMs),
-            QString::number(record.rowsRead),
+            QString::number(rowsShownRead(record)), // Read as the window shows it
             QString::number(record.rowsWritten),
             QString::number(record.rowsSkipped),
             orNone(record.watermarkBefore) + QStringLiteral(" -> ") + orNone(record.watermarkAfter),

@@ -7,6 +7,7 @@
 #include <qt6keychain/keychain.h>
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QThread>
 
 #include <chrono>
@@ -155,6 +156,31 @@ bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
     if (outcome.error != QKeychain::NoError)
         throwKeychainError(spec, action, outcome);
     return true;
+}
+
+QString CredentialStore::unavailableReason() {
+    if (qgetenv("TIDEMARK_NO_KEYCHAIN") == "1")
+        return QStringLiteral("TIDEMARK_NO_KEYCHAIN=1 is set");
+    // Without a session bus libsecret would try to start one (dbus-launch) only to find no
+    // Secret Service on it: an SSH session, a service, a container.
+    if (qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS") &&
+        !QFileInfo::exists(qEnvironmentVariable("XDG_RUNTIME_DIR") + QStringLiteral("/bus")))
+        return QStringLiteral("there is no D-Bus session bus, so no Secret Service");
+    ConnectionSpec probe;
+    probe.name = QStringLiteral("(keychain probe)");
+    probe.keychainKey = QStringLiteral("tidemark-keychain-probe");
+    try {
+        const JobOutcome outcome = runJob(probe, QStringLiteral("probing"), [key = probe.keychainKey] {
+            auto *job = new QKeychain::ReadPasswordJob(QString::fromLatin1(serviceName));
+            job->setKey(key);
+            return job;
+        });
+        if (outcome.error == QKeychain::NoError || outcome.error == QKeychain::EntryNotFound)
+            return QString();
+        return outcome.errorString;
+    } catch (const Error &error) {
+        return error.message();
+    }
 }
 
 QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychainProblem) {

@@ -32,6 +32,9 @@ public:
     static void savePassword(const ConnectionSpec &spec, const QString &password);
     // Removes the entry; returns false when there was none. Throws Error when no keychain answers.
     static bool forgetPassword(const ConnectionSpec &spec);
+    // Why no keychain can be used here (TIDEMARK_NO_KEYCHAIN=1, no D-Bus session bus, no Secret
+    // Service answering), or an empty string when one answers. Blocks while it asks.
+    static QString unavailableReason();
 };
 
 // The password libpq gets for a PostgreSQL connection: the typed one (typedPassword) when there

@@ -37,6 +37,9 @@ QJsonObject iterationJson(const IterationRecord &record) {
     object.insert(QStringLiteral("finished_at"), timeJson(record.finishedAt));
     object.insert(QStringLiteral("duration_ms"), record.durationMs);
     object.insert(QStringLiteral("rows_read"), record.rowsRead);
+    // What the window, `history` and the hook's readers call Read: a failed or cancelled
+    // iteration's rolled-back reads left out (rowsShownRead), so every view gives one count.
+    object.insert(QStringLiteral("rows_read_kept"), rowsShownRead(record));
     object.insert(QStringLiteral("rows_written"), record.rowsWritten);
     object.insert(QStringLiteral("rows_skipped"), record.rowsSkipped);
     object.insert(QStringLiteral("rows_null_watermark"), record.rowsNullWatermark);

@@ -11,6 +11,7 @@
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
 #include "model/engine/rowvalues.h"
+#include "model/engine/tablesetup.h"
 #include "model/engine/targetownership.h"
 #include "model/storage/workspace.h"
 
@@ -553,9 +554,7 @@ struct CopyIteration::State {
             if (targetSchema.column(column.name))
                 continue;
             if (!spec.addNewColumns)
-                throw Error(QStringLiteral("source column '%1' of '%2' does not exist in target table '%3' "
-                                           "(add it to the target, or enable 'add new columns')")
-                                .arg(column.name, spec.sourceDisplay(), spec.targetDisplay()));
+                throw Error(missingTargetColumnMessage(spec, column.name));
             target->addColumn(targetTable, column);
             log(QStringLiteral("info"), QStringLiteral("added column '%1' to target table '%2'")
                                             .arg(column.name, spec.targetDisplay()));

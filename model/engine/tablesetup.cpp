@@ -10,6 +10,8 @@
 #include "model/engine/sourcecatalog.h"
 #include "model/storage/workspace.h"
 
+#include <QFileInfo>
+
 namespace tidemark {
 namespace {
 
@@ -66,6 +68,29 @@ void requirePostgresTableName(const QString &text, const QString &option) {
     if (dot >= 0)
         requirePostgresName(text.left(dot), option + QStringLiteral(" schema"));
     requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
+}
+
+// An existing target must hold every source column, or the table must add them: refused now
+// with the run's own words rather than at the first run. A target that cannot be reached now, or
+// a SQLite file not there yet (the first run creates it), is left for the run to check.
+void requireTargetColumns(const TableSpec &spec, const TableSchema &source, const ConnectionSpec &target,
+                          RemoteTask *task) {
+    if (spec.addNewColumns || (target.kind == ConnectionKind::Sqlite && !QFileInfo::exists(target.path)))
+        return;
+    TableSchema existing;
+    try {
+        const std::shared_ptr<Catalog> catalog = task ? std::shared_ptr<Catalog>(task->open(target))
+                                                      : std::shared_ptr<Catalog>(openConnector(target));
+        const TableRef table = catalog->parseTableName(spec.targetTable);
+        if (!catalog->tableExists(table))
+            return;
+        existing = catalog->describeTable(table);
+    } catch (const Error &) {
+        return;
+    }
+    for (const ColumnInfo &column : source.columns)
+        if (!existing.column(column.name))
+            throw ValidationError(missingTargetColumnMessage(spec, column.name));
 }
 
 // One target table takes one table's rows: a second table writing into it would mix or double
@@ -295,11 +320,18 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
             spec.watermarkType, draft.initialWatermarkText, sample,
             say(QStringLiteral("--initial-watermark"), QStringLiteral("initial watermark")));
     }
+    requireTargetColumns(spec, schema, targetConnection, task);
     if (spec.id == 0) {
         spec.lastWatermark = spec.initialWatermark;
         spec.lastTiebreak = QVariant();
     }
     return spec;
+}
+
+QString missingTargetColumnMessage(const TableSpec &spec, const QString &column) {
+    return QStringLiteral("source column '%1' of '%2' does not exist in target table '%3' "
+                          "(add it to the target, or enable 'add new columns')")
+        .arg(column, spec.sourceDisplay(), spec.targetDisplay());
 }
 
 qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {

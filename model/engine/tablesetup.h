@@ -41,6 +41,10 @@ QStringList checkTableRules(const TableSpec &spec, Wording wording = Wording::Cl
 TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wording = Wording::Cli,
                        RemoteTask *task = nullptr);
 
+// Why a run refuses a target table that exists without source column `column` (and the table
+// does not add new columns): said the same at Add (prepareTable) as at the run.
+QString missingTargetColumnMessage(const TableSpec &spec, const QString &column);
+
 // Adds a connection after the checks `connection add` makes (a PostgreSQL conninfo must parse and
 // must not hold a password); returns its id. A non-empty `password` goes to the system keychain
 // (never the workspace); all or nothing: when the keychain refuses it, the connection is removed

@@ -21,6 +21,24 @@ QString tablesText(const QList<qint64> &ids) {
     return parts.join(QStringLiteral(", "));
 }
 
+constexpr int kMaxMissedCounted = 100;
+
+// Since when the schedule should have fired: its last firing, else its creation, or its last
+// change when that is later (a new cron or a resume starts counting afresh).
+QDateTime dueSince(const ScheduleSpec &spec) {
+    QDateTime since = spec.createdAt;
+    for (const QDateTime &at : {spec.updatedAt, spec.lastFiredAt})
+        if (at.isValid() && (!since.isValid() || at > since))
+            since = at;
+    return since;
+}
+
+QString missedText(const QString &at, int count) {
+    return count >= kMaxMissedCounted
+               ? ScheduleListModel::tr("missed since %1 (%2+ firings)").arg(at).arg(kMaxMissedCounted)
+               : ScheduleListModel::tr("missed since %1 (%n firing(s))", nullptr, count).arg(at);
+}
+
 } // namespace
 
 ScheduleListModel::ScheduleListModel(QObject *parent)
@@ -75,6 +93,10 @@ QVariant ScheduleListModel::displayValue(const Row &row, int column) const {
     case NextLocal:
         if (!spec.active)
             return tr("paused");
+        if (row.missed.isValid())
+            return missedText(row.missed.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
+                                  .toString(QStringLiteral("yyyy-MM-dd HH:mm t")),
+                              row.missedCount);
         if (!row.next.isValid())
             return tr("never");
         return row.next.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
@@ -82,6 +104,8 @@ QVariant ScheduleListModel::displayValue(const Row &row, int column) const {
     case NextShown:
         if (!spec.active || !row.next.isValid())
             return QString();
+        if (row.missed.isValid())
+            return missedText(formatTime(row.missed), row.missedCount);
         return formatTime(row.next);
     case LastStatus:
         return row.lastStatus.isEmpty() ? tr("never ran") : row.lastStatus;
@@ -104,6 +128,11 @@ QVariant ScheduleListModel::data(const QModelIndex &index, int role) const {
                                         : QVariant();
     case StatusNameRole:
         return row.lastStatus;
+    case Qt::ToolTipRole:
+        if ((index.column() == NextLocal || index.column() == NextShown) && row.missed.isValid())
+            return tr("Due at %1 and not fired: no runner fired it (Run › Set Up Runner…). Due next at %2.")
+                .arg(formatTimeWithZone(row.missed), formatTimeWithZone(row.next));
+        return {};
     case RawRole:
         if (index.column() == NextLocal || index.column() == NextShown)
             return row.next;
@@ -118,8 +147,19 @@ void ScheduleListModel::setSchedules(const QList<ScheduleSpec> &schedules,
     const CronFireTimes fireTimes;
     beginResetModel();
     m_rows.clear();
-    for (const ScheduleSpec &spec : schedules)
-        m_rows.append({spec, fireTimes.nextAfter(spec, now), lastStatuses.value(spec.name)});
+    for (const ScheduleSpec &spec : schedules) {
+        Row row{spec, fireTimes.nextAfter(spec, now), {}, 0, lastStatuses.value(spec.name)};
+        const QDateTime since = dueSince(spec);
+        QDateTime due = spec.active && since.isValid() ? fireTimes.nextAfter(spec, since) : QDateTime();
+        if (due.isValid() && due.secsTo(now) > missedAfterSeconds) {
+            row.missed = due;
+            while (due.isValid() && due < now && row.missedCount < kMaxMissedCounted) {
+                ++row.missedCount;
+                due = fireTimes.nextAfter(spec, due);
+            }
+        }
+        m_rows.append(row);
+    }
     endResetModel();
 }
 

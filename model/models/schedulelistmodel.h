@@ -11,7 +11,9 @@
 namespace tidemark {
 
 // The workspace's schedules, one row each, with when each fires next (in its own zone and in
-// UTC, evaluated against the clock given to setSchedules) and the status of its last run.
+// UTC, evaluated against the clock given to setSchedules) and the status of its last run. A
+// schedule whose firing came due and was not fired (no runner was there to fire it) shows that
+// firing as missed instead of the next one: the list never rolls forward past what did not happen.
 // Holds a copy of what the workspace said last; the window reads it off the GUI thread. GUI
 // thread only.
 class ScheduleListModel : public QAbstractTableModel {
@@ -33,11 +35,19 @@ public:
     const ScheduleSpec &scheduleAt(int row) const { return m_rows.at(row).spec; }
     QList<ScheduleSpec> schedules() const;
     int rowOfSchedule(const QString &name) const;
+    // The first firing that came due since the schedule last fired (or was created or changed)
+    // and was not fired; invalid when none was missed.
+    QDateTime missedAt(int row) const { return m_rows.at(row).missed; }
+
+    // A firing this long overdue was missed (a live runner fires within a tick of its time).
+    static constexpr qint64 missedAfterSeconds = 120;
 
 private:
     struct Row {
         ScheduleSpec spec;
-        QDateTime next; // UTC; invalid = never (or cannot be evaluated)
+        QDateTime next;      // UTC; invalid = never (or cannot be evaluated)
+        QDateTime missed;    // UTC; the first firing due and not fired, invalid = none
+        int missedCount = 0; // how many came due since, counted up to kMaxMissedCounted
         QString lastStatus;
     };
     QVariant displayValue(const Row &row, int column) const;

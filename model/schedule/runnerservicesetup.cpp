@@ -110,6 +110,20 @@ QStringList RunnerServiceSetup::manualCommands() const {
             QStringLiteral("loginctl enable-linger \"$USER\"")};
 }
 
+QStringList RunnerServiceSetup::plan() const {
+    if (QStandardPaths::findExecutable(QStringLiteral("systemctl")).isEmpty())
+        return {};
+    QStringList steps;
+    if (writesUnitFile()) {
+        steps << tr("Write %1, with ExecStart=%2 --workspace %f serve").arg(userUnitPath(), m_cliPath)
+              << QStringLiteral("$ systemctl --user daemon-reload");
+    }
+    steps << QStringLiteral("$ ") +
+                 shellLine(QStringLiteral("systemctl"), {QStringLiteral("--user"), QStringLiteral("enable"),
+                                                         QStringLiteral("--now"), unitName()});
+    return steps;
+}
+
 bool RunnerServiceSetup::packagedUnitInstalled() const {
     for (const QString &dir : m_packagedUnitDirs)
         if (QFileInfo::exists(dir + QLatin1Char('/') + kUnitTemplateName))
@@ -132,61 +146,95 @@ void RunnerServiceSetup::start() {
 
     const QStringList enable{QStringLiteral("--user"), QStringLiteral("enable"), QStringLiteral("--now"),
                              unitName()};
-    if (packagedUnitInstalled()) {
+    const auto enableThenFinish = [this, enable] {
+        m_enableTried = true;
         runSystemctl(enable, [this] { finish(RunnerSetupResult::Outcome::Enabled); });
-        return;
-    }
+    };
+    if (packagedUnitInstalled())
+        return enableThenFinish();
     // The unit file is this program's to write: rewritten, so ExecStart follows the binary.
     const QString path = userUnitPath();
     QDir().mkpath(QFileInfo(path).path());
+    if (QFile before(path); before.open(QIODevice::ReadOnly))
+        m_unitBefore = before.readAll();
+    m_wroteUnit = true;
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(userUnitText().toUtf8()) < 0 || !file.commit())
         return finish(RunnerSetupResult::Outcome::Failed,
                       tr("Cannot write %1: %2").arg(path, file.errorString()));
     append(tr("Wrote %1 (ExecStart: %2 --workspace %f serve)").arg(path, m_cliPath));
-    runSystemctl({QStringLiteral("--user"), QStringLiteral("daemon-reload")}, [this, enable] {
-        runSystemctl(enable, [this] { finish(RunnerSetupResult::Outcome::Enabled); });
-    });
+    runSystemctl({QStringLiteral("--user"), QStringLiteral("daemon-reload")}, enableThenFinish);
 }
 
-void RunnerServiceSetup::runSystemctl(const QStringList &arguments, std::function<void()> next) {
+void RunnerServiceSetup::runSystemctl(const QStringList &arguments, std::function<void()> next,
+                                      bool mustSucceed) {
     append(QStringLiteral("$ ") + shellLine(QStringLiteral("systemctl"), arguments));
     m_process = new QProcess(this);
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     connect(m_process, &QProcess::finished, this,
-            [this, next = std::move(next)](int exitCode, QProcess::ExitStatus status) {
+            [this, next, mustSucceed](int exitCode, QProcess::ExitStatus status) {
                 const QString output = QString::fromLocal8Bit(m_process->readAll()).trimmed();
                 m_process->deleteLater();
                 m_process = nullptr;
                 if (!output.isEmpty())
                     append(output);
-                if (status != QProcess::NormalExit || exitCode != 0)
+                if (mustSucceed && (status != QProcess::NormalExit || exitCode != 0))
                     return finish(RunnerSetupResult::Outcome::Failed,
                                   tr("systemctl --user failed (exit code %1).").arg(exitCode));
                 next();
             });
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error != QProcess::FailedToStart)
-            return;
-        m_process->deleteLater();
-        m_process = nullptr;
-        finish(RunnerSetupResult::Outcome::Failed, tr("systemctl could not be started."));
-    });
+    connect(m_process, &QProcess::errorOccurred, this,
+            [this, next, mustSucceed](QProcess::ProcessError error) {
+                if (error != QProcess::FailedToStart)
+                    return;
+                m_process->deleteLater();
+                m_process = nullptr;
+                if (!mustSucceed)
+                    return next();
+                finish(RunnerSetupResult::Outcome::Failed, tr("systemctl could not be started."));
+            });
     m_process->start(m_systemctl, arguments);
+}
+
+void RunnerServiceSetup::restoreUnitFile() {
+    if (!m_wroteUnit)
+        return;
+    const QString path = userUnitPath();
+    if (!m_unitBefore) {
+        if (QFile::remove(path))
+            append(tr("Removed %1 again.").arg(path));
+        return;
+    }
+    QSaveFile file(path);
+    if (file.open(QIODevice::WriteOnly) && file.write(*m_unitBefore) >= 0 && file.commit())
+        append(tr("Put %1 back as it was.").arg(path));
 }
 
 void RunnerServiceSetup::finish(RunnerSetupResult::Outcome outcome, const QString &why) {
     if (m_done)
         return;
     m_done = true;
+    if (!why.isEmpty())
+        append(why);
+    if (outcome != RunnerSetupResult::Outcome::Failed)
+        return report(outcome);
+    // Nothing left behind: the unit file as it was, and an enable that went half-way undone (best
+    // effort: a user manager that refused the enable may refuse this too).
+    restoreUnitFile();
+    if (!m_enableTried)
+        return report(outcome);
+    runSystemctl(
+        {QStringLiteral("--user"), QStringLiteral("disable"), unitName()},
+        [this, outcome] { report(outcome); }, false);
+}
+
+void RunnerServiceSetup::report(RunnerSetupResult::Outcome outcome) {
     RunnerSetupResult result;
     result.outcome = outcome;
     if (outcome == RunnerSetupResult::Outcome::Enabled) {
         append(tr("The runner is enabled: it starts now and with your session."));
         result.howTo = tr("To keep it running while you are logged out: %1").arg(manualCommands().at(1));
     } else {
-        if (!why.isEmpty())
-            append(why);
         result.howTo =
             tr("Run these two commands where systemd --user is available (a login session "
                "on this machine):\n  %1\n  %2\nWithout systemd, keep \"%3 --workspace %4 serve\" "

@@ -5,6 +5,7 @@
 #include <QProcessEnvironment>
 #include <QStringList>
 #include <functional>
+#include <optional>
 
 class QProcess;
 
@@ -28,6 +29,9 @@ struct RunnerSetupResult {
 // tarball), the unit is first written into the user's unit folder ($XDG_CONFIG_HOME, else
 // ~/.config, /systemd/user/) from the packaged template with ExecStart naming `cliPath`, and
 // the user manager is reloaded. Then `systemctl --user enable --now tidemark-runner@….service`.
+// plan() says all of that before start() does it. A setup that fails leaves nothing behind: the
+// unit file it wrote is put back as it was (removed when there was none), and an enable that
+// failed half-way is undone with `systemctl --user disable`.
 // Processes are started asynchronously (QProcess, found through PATH); finished() comes once.
 // Lives on a thread with an event loop (the GUI thread).
 class RunnerServiceSetup : public QObject {
@@ -48,6 +52,11 @@ public:
     QString userUnitText() const;
     // The commands that enable the runner by hand, one shell line each.
     QStringList manualCommands() const;
+    // What start() will do, one line each: the file it writes, then each command as a shell line.
+    // Empty when there is no systemctl (start() then only says how to do it by hand).
+    QStringList plan() const;
+    // start() writes userUnitPath() (no packaged unit is installed).
+    bool writesUnitFile() const { return !packagedUnitInstalled(); }
 
     void start();
 
@@ -57,8 +66,12 @@ signals:
     void finished(const tidemark::RunnerSetupResult &result);
 
 private:
-    void runSystemctl(const QStringList &arguments, std::function<void()> next);
+    // `next` after systemctl succeeded; a failure finishes the setup as failed, unless it need not
+    // succeed (then `next` either way).
+    void runSystemctl(const QStringList &arguments, std::function<void()> next, bool mustSucceed = true);
     void finish(RunnerSetupResult::Outcome outcome, const QString &why = {});
+    void restoreUnitFile(); // after a failure: the unit file as it was before start()
+    void report(RunnerSetupResult::Outcome outcome);
     void append(const QString &text);
     bool packagedUnitInstalled() const;
 
@@ -69,6 +82,9 @@ private:
     QString m_transcript;
     QProcess *m_process = nullptr;
     bool m_done = false;
+    bool m_wroteUnit = false;
+    std::optional<QByteArray> m_unitBefore; // the unit file's text before it was written; none: absent
+    bool m_enableTried = false;
 };
 
 } // namespace tidemark

@@ -7,6 +7,7 @@
 // runs; a newer choice or Cancel interrupts it). The Connections dialog's test is cancellable. Closing the
 // window's gateway keeps queued edits.
 
+#include "model/common/error.h"
 #include "model/engine/remotework.h"
 #include "model/storage/sqlitedb.h"
 #include "tests/support/historyfill.h"
@@ -254,6 +255,53 @@ private slots:
                  qPrintable(dialog.problems().first()));
         QVERIFY(dialog.isVisible());
         QCOMPARE(dialog.focusWidget(), targetTable);
+        QCOMPARE(targetTable->text(), QStringLiteral("orders"));
+    }
+
+    // An existing target that lacks a source column is refused at OK, with the words the run
+    // would use, the input kept and the focus on the target table; a target that has every
+    // column (and more) is taken.
+    void checksAnExistingTargetsColumnsAtAdd() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        execSql(fixture.dst,
+                QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, updated_at TIMESTAMP)"));
+        execSql(fixture.dst,
+                QStringLiteral("CREATE TABLE wide (id INTEGER PRIMARY KEY, customer TEXT, amount REAL, "
+                               "updated_at TIMESTAMP, note TEXT)"));
+        TableDraft draft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
+        try {
+            fixture.prepared(draft);
+            QFAIL("a target without the source's columns was accepted");
+        } catch (const ValidationError &error) {
+            // The run's own words: the first source column the target lacks.
+            QCOMPARE(error.message(), missingTargetColumnMessage(draft.spec, QStringLiteral("customer")));
+        }
+        draft.spec.addNewColumns = true; // the run would add them: taken
+        QCOMPARE(fixture.prepared(draft).targetTable, QStringLiteral("orders"));
+
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        chooseSource(dialog, 1);
+        if (QTest::currentTestFailed())
+            return;
+        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        target->setCurrentIndex(target->findData(QStringLiteral("dst")));
+        auto *targetTable = child<QLineEdit>(dialog, "targetTable");
+        targetTable->setText(QStringLiteral("orders"));
+        QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QTRY_VERIFY(ok->isEnabled());
+        ok->click();
+        QTRY_VERIFY(!dialog.remoteWorkPending());
+        QTRY_VERIFY(!dialog.problems().isEmpty());
+        QVERIFY2(
+            dialog.problems().first().contains(QLatin1String("does not exist in target table 'dst:orders'")),
+            qPrintable(dialog.problems().first()));
+        QVERIFY(dialog.isVisible());
         QCOMPARE(targetTable->text(), QStringLiteral("orders"));
     }
 

@@ -221,6 +221,31 @@ private slots:
         gateway.waitForIdle();
         QCOMPARE(Workspace::open(m_ws)->connections().size(), before);
     }
+
+    // The keychain box is offered only where a keychain answers; elsewhere the form says where a
+    // saved connection's password comes from instead.
+    void keychainBoxOnlyWhereAKeychainAnswers() {
+        WorkspaceGateway gateway(m_ws);
+        {
+            ConnectionsDialog dialog(&gateway);
+            dialog.show();
+            QTest::qWait(1000); // the keychain in this session answers: the box stays
+            QVERIFY(!child<QCheckBox>(dialog, "savePassword")->isHidden());
+        }
+        qputenv("TIDEMARK_NO_KEYCHAIN", "1");
+        ConnectionsDialog dialog(&gateway);
+        dialog.show();
+        auto *kind = dialog.findChild<QComboBox *>();
+        kind->setCurrentIndex(kind->findText(QStringLiteral("PostgreSQL")));
+        QTRY_VERIFY(child<QCheckBox>(dialog, "savePassword")->isHidden());
+        const QString note = child<QLabel>(dialog, "passwordNote")->text();
+        qunsetenv("TIDEMARK_NO_KEYCHAIN");
+        QVERIFY2(note.contains(QStringLiteral("No system keychain here")) &&
+                     note.contains(QStringLiteral("--password-env")) &&
+                     note.contains(QStringLiteral("~/.pgpass")),
+                 qPrintable(note));
+        QVERIFY(child<QLineEdit>(dialog, "password")->isEnabled()); // Test still uses a typed one
+    }
 };
 
 int main(int argc, char **argv) {

@@ -17,7 +17,9 @@
 
 #include <QCategoryAxis>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
+#include <QLineSeries>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QtTest>
@@ -244,7 +246,8 @@ private slots:
     void axesReadWell_data() {
         QTest::addColumn<qint64>("spacingSecs");
         QTest::addColumn<QString>("labelPattern");
-        QTest::newRow("within a day") << qint64(1800) << QStringLiteral("^\\d\\d:\\d\\d$");
+        // Across midnight the hours name their day.
+        QTest::newRow("within a day") << qint64(1800) << QStringLiteral("^([A-Z][a-z]{2} )?\\d\\d:\\d\\d$");
         QTest::newRow("within a year") << qint64(5 * 24 * 3600) << QStringLiteral("^[A-Z][a-z]{2} \\d{1,2}$");
         QTest::newRow("beyond") << qint64(40 * 24 * 3600) << QStringLiteral("^\\d{4}-\\d\\d$");
     }
@@ -306,6 +309,46 @@ private slots:
             }
         }
         TimeConvention::current().setUtc(false);
+    }
+
+    // The last 24 hours: several hour ticks that fit the period, the axis ending a little after
+    // now, a usable minimum size, and a tooltip on each point saying which run it is.
+    void lastDayReadsAndHovers() {
+        UiFixture fixture;
+        addRuns(fixture.wsPath, 5, 20, 3600, 60, [](int i) { return qint64(100 + i); });
+        WorkspaceGateway gateway(fixture.wsPath);
+        HistoryChart chart;
+        chart.resize(420, 220); // the chart beside the history at 1024×768
+        chart.show();
+        chart.setGateway(&gateway);
+        auto *period = chart.findChild<QComboBox *>(QStringLiteral("chartPeriod"));
+        period->setCurrentIndex(period->findData(24 * 3600));
+        QSignalSpy shown(&chart, &HistoryChart::trendShown);
+        chart.showTable(5, QStringLiteral("src:t → dst:t"));
+        QTRY_VERIFY(!shown.isEmpty());
+        QCOMPARE(chart.pointCount(), 20);
+        auto *view = chart.findChild<QChartView *>();
+        QVERIFY(view->minimumWidth() >= 260 && view->minimumHeight() >= 200);
+
+        QCategoryAxis *time = axis(chart, Qt::AlignBottom);
+        const QStringList labels = time->categoriesLabels();
+        QVERIFY2(labels.size() >= 4 && labels.size() <= 6 && allDistinct(labels),
+                 qPrintable(labels.join(QLatin1Char('|'))));
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        QVERIFY2(time->max() > now && time->max() < now + 3600'000,
+                 qPrintable(QString::number(time->max() - now)));
+
+        // The newest point: the table's last run, its rows.
+        QList<QPointF> points;
+        for (QAbstractSeries *series : chart.chart()->series())
+            if (series->name() == QStringLiteral("Rows written"))
+                points = static_cast<QLineSeries *>(series)->points();
+        QCOMPARE(points.size(), 20);
+        const QString tip = chart.pointToolTip(points.last().x());
+        QVERIFY2(tip.startsWith(QStringLiteral("Run ")) && tip.contains(QStringLiteral("119 rows written")),
+                 qPrintable(tip));
+        // The top point is below the axis' end, drawn whole.
+        QVERIFY(axis(chart, Qt::AlignLeft)->max() > 119);
     }
 };
 

@@ -310,9 +310,10 @@ private slots:
     // A running table's progress at 1024×768 shows the rows copied and the time left, its
     // figures rounded to make room; the rate gives way first.
     void progressShowsRowsAndTimeLeftAt1024() {
+        UiFixture fixture; // with no workspace the welcome page stands in for the panels
         MainWindow window;
         window.resize(1024, 768);
-        window.show();
+        openInWindow(fixture, window, 0);
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QCoreApplication::processEvents();
         const QTableView *grid = window.runPanel()->view();
@@ -355,9 +356,10 @@ private slots:
     // Columns left out for a narrow window come back when it widens, until the user lays the
     // columns out: then they stay as the user left them.
     void fittedColumnsFollowTheWindowUntilTheUserLaysThemOut() {
+        UiFixture fixture;
         MainWindow window;
         window.resize(1024, 768);
-        window.show();
+        openInWindow(fixture, window, 0);
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTableView *grid = window.runPanel()->view();
         QVERIFY(grid->isColumnHidden(IterationGridModel::Target));
@@ -375,9 +377,10 @@ private slots:
     }
 
     void columnMenuInEveryView() {
+        UiFixture fixture;
         MainWindow window;
         window.resize(1024, 768);
-        window.show();
+        openInWindow(fixture, window, 0);
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         const std::pair<QTableView *, int> views[] = {
             {window.controlTable()->view(), ControlTableModel::LastStatus},
@@ -414,12 +417,13 @@ private slots:
     }
 
     void columnsAndSplittersRemembered() {
+        UiFixture fixture;
         QList<int> mainSizes;
         int sourceWidth = 0;
         {
             MainWindow window;
             window.resize(1024, 768);
-            window.show();
+            openInWindow(fixture, window, 0);
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             QTableView *tables = window.controlTable()->view();
             QMenu *menu = openColumnMenu(tables);
@@ -440,7 +444,7 @@ private slots:
         }
         MainWindow again;
         again.resize(1024, 768);
-        again.show();
+        openInWindow(fixture, again, 0);
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QTableView *tables = again.controlTable()->view();
         QVERIFY(tables->isColumnHidden(ControlTableModel::Target));
@@ -492,7 +496,7 @@ private slots:
         QCOMPARE(tr("%n table(s)", nullptr, 7), QStringLiteral("7 tables"));
         QCOMPARE(tr("%n table(s)", nullptr, 0), QStringLiteral("0 tables"));
 
-        // Every undo text names the table by its source, or counts them.
+        // Every undo text names the table as source → target, or counts them.
         QTableView *tables = window.controlTable()->view();
         QUndoStack *stack = window.controlTable()->undoStack();
         tables->selectAll();
@@ -500,7 +504,9 @@ private slots:
         QTRY_COMPARE(stack->undoText(), QStringLiteral("Pause 2 tables"));
         tables->clearSelection();
         tables->selectRow(0);
-        const QString first = tables->model()->index(0, ControlTableModel::Source).data().toString();
+        const QString first = tables->model()->index(0, ControlTableModel::Source).data().toString() +
+                              QStringLiteral(" → ") +
+                              tables->model()->index(0, ControlTableModel::Target).data().toString();
         window.findChild<QAction *>(QStringLiteral("actionResume"))->trigger();
         QTRY_COMPARE(stack->undoText(), QStringLiteral("Resume table %1").arg(first));
         // The toolbar button keeps a short label, the tooltip names the command.

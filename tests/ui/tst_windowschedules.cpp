@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSysInfo>
 #include <QTableView>
 #include <QToolButton>
@@ -277,6 +278,16 @@ private slots:
         RunnerSetupDialog *dialog = nullptr;
         QTRY_VERIFY((dialog = window.findChild<RunnerSetupDialog *>()) != nullptr);
         QSignalSpy done(dialog, &RunnerSetupDialog::setupFinished);
+        // First only what it will do: nothing run, nothing written.
+        QTest::qWait(300);
+        QVERIFY(!QFileInfo::exists(log));
+        QVERIFY(!QFileInfo::exists(
+            tools.filePath(QStringLiteral("config/systemd/user/tidemark-runner@.service"))));
+        const QString preview = dialog->transcript()->toPlainText();
+        QVERIFY2(preview.contains(QStringLiteral("$ systemctl --user enable --now ")), qPrintable(preview));
+        auto *start = dialog->findChild<QPushButton *>(QStringLiteral("runnerSetupStart"));
+        QVERIFY(start);
+        start->click();
         QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 20000);
         const auto result = done.first().at(0).value<RunnerSetupResult>();
         QCOMPARE(result.outcome, RunnerSetupResult::Outcome::Enabled);
@@ -364,9 +375,48 @@ private slots:
                                         "--path '/srv/my data/shop-1.tidemark').service\"")),
                      qPrintable(result.howTo));
             QVERIFY(result.howTo.contains(QStringLiteral("loginctl enable-linger \"$USER\"")));
-            QVERIFY(readFile(setup.userUnitPath())
-                        .contains(
-                            QStringLiteral("ExecStart=/opt/tidemark/bin/tidemark-cli --workspace %f serve")));
+            // The unit file it wrote for the failed setup is gone again.
+            QVERIFY(!QFileInfo::exists(setup.userUnitPath()));
+            QVERIFY2(
+                result.transcript.contains(QStringLiteral("Removed %1 again.").arg(setup.userUnitPath())),
+                qPrintable(result.transcript));
+        }
+        QFile::remove(log);
+        {
+            // Failing at the enable, over a unit file that was there before: the enable undone,
+            // the file put back.
+            const QString unitPath =
+                tools.filePath(QStringLiteral("config/systemd/user/tidemark-runner@.service"));
+            QDir().mkpath(QFileInfo(unitPath).path());
+            QFile before(unitPath);
+            QVERIFY(before.open(QIODevice::WriteOnly));
+            before.write("# the user's own unit\n");
+            before.close();
+            const QString script = tools.filePath(QStringLiteral("systemctl"));
+            QFile fake(script);
+            QVERIFY(fake.open(QIODevice::WriteOnly));
+            fake.write(
+                QStringLiteral("#!/bin/sh\necho \"$*\" >> '%1'\ncase \"$*\" in *enable*) echo 'Job failed'; "
+                               "exit 1;; esac\nexit 0\n")
+                    .arg(log)
+                    .toUtf8());
+            fake.close();
+            QVERIFY(fake.setPermissions(fake.permissions() | QFileDevice::ExeOwner));
+            const ScopedEnv path("PATH", tools.path().toUtf8());
+            RunnerServiceSetup setup(workspace, QStringLiteral("/opt/tidemark/bin/tidemark-cli"));
+            setup.setPackagedUnitDirs({});
+            QCOMPARE(setup.plan().size(), 3);
+            QSignalSpy done(&setup, &RunnerServiceSetup::finished);
+            setup.start();
+            QTRY_COMPARE(done.size(), 1);
+            QCOMPARE(done.first().at(0).value<RunnerSetupResult>().outcome,
+                     RunnerSetupResult::Outcome::Failed);
+            QCOMPARE(readFile(log),
+                     QStringLiteral(
+                         "--user daemon-reload\n"
+                         "--user enable --now tidemark-runner@srv-my\\x20data-shop\\x2d1.tidemark.service\n"
+                         "--user disable tidemark-runner@srv-my\\x20data-shop\\x2d1.tidemark.service\n"));
+            QCOMPARE(readFile(unitPath), QStringLiteral("# the user's own unit\n"));
         }
         {
             const ScopedEnv path("PATH", tools.filePath(QStringLiteral("nothing-here")).toUtf8());

@@ -4,6 +4,7 @@
 #include "model/common/timestamp.h"
 #include "model/models/displayformat.h"
 #include "model/models/timeconvention.h"
+#include "ui/common/tablenaming.h"
 
 #include <QButtonGroup>
 #include <QCalendarWidget>
@@ -72,7 +73,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     , m_runAfter(new QCheckBox(tr("Run this table when the backfill is done"), this))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
     , m_previewDelay(new QTimer(this)) {
-    setWindowTitle(tr("Backfill table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay()));
+    setWindowTitle(tr("Backfill table %1 (%2)").arg(spec.id).arg(tableName(spec)));
     m_keep->setObjectName(QStringLiteral("keep"));
     m_deleteNewer->setObjectName(QStringLiteral("deleteNewer"));
     m_truncate->setObjectName(QStringLiteral("truncate"));

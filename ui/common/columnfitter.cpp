@@ -10,6 +10,7 @@
 #include <QScopedValueRollback>
 #include <QStyle>
 #include <QTableView>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +71,47 @@ bool ColumnFitter::eventFilter(QObject *watched, QEvent *event) {
     return QObject::eventFilter(watched, event);
 }
 
+void ColumnFitter::setGrowing(const QList<int> &columns) {
+    for (int column : columns)
+        m_growing.insert(column, m_view->horizontalHeader()->sectionSize(column));
+    // What the cells need changes with the rows: laid out again once they have come in.
+    auto *again = new QTimer(this);
+    again->setSingleShot(true);
+    again->setInterval(0);
+    connect(again, &QTimer::timeout, this, &ColumnFitter::fit);
+    QAbstractItemModel *model = m_view->model();
+    const auto soon = [again] {
+        again->start();
+    };
+    connect(model, &QAbstractItemModel::rowsInserted, again, soon);
+    connect(model, &QAbstractItemModel::rowsRemoved, again, soon);
+    connect(model, &QAbstractItemModel::modelReset, again, soon);
+    connect(model, &QAbstractItemModel::layoutChanged, again, soon);
+}
+
+void ColumnFitter::grow(int spare) {
+    QHeaderView *header = m_view->horizontalHeader();
+    QHash<int, int> wants; // column -> the pixels it would take
+    int wanted = 0;
+    for (auto it = m_growing.cbegin(); it != m_growing.cend(); ++it) {
+        if (header->isSectionHidden(it.key()))
+            continue;
+        const int need = std::min(static_cast<const QAbstractItemView *>(m_view)->sizeHintForColumn(it.key()),
+                                  it.value() * kMaxGrowth) -
+                         it.value();
+        if (need > 0) {
+            wants.insert(it.key(), need);
+            wanted += need;
+        }
+    }
+    if (wanted <= 0)
+        return;
+    for (auto it = wants.cbegin(); it != wants.cend(); ++it) {
+        const int given = wanted <= spare ? it.value() : int(qint64(spare) * it.value() / wanted);
+        header->resizeSection(it.key(), m_growing.value(it.key()) + given);
+    }
+}
+
 int ColumnFitter::widthBeforeFill() const {
     const QHeaderView *header = m_view->horizontalHeader();
     int width = 0;
@@ -87,6 +129,8 @@ void ColumnFitter::fit() {
     const QScopedValueRollback fitting(m_fitting, true);
     QHeaderView *header = m_view->horizontalHeader();
     const int room = m_view->viewport()->width();
+    for (auto it = m_growing.cbegin(); it != m_growing.cend(); ++it)
+        header->resizeSection(it.key(), it.value());
     for (int column : std::as_const(m_optional))
         header->showSection(column);
     for (int column : std::as_const(m_optional)) {
@@ -94,8 +138,22 @@ void ColumnFitter::fit() {
             break;
         header->hideSection(column);
     }
-    header->resizeSection(
-        m_fill, std::clamp(room - widthBeforeFill(), m_fillMinimum, std::max(m_fillMinimum, m_fillWanted)));
+    const int fillWidth =
+        std::clamp(room - widthBeforeFill(), m_fillMinimum, std::max(m_fillMinimum, m_fillWanted));
+    header->resizeSection(m_fill, fillWidth);
+    if (m_growing.isEmpty())
+        return;
+    // What the columns take at their own widths: the last one, stretched to the viewport's edge
+    // by the header, counts at its title's.
+    const int stretched = stretchedSection(header);
+    int used = widthBeforeFill() + fillWidth;
+    for (int visual = header->visualIndex(m_fill) + 1; visual < header->count(); ++visual) {
+        const int column = header->logicalIndex(visual);
+        if (!header->isSectionHidden(column))
+            used += column == stretched ? header->sectionSizeHint(column) : header->sectionSize(column);
+    }
+    if (room > used)
+        grow(room - used);
 }
 
 int widthForSamples(const QTableView *view, int column, const QStringList &samples, int iconWidth) {

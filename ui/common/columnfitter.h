@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QStringList>
@@ -21,6 +22,12 @@ class ColumnFitter : public QObject {
 public:
     ColumnFitter(QTableView *view, int fill, int fillMinimum, int fillWanted, QList<int> optional);
 
+    // Room left over once every column has its width goes to `columns` (names, watermarks), each
+    // up to what its cells need (at most kMaxGrowth times its width now), not to the last column.
+    // Laid out again as rows come and go.
+    void setGrowing(const QList<int> &columns);
+    static constexpr int kMaxGrowth = 3;
+
     // The user's own layout is shown (restored, or changed from the header): fitting stops.
     void keepUserLayout();
     bool isFitting() const { return !m_userLayout; }
@@ -34,6 +41,7 @@ protected:
 private:
     void fit();
     int widthBeforeFill() const;
+    void grow(int spare);
 
     QTableView *m_view;
     QWidget *m_viewport; // the view's, as it was when the fitter was made
@@ -41,6 +49,7 @@ private:
     int m_fillMinimum;
     int m_fillWanted;
     QList<int> m_optional;
+    QHash<int, int> m_growing; // column -> its width before growing
     bool m_userLayout = false;
     bool m_fitting = false; // the fitter's own resizes are not the user's
 };

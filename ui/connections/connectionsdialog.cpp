@@ -147,10 +147,28 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     passwordRow->addWidget(m_savePassword);
     pgForm->addRow(tr("Password:"), passwordRow);
     pgForm->addRow(tr("Password variable:"), m_passwordEnv);
-    pgForm->addRow(QString(),
-                   new QLabel(tr("Passwords are never stored in the workspace. A password variable, "
-                                 "when set, wins over the keychain; without either, ~/.pgpass is used."),
-                              this));
+    auto *passwordNote =
+        new QLabel(tr("Passwords are never stored in the workspace. A password variable, "
+                      "when set, wins over the keychain; without either, ~/.pgpass is used."),
+                   this);
+    passwordNote->setObjectName(QStringLiteral("passwordNote"));
+    passwordNote->setWordWrap(true);
+    pgForm->addRow(QString(), passwordNote);
+    // The box is offered only where a keychain answers (not over SSH, in a container, under a
+    // service manager): asked off the GUI thread, as the keychain may take seconds to answer.
+    m_remote->submit(
+        QStringLiteral("keychain"), [](RemoteTask &) { return CredentialStore::unavailableReason(); },
+        [this, passwordNote](const QString &problem) {
+            if (problem.isEmpty())
+                return;
+            m_savePassword->setChecked(false);
+            m_savePassword->hide();
+            m_password->setPlaceholderText(tr("Test uses it; it is not kept (no system keychain here)"));
+            passwordNote->setText(tr("No system keychain here (%1), so no password is kept. A saved "
+                                     "connection finds its password in its password variable "
+                                     "(--password-env) or in ~/.pgpass.")
+                                      .arg(problem));
+        });
     m_pages->addWidget(sqlitePage);
     m_pages->addWidget(pgPage);
     // Both servers take the same settings; the port follows the kind while it shows the other's default.

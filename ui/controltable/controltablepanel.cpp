@@ -8,6 +8,7 @@
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/commands/addtablecommand.h"
 #include "ui/controltable/commands/edittablecommand.h"
@@ -80,8 +81,10 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     m_view->hideColumn(ControlTableModel::Tiebreak);
     m_view->hideColumn(ControlTableModel::Lookback);
     const int nextRun = widthForSamples(m_view, ControlTableModel::NextRun, {widestZonedTime()});
-    new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
-                     {ControlTableModel::Keys, ControlTableModel::Mode});
+    auto *fitter = new ColumnFitter(m_view, ControlTableModel::NextRun, nextRun, nextRun,
+                                    {ControlTableModel::Keys, ControlTableModel::Mode});
+    fitter->setGrowing({ControlTableModel::Source, ControlTableModel::Target,
+                        ControlTableModel::WatermarkColumn, ControlTableModel::LastWatermark});
     installColumnMenu(m_view, ControlTableModel::LastStatus);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ControlTableModel::Active)
@@ -192,7 +195,7 @@ void ControlTablePanel::addTable() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         m_undoStack->push(new AddTableCommand(commandContext(), dialog->preparedSpec()));
-        emit statusMessage(tr("Added %1").arg(dialog->preparedSpec().sourceDisplay()));
+        emit statusMessage(tr("Added %1").arg(tableName(dialog->preparedSpec())));
     });
     dialog->open();
 }
@@ -216,7 +219,7 @@ void ControlTablePanel::removeSelected() {
         return;
     QStringList names;
     for (const TableSpec &spec : tables)
-        names << spec.sourceDisplay();
+        names << tableName(spec);
     const auto answer = QMessageBox::question(
         this, tr("Remove tables"),
         tr("Remove %n table(s) from the control table?\n\n%1\n\nThe target tables and their rows are kept. "

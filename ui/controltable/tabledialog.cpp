@@ -5,6 +5,7 @@
 #include "model/engine/remotework.h"
 #include "model/engine/watermarksuggestion.h"
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 
 #include <QCheckBox>
@@ -97,7 +98,7 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
     , m_remote(new RemoteWorkQueue(this))
     , m_describeDelay(new QTimer(this))
     , m_existing(existing) {
-    setWindowTitle(existing ? tr("Edit table %1").arg(existing->sourceDisplay()) : tr("Add table"));
+    setWindowTitle(existing ? tr("Edit table %1").arg(tableName(*existing)) : tr("Add table"));
     m_describeDelay->setSingleShot(true);
     m_describeDelay->setInterval(kDescribeDelayMs);
     connect(m_describeDelay, &QTimer::timeout, this, &TableDialog::commitSourceTable);

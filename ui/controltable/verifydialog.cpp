@@ -2,6 +2,7 @@
 #include "ui/controltable/verifydialog.h"
 
 #include "model/engine/verifyservice.h"
+#include "ui/common/tablenaming.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -20,7 +21,7 @@ VerifyDialog::VerifyDialog(const QString &workspacePath, const TableSpec &table,
     , m_verify(new QPushButton(tr("Verify Again"), this))
     , m_cancel(new QPushButton(tr("Cancel"), this)) {
     setObjectName(QStringLiteral("verifyDialog"));
-    setWindowTitle(tr("Verify — %1 → %2").arg(table.sourceDisplay(), table.targetDisplay()));
+    setWindowTitle(tr("Verify — %1").arg(tableName(table)));
     m_status->setObjectName(QStringLiteral("verifyStatus"));
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::PlainText);

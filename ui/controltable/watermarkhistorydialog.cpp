@@ -4,6 +4,7 @@
 #include "model/models/itemroles.h"
 #include "model/models/watermarkhistorymodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 
 #include <QDialogButtonBox>
@@ -26,7 +27,7 @@ WatermarkHistoryDialog::WatermarkHistoryDialog(WorkspaceGateway *gateway, const 
     , m_view(new QTableView(this))
     , m_status(new QLabel(this)) {
     setObjectName(QStringLiteral("watermarkHistoryDialog"));
-    setWindowTitle(tr("Watermark history — %1 → %2").arg(table.sourceDisplay(), table.targetDisplay()));
+    setWindowTitle(tr("Watermark history — %1").arg(tableName(table)));
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RawRole);
     m_view->setObjectName(QStringLiteral("watermarkHistoryView"));

@@ -9,12 +9,14 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QTimer>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -82,8 +84,10 @@ QCategoryAxis *timeAxis(const QDateTime &from, const QDateTime &to) {
     const qint64 spanSecs = start.secsTo(end);
     QList<QDateTime> ticks;
     QString format;
-    if (spanSecs <= 24 * 3600) {
-        format = QStringLiteral("HH:mm");
+    // A day and its margins (the "Last 24 hours" period) in hours; across midnight each label
+    // names its day, so no two read alike and the last one is not taken for the first.
+    if (spanSecs <= 36 * 3600) {
+        format = start.date() == end.date() ? QStringLiteral("HH:mm") : QStringLiteral("ddd HH:mm");
         qint64 stepMins = 1;
         for (qint64 candidate : {1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720})
             if ((stepMins = candidate) * 60 * kMaxTicks >= spanSecs)
@@ -156,7 +160,10 @@ HistoryChart::HistoryChart(QWidget *parent)
     m_period->setCurrentIndex(m_period->findData(30 * 24 * 3600));
     connect(m_period, &QComboBox::currentIndexChanged, this, &HistoryChart::request);
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumHeight(180);
+    // Below this a plot has no room for its axes' labels (the history filtered to one table at
+    // 1024×768 squeezed it to a strip): the splitter and the dock stop here. Narrow enough that
+    // the history's list and the chart side by side still fit a 1024-pixel screen.
+    m_view->setMinimumSize(260, 200);
     auto *periodRow = new QHBoxLayout;
     periodRow->addWidget(new QLabel(tr("Period:"), this));
     periodRow->addWidget(m_period);
@@ -294,6 +301,14 @@ void HistoryChart::render() {
     add(rows, rowAxis);
     add(duration, secondsAxis);
     add(failed, rowAxis);
+    // Hovering a point says what it stands for.
+    for (QXYSeries *series : std::initializer_list<QXYSeries *>{rows, duration, failed})
+        connect(series, &QXYSeries::hovered, this, [this](const QPointF &point, bool state) {
+            if (state)
+                QToolTip::showText(QCursor::pos(), pointToolTip(point.x()), m_view);
+            else
+                QToolTip::hideText();
+        });
 
     // Backfills: a marker at the top of the chart and a dashed line down to the axis.
     if (!m_trend.backfills.isEmpty()) {
@@ -302,7 +317,8 @@ void HistoryChart::render() {
         backfills->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
         backfills->setColor(QColor(108, 113, 196));
         backfills->setMarkerSize(9);
-        const qreal top = rowAxis->max();
+        // Just under the axis' end, so the marker is drawn whole.
+        const qreal top = rowAxis->max() * 0.96;
         int lines = 0;
         for (const WatermarkChange &change : m_trend.backfills) {
             const qreal x = qreal(change.at.toMSecsSinceEpoch());
@@ -317,8 +333,60 @@ void HistoryChart::render() {
             chart->legend()->markers(line).constFirst()->setVisible(false);
         }
         add(backfills, rowAxis);
+        connect(backfills, &QXYSeries::hovered, this, [this](const QPointF &point, bool state) {
+            if (state)
+                QToolTip::showText(QCursor::pos(), backfillToolTip(point.x()), m_view);
+            else
+                QToolTip::hideText();
+        });
     }
     replaceChart(m_view, chart);
+}
+
+namespace {
+
+// The element of `items` whose time (`at`) is nearest `x` (ms since the epoch); null when none.
+template <typename T> const T *nearest(const QList<T> &items, qreal x) {
+    const T *best = nullptr;
+    qreal bestDistance = 0;
+    for (const T &item : items) {
+        const qreal distance = std::abs(qreal(item.at.toMSecsSinceEpoch()) - x);
+        if (!best || distance < bestDistance) {
+            best = &item;
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+QString HistoryChart::pointToolTip(qreal msecsSinceEpoch) const {
+    const TrendPoint *point = nearest(m_trend.points, msecsSinceEpoch);
+    if (!point)
+        return QString();
+    const QString status = statusLabel(point->status);
+    if (point->runs > 1)
+        return tr("Runs %1 to %2 (%3 runs), from %4: %5 rows written, the longest %6; the worst: %7")
+            .arg(point->firstRunId)
+            .arg(point->lastRunId)
+            .arg(point->runs)
+            .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten),
+                 formatDuration(point->durationMs), status);
+    return tr("Run %1, %2: %3 rows written in %4, %5")
+        .arg(point->firstRunId)
+        .arg(formatTimeWithZone(point->at), formatCount(point->rowsWritten),
+             formatDuration(point->durationMs), status.toLower());
+}
+
+QString HistoryChart::backfillToolTip(qreal msecsSinceEpoch) const {
+    const WatermarkChange *change = nearest(m_trend.backfills, msecsSinceEpoch);
+    if (!change)
+        return QString();
+    return tr("Backfill of table %1, %2: watermark %3 → %4")
+        .arg(change->tableId)
+        .arg(formatTimeWithZone(change->at), change->oldValue.isEmpty() ? tr("(none)") : change->oldValue,
+             change->newValue.isEmpty() ? tr("(the beginning)") : change->newValue);
 }
 
 } // namespace tidemark

@@ -43,6 +43,9 @@ public:
     int pointCount() const { return int(m_trend.points.size()); }
     int backfillCount() const { return int(m_trend.backfills.size()); }
     QChart *chart() const;
+    // What hovering the point (or backfill marker) nearest `msecsSinceEpoch` shows.
+    QString pointToolTip(qreal msecsSinceEpoch) const;
+    QString backfillToolTip(qreal msecsSinceEpoch) const;
 
 signals:
     void trendShown(); // a reply was drawn (tests wait on it)

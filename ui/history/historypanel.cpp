@@ -10,6 +10,7 @@
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
+#include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
 #include "ui/history/historyexport.h"
@@ -146,6 +147,9 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     auto *refresh = new QPushButton(tr("Refresh"), this);
     connect(refresh, &QPushButton::clicked, this, &HistoryPanel::reload);
 
+    // The count names the table: long names must not widen the dock past a 1024-pixel screen,
+    // so it gives way (whole in its tooltip) before the chart does.
+    m_count->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("Table:"), this));
     filters->addWidget(m_tableFilter, 1);
@@ -166,12 +170,24 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     m_splitter->setObjectName(QStringLiteral("historySplitter"));
     m_splitter->addWidget(listBox);
     m_splitter->addWidget(m_chart);
+    m_splitter->setChildrenCollapsible(false); // the chart keeps its usable minimum
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
     m_splitter->setSizes({820, 500});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
+    // Tab follows the layout, left to right along the filter row, then the list, then the chart
+    // (by creation order it ran from the export button leftwards).
+    const QList<QWidget *> tabOrder{m_tableFilter,
+                                    m_statusFilter,
+                                    refresh,
+                                    m_exportCancel,
+                                    m_exportButton,
+                                    m_view,
+                                    m_chart->findChild<QComboBox *>(QStringLiteral("chartPeriod"))};
+    for (qsizetype i = 1; i < tabOrder.size(); ++i)
+        QWidget::setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
     updateCount();
 }
 
@@ -320,9 +336,7 @@ QString HistoryPanel::countText() const {
         text += tr(", %1 shown").arg(formatCount(m_model->rowCount()));
     if (const qint64 table = m_model->tableFilter()) {
         const std::optional<TableSpec> spec = m_tables->table(table);
-        const QString name = spec
-                                 ? QStringLiteral("%1 → %2").arg(spec->sourceDisplay(), spec->targetDisplay())
-                                 : tr("table %1").arg(table);
+        const QString name = spec ? tableName(*spec) : tr("table %1").arg(table);
         text = tr("%1: %2").arg(name, text);
     }
     return text;
@@ -330,6 +344,7 @@ QString HistoryPanel::countText() const {
 
 void HistoryPanel::updateCount() {
     m_count->setText(countText());
+    m_count->setToolTip(m_count->text());
 }
 
 void HistoryPanel::updateChart() {
@@ -340,7 +355,7 @@ void HistoryPanel::loadChart() {
     // The chart follows the table filter; "All tables" charts each run's totals.
     const qint64 table = tableFilter();
     const std::optional<TableSpec> spec = table ? m_tables->table(table) : std::nullopt;
-    m_chart->showTable(table, spec ? spec->sourceDisplay() : tr("All tables"));
+    m_chart->showTable(table, spec ? tableName(*spec) : tr("All tables"));
 }
 
 void HistoryPanel::exportCsv() {

@@ -3,6 +3,7 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
+#include "ui/common/tablenaming.h"
 
 namespace tidemark {
 
@@ -40,7 +41,7 @@ QVariant TableChoiceModel::data(const QModelIndex &index, int role) const {
     }
     const TableSpec &spec = m_tables->tableAt(index.row() - 1);
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
-        return QStringLiteral("%1 → %2").arg(spec.sourceDisplay(), spec.targetDisplay());
+        return tableName(spec);
     return role == TableIdRole ? QVariant(spec.id) : QVariant();
 }
 

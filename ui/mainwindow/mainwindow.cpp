@@ -23,8 +23,11 @@
 #include "ui/controltable/verifydialog.h"
 #include "ui/controltable/watermarkhistorydialog.h"
 #include "ui/history/historypanel.h"
+#include "ui/mainwindow/demoworkspace.h"
 #include "ui/mainwindow/helpdialogs.h"
+#include "ui/mainwindow/welcomepage.h"
 #include "ui/mainwindow/windowfit.h"
+#include "ui/mainwindow/windowtray.h"
 #include "ui/run/cancelconsequences.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
@@ -49,6 +52,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -63,6 +67,7 @@ namespace {
 constexpr int kMaxRecent = 8;
 const char *const kRecentKey = "workspace/recent";
 const char *const kTimesInUtcKey = "view/timesInUtc";
+const char *const kReopenLastKey = "workspace/reopenLast";
 
 QString windowTitleFor(const QString &workspace) {
     return workspace.isEmpty() ? QStringLiteral("Tidemark")
@@ -86,11 +91,12 @@ MainWindow::MainWindow(QWidget *parent)
     , m_history(new HistoryPanel(m_controlTable->model(), this))
     , m_historyDock(new QDockWidget(tr("Run history"), this))
     , m_mainSplitter(new QSplitter(Qt::Vertical, this))
+    , m_pages(new QStackedWidget(this))
+    , m_demo(new DemoWorkspace(this))
     , m_concurrency(new QSpinBox(this))
     , m_pathLabel(new QLabel(this))
     , m_runLabel(new QLabel(this))
-    , m_reloadTimer(new QTimer(this))
-    , m_historyFiguresTimer(new QTimer(this)) {
+    , m_reloadTimer(new QTimer(this)) {
     ensureResources();
     installEnglishPlurals();
     setWindowTitle(windowTitleFor(QString()));
@@ -101,7 +107,8 @@ MainWindow::MainWindow(QWidget *parent)
     // shrinks; the control table takes the rest.
     m_mainSplitter->setStretchFactor(0, 1);
     m_mainSplitter->setStretchFactor(1, 0);
-    setCentralWidget(m_mainSplitter);
+    m_pages->addWidget(m_mainSplitter);
+    setCentralWidget(m_pages);
 
     m_historyDock->setObjectName(QStringLiteral("historyDock"));
     m_historyDock->setWidget(m_history);
@@ -131,20 +138,33 @@ MainWindow::MainWindow(QWidget *parent)
     m_reloadTimer->setInterval(500);
     connect(m_reloadTimer, &QTimer::timeout, m_controlTable, &ControlTablePanel::reload);
     // The history reads the window's own run only when it starts and ends (see the watcher
-    // below); in between its row takes the figures the run grid has, so it never says "0 read"
-    // beside a grid that has copied half a million rows.
-    m_historyFiguresTimer->setInterval(1000);
-    connect(m_historyFiguresTimer, &QTimer::timeout, this, [this] {
-        const IterationGridModel *live = m_runPanel->liveModel();
-        m_history->updateRunFigures(live->runId(), live->iterations());
-    });
+    // below); in between its row takes the figures the run grid shows, when it shows them, so it
+    // never says "0 read" (nor any other count) beside the grid.
+    connect(m_runPanel, &RunPanel::liveFiguresShown, m_history, &HistoryPanel::updateRunFigures);
 
     createActions();
     createMenus();
+    m_tray = new WindowTray(this, m_runAllAction, m_quitAction);
+    m_notifier->setTray(m_tray->icon());
+    m_welcome = new WelcomePage(m_newAction, m_openAction, m_demoAction, m_reopenLastAction, this);
+    m_welcome->setRecent(m_recent);
+    m_pages->addWidget(m_welcome);
+    connect(m_welcome, &WelcomePage::recentChosen, this, &MainWindow::openWorkspace);
+    connect(m_demo, &DemoWorkspace::made, this, &MainWindow::openWorkspace);
+    connect(m_demo, &DemoWorkspace::failed, this, [this](const QString &error) {
+        m_welcome->setNote(QString());
+        m_demoAction->setEnabled(true);
+        showError(tr("Open the demo"), error);
+    });
 
     // Schedules and the runner: the "Next run" column follows the schedules the dock read.
     m_runnerStatus = new RunnerStatusWidget(m_setUpRunnerAction, this);
     statusBar()->addPermanentWidget(m_runnerStatus);
+    connect(m_runnerStatus, &RunnerStatusWidget::stateChanged, this, [this] {
+        m_schedules->setRunnerStatus(m_runnerStatus->isKnown() ? std::optional(m_runnerStatus->status())
+                                                               : std::nullopt);
+    });
+    connect(m_schedules, &SchedulesPanel::runnerSetupRequested, this, &MainWindow::setUpRunner);
     connect(m_schedules, &SchedulesPanel::reloaded, this,
             [this] { m_controlTable->setSchedules(m_schedules->model()->schedules()); });
 
@@ -165,6 +185,48 @@ MainWindow::MainWindow(QWidget *parent)
     restoreSettings();
     updateActions();
     m_pathLabel->setText(tr("No workspace — File › Open (Ctrl+O) or New (Ctrl+N)"));
+    showWelcome(true);
+}
+
+bool MainWindow::isWelcomeShown() const {
+    return m_pages->currentWidget() == m_welcome;
+}
+
+void MainWindow::showWelcome(bool show) {
+    if (show == isWelcomeShown())
+        return;
+    // Empty docks under the welcome page would only say "nothing here" twice more.
+    if (show) {
+        m_historyDockWasVisible = !m_historyDock->isHidden();
+        m_schedulesDockWasVisible = !m_schedulesDock->isHidden();
+        m_historyDock->hide();
+        m_schedulesDock->hide();
+        m_pages->setCurrentWidget(m_welcome);
+    } else {
+        m_pages->setCurrentWidget(m_mainSplitter);
+        m_historyDock->setVisible(m_historyDockWasVisible);
+        m_schedulesDock->setVisible(m_schedulesDockWasVisible);
+    }
+}
+
+void MainWindow::openOnStart(const QString &workspace) {
+    if (!workspace.isEmpty())
+        return openWorkspace(workspace);
+    if (m_reopenLastAction->isChecked() && !m_recent.isEmpty() && QFileInfo::exists(m_recent.constFirst()))
+        openWorkspace(m_recent.constFirst());
+}
+
+void MainWindow::openDemo() {
+    if (!m_demo->isAvailable())
+        return showError(tr("Open the demo"), m_demo->unavailableReason());
+    if (m_demo->isMade())
+        return openWorkspace(m_demo->workspacePath());
+    m_demoAction->setEnabled(false);
+    const QString note = tr("Making the demo in %1 (a few seconds)…")
+                             .arg(QDir::toNativeSeparators(QFileInfo(m_demo->workspacePath()).path()));
+    m_welcome->setNote(note);
+    statusBar()->showMessage(note, 10000);
+    m_demo->make();
 }
 
 MainWindow::~MainWindow() {
@@ -199,6 +261,18 @@ void MainWindow::createActions() {
                        &MainWindow::newWorkspace);
     m_openAction = make(QStringLiteral("actionOpenWorkspace"), tr("&Open Workspace…"), QKeySequence::Open,
                         &MainWindow::chooseWorkspace);
+    m_demoAction =
+        make(QStringLiteral("actionOpenDemo"), tr("Open the &Demo"), QKeySequence(), &MainWindow::openDemo);
+    m_demoAction->setToolTip(
+        m_demo->isAvailable() ? tr("A sample shop database and seven tables, one for each way a run can end")
+                              : m_demo->unavailableReason());
+    m_demoAction->setEnabled(m_demo->isAvailable());
+    m_reopenLastAction = new QAction(tr("Reopen the Last Workspace on Start"), this);
+    m_reopenLastAction->setObjectName(QStringLiteral("actionReopenLast"));
+    m_reopenLastAction->setCheckable(true);
+    m_reopenLastAction->setChecked(QSettings().value(QLatin1String(kReopenLastKey), true).toBool());
+    connect(m_reopenLastAction, &QAction::toggled, this,
+            [this](bool checked) { m_settingsWriter.write(QLatin1String(kReopenLastKey), checked); });
     m_quitAction = make(QStringLiteral("actionQuit"), tr("&Quit"), QKeySequence::Quit, &QWidget::close);
 
     m_undoAction = m_controlTable->undoStack()->createUndoAction(this, tr("&Undo"));
@@ -322,6 +396,8 @@ void MainWindow::createMenus() {
     file->addAction(m_newAction);
     file->addAction(m_openAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(m_demoAction);
+    file->addAction(m_reopenLastAction);
     file->addSeparator();
     file->addAction(m_connectionsAction);
     file->addSeparator();
@@ -425,6 +501,10 @@ void MainWindow::newWorkspace() {
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".tidemark");
+    createWorkspaceAt(path);
+}
+
+void MainWindow::createWorkspaceAt(const QString &path) {
     auto *watcher = new QFutureWatcher<QString>(this);
     connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
         const QString error = watcher->result();
@@ -451,6 +531,8 @@ void MainWindow::openWorkspace(const QString &path) {
         return;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
+    if (!QFileInfo::exists(absolute))
+        return offerToCreate(absolute);
     // Titled at once, so a window not shown yet (main opens its workspace first) is created
     // with its final title: on X, the first title that is not Latin-1 (the em dash) costs Xlib a
     // round trip to the server, which set just after the first paint held the GUI thread for
@@ -476,6 +558,24 @@ void MainWindow::openWorkspace(const QString &path) {
             return {e.message(), false};
         }
     }));
+}
+
+void MainWindow::offerToCreate(const QString &path) {
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Open workspace"),
+                                tr("There is no workspace at %1.").arg(QDir::toNativeSeparators(path)),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("createWorkspaceQuestion"));
+    box->setInformativeText(tr("Create a new, empty workspace there?"));
+    QPushButton *create = box->addButton(tr("Create Workspace"), QMessageBox::AcceptRole);
+    create->setObjectName(QStringLiteral("createWorkspace"));
+    box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(create);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, create, path] {
+        if (box->clickedButton() == create)
+            createWorkspaceAt(path);
+    });
+    box->open();
 }
 
 void MainWindow::setWorkspace(const QString &path, bool hasTables) {
@@ -536,6 +636,9 @@ void MainWindow::setWorkspace(const QString &path, bool hasTables) {
     m_runLabel->setText(tr("Idle"));
     setWindowTitle(windowTitleFor(path));
     rememberRecent(path);
+    m_welcome->setNote(QString());
+    m_demoAction->setEnabled(m_demo->isAvailable());
+    showWelcome(false);
     updateActions();
     emit workspaceOpened(path);
 }
@@ -600,6 +703,7 @@ void MainWindow::cancelRun() {
 void MainWindow::confirmCancelRun() {
     if (!m_coordinator || !m_coordinator->isRunning())
         return;
+    m_runPanel->applyLiveReports();
     const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
                                           m_controlTable->model()->tables());
     if (!consequences.losesRows())
@@ -630,7 +734,6 @@ void MainWindow::confirmCancelRun() {
 void MainWindow::onRunStarted(qint64 runId, const QList<IterationRecord> &iterations) {
     m_runLabel->setText(tr("Run %1: %n table(s)", nullptr, int(iterations.size())).arg(runId));
     m_history->reload(); // the new run appears in the history as running
-    m_historyFiguresTimer->start();
     updateActions();
 }
 
@@ -649,7 +752,6 @@ void MainWindow::onRunFinished(const RunRecord &run) {
     } else {
         m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
     }
-    m_historyFiguresTimer->stop();
     m_notifier->runFinished(run);
     m_alerts->runFinished(run);
     m_controlTable->reload();
@@ -816,6 +918,8 @@ void MainWindow::updateRecentMenu() {
         connect(action, &QAction::triggered, this, [this, path] { openWorkspace(path); });
     }
     m_recentMenu->setEnabled(!m_recent.isEmpty());
+    if (m_welcome)
+        m_welcome->setRecent(m_recent);
 }
 
 void MainWindow::restoreSettings() {
@@ -845,6 +949,11 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::saveSettings() {
     QSettings settings;
+    // The docks as the user left them, not as the welcome page hid them.
+    if (isWelcomeShown()) {
+        m_historyDock->setVisible(m_historyDockWasVisible);
+        m_schedulesDock->setVisible(m_schedulesDockWasVisible);
+    }
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/mainSplitter"), m_mainSplitter->saveState());
@@ -864,6 +973,7 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     }
     if (m_coordinator && m_coordinator->isRunning() &&
         QGuiApplication::platformName() != QLatin1String("offscreen")) {
+        m_runPanel->applyLiveReports();
         const CancelConsequences consequences(m_runPanel->liveModel()->iterations(),
                                               m_controlTable->model()->tables());
         const auto answer = QMessageBox::question(this, tr("Run in progress"),

@@ -12,6 +12,7 @@ class QLabel;
 class QMenu;
 class QSpinBox;
 class QSplitter;
+class QStackedWidget;
 
 namespace tidemark {
 
@@ -23,6 +24,9 @@ class RunAlerts;
 class RunPanel;
 class RunnerStatusWidget;
 class SchedulesPanel;
+class DemoWorkspace;
+class WelcomePage;
+class WindowTray;
 class WorkspaceGateway;
 class WorkspaceWatcher;
 
@@ -45,12 +49,20 @@ public:
     SchedulesPanel *schedulesPanel() const { return m_schedules; }
     RunnerStatusWidget *runnerStatus() const { return m_runnerStatus; }
     RunAlerts *runAlerts() const { return m_alerts; }
+    WelcomePage *welcomePage() const { return m_welcome; }
+    WindowTray *tray() const { return m_tray; }
+    bool isWelcomeShown() const;
 
 public slots:
     // Opens an existing workspace (checked off the GUI thread first); errors are shown.
     void openWorkspace(const QString &path);
     void newWorkspace();
     void chooseWorkspace();
+    // At start: `workspace` when one is named, else the last one when the setting says so
+    // (and its file is there), else the welcome page.
+    void openOnStart(const QString &workspace);
+    // The demo workspace of a source checkout, made first when it is not there yet.
+    void openDemo();
     void runAll();
     void runSelected();
     void dryRun();
@@ -82,6 +94,9 @@ private:
     void createMenus();
     void addTimeConventionActions(QMenu *view); // View › Times in Local Zone / UTC
     void setWorkspace(const QString &path, bool hasTables);
+    void createWorkspaceAt(const QString &path);
+    void offerToCreate(const QString &path);
+    void showWelcome(bool show);
     void startRun(const QList<qint64> &tableIds, bool dryRun);
     void updateActions();
     void updateRecentMenu();
@@ -107,6 +122,13 @@ private:
     QDockWidget *m_schedulesDock = nullptr;
     RunnerStatusWidget *m_runnerStatus = nullptr;
     QSplitter *m_mainSplitter;
+    QStackedWidget *m_pages;
+    WelcomePage *m_welcome = nullptr;
+    WindowTray *m_tray = nullptr;
+    DemoWorkspace *m_demo;
+    // The docks' visibility while the welcome page hides them, restored with a workspace.
+    bool m_historyDockWasVisible = true;
+    bool m_schedulesDockWasVisible = true;
     QSpinBox *m_concurrency;
     QLabel *m_pathLabel;
     QLabel *m_runLabel;
@@ -114,11 +136,12 @@ private:
     QStringList m_recent; // the recent workspaces, newest first, as the writer was last given them
     SettingsWriter m_settingsWriter;
     class QTimer *m_reloadTimer;
-    class QTimer *m_historyFiguresTimer; // the history's row of the window's own run, while it runs
-    bool m_closeWhenIdle = false;        // closing was asked mid-run: close once it has finished
+    bool m_closeWhenIdle = false; // closing was asked mid-run: close once it has finished
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;
+    QAction *m_demoAction = nullptr;
+    QAction *m_reopenLastAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_undoAction = nullptr;
     QAction *m_redoAction = nullptr;

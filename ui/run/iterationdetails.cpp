@@ -62,7 +62,10 @@ IterationDetails::IterationDetails(QWidget *parent)
     m_error->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
     m_log->setObjectName(QStringLiteral("iterationLog"));
     m_log->setReadOnly(true);
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped, anywhere in a long word too: at 1024 pixels the pane is a third of the window,
+    // and a log line's end (the error, the row count) is what it is read for.
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_log->setMaximumBlockCount(5000);
     m_log->setFont(QFont(QStringLiteral("monospace")));
     m_rejects->setObjectName(QStringLiteral("showRejectedRows"));

@@ -76,7 +76,8 @@ void RunNotifier::runFinished(const RunRecord &run) {
             m_tray = new QSystemTrayIcon(QGuiApplication::windowIcon(), this);
             m_tray->setToolTip(QStringLiteral("Tidemark"));
         }
-        m_tray->show();
+        if (!m_tray->isVisible())
+            m_tray->show();
         const bool warningOnly = run.status == iterationStatusName(IterationStatus::Warning);
         const bool failure =
             std::any_of(run.iterations.cbegin(), run.iterations.cend(),

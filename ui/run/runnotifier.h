@@ -23,6 +23,10 @@ public:
     // The title and text for `run`, or an empty title when nothing needs saying.
     static std::pair<QString, QString> describe(const RunRecord &run);
 
+    // The icon messages go through (the window's tray); none: the notifier makes its own when one
+    // is needed.
+    void setTray(QSystemTrayIcon *tray) { m_tray = tray; }
+
 public slots:
     void runFinished(const tidemark::RunRecord &run);
 

@@ -52,10 +52,16 @@ public slots:
     // runs nothing itself and the user is not reading another past run.
     void followRuns(const QList<tidemark::RunRecord> &runs);
     void clear();
+    // The live run's reports since the last tick, applied at once, with the summary. Anything
+    // that decides on the live rows (what a cancel would roll back) brings them up to date first.
+    void applyLiveReports();
 
 signals:
     // The user asked for the rejected rows of this iteration (grid context menu, details pane).
     void rejectedRowsRequested(const tidemark::IterationRecord &record);
+    // The live run's rows and its summary were just shown, together: whatever else shows its
+    // figures (the history's row of the run) takes them now, so every view says the same count.
+    void liveFiguresShown(qint64 runId, const QList<tidemark::IterationRecord> &iterations);
 
 private:
     void setShown(IterationGridModel *model);
@@ -73,6 +79,8 @@ private:
     QLabel *m_summary;
     QPushButton *m_backToLive;
     QTimer *m_summaryTimer; // a live run's summary, at most a few times a second
+    QTimer *m_liveTick;     // the live run's reports, applied together every kLiveSummaryMs
+    QList<IterationRecord> m_liveReports;
     RunCoordinator *m_coordinator = nullptr;
     WorkspaceGateway *m_gateway = nullptr;
     std::shared_ptr<std::atomic_bool> m_logSuperseded; // the log read a newer one made pointless

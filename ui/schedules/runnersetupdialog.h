@@ -5,14 +5,15 @@
 
 #include <QDialog>
 
+class QDialogButtonBox;
 class QLabel;
 class QPlainTextEdit;
 
 namespace tidemark {
 
-// "Set up runner…": runs RunnerServiceSetup for the workspace at once and shows what it runs
-// and what that printed, then the outcome, or how to do it by hand when systemd --user is not
-// there. Closing it never waits for systemctl.
+// "Set up runner…": first shows what RunnerServiceSetup will write and run (its plan, and the
+// unit file's text); Set Up does it and shows each command, what it printed and the outcome, or
+// how to do it by hand when systemd --user is not there. Closing it never waits for systemctl.
 class RunnerSetupDialog : public QDialog {
     Q_OBJECT
 public:
@@ -32,6 +33,7 @@ private:
     RunnerServiceSetup *m_setup;
     QPlainTextEdit *m_transcript;
     QLabel *m_outcome;
+    QDialogButtonBox *m_buttons;
 };
 
 } // namespace tidemark

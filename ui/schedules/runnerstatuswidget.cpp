@@ -33,15 +33,18 @@ void RunnerStatusWidget::clear() {
     m_known = false;
     m_heartbeat.reset();
     refresh();
+    emit stateChanged();
 }
 
 void RunnerStatusWidget::setHeartbeat(const std::optional<RunnerHeartbeat> &heartbeat) {
     m_known = true;
     m_heartbeat = heartbeat;
     refresh();
+    emit stateChanged();
 }
 
 void RunnerStatusWidget::refresh() {
+    const RunnerStatus::State before = m_status.state;
     m_status = RunnerStatus::of(m_heartbeat, QDateTime::currentDateTimeUtc());
     m_label->setText(m_known ? m_status.text : QString());
     // A failed firing is the one thing here that needs a look: it stands out.
@@ -65,6 +68,8 @@ void RunnerStatusWidget::refresh() {
         m_ageTimer.start();
     else
         m_ageTimer.stop();
+    if (before != m_status.state) // a beat that expired while nothing was read
+        emit stateChanged();
 }
 
 } // namespace tidemark

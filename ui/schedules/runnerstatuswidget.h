@@ -25,6 +25,14 @@ public:
     void clear();
     void setHeartbeat(const std::optional<RunnerHeartbeat> &heartbeat);
     RunnerStatus status() const { return m_status; }
+    // A heartbeat was read (setHeartbeat) since the last clear().
+    bool isKnown() const { return m_known; }
+
+signals:
+    // The state changed: a heartbeat read, the workspace closed, or a beat that expired.
+    void stateChanged();
+
+public:
     QLabel *label() const { return m_label; }
     // "Set up runner…", a link that triggers the setup action; empty while a runner runs.
     QLabel *setupLink() const { return m_setup; }

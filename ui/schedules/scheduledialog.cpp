@@ -17,6 +17,8 @@
 #include <QTimeZone>
 #include <QVBoxLayout>
 
+#include "ui/schedules/runnerbanner.h"
+
 namespace tidemark {
 
 namespace {
@@ -45,7 +47,8 @@ ScheduleDialog::ScheduleDialog(const QList<TableSpec> &tables, QWidget *parent)
     , m_retries(new QSpinBox(this))
     , m_timeout(new QLineEdit(this))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
-    , m_problem(new QLabel(this)) {
+    , m_problem(new QLabel(this))
+    , m_runnerBanner(new RunnerBanner(this)) {
     m_problem->setObjectName(QStringLiteral("scheduleProblem"));
     m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -93,6 +96,7 @@ ScheduleDialog::ScheduleDialog(const QList<TableSpec> &tables, QWidget *parent)
     form->addRow(tr("&Retries:"), m_retries);
     form->addRow(tr("&Timeout per table:"), m_timeout);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_runnerBanner);
     layout->addLayout(form);
     layout->addWidget(m_problem);
     layout->addWidget(m_buttons);

@@ -18,6 +18,8 @@ class QSpinBox;
 
 namespace tidemark {
 
+class RunnerBanner;
+
 // Adds or edits one schedule. The cron field explains itself as it is typed ("every weekday
 // at 09:00 in Europe/Paris", or the parse error naming the field) and lists the next five fire
 // times in the chosen zone; OK is enabled only for a schedule the workspace would accept
@@ -35,6 +37,8 @@ public:
     ScheduleSpec schedule() const;
     // The instant the next fire times are counted from (tests; default: now when shown).
     void setReferenceTime(const QDateTime &utc);
+    // "No runner: schedules do not fire" at the top while the workspace has no live runner.
+    RunnerBanner *runnerBanner() const { return m_runnerBanner; }
 
 public slots:
     // Closes only for a schedule the workspace would take; else keeps the input, says why and
@@ -64,6 +68,7 @@ private:
     QLineEdit *m_timeout;
     QDialogButtonBox *m_buttons;
     QLabel *m_problem; // why OK was refused
+    RunnerBanner *m_runnerBanner;
 };
 
 } // namespace tidemark

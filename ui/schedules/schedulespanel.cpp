@@ -5,6 +5,7 @@
 #include "model/storage/workspace.h"
 #include "ui/common/columnfitter.h"
 #include "ui/common/workspacegateway.h"
+#include "ui/schedules/runnerbanner.h"
 #include "ui/schedules/schedulecommands.h"
 #include "ui/schedules/scheduledialog.h"
 
@@ -35,7 +36,8 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
     , m_undoStack(undoStack)
     , m_model(new ScheduleListModel(this))
     , m_view(new QTableView(this))
-    , m_refreshTimer(new QTimer(this)) {
+    , m_refreshTimer(new QTimer(this))
+    , m_runnerBanner(new RunnerBanner(this)) {
     m_view->setObjectName(QStringLiteral("schedulesView"));
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -70,8 +72,10 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_runnerBanner);
     layout->addWidget(toolbar);
     layout->addWidget(m_view);
+    connect(m_runnerBanner, &RunnerBanner::setUpRequested, this, &SchedulesPanel::runnerSetupRequested);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &SchedulesPanel::updateActions);
@@ -84,6 +88,13 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
 void SchedulesPanel::setGateway(WorkspaceGateway *gateway) {
     m_gateway = gateway;
     reload();
+}
+
+void SchedulesPanel::setRunnerStatus(const std::optional<RunnerStatus> &status) {
+    m_runnerStatus = status;
+    m_runnerBanner->setStatus(status);
+    if (m_dialog)
+        m_dialog->runnerBanner()->setStatus(status);
 }
 
 void SchedulesPanel::reload() {
@@ -171,6 +182,9 @@ void SchedulesPanel::showDialog(const std::optional<ScheduleSpec> &existing) {
                 return;
             m_dialog = new ScheduleDialog(read.first, this);
             m_dialog->setAttribute(Qt::WA_DeleteOnClose);
+            m_dialog->runnerBanner()->setStatus(m_runnerStatus);
+            connect(m_dialog->runnerBanner(), &RunnerBanner::setUpRequested, this,
+                    &SchedulesPanel::runnerSetupRequested);
             if (existing)
                 m_dialog->setSchedule(*existing);
             else

@@ -3,6 +3,7 @@
 
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
+#include "model/schedule/runnerstatus.h"
 #include "ui/schedules/schedulecommands.h"
 #include "ui/schedules/scheduledialog.h"
 
@@ -17,6 +18,7 @@ class QUndoStack;
 
 namespace tidemark {
 
+class RunnerBanner;
 class ScheduleListModel;
 class WorkspaceGateway;
 
@@ -34,6 +36,9 @@ public:
     QTableView *view() const { return m_view; }
     // The dialog opened by addSchedule()/editSchedule(), while it is open (tests).
     ScheduleDialog *openDialog() const { return m_dialog; }
+    RunnerBanner *runnerBanner() const { return m_runnerBanner; }
+    // The workspace's runner as last read (nullopt: not known yet); the banner follows it.
+    void setRunnerStatus(const std::optional<tidemark::RunnerStatus> &status);
 
 public slots:
     void reload();
@@ -45,6 +50,8 @@ public slots:
 
 signals:
     void reloaded();
+    // The banner's "Set Up Runner…", here or in the schedule dialog.
+    void runnerSetupRequested();
 
 private:
     std::optional<ScheduleSpec> current() const;
@@ -59,6 +66,8 @@ private:
     QTableView *m_view;
     QTimer *m_refreshTimer;
     QPointer<ScheduleDialog> m_dialog;
+    RunnerBanner *m_runnerBanner;
+    std::optional<RunnerStatus> m_runnerStatus;
     quint64 m_generation = 0;
     QAction *m_addAction;
     QAction *m_editAction;

@@ -2,11 +2,12 @@
 #include "ui/controltable/commands/addtablecommand.h"
 
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 
 namespace tidemark {
 
 AddTableCommand::AddTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent)
-    : ControlTableCommand(context, QObject::tr("Add table %1").arg(spec.sourceDisplay()), parent)
+    : ControlTableCommand(context, QObject::tr("Add table %1").arg(tableName(spec)), parent)
     , m_spec(spec)
     , m_addedId(std::make_shared<std::atomic<qint64>>(0)) {}
 

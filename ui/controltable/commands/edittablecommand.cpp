@@ -3,12 +3,13 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 
 namespace tidemark {
 
 EditTableCommand::EditTableCommand(const Context &context, const TableSpec &before, const TableSpec &after,
                                    QUndoCommand *parent)
-    : ControlTableCommand(context, QObject::tr("Edit table %1").arg(after.sourceDisplay()), parent)
+    : ControlTableCommand(context, QObject::tr("Edit table %1").arg(tableName(after)), parent)
     , m_before(before)
     , m_after(after) {}
 

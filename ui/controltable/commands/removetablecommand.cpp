@@ -3,11 +3,12 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 
 namespace tidemark {
 
 RemoveTableCommand::RemoveTableCommand(const Context &context, const TableSpec &spec, QUndoCommand *parent)
-    : ControlTableCommand(context, QObject::tr("Remove table %1").arg(spec.sourceDisplay()), parent)
+    : ControlTableCommand(context, QObject::tr("Remove table %1").arg(tableName(spec)), parent)
     , m_spec(spec) {}
 
 void RemoveTableCommand::redo() {

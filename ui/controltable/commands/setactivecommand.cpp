@@ -3,6 +3,7 @@
 
 #include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
+#include "ui/common/tablenaming.h"
 
 namespace tidemark {
 
@@ -12,7 +13,7 @@ namespace {
 QString describe(const ControlTableCommand::Context &context, const QList<qint64> &ids, bool active) {
     if (ids.size() == 1) {
         const auto spec = context.model->table(ids.first());
-        const QString name = spec ? spec->sourceDisplay() : QString::number(ids.first());
+        const QString name = spec ? tableName(*spec) : QString::number(ids.first());
         return active ? QObject::tr("Resume table %1").arg(name) : QObject::tr("Pause table %1").arg(name);
     }
     return active ? QObject::tr("Resume %n table(s)", nullptr, int(ids.size()))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/mainwindow/screenshotstate.h"
+#include "bench/window/screenshotstate.h"
 
 #include "model/engine/runcoordinator.h"
 #include "model/models/iterationgridmodel.h"
@@ -9,8 +9,11 @@
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runpanel.h"
+#include "ui/schedules/runnersetupdialog.h"
+#include "ui/schedules/scheduledialog.h"
 #include "ui/schedules/schedulespanel.h"
 
+#include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QGuiApplication>
@@ -119,6 +122,32 @@ void enterScreenshotState(MainWindow &window, const QString &state) {
         });
     } else if (state == QLatin1String("verify")) {
         openForFirstTable<VerifyDialog>(window, &MainWindow::verifySelected, &VerifyDialog::verifyFinished);
+    } else if (state == QLatin1String("add-schedule")) {
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("schedulesDock"));
+        dock->show();
+        dock->raise();
+        SchedulesPanel *panel = window.schedulesPanel();
+        QObject::connect(
+            panel, &SchedulesPanel::reloaded, panel,
+            [panel] {
+                panel->addSchedule();
+                QTimer::singleShot(1500, panel, announceReady); // the dialog reads the tables first
+            },
+            Qt::SingleShotConnection);
+    } else if (state == QLatin1String("runner-setup")) {
+        QTimer::singleShot(1000, &window, [&window] {
+            window.setUpRunner();
+            QTimer::singleShot(800, &window, announceReady);
+        });
+    } else if (state == QLatin1String("history-table")) {
+        runAllThen(window, [&window](const RunRecord &) {
+            QTimer::singleShot(700, &window, [&window] {
+                window.showHistory();
+                auto *filter = window.findChild<QComboBox *>(QStringLiteral("historyTableFilter"));
+                filter->setCurrentIndex(1); // the first table
+                QTimer::singleShot(1200, &window, announceReady);
+            });
+        });
     } else if (state == QLatin1String("schedules")) {
         auto *dock = window.findChild<QDockWidget *>(QStringLiteral("schedulesDock"));
         dock->show();
@@ -142,6 +171,10 @@ ScreenshotState::ScreenshotState(MainWindow *window, const QString &state)
     // where there is none.
     window->setGeometry(QGuiApplication::primaryScreen()->geometry());
     window->setWindowState(window->windowState() | Qt::WindowMaximized);
+    if (state == QLatin1String("welcome")) {
+        QTimer::singleShot(1500, this, announceReady);
+        return;
+    }
     connect(
         window, &MainWindow::workspaceOpened, this, [window, state] { enterScreenshotState(*window, state); },
         Qt::SingleShotConnection);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "ui/mainwindow/windoweventlog.h"
+#include "bench/window/windoweventlog.h"
 
+#include "bench/window/latenessprobe.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/runhistorymodel.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historypanel.h"
-#include "ui/mainwindow/latenessprobe.h"
 #include "ui/mainwindow/mainwindow.h"
 
 #include <QCoreApplication>

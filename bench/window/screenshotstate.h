@@ -19,6 +19,10 @@ class MainWindow;
 //   rejected-rows      a run, then Rejected Rows… of the iteration that rejected some
 //   verify             Tables › Verify… of the first table, its result shown
 //   schedules          the Schedules dock in front, a schedule selected
+//   add-schedule       Schedules › Add… open (with the "No runner" banner when none runs)
+//   runner-setup       Run › Set Up Runner…, showing what it would write and run
+//   history-table      a run, then the history filtered to the first table (its chart)
+//   welcome            no workspace: the welcome page (started without one)
 // The screenshot fills the screen, whatever size the script's X server has. `window` owns the
 // state, which the window enters once its workspace is open.
 class ScreenshotState : public QObject {

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+// A newcomer's first minutes with the window: the welcome page with no workspace, the last
+// workspace reopened, a missing path offered for creation, the "No runner" banner, missed
+// firings shown as missed, the tray's menu, and one count for the same iteration in the grid,
+// the run header, the history and the CLI.
+
+#include "model/domain/runrecord.h"
+#include "model/engine/runcoordinator.h"
+#include "model/models/controltablemodel.h"
+#include "model/models/displayformat.h"
+#include "model/models/itemroles.h"
+#include "model/models/iterationgridmodel.h"
+#include "model/models/runhistorymodel.h"
+#include "model/models/schedulelistmodel.h"
+#include "tests/ui/uifixture.h"
+#include "ui/history/historypanel.h"
+#include "ui/mainwindow/welcomepage.h"
+#include "ui/mainwindow/windowtray.h"
+#include "ui/run/runpanel.h"
+#include "ui/schedules/runnerbanner.h"
+#include "ui/schedules/runnersetupdialog.h"
+#include "ui/schedules/scheduledialog.h"
+#include "ui/schedules/schedulespanel.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+namespace {
+
+void setRecent(const QStringList &paths, bool reopenLast = true) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("workspace/recent"), paths);
+    settings.setValue(QStringLiteral("workspace/reopenLast"), reopenLast);
+    settings.remove(QStringLiteral("window/state")); // docks as a first start has them
+}
+
+QDockWidget *dock(MainWindow &window, const char *name) {
+    return window.findChild<QDockWidget *>(QString::fromLatin1(name));
+}
+
+} // namespace
+
+class TestFirstMinutes : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    // No workspace: a welcome page with the ways in and the recent workspaces, not empty panes.
+    void welcomeStateWithoutAWorkspace() {
+        UiFixture fixture;
+        const QString missing = fixture.filePath(QStringLiteral("gone.tidemark"));
+        setRecent({fixture.wsPath, missing}, false);
+        MainWindow window;
+        window.show();
+        QVERIFY(window.isWelcomeShown());
+        WelcomePage *welcome = window.welcomePage();
+        QVERIFY(welcome->isVisible());
+        QVERIFY(dock(window, "historyDock")->isHidden());
+        QVERIFY(dock(window, "schedulesDock")->isHidden());
+        for (const char *button :
+             {"actionNewWorkspaceButton", "actionOpenWorkspaceButton", "actionOpenDemoButton"}) {
+            auto *push = welcome->findChild<QPushButton *>(QString::fromLatin1(button));
+            QVERIFY2(push && push->isVisible(), button);
+        }
+        QVERIFY(welcome->findChild<QPushButton *>(QStringLiteral("actionNewWorkspaceButton"))->isEnabled());
+        QVERIFY(welcome->findChild<QPushButton *>(QStringLiteral("actionOpenWorkspaceButton"))->isEnabled());
+        // The demo is there in a source checkout, or the button says why not.
+        auto *demo = welcome->findChild<QPushButton *>(QStringLiteral("actionOpenDemoButton"));
+        QVERIFY(demo->isEnabled() || demo->toolTip().contains(QStringLiteral("make-demo.sh")));
+
+        QListWidget *recent = welcome->recentList();
+        QCOMPARE(recent->count(), 2);
+        QVERIFY(recent->item(0)->text().startsWith(QStringLiteral("ws.tidemark — ")));
+        QVERIFY(recent->item(1)->text().endsWith(QStringLiteral("(missing)")));
+
+        // A recent workspace opens with Enter; the panes and docks come back.
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        recent->setFocus();
+        recent->setCurrentRow(0);
+        emit recent->itemActivated(recent->item(0));
+        QTRY_COMPARE(opened.size(), 1);
+        QVERIFY(!window.isWelcomeShown());
+        QVERIFY(!dock(window, "historyDock")->isHidden());
+        QVERIFY(!dock(window, "schedulesDock")->isHidden());
+        QCOMPARE(window.workspacePath(), fixture.wsPath);
+    }
+
+    // The last workspace reopens on start unless the setting says not to; its file must be there.
+    void theLastWorkspaceReopensOnStart() {
+        UiFixture fixture;
+        setRecent({fixture.wsPath}, true);
+        {
+            MainWindow window;
+            QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+            window.openOnStart(QString());
+            window.show();
+            QTRY_COMPARE(opened.size(), 1);
+            QCOMPARE(window.workspacePath(), fixture.wsPath);
+            QVERIFY(!window.isWelcomeShown());
+        }
+        {
+            MainWindow window;
+            auto *reopen = window.welcomePage()->findChild<QCheckBox *>(QStringLiteral("reopenLastCheck"));
+            QVERIFY(reopen && reopen->isChecked());
+            reopen->setChecked(false); // the setting, from the welcome page
+            QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionReopenLast"))->isChecked());
+        }
+        QTRY_COMPARE(QSettings().value(QStringLiteral("workspace/reopenLast")).toBool(), false);
+        {
+            MainWindow window;
+            QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+            window.openOnStart(QString());
+            window.show();
+            QTest::qWait(500);
+            QCOMPARE(opened.size(), 0);
+            QVERIFY(window.isWelcomeShown());
+        }
+        // Named on the command line, a workspace opens whatever the setting.
+        setRecent({}, true);
+        MainWindow window;
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openOnStart(fixture.wsPath);
+        QTRY_COMPARE(opened.size(), 1);
+    }
+
+    // A path with no workspace: the window offers to create one there, and opens it.
+    void aMissingPathOffersToCreateTheWorkspace() {
+        UiFixture fixture;
+        setRecent({});
+        const QString path = fixture.filePath(QStringLiteral("new-one.tidemark"));
+        MainWindow window;
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(path);
+        QMessageBox *question = nullptr;
+        QTRY_VERIFY((question = window.findChild<QMessageBox *>(QStringLiteral("createWorkspaceQuestion"))));
+        QVERIFY(question->text().contains(path));
+        QVERIFY(!QFileInfo::exists(path));
+        question->findChild<QPushButton *>(QStringLiteral("createWorkspace"))->click();
+        QTRY_COMPARE(opened.size(), 1);
+        QCOMPARE(window.workspacePath(), path);
+        QVERIFY(QFileInfo::exists(path));
+        QCOMPARE(fixture.open()->tables().size(), 0); // the fixture's own is untouched
+        QVERIFY(Workspace::open(path)->tables().isEmpty());
+    }
+
+    // No live runner: the Schedules dock and Add Schedule say schedules do not fire, with the
+    // button that sets one up; a runner that beats takes the banner away.
+    void runnerBannerSaysSchedulesDoNotFire() {
+        UiFixture fixture;
+        setRecent({});
+        MainWindow window;
+        openInWindow(fixture, window, 0);
+        SchedulesPanel *panel = window.schedulesPanel();
+        RunnerBanner *banner = panel->runnerBanner();
+        QTRY_VERIFY(!banner->isHidden());
+        QVERIFY(banner->text()->text().contains(QStringLiteral("No runner: schedules do not fire.")));
+
+        panel->addSchedule();
+        QTRY_VERIFY(panel->openDialog() != nullptr);
+        RunnerBanner *dialogBanner = panel->openDialog()->runnerBanner();
+        QVERIFY(!dialogBanner->isHidden());
+        QVERIFY(dialogBanner->text()->text().contains(QStringLiteral("No runner: schedules do not fire.")));
+        // Its button opens Set Up Runner, which only shows what it would do until asked.
+        dialogBanner->setUpButton()->click();
+        RunnerSetupDialog *setup = nullptr;
+        QTRY_VERIFY((setup = window.findChild<RunnerSetupDialog *>()) != nullptr);
+        setup->reject();
+        panel->openDialog()->reject();
+
+        QProcess serve;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TIDEMARK_TEST_RUNNER_HEARTBEAT_MS"), QStringLiteral("300"));
+        serve.setProcessEnvironment(env);
+        serve.start(cliPath(), {QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("serve")});
+        QVERIFY(serve.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isHidden(), 20000);
+        serve.terminate();
+        QVERIFY(serve.waitForFinished(15000));
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 20000);
+    }
+
+    // A firing that came due and was not fired shows as missed, with how many since; it does not
+    // roll forward to the next one.
+    void missedFiringsShowAsMissed() {
+        const QDateTime now = QDateTime::fromString(QStringLiteral("2026-12-06T10:02:00Z"), Qt::ISODate);
+        ScheduleSpec every5;
+        every5.name = QStringLiteral("every5");
+        every5.cron = QStringLiteral("*/5 * * * *");
+        every5.timeZone = QStringLiteral("UTC");
+        every5.createdAt = now.addSecs(-3600); // 09:02: due 09:05, 09:10, ..., 10:00
+        ScheduleSpec fired = every5;
+        fired.name = QStringLiteral("fired");
+        fired.lastFiredAt = QDateTime::fromString(QStringLiteral("2026-12-06T10:00:00Z"), Qt::ISODate);
+        ScheduleSpec paused = every5;
+        paused.name = QStringLiteral("paused");
+        paused.active = false;
+        ScheduleListModel model;
+        model.setSchedules({every5, fired, paused}, {}, now);
+        QCOMPARE(model.missedAt(0),
+                 QDateTime::fromString(QStringLiteral("2026-12-06T09:05:00Z"), Qt::ISODate));
+        QCOMPARE(model.index(0, ScheduleListModel::NextLocal).data().toString(),
+                 QStringLiteral("missed since 2026-12-06 09:05 UTC (12 firings)"));
+        QVERIFY(model.index(0, ScheduleListModel::NextLocal)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("not fired")));
+        QVERIFY(!model.missedAt(1).isValid());
+        QVERIFY(model.index(1, ScheduleListModel::NextLocal)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("2026-12-06 10:05:00")));
+        QVERIFY(!model.missedAt(2).isValid());
+        QCOMPARE(model.index(2, ScheduleListModel::NextLocal).data().toString(), QStringLiteral("paused"));
+    }
+
+    // The tray's menu: Show (raises the window), Run All, Quit: the window's own actions.
+    void trayMenuShowsRunsAndQuits() {
+        setRecent({});
+        MainWindow window;
+        QMenu *menu = window.tray()->menu();
+        QStringList texts;
+        for (QAction *action : menu->actions())
+            if (!action->isSeparator())
+                texts << QString(action->text()).remove(QLatin1Char('&'));
+        QCOMPARE(texts, (QStringList{QStringLiteral("Show Tidemark"), QStringLiteral("Run All Active"),
+                                     QStringLiteral("Quit")}));
+        QCOMPARE(menu->actions().at(1), window.findChild<QAction *>(QStringLiteral("actionRunAll")));
+        QCOMPARE(menu->actions().last(), window.findChild<QAction *>(QStringLiteral("actionQuit")));
+        QVERIFY(!window.isVisible());
+        menu->actions().first()->trigger();
+        QVERIFY(window.isVisible());
+        window.showMinimized();
+        window.tray()->showWindow();
+        QVERIFY(!(window.windowState() & Qt::WindowMinimized));
+    }
+
+    // Tab follows the layout: along the history's filter row left to right, then its list.
+    void tabFollowsTheLayout() {
+        UiFixture fixture;
+        setRecent({});
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 0);
+        HistoryPanel *history = window.historyPanel();
+        QWidget *table = history->findChild<QWidget *>(QStringLiteral("historyTableFilter"));
+        QWidget *status = history->findChild<QWidget *>(QStringLiteral("historyStatusFilter"));
+        QWidget *exportCsv = history->findChild<QWidget *>(QStringLiteral("exportCsv"));
+        QWidget *list = history->findChild<QWidget *>(QStringLiteral("historyView"));
+        QList<QWidget *> order;
+        for (QWidget *w = table; w && order.size() < 50; w = w->nextInFocusChain()) {
+            if (w->isVisible() && (w->focusPolicy() & Qt::TabFocus))
+                order << w;
+            if (w == list)
+                break;
+        }
+        QVERIFY(order.contains(list));
+        QVERIFY(order.indexOf(table) < order.indexOf(status));
+        QVERIFY(order.indexOf(status) < order.indexOf(exportCsv));
+        QVERIFY(order.indexOf(exportCsv) < order.indexOf(list));
+        for (qsizetype i = 1; i < order.size() - 1; ++i) // the filter row, left to right
+            QVERIFY2(order.at(i)->mapTo(history, QPoint()).x() >
+                         order.at(i - 1)->mapTo(history, QPoint()).x(),
+                     qPrintable(order.at(i)->objectName()));
+    }
+
+    // Run Selected runs the selected rows the filter shows, not those it hides.
+    void runSelectedActsOnTheVisibleSelection() {
+        UiFixture fixture;
+        setRecent({});
+        makeOrders(fixture.src, 10);
+        makeOrders(fixture.src, 10, 1, QStringLiteral("events"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const qint64 events =
+            fixture.addTable(UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at")));
+        MainWindow window;
+        openInWindow(fixture, window, 2);
+        QTableView *tables = window.controlTable()->view();
+        tables->selectAll();
+        QCOMPARE(window.controlTable()->selectedIds().size(), 2);
+        window.findChild<QLineEdit *>(QStringLiteral("controlTableFilter"))
+            ->setText(QStringLiteral("events"));
+        QCOMPARE(tables->model()->rowCount(), 1);
+        QCOMPARE(window.controlTable()->selectedIds(), QList<qint64>{events});
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.iterations.size(), 1);
+        QCOMPARE(run.iterations.first().tableId, events);
+    }
+
+    // Spare width goes to the names and watermarks, not to the last column.
+    void spareWidthGoesToNames() {
+        UiFixture fixture;
+        setRecent({});
+        const QString longName = QStringLiteral("customer_order_lines_archive_2024_q4");
+        makeOrders(fixture.src, 5, 1, longName);
+        TableDraft draft = UiFixture::draft(longName, QStringLiteral("updated_at"));
+        draft.spec.targetTable = longName + QStringLiteral("_copy");
+        fixture.addTable(draft);
+        MainWindow window;
+        window.resize(1440, 900);
+        openInWindow(fixture, window, 1);
+        QTableView *tables = window.controlTable()->view();
+        // QTableView's own is protected: the view's, through its base.
+        const int needed =
+            static_cast<QAbstractItemView *>(tables)->sizeHintForColumn(ControlTableModel::Source);
+        QTRY_VERIFY2(
+            tables->columnWidth(ControlTableModel::Source) >= std::min(needed, 140 * 3),
+            qPrintable(
+                QStringLiteral("%1 < %2").arg(tables->columnWidth(ControlTableModel::Source)).arg(needed)));
+        QVERIFY(tables->columnWidth(ControlTableModel::Target) > 140);
+    }
+
+    // One count everywhere: for the same iteration, the grid, the run header, the history and
+    // the CLI (text and JSON) show the same rows read and written.
+    void oneCountEverywhere() {
+        UiFixture fixture;
+        setRecent({});
+        makeOrders(fixture.src, 2345);
+        makeOrders(fixture.src, 678, 1, QStringLiteral("events"));
+        makeOrders(fixture.src, 20, 1, QStringLiteral("gone"));
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        fixture.addTable(UiFixture::draft(QStringLiteral("events"), QStringLiteral("updated_at")));
+        fixture.addTable(UiFixture::draft(QStringLiteral("gone"), QStringLiteral("updated_at")));
+        execSql(fixture.src, QStringLiteral("DROP TABLE gone"));
+
+        MainWindow window;
+        openInWindow(fixture, window, 3);
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const qint64 runId = finished.first().at(0).value<RunRecord>().id;
+
+        // The CLI's record of the run.
+        const CliResult json =
+            runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
+                    QStringLiteral("--run"), QString::number(runId), QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
+        const QJsonArray runs = parseJsonArray(json.out);
+        QCOMPARE(runs.size(), 1);
+        QHash<QString, std::pair<qint64, qint64>> cli; // source -> read, written
+        for (const QJsonValue &value : runs.at(0).toObject().value(QStringLiteral("iterations")).toArray()) {
+            const QJsonObject it = value.toObject();
+            cli.insert(it.value(QStringLiteral("source")).toString(),
+                       {it.value(QStringLiteral("rows_read_kept")).toInteger(),
+                        it.value(QStringLiteral("rows_written")).toInteger()});
+        }
+        QCOMPARE(cli.size(), 3);
+        const CliResult text =
+            runCli({QStringLiteral("--workspace"), fixture.wsPath, QStringLiteral("history"),
+                    QStringLiteral("--run"), QString::number(runId)});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.describe()));
+
+        // The grid, iteration by iteration, against the CLI.
+        QTableView *grid = window.runPanel()->view();
+        QCOMPARE(grid->model()->rowCount(), 3);
+        qint64 read = 0;
+        qint64 written = 0;
+        for (int row = 0; row < grid->model()->rowCount(); ++row) {
+            const QString source = grid->model()->index(row, IterationGridModel::Source).data().toString();
+            const qint64 gridRead =
+                grid->model()->index(row, IterationGridModel::RowsRead).data(RawRole).toLongLong();
+            const qint64 gridWritten =
+                grid->model()->index(row, IterationGridModel::RowsWritten).data(RawRole).toLongLong();
+            QVERIFY2(cli.contains(source), qPrintable(source));
+            QCOMPARE(gridRead, cli.value(source).first);
+            QCOMPARE(gridWritten, cli.value(source).second);
+            QCOMPARE(grid->model()->index(row, IterationGridModel::RowsRead).data().toString(),
+                     formatCount(gridRead));
+            // The CLI's table has the same figures on the iteration's line.
+            const QRegularExpression figures(QStringLiteral("\\s%1\\s+%2\\s").arg(gridRead).arg(gridWritten));
+            bool onALine = false;
+            for (const QString &line : text.out.split(QLatin1Char('\n')))
+                onALine =
+                    onALine || (line.contains(source + QStringLiteral(" -> ")) && line.contains(figures));
+            QVERIFY2(onALine, qPrintable(source + QStringLiteral("\n") + text.out));
+            read += gridRead;
+            written += gridWritten;
+        }
+        QCOMPARE(read, qint64(2345 + 678));
+        QCOMPARE(written, qint64(2345 + 678));
+
+        // The run header and the history's row say the same totals.
+        auto *summary = window.findChild<QLabel *>(QStringLiteral("runSummary"));
+        QTRY_VERIFY2(
+            summary->text().contains(
+                QStringLiteral("%1 rows read, %2 written").arg(formatCount(read), formatCount(written))),
+            qPrintable(summary->text()));
+        RunHistoryModel *history = window.historyPanel()->model();
+        int historyRow = -1;
+        QTRY_VERIFY([&] {
+            for (int row = 0; row < history->rowCount(); ++row)
+                if (history->index(row, 0).data(RunIdRole).toLongLong() == runId &&
+                    history->index(row, RunHistoryModel::RowsRead).data().toString() == formatCount(read))
+                    historyRow = row;
+            return historyRow >= 0;
+        }());
+        QCOMPARE(history->index(historyRow, RunHistoryModel::RowsWritten).data().toString(),
+                 formatCount(written));
+    }
+
+    // While a run goes on, the grid's rows, the run header and the history's row of the run
+    // change together: whenever they are shown, they say the same count.
+    void oneCountWhileItRuns() {
+        UiFixture fixture;
+        setRecent({});
+        makeOrders(fixture.src, 60000);
+        TableDraft draft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
+        draft.spec.commitPerBatch = true; // committed batch by batch: figures move while it runs
+        draft.spec.batchSize = 200;
+        fixture.addTable(draft);
+        MainWindow window;
+        openInWindow(fixture, window, 1);
+        RunHistoryModel *history = window.historyPanel()->model();
+        auto *summary = window.findChild<QLabel *>(QStringLiteral("runSummary"));
+        int checked = 0;
+        QStringList mismatches;
+        connect(window.runPanel(), &RunPanel::liveFiguresShown, this, [&](qint64 runId) {
+            const QAbstractItemModel *grid = window.runPanel()->view()->model();
+            if (grid->rowCount() != 1)
+                return;
+            const QString read = grid->index(0, IterationGridModel::RowsRead).data().toString();
+            if (read == QStringLiteral("0"))
+                return;
+            for (int row = 0; row < history->rowCount(); ++row) {
+                if (history->index(row, 0).data(RunIdRole).toLongLong() != runId)
+                    continue;
+                ++checked;
+                const QString shown = history->index(row, RunHistoryModel::RowsRead).data().toString();
+                if (shown != read || !summary->text().contains(read + QStringLiteral(" rows read")))
+                    mismatches << QStringLiteral("grid %1, history %2, header \"%3\"")
+                                      .arg(read, shown, summary->text());
+            }
+        });
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.runAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 120000);
+        QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches.join(QLatin1Char('\n'))));
+        QVERIFY2(checked >= 2, qPrintable(QStringLiteral("compared %1 times while it ran").arg(checked)));
+    }
+};
+
+QTEST_MAIN(TestFirstMinutes)
+#include "tst_firstminutes.moc"
