@@ -28,6 +28,7 @@
 #include "model/schedule/runner.h"
 #include "model/schedule/runnerstatus.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -56,6 +57,8 @@ namespace {
 
 const char *const usageText =
     R"(Usage: tidemark-cli [-w FILE | --workspace FILE] COMMAND ...   (env TIDEMARK_WORKSPACE as fallback)
+A postgresql:// URI instead of FILE names a team's workspace on a server (docs/team.md): schema
+tidemark, or --workspace-schema NAME (env TIDEMARK_WORKSPACE_SCHEMA); no password in the URI.
 
 Commands:
   init                                   create an empty workspace; refuses to overwrite a file
@@ -261,6 +264,7 @@ public:
         : m_command(command) {
         m_parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
         addValue({QStringLiteral("w"), QStringLiteral("workspace")}, QStringLiteral("FILE"));
+        addValue(QStringLiteral("workspace-schema"), QStringLiteral("NAME"));
         m_parser.addOption(QCommandLineOption(QStringList{QStringLiteral("h"), QStringLiteral("help")}));
     }
 
@@ -281,6 +285,9 @@ public:
                                         m_parser.errorText().endsWith(QLatin1Char('.')) ? 1 : 0)));
         if (m_parser.isSet(QStringLiteral("help")))
             throw HelpRequested{m_command};
+        // What TIDEMARK_WORKSPACE_SCHEMA says, for this process and the ones it starts.
+        if (m_parser.isSet(QStringLiteral("workspace-schema")))
+            qputenv("TIDEMARK_WORKSPACE_SCHEMA", m_parser.value(QStringLiteral("workspace-schema")).toUtf8());
         const QStringList positional = m_parser.positionalArguments();
         if (positional.size() < minPositional)
             throw ValidationError(QStringLiteral("%1: missing %2").arg(m_command, positionalName));
@@ -553,6 +560,12 @@ int Commands::execute(const QStringList &arguments) {
                 m_workspace = args[++i];
             } else if (arg.startsWith(QLatin1String("--workspace="))) {
                 m_workspace = arg.mid(12);
+            } else if (arg == QLatin1String("--workspace-schema")) {
+                if (i + 1 >= args.size())
+                    throw ValidationError(QStringLiteral("option %1 needs a NAME").arg(arg));
+                qputenv("TIDEMARK_WORKSPACE_SCHEMA", args[++i].toUtf8());
+            } else if (arg.startsWith(QLatin1String("--workspace-schema="))) {
+                qputenv("TIDEMARK_WORKSPACE_SCHEMA", arg.mid(19).toUtf8());
             } else if (arg.startsWith(QLatin1String("-w")) && !arg.startsWith(QLatin1String("--"))) {
                 m_workspace = arg.mid(2);
             } else if (arg == QLatin1String("--version") || arg == QLatin1String("-v")) {
@@ -689,7 +702,7 @@ QString Commands::workspacePath() const {
         path = qEnvironmentVariable("TIDEMARK_WORKSPACE");
     if (path.isEmpty())
         throw ValidationError(QStringLiteral("no workspace: pass -w FILE or set TIDEMARK_WORKSPACE"));
-    return QFileInfo(path).absoluteFilePath();
+    return WorkspaceLocation::resolve(path).text();
 }
 
 void Commands::installLogging(const QString &path) {
@@ -697,7 +710,8 @@ void Commands::installLogging(const QString &path) {
         return;
     m_loggingInstalled = true;
     try {
-        installLogSinks(path, true);
+        // A server workspace has no folder of its own for a log file: stderr only.
+        installLogSinks(WorkspaceLocation::isServer(path) ? QString() : path, true);
     } catch (const std::exception &error) {
         // A log file we cannot write must not stop an operator's command.
         writeError(QStringLiteral("warning: no log file beside %1: %2")
@@ -707,7 +721,7 @@ void Commands::installLogging(const QString &path) {
 
 std::unique_ptr<Workspace> Commands::openWorkspace() {
     const QString path = workspacePath();
-    if (!QFileInfo::exists(path))
+    if (!WorkspaceLocation::isServer(path) && !QFileInfo::exists(path))
         throw ValidationError(
             QStringLiteral("workspace %1 does not exist (create it with: tidemark-cli -w %1 init)")
                 .arg(path));
@@ -733,7 +747,7 @@ int Commands::init(const QStringList &args) {
     if (parser.isSet(QStringLiteral("workspace")))
         m_workspace = parser.value(QStringLiteral("workspace"));
     const QString path = workspacePath();
-    if (QFileInfo::exists(path))
+    if (!WorkspaceLocation::isServer(path) && QFileInfo::exists(path))
         throw ValidationError(
             QStringLiteral("workspace %1 already exists; refusing to overwrite it").arg(path));
     try {

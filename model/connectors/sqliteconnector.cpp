@@ -7,7 +7,7 @@
 #include "model/connectors/contractsql.h"
 #include "model/connectors/exactvalue.h"
 #include "model/connectors/statetable.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include <QDateTime>
 #include <QFile>

@@ -3,7 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include <QPointer>
 #include <QSet>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
 #include "model/domain/runpage.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/historyfill.h"
 

@@ -2,7 +2,7 @@
 #include "tests/support/historyfill.h"
 
 #include "model/domain/runrecord.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 namespace tidemark::test {
 

@@ -8,7 +8,7 @@
 // window's gateway keeps queued edits.
 
 #include "model/engine/remotework.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/historyfill.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
