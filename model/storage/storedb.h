@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace tidemark {
@@ -67,6 +68,9 @@ public:
     virtual void lock(StoreLock what, qint64 id = 0) = 0;
     // See SqliteDb::stopStatementsWhile; a server connection runs its statements to the end.
     virtual void stopStatementsWhile(const std::atomic_bool *flag) = 0;
+    // A number that changes whenever another connection commits (SQLite's data_version), so a
+    // watcher reads nothing while nobody wrote; nullopt where the backend cannot tell cheaply.
+    virtual std::optional<qint64> dataVersion() = 0;
 
     // --- what each dialect writes its own way ---
     // A subquery of the ids in the JSON array bound at `param`: "IN (<this>)".

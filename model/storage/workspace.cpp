@@ -3,8 +3,8 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
-#include "model/storage/postgres/pgstoredb.h"
 #include "model/storage/sqlite/sqlitestoredb.h"
+#include "model/storage/storeopen.h"
 #include "model/storage/stores/alertstore.h"
 #include "model/storage/stores/auditstore.h"
 #include "model/storage/stores/connectionstore.h"
@@ -73,12 +73,7 @@ void Workspace::stopStatementsWhile(const std::atomic_bool *flag) {
 }
 
 std::unique_ptr<Workspace> Workspace::create(const QString &location) {
-    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
-    std::unique_ptr<StoreDb> db;
-    if (resolved.isServer())
-        db = PgStoreDb::create(resolved);
-    else
-        db = SqliteStoreDb::create(location);
+    std::unique_ptr<StoreDb> db = createStoreDb(location);
     std::unique_ptr<Workspace> workspace(
         new Workspace(std::make_unique<Stores>(std::move(db), QString()), location));
     workspace->readWorkspaceId();
@@ -88,12 +83,7 @@ std::unique_ptr<Workspace> Workspace::create(const QString &location) {
 }
 
 std::unique_ptr<Workspace> Workspace::open(const QString &location) {
-    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
-    std::unique_ptr<StoreDb> db;
-    if (resolved.isServer())
-        db = PgStoreDb::open(resolved);
-    else
-        db = SqliteStoreDb::open(location);
+    std::unique_ptr<StoreDb> db = openStoreDb(location);
     std::unique_ptr<Workspace> workspace(
         new Workspace(std::make_unique<Stores>(std::move(db), QString()), location));
     workspace->readWorkspaceId();

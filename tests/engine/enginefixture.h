@@ -11,6 +11,7 @@
 #include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -39,7 +40,7 @@ class EngineFixture {
 public:
     EngineFixture() {
         QVERIFY2(m_dir.isValid(), "temporary directory");
-        wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        wsPath = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         src = m_dir.filePath(QStringLiteral("source.db"));
         dst = m_dir.filePath(QStringLiteral("target.db"));
         ws = Workspace::create(wsPath);

@@ -12,6 +12,7 @@
 #include "model/models/schedulelistmodel.h"
 #include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
@@ -450,7 +451,13 @@ void MainWindow::openWorkspace(const QString &path) {
                       .arg(workspacePath()));
         return;
     }
-    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QString absolute; // a file's absolute path, or a server workspace's URI with its schema
+    try {
+        absolute = WorkspaceLocation::resolve(path).text();
+    } catch (const Error &e) {
+        showError(tr("Open workspace"), e.message());
+        return;
+    }
     // Titled at once, so a window not shown yet (main opens its workspace first) is created
     // with its final title: on X, the first title that is not Latin-1 (the em dash) costs Xlib a
     // round trip to the server, which set just after the first paint held the GUI thread for

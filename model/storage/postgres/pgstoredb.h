@@ -35,6 +35,7 @@ public:
     void begin(TransactionKind kind) override;
     void lock(StoreLock what, qint64 id) override;
     void stopStatementsWhile(const std::atomic_bool *) override {}
+    std::optional<qint64> dataVersion() override { return std::nullopt; }
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return QStringLiteral(" FOR UPDATE"); }

@@ -488,6 +488,10 @@ void SqliteStoreDb::stopStatementsWhile(const std::atomic_bool *flag) {
     m_db->stopStatementsWhile(flag);
 }
 
+std::optional<qint64> SqliteStoreDb::dataVersion() {
+    return pragmaInt(*m_db, QStringLiteral("PRAGMA data_version"));
+}
+
 QString SqliteStoreDb::idsFromJson(int param) const {
     return QStringLiteral("SELECT value FROM json_each(?%1)").arg(param);
 }

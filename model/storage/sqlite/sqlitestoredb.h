@@ -33,6 +33,7 @@ public:
     void begin(TransactionKind kind) override;
     void lock(StoreLock, qint64) override {}
     void stopStatementsWhile(const std::atomic_bool *flag) override;
+    std::optional<qint64> dataVersion() override;
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return {}; }
