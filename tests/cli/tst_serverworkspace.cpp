@@ -3,6 +3,8 @@
 // different HOMEs (as on different machines) share one server workspace; what one process runs
 // is seen by another's `history` at once; the schema is created by `init` and never twice; a
 // password never rides in the workspace's name.
+#include "model/common/error.h"
+#include "model/storage/workspace.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
@@ -64,6 +66,7 @@ private slots:
     void initCreatesTheSchemaOnce();
     void twoClisAndARunnerShareOneWorkspace();
     void passwordInTheUriIsRefused();
+    void lostConnectionIsOpenedAgain();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -220,6 +223,35 @@ void tst_ServerWorkspace::passwordInTheUriIsRefused() {
     QCOMPARE(
         PgSession().value(QStringLiteral("SELECT count(*) FROM pg_namespace WHERE nspname = 'tidemark'")),
         QStringLiteral("0"));
+}
+
+// The workspace server ends the session (pg_terminate_backend, as a restart does): the call that
+// meets the loss fails naming the workspace, nothing half-written stays, the next call connects
+// again by itself.
+void tst_ServerWorkspace::lostConnectionIsOpenedAgain() {
+    const QString location = m_uri + QStringLiteral("?schema=") + m_schema;
+    const std::unique_ptr<Workspace> workspace = Workspace::create(location);
+    TableSpec spec;
+    spec.sourceConnection = QStringLiteral("src");
+    spec.sourceTable = QStringLiteral("orders");
+    spec.targetConnection = QStringLiteral("dst");
+    spec.targetTable = QStringLiteral("orders");
+    const qint64 id = workspace->addTable(spec);
+    PgSession admin;
+    QCOMPARE(admin.value(QStringLiteral("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                                        "datname = 'tidemark' AND pid <> pg_backend_pid() AND backend_type = "
+                                        "'client backend'"))
+                     .toInt() >= 1,
+             true);
+    try {
+        workspace->setActive(id, false);
+        QFAIL("a write on a terminated session succeeded");
+    } catch (const Error &error) {
+        QVERIFY2(error.message().contains(m_schema), qPrintable(error.message()));
+    }
+    QCOMPARE(workspace->table(id)->active, true); // the failed write left nothing
+    workspace->setActive(id, false);
+    QCOMPARE(Workspace::open(location)->table(id)->active, false);
 }
 
 QTEST_GUILESS_MAIN(tst_ServerWorkspace)

@@ -350,6 +350,7 @@ private:
             if (!m_params[i].isNull())
                 values[size_t(i)] = m_params[i].constData();
         }
+        m_db.reconnectIfLost();
         m_result = PQexecParams(m_db.handle(), m_sql.constData(), count, types.data(), values.data(), nullptr,
                                 nullptr, 0);
         const ExecStatusType status = PQresultStatus(m_result);
@@ -392,8 +393,25 @@ PgStoreDb::PgStoreDb(const WorkspaceLocation &location)
         throw Error(QStringLiteral("workspace %1: cannot connect: %2").arg(location.text(), message));
     }
     PQsetNoticeProcessor(m_conn, &logNotice, nullptr);
-    // The schema is named by quoteIdentifier: search_path takes no bound parameter.
-    exec(QStringLiteral("SET search_path TO %1").arg(quoteIdentifier(location.schema())));
+    setSearchPath();
+}
+
+// The schema is named by quoteIdentifier: search_path takes no bound parameter.
+void PgStoreDb::setSearchPath() {
+    exec(QStringLiteral("SET search_path TO %1").arg(quoteIdentifier(m_location.schema())));
+}
+
+// A connection the server dropped (a restart, pg_terminate_backend, a network cut) is opened
+// again at the next statement: the statement that met the loss failed, and so did its
+// transaction, whose rollback is the first thing to run here. Nothing is retried silently.
+void PgStoreDb::reconnectIfLost() {
+    if (PQstatus(m_conn) == CONNECTION_OK)
+        return;
+    storageLog()->warn("workspace {}: connection lost; connecting again", str(location()));
+    PQreset(m_conn);
+    if (PQstatus(m_conn) != CONNECTION_OK)
+        fail(QStringLiteral("cannot connect again"));
+    setSearchPath();
 }
 
 PgStoreDb::~PgStoreDb() {
@@ -480,6 +498,7 @@ void PgStoreDb::migrate() {
 }
 
 void PgStoreDb::exec(const QString &sql) {
+    reconnectIfLost();
     PGresult *result = PQexec(m_conn, sql.toUtf8().constData());
     const ExecStatusType status = PQresultStatus(result);
     const QString message = QString::fromUtf8(PQresultErrorMessage(result)).trimmed();

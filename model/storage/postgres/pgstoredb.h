@@ -50,12 +50,15 @@ public:
     // libpq's connection, for the statements of this file only.
     pg_conn *handle() const { return m_conn; }
     void noteChanges(qint64 changes) { m_changes = changes; }
+    // Before each statement: see the definition.
+    void reconnectIfLost();
     // "workspace <location>: <what>: <libpq's message>".
     [[noreturn]] void fail(const QString &what) const;
 
 private:
     explicit PgStoreDb(const WorkspaceLocation &location);
     bool schemaExists();
+    void setSearchPath();
     void migrate();
 
     WorkspaceLocation m_location;

@@ -752,7 +752,7 @@ qint64 HistoryStore::runCount(const RunPageQuery &query) {
         query.tableId <= 0 && !query.status.isEmpty() && query.runId <= 0 && !query.before;
     Statement count(m_db, statusAlone ? QStringLiteral("SELECT count(*) FROM (SELECT id FROM runs WHERE "
                                                        "status = ?2 UNION SELECT run_id FROM "
-                                                       "iterations WHERE status = ?2)")
+                                                       "iterations WHERE status = ?2) AS matching")
                                       : QStringLiteral("SELECT count(*)") + pageFromWhere(query));
     bindFilter(count, query);
     return count.step() ? count.columnInt64(0) : 0;

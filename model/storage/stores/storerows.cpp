@@ -46,6 +46,14 @@ QDateTime parseStoredTime(const char *text, int size) {
     return time.isValid() ? time.toUTC() : QDateTime();
 }
 
+QStringList keyColumnsFromJson(const QString &text) {
+    QStringList columns;
+    const QJsonArray array = QJsonDocument::fromJson(text.toUtf8()).array();
+    for (const QJsonValue &value : array)
+        columns.append(value.toString());
+    return columns;
+}
+
 } // namespace
 
 std::shared_ptr<spdlog::logger> storageLog() {
@@ -117,17 +125,11 @@ const QString kTableColumns = QStringLiteral(
     "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
     "max_jump");
 
+namespace {
+
 QString keyColumnsJson(const QStringList &columns) {
     return QString::fromUtf8(
         QJsonDocument(QJsonArray::fromStringList(columns)).toJson(QJsonDocument::Compact));
-}
-
-QStringList keyColumnsFromJson(const QString &text) {
-    QStringList columns;
-    const QJsonArray array = QJsonDocument::fromJson(text.toUtf8()).array();
-    for (const QJsonValue &value : array)
-        columns.append(value.toString());
-    return columns;
 }
 
 WatermarkType storedWatermarkType(const TableSpec &spec) {
@@ -137,6 +139,8 @@ WatermarkType storedWatermarkType(const TableSpec &spec) {
         return spec.lastWatermark.type();
     return spec.initialWatermark.type();
 }
+
+} // namespace
 
 TableSpec readTable(const Statement &stmt, const StoreDb &db) {
     TableSpec spec;

@@ -44,8 +44,6 @@ extern const QString kConnectionColumns;
 ConnectionSpec readConnection(const Statement &stmt);
 
 extern const QString kTableColumns;
-QString keyColumnsJson(const QStringList &columns);
-WatermarkType storedWatermarkType(const TableSpec &spec);
 TableSpec readTable(const Statement &stmt, const StoreDb &db);
 // Binds the configuration fields (everything but id, last watermark and tiebreak) from ?1.
 void bindTableConfig(Statement &stmt, const TableSpec &spec);
