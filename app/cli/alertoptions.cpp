@@ -3,9 +3,9 @@
 
 #include "app/cli/subcommandparser.h"
 #include "model/alerts/alertdispatcher.h"
-#include "model/alerts/secretreference.h"
 #include "model/common/duration.h"
 #include "model/common/error.h"
+#include "model/domain/secretreference.h"
 #include "model/storage/workspace.h"
 
 namespace tidemark::cli {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "app/cli/commandspec.h"
-#include "model/alerts/alertsettings.h"
+#include "model/domain/alertsettings.h"
 
 #include <QList>
 #include <QString>

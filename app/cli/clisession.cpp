@@ -7,6 +7,7 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QFileInfo>
 
@@ -23,7 +24,7 @@ QString CliSession::workspacePath() const {
         path = qEnvironmentVariable("TIDEMARK_WORKSPACE");
     if (path.isEmpty())
         throw ValidationError(QStringLiteral("no workspace: pass -w FILE or set TIDEMARK_WORKSPACE"));
-    return QFileInfo(path).absoluteFilePath();
+    return WorkspaceLocation::resolve(path).text();
 }
 
 void CliSession::installLogging(const QString &path) {
@@ -31,7 +32,8 @@ void CliSession::installLogging(const QString &path) {
         return;
     m_loggingInstalled = true;
     try {
-        installLogSinks(path, true);
+        // A server workspace has no folder of its own for a log file: stderr only.
+        installLogSinks(WorkspaceLocation::isServer(path) ? QString() : path, true);
     } catch (const std::exception &error) {
         // A log file we cannot write must not stop an operator's command.
         writeError(QStringLiteral("warning: no log file beside %1: %2")
@@ -41,7 +43,7 @@ void CliSession::installLogging(const QString &path) {
 
 std::unique_ptr<Workspace> CliSession::openWorkspace() {
     const QString path = workspacePath();
-    if (!QFileInfo::exists(path))
+    if (!WorkspaceLocation::isServer(path) && !QFileInfo::exists(path))
         throw ValidationError(
             QStringLiteral("workspace %1 does not exist (create it with: tidemark-cli -w %1 init)")
                 .arg(path));
@@ -59,6 +61,10 @@ std::unique_ptr<Workspace> CliSession::openWorkspace() {
         // A workspace that cannot be opened is a bad argument: nothing ran.
         throw ValidationError(error.message());
     }
+}
+
+void setWorkspaceSchema(const QString &name) {
+    qputenv("TIDEMARK_WORKSPACE_SCHEMA", name.toUtf8());
 }
 
 } // namespace tidemark::cli

@@ -34,4 +34,8 @@ private:
     bool m_loggingInstalled = false;
 };
 
+// --workspace-schema NAME: what TIDEMARK_WORKSPACE_SCHEMA says, for this process and the ones it
+// starts (model/storage/workspacelocation.h reads it).
+void setWorkspaceSchema(const QString &name);
+
 } // namespace tidemark::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/commands.h"
 
+#include "app/cli/clisession.h"
 #include "app/cli/commandtable.h"
 #include "app/cli/generated.h"
 #include "app/cli/output.h"
@@ -21,6 +22,12 @@ int Commands::execute(const QStringList &arguments) {
                 m_session.setWorkspaceOption(args[++i]);
             } else if (arg.startsWith(QLatin1String("--workspace="))) {
                 m_session.setWorkspaceOption(arg.mid(12));
+            } else if (arg == QLatin1String("--workspace-schema")) {
+                if (i + 1 >= args.size())
+                    throw ValidationError(QStringLiteral("option %1 needs a NAME").arg(arg));
+                setWorkspaceSchema(args[++i]);
+            } else if (arg.startsWith(QLatin1String("--workspace-schema="))) {
+                setWorkspaceSchema(arg.mid(19));
             } else if (arg.startsWith(QLatin1String("-w")) && !arg.startsWith(QLatin1String("--"))) {
                 m_session.setWorkspaceOption(arg.mid(2));
             } else if (arg == QLatin1String("--version") || arg == QLatin1String("-v")) {

@@ -9,6 +9,8 @@ namespace {
 
 const char *const kUsageHead =
     "Usage: tidemark-cli [-w FILE | --workspace FILE] COMMAND ...   (env TIDEMARK_WORKSPACE as fallback)\n"
+    "A postgresql:// URI instead of FILE names a team's workspace on a server (docs/team.md): schema\n"
+    "tidemark, or --workspace-schema NAME (env TIDEMARK_WORKSPACE_SCHEMA); no password in the URI.\n"
     "\n"
     "Commands:\n";
 

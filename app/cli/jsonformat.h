@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/alerts/alertsettings.h"
+#include "model/domain/alertsettings.h"
 #include "model/common/duration.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/runjson.h"

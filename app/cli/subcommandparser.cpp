@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/subcommandparser.h"
 
+#include "app/cli/clisession.h"
 #include "model/common/error.h"
 
 #include <QRegularExpression>
@@ -12,6 +13,7 @@ SubcommandParser::SubcommandParser(const CommandSpec &spec)
     , m_command(spec.name) {
     m_parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     addValue({QStringLiteral("w"), QStringLiteral("workspace")}, QStringLiteral("FILE"));
+    addValue({QStringLiteral("workspace-schema")}, QStringLiteral("NAME"));
     m_parser.addOption(QCommandLineOption(QStringList{QStringLiteral("h"), QStringLiteral("help")}));
     for (const OptionSpec &option : spec.options) {
         if (option.takesValue())
@@ -34,6 +36,8 @@ void SubcommandParser::parse(const QStringList &args) {
                      m_parser.errorText().chopped(m_parser.errorText().endsWith(QLatin1Char('.')) ? 1 : 0)));
     if (m_parser.isSet(QStringLiteral("help")))
         throw HelpRequested{m_command};
+    if (m_parser.isSet(QStringLiteral("workspace-schema")))
+        setWorkspaceSchema(m_parser.value(QStringLiteral("workspace-schema")));
     m_positional = m_parser.positionalArguments();
     if (m_positional.size() < m_spec.minPositional)
         throw ValidationError(QStringLiteral("%1: missing %2").arg(m_command, m_spec.positionalName));

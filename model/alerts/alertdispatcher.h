@@ -2,8 +2,8 @@
 #pragma once
 
 #include "model/alerts/alertdelivery.h"
-#include "model/alerts/alertsettings.h"
-#include "model/alerts/secretreference.h"
+#include "model/domain/alertsettings.h"
+#include "model/domain/secretreference.h"
 #include "model/alerts/webhooksender.h"
 #include "model/domain/runrecord.h"
 

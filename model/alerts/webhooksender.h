@@ -2,7 +2,7 @@
 #pragma once
 
 #include "model/alerts/alertdelivery.h"
-#include "model/alerts/secretreference.h"
+#include "model/domain/secretreference.h"
 
 #include <QElapsedTimer>
 #include <QObject>

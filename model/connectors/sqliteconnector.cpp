@@ -8,7 +8,7 @@
 #include "model/connectors/exactvalue.h"
 #include "model/connectors/rowchecksum.h"
 #include "model/connectors/statetable.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include <QDateTime>
 #include <QFile>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/alerts/alertsettings.h"
+#include "model/domain/alertsettings.h"
 
 #include <QDateTime>
 #include <QList>

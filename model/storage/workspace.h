@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/alerts/alertsettings.h"
+#include "model/domain/alertsettings.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/position.h"
 #include "model/domain/runpage.h"
@@ -18,11 +18,7 @@
 #include <memory>
 #include <optional>
 
-struct sqlite3;
-
 namespace tidemark {
-
-class SqliteDb;
 
 struct WatermarkChange {
     qint64 id = 0;
@@ -148,33 +144,41 @@ struct LeaseAttempt {
     std::optional<Lease> holder; // the live holder when not acquired; the dead one taken over when acquired
 };
 
-// One workspace file (*.tidemark): connections, control table, run history, rejects, leases
-// and the watermark log, in SQLite (WAL, busy timeout, schema in PRAGMA user_version,
-// migrated on open). One Workspace object = one connection, owned by one thread; open another
-// object on each worker thread. Every method throws Error naming the file on failure.
+// One workspace: connections, control table, run history, rejects, leases, schedules, alerts
+// and the audit trail of positions. Stored in a file (*.tidemark, SQLite) or in a schema of a
+// PostgreSQL database, as its location says (WorkspaceLocation: a postgresql:// URI names a
+// server workspace, anything else a file); callers never know which. A thin handle over one
+// store per concern (model/storage/stores/), all on one connection (model/storage/storedb.h),
+// migrated on open. One Workspace object = one connection, owned by one thread; open another
+// object on each worker thread. Every method throws Error naming the workspace on failure.
 class Workspace {
 public:
-    // Creates a new workspace file. Refuses (ValidationError) when the file exists.
-    static std::unique_ptr<Workspace> create(const QString &path);
-    // Opens an existing workspace and migrates it. A missing file, or a file that is not a
-    // Tidemark workspace, is refused (ValidationError) and never modified.
-    static std::unique_ptr<Workspace> open(const QString &path);
+    // Creates a new workspace at `location` (WorkspaceLocation::text()). Refuses
+    // (ValidationError) when the file, or the server's schema, exists.
+    static std::unique_ptr<Workspace> create(const QString &location);
+    // Opens an existing workspace and migrates it. A missing file or schema, or a file that is
+    // not a Tidemark workspace, is refused (ValidationError) and never modified.
+    static std::unique_ptr<Workspace> open(const QString &location);
     // Copies the write-ahead log back into the workspace file and empties it, on a connection
     // of its own that waits at most `waitMs` for readers of older snapshots (it holds up writers
     // meanwhile). After a run's bulk writes, so that the last connection to close (a window
     // quitting) has little left to copy and no big log to delete. False when a reader kept part
     // of the log: that part is copied later, by SQLite's own checkpoints or the last close.
-    static bool checkpoint(const QString &path, int waitMs);
+    // A server workspace has no log to copy: true at once.
+    static bool checkpoint(const QString &location, int waitMs);
     ~Workspace();
     Workspace(const Workspace &) = delete;
     Workspace &operator=(const Workspace &) = delete;
 
+    // The location it was opened at: a file path, or a server URI with its schema.
     QString path() const { return m_path; }
+    bool isServer() const;
     // A UUID made at create time; target-side state rows carry it.
     QString workspaceId() const { return m_workspaceId; }
     static int schemaVersion();
     // While `*flag` is true, the statements of this connection stop with an error (a read
-    // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile.
+    // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile. A
+    // server workspace's statements always run to the end.
     void stopStatementsWhile(const std::atomic_bool *flag);
 
     // --- alerts ---
@@ -371,13 +375,11 @@ public:
     static constexpr int kRunnerBeatsToExpire = 4;
 
 private:
-    Workspace(std::unique_ptr<SqliteDb> db, const QString &path);
-    void migrate();
-    void setArchived(qint64 id, bool archived);
-    // updateTable() inside the caller's transaction.
-    void writeTableConfig(const TableSpec &spec);
+    struct Stores;
+    Workspace(std::unique_ptr<Stores> stores, const QString &path);
+    void readWorkspaceId();
 
-    std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<Stores> m_stores;
     QString m_path;
     QString m_workspaceId;
 };

@@ -3,7 +3,8 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
-#include "model/storage/sqlitedb.h"
+#include "model/storage/storedb.h"
+#include "model/storage/storeopen.h"
 
 #include <QPointer>
 #include <QSet>
@@ -44,19 +45,19 @@ private:
         bool operator==(const TablesPrint &) const = default;
     };
 
-    static QString text(SqliteDb &db, const QString &sql) {
-        SqliteStatement statement(db, sql);
+    static QString text(StoreDb &db, const QString &sql) {
+        Statement statement(db, sql);
         return statement.step() ? statement.columnText(0) : QString();
     }
 
     void loop() {
-        std::unique_ptr<SqliteDb> db;
+        std::unique_ptr<StoreDb> db;
         std::unique_lock lock(m_mutex);
         while (!m_stop) {
             lock.unlock();
             try {
                 if (!db)
-                    db = std::make_unique<SqliteDb>(m_path, SqliteDb::Mode::ReadWrite, 2000);
+                    db = openStoreDb(m_path);
                 poll(*db);
             } catch (const Error &error) {
                 db.reset(); // a fresh connection next time
@@ -67,28 +68,29 @@ private:
         }
     }
 
-    static qint64 single(SqliteDb &db, const QString &sql) {
-        SqliteStatement statement(db, sql);
+    static qint64 single(StoreDb &db, const QString &sql) {
+        Statement statement(db, sql);
         return statement.step() ? statement.columnInt64(0) : 0;
     }
 
-    void poll(SqliteDb &db) {
-        const qint64 version = single(db, QStringLiteral("PRAGMA data_version"));
-        if (m_started && version == m_dataVersion)
+    void poll(StoreDb &db) {
+        // A server cannot tell cheaply: its prints are read at each poll.
+        const std::optional<qint64> version = db.dataVersion();
+        if (m_started && version && *version == m_dataVersion)
             return; // nobody else committed: nothing to read
-        m_dataVersion = version;
+        m_dataVersion = version.value_or(0);
 
         // One read transaction: the aggregates agree with each other.
-        db.exec(QStringLiteral("BEGIN"));
+        db.begin(StoreDb::TransactionKind::Read);
         TablesPrint tables;
         QSet<qint64> running;
         qint64 maxRun = 0;
         QString schedules; // prints of the schedules and of the runner row
         QString runner;
         try {
-            SqliteStatement print(
-                db, QStringLiteral("SELECT count(*), coalesce(max(id), 0), coalesce(sum(active), 0), "
-                                   "count(archived_at) FROM tables"));
+            Statement print(db,
+                            QStringLiteral("SELECT count(*), coalesce(max(id), 0), coalesce(sum(active), 0), "
+                                           "count(archived_at) FROM tables"));
             if (print.step()) {
                 tables.count = print.columnInt64(0);
                 tables.maxId = print.columnInt64(1);
@@ -98,14 +100,14 @@ private:
             tables.lastWatermarkChange =
                 single(db, QStringLiteral("SELECT coalesce(max(id), 0) FROM watermark_changes"));
             maxRun = single(db, QStringLiteral("SELECT coalesce(max(id), 0) FROM runs"));
-            SqliteStatement runs(db, QStringLiteral("SELECT id FROM runs WHERE status = 'running'"));
+            Statement runs(db, QStringLiteral("SELECT id FROM runs WHERE status = 'running'"));
             while (runs.step())
                 running.insert(runs.columnInt64(0));
             tables.maxRun = maxRun;
             tables.runsEnded = maxRun - running.size();
-            SqliteStatement ended(db, QStringLiteral("SELECT count(*) FROM iterations WHERE run_id IN "
-                                                     "(SELECT id FROM runs WHERE status = 'running') AND "
-                                                     "status NOT IN ('queued', 'running')"));
+            Statement ended(db, QStringLiteral("SELECT count(*) FROM iterations WHERE run_id IN "
+                                               "(SELECT id FROM runs WHERE status = 'running') AND "
+                                               "status NOT IN ('queued', 'running')"));
             tables.iterationsEnded = ended.step() ? ended.columnInt64(0) : 0;
             schedules =
                 text(db, QStringLiteral("SELECT count(*) || '/' || coalesce(max(updated_at), '') || '/' || "

@@ -5,11 +5,11 @@
 // environment, and found neither in the workspace file nor in its log.
 
 #include "model/alerts/alertdispatcher.h"
-#include "model/alerts/alertsettings.h"
-#include "model/alerts/secretreference.h"
+#include "model/domain/alertsettings.h"
+#include "model/domain/secretreference.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 
 #include <QFile>

@@ -3,7 +3,7 @@
 // clear`, a failing `run` firing the hook, a dead run's alert sent by whoever closes it, and a
 // secret in a webhook URL refused before anything is stored.
 
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/clifixture.h"
 #include "tests/support/testsupport.h"
 

@@ -5,7 +5,7 @@
 // completes it from the target's state row. Through the real binary, stopped at the engine's
 // fault points while this test holds the workspace's write lock from its own connection.
 
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"

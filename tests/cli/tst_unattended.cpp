@@ -4,7 +4,7 @@
 // freezing the table behind green runs; an iteration killed inside its transaction claims no
 // row in history that the target lacks; rejected rows the workspace cannot take are counted.
 
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QJsonArray>

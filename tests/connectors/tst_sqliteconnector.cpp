@@ -4,7 +4,7 @@
 #include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/sqliteconnector.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QDir>

@@ -153,7 +153,7 @@ public:
             schema = QStringLiteral("contract_") + QUuid::createUuid().toString(QUuid::Id128).left(12);
             m_pg->exec(QStringLiteral("CREATE SCHEMA %1").arg(quoteIdentifier(schema)));
         }
-        wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        wsPath = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         ws = Workspace::create(wsPath);
         ws->addConnection(connection(QStringLiteral("src"), Side::Source));
         ws->addConnection(connection(QStringLiteral("dst"), Side::Target));

@@ -38,7 +38,7 @@ private:
 // The lease the interrupted process holds expires: anyone may take the table (the model lets a
 // live holder's lease be taken at any moment).
 void expireLease(ContractFixture &f, qint64 tableId) {
-    execSql(f.wsPath, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"), {tableId});
+    execWorkspaceSql(f.wsPath, QStringLiteral("DELETE FROM leases WHERE table_id = ?1"), {tableId});
 }
 
 // Events 1..rows keyed by id, the watermark: a backfill deletes by it on either engine (a SQLite
@@ -95,6 +95,7 @@ class TestWatermarkFollow : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void staleReconcileNeverMovesBack_data() { addMatrix(sqliteSourceFirstRoute); }
     void staleReconcileNeverMovesBack();
     void advanceAfterBackfillIsRefused_data() { addMatrix(sqliteSourceFirstRoute); }

@@ -8,9 +8,10 @@
 #include "model/common/sqlquote.h"
 #include "model/engine/copyiteration.h"
 #include "model/engine/tablesetup.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -39,7 +40,7 @@ class EngineFixture {
 public:
     EngineFixture() {
         QVERIFY2(m_dir.isValid(), "temporary directory");
-        wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        wsPath = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         src = m_dir.filePath(QStringLiteral("source.db"));
         dst = m_dir.filePath(QStringLiteral("target.db"));
         ws = Workspace::create(wsPath);

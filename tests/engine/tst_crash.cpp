@@ -7,7 +7,7 @@
 // PostgreSQL rows need TIDEMARK_PG_PORT (skipped without it, failed under CI=true).
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"

@@ -62,6 +62,7 @@ class TestExactlyOnce : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void twoProcessesOneWindow_data();
     void twoProcessesOneWindow();
     void earlyCheckFindsTargetMoved();
@@ -96,7 +97,7 @@ void TestExactlyOnce::twoProcessesOneWindow() {
     QFETCH(QString, takeoverAt);
     QFETCH(bool, laterWindow);
     QTemporaryDir dir;
-    const QString ws = dir.filePath(QStringLiteral("ws.tidemark"));
+    const QString ws = testWorkspaceLocation(dir, QStringLiteral("ws.tidemark"));
     const QString src = dir.filePath(QStringLiteral("source.db"));
     const QString dst = dir.filePath(QStringLiteral("target.db"));
     const int before = laterWindow ? 500 : 0;
@@ -294,7 +295,7 @@ void TestExactlyOnce::version2StateTableMigratesOnWrite() {
 // watchdog interrupts it; the iteration ends cancelled (exit 1), nothing written.
 void TestExactlyOnce::cancelInterruptsRunningStatement() {
     QTemporaryDir dir;
-    const QString ws = dir.filePath(QStringLiteral("ws.tidemark"));
+    const QString ws = testWorkspaceLocation(dir, QStringLiteral("ws.tidemark"));
     const QString src = dir.filePath(QStringLiteral("source.db"));
     const QString dst = dir.filePath(QStringLiteral("target.db"));
     addEvents(src, 1, 10);
@@ -314,8 +315,7 @@ void TestExactlyOnce::cancelInterruptsRunningStatement() {
     run.start(cliPath(), {QStringLiteral("-w"), ws, QStringLiteral("run"), QStringLiteral("--json")});
     QVERIFY(run.waitForStarted(30000));
     const auto iterationStatus = [&] {
-        return queryValue(ws, QStringLiteral("SELECT status FROM iterations ORDER BY id DESC LIMIT 1"))
-            .toString();
+        return execWorkspaceSql(ws, QStringLiteral("SELECT status FROM iterations ORDER BY id DESC LIMIT 1"));
     };
     for (int i = 0; i < 3000 && iterationStatus() != QLatin1String("running"); ++i)
         QThread::msleep(20);

@@ -118,6 +118,7 @@ class TestRunCoordinator : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void missingSourceNextToHealthy();
     void concurrencyRunsEveryTable();
     void pausedTableSkippedInRun();
@@ -279,8 +280,8 @@ void TestRunCoordinator::runBeatsWhileAliveAndClosesDeadRuns() {
     QVERIFY(child.waitForStarted());
     const qint64 deadPid = child.processId();
     QVERIFY(child.waitForFinished());
-    execSql(f.wsPath, QStringLiteral("UPDATE runs SET pid = ?1, host = ?2 WHERE id = ?3"),
-            {deadPid, QSysInfo::machineHostName(), orphan});
+    execWorkspaceSql(f.wsPath, QStringLiteral("UPDATE runs SET pid = ?1, host = ?2 WHERE id = ?3"),
+                     {deadPid, QSysInfo::machineHostName(), orphan});
 
     for (int i = 0; i < 3; ++i) {
         const QString table = QStringLiteral("t%1").arg(i);
@@ -300,8 +301,10 @@ void TestRunCoordinator::runBeatsWhileAliveAndClosesDeadRuns() {
     QCOMPARE(f.ws->runs(0, orphan).first().status, QStringLiteral("interrupted"));
     // While it copies, its heartbeat moves on (its own thread; this thread only waits).
     const auto beaten = [&] {
-        return queryValue(f.wsPath,
-                          QStringLiteral("SELECT heartbeat_at > started_at FROM runs WHERE id = ?1"), {runId})
+        return execWorkspaceSql(f.wsPath,
+                                QStringLiteral("SELECT CASE WHEN heartbeat_at > started_at THEN 1 ELSE 0 END "
+                                               "FROM runs WHERE id = ?1"),
+                                {runId})
                    .toInt() == 1;
     };
     QTRY_VERIFY_WITH_TIMEOUT(beaten() || finished.size() == 1, 120000);
@@ -431,6 +434,8 @@ void TestRunCoordinator::cancelledIterationLeavesNextOnSameWorkerClean() {
 // A run's writes are copied back into the workspace file once it ends, and the log emptied:
 // whoever closes the workspace last (a window quitting) has no big log left to copy and delete.
 void TestRunCoordinator::finishedRunLeavesTheLogCopiedBack() {
+    if (serverWorkspaces())
+        QSKIP("the workspace file's write-ahead log; a server workspace has none");
     EngineFixture f;
     const QList<qint64> ids = addTables(f, 3, 20);
     const QFileInfo log(f.wsPath + QStringLiteral("-wal"));

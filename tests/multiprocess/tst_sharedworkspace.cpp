@@ -8,7 +8,7 @@
 #include "model/common/error.h"
 #include "model/engine/runcoordinator.h"
 #include "model/models/controltablemodel.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/ui/uifixture.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"

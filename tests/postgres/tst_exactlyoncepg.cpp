@@ -8,7 +8,7 @@
 #include "model/connectors/postgresconnector.h"
 #include "model/engine/copyiteration.h"
 #include "model/engine/tablesetup.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/engine/processrace.h"
 #include "tests/support/testsupport.h"

@@ -5,7 +5,7 @@
 #include "model/common/error.h"
 #include "model/common/sqlquote.h"
 #include "model/connectors/postgresconnector.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QJsonArray>

@@ -6,7 +6,7 @@
 // fires again once the workspace takes writes; under libfaketime, the runner's wall clock
 // stepped back an hour, forward a day and back again never stalls the schedule.
 
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>

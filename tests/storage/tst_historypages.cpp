@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
 #include "model/domain/runpage.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/historyfill.h"
+#include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QSet>
 #include <QTemporaryDir>
@@ -72,8 +74,9 @@ class tst_HistoryPages : public QObject {
 
 private slots:
     void initTestCase() {
+        TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
         QVERIFY(m_dir.isValid());
-        m_path = m_dir.filePath(QStringLiteral("history.tidemark"));
+        m_path = test::testWorkspaceLocation(m_dir, QStringLiteral("history.tidemark"));
         Workspace::create(m_path);
         fillHistory(m_path, kRuns, kTables);
         m_workspace = Workspace::open(m_path);
@@ -245,6 +248,8 @@ private slots:
 
     // A page is an index range, not a scan: the plans SQLite picks use the history indexes.
     void pagesUseTheIndexes() {
+        if (test::serverWorkspaces())
+            QSKIP("SQLite's query plans; the server's planner chooses by its statistics");
         SqliteDb db(m_path, SqliteDb::Mode::ReadOnly);
         const auto plan = [&](const QString &sql) {
             SqliteStatement stmt(db, QStringLiteral("EXPLAIN QUERY PLAN ") + sql);
@@ -309,22 +314,15 @@ private slots:
         QCOMPARE(run.startedAt.timeSpec(), Qt::UTC);
         QVERIFY(!run.finishedAt.isValid());
         // A form other than the stored one (a hand edit) still reads.
-        {
-            SqliteDb db(m_path, SqliteDb::Mode::ReadWrite);
-            SqliteStatement edit(
-                db, QStringLiteral("UPDATE runs SET started_at = '2026-02-03T04:05:06Z' WHERE id = ?1"));
-            edit.bind(1, runId).run();
-        }
+        test::execWorkspaceSql(
+            m_path, QStringLiteral("UPDATE runs SET started_at = '2026-02-03T04:05:06Z' WHERE id = ?1"),
+            {runId});
         QCOMPARE(workspace->runPage(query).first().startedAt,
                  QDateTime(QDate(2026, 2, 3), QTime(4, 5, 6), Qt::UTC));
     }
 
 private:
-    QString queryText(const QString &sql) {
-        SqliteDb db(m_path, SqliteDb::Mode::ReadOnly);
-        SqliteStatement stmt(db, sql);
-        return stmt.step() ? stmt.columnText(0) : QString();
-    }
+    QString queryText(const QString &sql) { return test::execWorkspaceSql(m_path, sql); }
 
     QTemporaryDir m_dir;
     QString m_path;

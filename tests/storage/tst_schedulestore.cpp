@@ -3,9 +3,10 @@
 
 #include "model/common/error.h"
 #include "model/schedule/runnerstatus.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -31,9 +32,8 @@ qint64 deadPid() {
 
 // Makes the runner row look held by `pid` on `host` until `expiresAt`.
 void setRunnerOwner(const QString &path, const QString &host, qint64 pid, const QDateTime &expiresAt) {
-    SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-    SqliteStatement stmt(db, QStringLiteral("UPDATE runner SET host = ?1, pid = ?2, expires_at = ?3"));
-    stmt.bind(1, host).bind(2, pid).bind(3, isoUtc(expiresAt)).run();
+    test::execWorkspaceSql(path, QStringLiteral("UPDATE runner SET host = ?1, pid = ?2, expires_at = ?3"),
+                           {host, pid, isoUtc(expiresAt)});
 }
 
 TableSpec someTable() {
@@ -65,6 +65,7 @@ class tst_ScheduleStore : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase();
     void init();
     void version3WorkspaceMigrates();
     void schedulesRoundTrip();
@@ -76,9 +77,14 @@ private slots:
     void heartbeatCarriesTheLastFiring();
 
 private:
-    QString newPath() { return m_dir->filePath(QStringLiteral("w.tidemark")); }
+    // A workspace file in the test's folder, or a fresh server workspace (workspacebackend.h).
+    QString newPath() { return test::testWorkspaceLocation(*m_dir, QStringLiteral("w.tidemark")); }
     std::unique_ptr<QTemporaryDir> m_dir;
 };
+
+void tst_ScheduleStore::initTestCase() {
+    TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
+}
 
 void tst_ScheduleStore::init() {
     m_dir = std::make_unique<QTemporaryDir>();
@@ -88,6 +94,8 @@ void tst_ScheduleStore::init() {
 // A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable
 // (with their own alerts, schema 7).
 void tst_ScheduleStore::version3WorkspaceMigrates() {
+    if (test::serverWorkspaces())
+        QSKIP("the file's own migration steps (3 to 11); a server workspace starts at its version 1");
     const QString path = newPath();
     qint64 runId = 0;
     {
@@ -196,7 +204,8 @@ void tst_ScheduleStore::refusalsChangeNothing() {
     refused([&] { workspace->addSchedule(unknownTable); }, QStringLiteral("table 99"));
     refused([&] { workspace->setScheduleActive(QStringLiteral("nope"), false); }, QStringLiteral("nope"));
     refused([&] { workspace->removeSchedule(QStringLiteral("nope")); }, QStringLiteral("nope"));
-    QCOMPARE(queryValue(path, QStringLiteral("SELECT count(*) FROM schedules")).toLongLong(), qint64(1));
+    QCOMPARE(test::execWorkspaceSql(path, QStringLiteral("SELECT count(*) FROM schedules")).toLongLong(),
+             qint64(1));
     QCOMPARE(workspace->schedule(QStringLiteral("nightly"))->cron, QStringLiteral("0 2 * * mon-fri"));
 }
 
@@ -242,7 +251,8 @@ void tst_ScheduleStore::oneRunnerClaimsTheWorkspace() {
     QVERIFY(!workspace->beatRunner(std::chrono::seconds(20)));
     workspace->releaseRunner(); // not ours: stays
     QCOMPARE(workspace->runner()->pid, qint64(4242));
-    QCOMPARE(queryValue(path, QStringLiteral("SELECT count(*) FROM runner")).toLongLong(), qint64(1));
+    QCOMPARE(test::execWorkspaceSql(path, QStringLiteral("SELECT count(*) FROM runner")).toLongLong(),
+             qint64(1));
 }
 
 void tst_ScheduleStore::deadOrExpiredRunnerTakenOver() {

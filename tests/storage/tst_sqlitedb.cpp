@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

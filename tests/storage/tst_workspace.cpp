@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "model/common/error.h"
+#include "model/sqlite/sqlitedb.h"
 #include "model/storage/laststatusreader.h"
-#include "model/storage/sqlitedb.h"
 #include "model/storage/workspace.h"
+#include "tests/support/pgsession.h"
+#include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -36,10 +39,10 @@ qint64 deadPid() {
 // Makes run `runId` look owned by `pid` on `host` with a heartbeat expiring at `expiresAt`.
 void setRunOwner(const QString &path, qint64 runId, const QString &host, qint64 pid,
                  const QDateTime &expiresAt) {
-    SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-    SqliteStatement stmt(db, QStringLiteral("UPDATE runs SET host = ?1, pid = ?2, heartbeat_expires_at = ?3 "
-                                            "WHERE id = ?4"));
-    stmt.bind(1, host).bind(2, pid).bind(3, isoUtc(expiresAt)).bind(4, runId).run();
+    test::execWorkspaceSql(path,
+                           QStringLiteral("UPDATE runs SET host = ?1, pid = ?2, heartbeat_expires_at = ?3 "
+                                          "WHERE id = ?4"),
+                           {host, pid, isoUtc(expiresAt), runId});
 }
 
 QByteArray fileBytes(const QString &path) {
@@ -115,6 +118,7 @@ class tst_Workspace : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase();
     void init();
     void createAndReopen();
     void createRefusesExistingFile();
@@ -141,9 +145,14 @@ private slots:
     void repairOnceWhenOpenedConcurrently();
 
 private:
-    QString newPath(const QString &name) { return m_dir->filePath(name); }
+    // A workspace file in the test's folder, or a fresh server workspace (workspacebackend.h).
+    QString newPath(const QString &name) { return test::testWorkspaceLocation(*m_dir, name); }
     std::unique_ptr<QTemporaryDir> m_dir;
 };
+
+void tst_Workspace::initTestCase() {
+    TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
+}
 
 void tst_Workspace::init() {
     m_dir = std::make_unique<QTemporaryDir>();
@@ -160,11 +169,18 @@ void tst_Workspace::createAndReopen() {
         QVERIFY(!id.isEmpty());
         QVERIFY(workspace->tables().isEmpty());
     }
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
     auto reopened = Workspace::open(path);
     QCOMPARE(reopened->workspaceId(), id);
-    {
+    QCOMPARE(test::execWorkspaceSql(path,
+                                    QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'workspace_id')")),
+             id);
+    if (test::serverWorkspaces()) {
+        QCOMPARE(test::execWorkspaceSql(
+                     path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
+                 QStringLiteral("1"));
+    } else {
+        QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
+        QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
         SqliteDb db(path, SqliteDb::Mode::ReadOnly);
         SqliteStatement stmt(db, QStringLiteral("PRAGMA journal_mode"));
         QVERIFY(stmt.step());
@@ -175,6 +191,19 @@ void tst_Workspace::createAndReopen() {
 }
 
 void tst_Workspace::createRefusesExistingFile() {
+    if (test::serverWorkspaces()) {
+        // The server's form: the schema exists, whatever it holds.
+        const QString location = newPath(QStringLiteral("w"));
+        Workspace::create(location)->addTable(sampleTable());
+        try {
+            Workspace::create(location);
+            QFAIL("create overwrote a schema");
+        } catch (const ValidationError &error) {
+            QVERIFY2(error.message().contains(QStringLiteral("already exists")), qPrintable(error.message()));
+        }
+        QCOMPARE(Workspace::open(location)->tables().size(), 1);
+        return;
+    }
     const QString path = newPath(QStringLiteral("notes.txt"));
     {
         QFile file(path);
@@ -196,6 +225,18 @@ void tst_Workspace::createRefusesExistingFile() {
 
 void tst_Workspace::openRefusesMissingFile() {
     const QString path = newPath(QStringLiteral("missing.tidemark"));
+    if (test::serverWorkspaces()) {
+        try {
+            Workspace::open(path);
+            QFAIL("opened a missing schema");
+        } catch (const ValidationError &error) {
+            QVERIFY2(error.message().contains(QStringLiteral("does not exist")), qPrintable(error.message()));
+            QVERIFY2(error.message().contains(QStringLiteral("init")), qPrintable(error.message()));
+        }
+        // Nothing was created by the attempt.
+        QVERIFY_THROWS_EXCEPTION(ValidationError, Workspace::open(path));
+        return;
+    }
     try {
         Workspace::open(path);
         QFAIL("opened a missing file");
@@ -218,6 +259,19 @@ void tst_Workspace::openRefusesForeignFile_data() {
 
 void tst_Workspace::openRefusesForeignFile() {
     QFETCH(QString, kind);
+    if (test::serverWorkspaces()) {
+        // The server's form: a schema that holds other tables is not a workspace, and stays as it was.
+        const QString location = newPath(QStringLiteral("foreign"));
+        const QString schema = location.section(QStringLiteral("schema="), 1);
+        test::PgSession session;
+        session.exec(QStringLiteral("CREATE SCHEMA \"%1\"").arg(schema));
+        session.exec(QStringLiteral("CREATE TABLE \"%1\".t (x integer)").arg(schema));
+        QVERIFY_THROWS_EXCEPTION(ValidationError, Workspace::open(location));
+        QCOMPARE(
+            session.value(QStringLiteral("SELECT count(*) FROM pg_tables WHERE schemaname = $1"), {schema}),
+            QStringLiteral("1"));
+        return;
+    }
     const QString path = newPath(QStringLiteral("foreign.db"));
     if (kind == QLatin1String("text") || kind == QLatin1String("empty") || kind == QLatin1String("header")) {
         QFile file(path);
@@ -251,7 +305,10 @@ void tst_Workspace::openRefusesForeignFile() {
 void tst_Workspace::openRefusesNewerSchema() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     Workspace::create(path);
-    {
+    if (test::serverWorkspaces()) {
+        test::execWorkspaceSql(
+            path, QStringLiteral(R"(UPDATE meta SET value = '999' WHERE "key" = 'schema_version')"));
+    } else {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
         db.exec(QStringLiteral("PRAGMA user_version = 999"));
     }
@@ -262,7 +319,8 @@ void tst_Workspace::openRefusesNewerSchema() {
         QVERIFY2(error.message().contains(path), qPrintable(error.message()));
         QVERIFY2(error.message().contains(QStringLiteral("999")), qPrintable(error.message()));
     }
-    QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(999));
+    if (!test::serverWorkspaces())
+        QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(999));
 }
 
 void tst_Workspace::connections() {
@@ -487,6 +545,8 @@ void tst_Workspace::followTargetStateTakesOnlyNewer() {
 // A version-2 workspace (before tables.last_generation) opens migrated: positions kept,
 // generation 0.
 void tst_Workspace::version2WorkspaceMigrates() {
+    if (test::serverWorkspaces())
+        QSKIP("the file's own migration steps (2 to 11); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -698,11 +758,9 @@ void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
     workspace->updateIteration(queued[0]);
     // An ended iteration rewritten while the run goes on (as a commit the workspace could not
     // record is completed): not looked at until no iteration is open.
-    {
-        SqliteDb db(workspace->path(), SqliteDb::Mode::ReadWrite, 2000);
-        SqliteStatement rewrite(db, QStringLiteral("UPDATE iterations SET status = 'warning' WHERE id = ?1"));
-        rewrite.bind(1, queued[1].id).run();
-    }
+    test::execWorkspaceSql(workspace->path(),
+                           QStringLiteral("UPDATE iterations SET status = 'warning' WHERE id = ?1"),
+                           {queued[1].id});
     // A table added, and another removed.
     ids << workspace->addTable(sampleTable());
     workspace->removeTable(ids[3]);
@@ -785,15 +843,9 @@ void tst_Workspace::leases() {
     QVERIFY(!afterRelease.holder);
 
     // Expired: taken over even though its holder is elsewhere and may be alive.
-    {
-        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        SqliteStatement stmt(db, QStringLiteral("UPDATE leases SET host = ?1, pid = 1, expires_at = ?2 "
-                                                "WHERE table_id = ?3"));
-        stmt.bind(1, QStringLiteral("elsewhere.invalid"))
-            .bind(2, isoUtc(QDateTime::currentDateTimeUtc().addSecs(-5)))
-            .bind(3, tableId)
-            .run();
-    }
+    test::execWorkspaceSql(
+        path, QStringLiteral("UPDATE leases SET host = ?1, pid = 1, expires_at = ?2 WHERE table_id = ?3"),
+        {QStringLiteral("elsewhere.invalid"), isoUtc(QDateTime::currentDateTimeUtc().addSecs(-5)), tableId});
     const LeaseAttempt expired = workspace->acquireLease(tableId, runA, 300);
     QVERIFY(expired.acquired);
     QVERIFY(expired.holder);
@@ -801,11 +853,8 @@ void tst_Workspace::leases() {
     QCOMPARE(expired.holder->host, QStringLiteral("elsewhere.invalid"));
 
     // On another host a live-looking lease is respected until it expires.
-    {
-        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        SqliteStatement stmt(db, QStringLiteral("UPDATE leases SET host = ?1, pid = 1 WHERE table_id = ?2"));
-        stmt.bind(1, QStringLiteral("elsewhere.invalid")).bind(2, tableId).run();
-    }
+    test::execWorkspaceSql(path, QStringLiteral("UPDATE leases SET host = ?1, pid = 1 WHERE table_id = ?2"),
+                           {QStringLiteral("elsewhere.invalid"), tableId});
     QVERIFY(!other->acquireLease(tableId, runB, 300).acquired);
 
     // Leases are per table.
@@ -827,18 +876,13 @@ void tst_Workspace::deadHolderTakenOver() {
     QVERIFY(child.waitForFinished());
 
     {
-        SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        SqliteStatement stmt(db,
-                             QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, "
-                                            "expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
         const QDateTime now = QDateTime::currentDateTimeUtc();
-        stmt.bind(1, tableId)
-            .bind(2, runId + 1000)
-            .bind(3, QSysInfo::machineHostName())
-            .bind(4, deadPid)
-            .bind(5, isoUtc(now))
-            .bind(6, isoUtc(now.addSecs(3600))) // far from expiry: only the dead pid frees it
-            .run();
+        // Far from expiry: only the dead pid frees it.
+        test::execWorkspaceSql(path,
+                               QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, "
+                                              "expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                               {tableId, runId + 1000, QSysInfo::machineHostName(), deadPid, isoUtc(now),
+                                isoUtc(now.addSecs(3600))});
     }
     const LeaseAttempt attempt = workspace->acquireLease(tableId, runId, 300);
     QVERIFY(attempt.acquired);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/historyfill.h"
 
+#include "model/common/timestamp.h"
 #include "model/domain/runrecord.h"
-#include "model/storage/sqlitedb.h"
+#include "model/storage/storedb.h"
+#include "model/storage/storeopen.h"
 
 namespace tidemark::test {
 
@@ -30,17 +32,18 @@ QString historyIterationStatus(int run, int table) {
 }
 
 void fillHistory(const QString &workspacePath, int runs, int tables) {
-    SqliteDb db(workspacePath, SqliteDb::Mode::ReadWrite);
-    db.exec(QStringLiteral("BEGIN IMMEDIATE"));
-    SqliteStatement run(db, QStringLiteral(R"(INSERT INTO runs (id, "trigger", host, pid, started_at, )"
-                                           "finished_at, status, concurrency, dry_run) VALUES "
-                                           "(?1, 'cli', 'bench', 1, ?2, ?3, ?4, 2, 0)"));
-    SqliteStatement iteration(
+    const std::unique_ptr<StoreDb> store = openStoreDb(workspacePath);
+    StoreDb &db = *store;
+    Transaction transaction(db);
+    Statement run(db, QStringLiteral(R"(INSERT INTO runs (id, "trigger", host, pid, started_at, )"
+                                     "finished_at, status, concurrency, dry_run) VALUES "
+                                     "(?1, 'cli', 'bench', 1, ?2, ?3, ?4, 2, 0)"));
+    Statement iteration(
         db, QStringLiteral("INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                            "finished_at, duration_ms, rows_read, rows_written, rows_skipped) VALUES "
                            "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
-    SqliteStatement log(db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
-                                           "VALUES (?1, ?2, 'info', ?3)"));
+    Statement log(db, QStringLiteral("INSERT INTO iteration_logs (iteration_id, at, level, message) "
+                                     "VALUES (?1, ?2, 'info', ?3)"));
     for (int r = 1; r <= runs; ++r) {
         const QDateTime started = historyRunStart(r);
         bool failed = false;
@@ -75,7 +78,12 @@ void fillHistory(const QString &workspacePath, int runs, int tables) {
             .bind(4, failed ? QStringLiteral("failed") : QStringLiteral("succeeded"))
             .run();
     }
-    db.exec(QStringLiteral("COMMIT"));
+    // Ids given by hand: a server's sequence is moved past them, as SQLite's rowid moves itself.
+    if (db.dialect() == StoreDialect::Postgres)
+        Statement(db, QStringLiteral("SELECT setval(pg_get_serial_sequence('runs', 'id'), ?1)"))
+            .bind(1, qint64(runs))
+            .run();
+    transaction.commit();
 }
 
 } // namespace tidemark::test

@@ -7,7 +7,7 @@
 
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include <QDir>
 #include <QFile>

@@ -9,7 +9,7 @@
 
 #include "model/common/error.h"
 #include "model/engine/remotework.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/support/historyfill.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"

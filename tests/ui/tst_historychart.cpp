@@ -9,7 +9,7 @@
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"

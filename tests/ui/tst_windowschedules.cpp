@@ -8,7 +8,7 @@
 #include "model/models/schedulelistmodel.h"
 #include "model/schedule/firetimes.h"
 #include "model/schedule/runnerservicesetup.h"
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 #include "tests/ui/uifixture.h"
 #include "ui/run/runalerts.h"
 #include "ui/schedules/runnersetupdialog.h"

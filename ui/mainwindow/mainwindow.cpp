@@ -12,6 +12,7 @@
 #include "model/models/schedulelistmodel.h"
 #include "model/models/timeconvention.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
@@ -530,8 +531,14 @@ void MainWindow::openWorkspace(const QString &path) {
                       .arg(workspacePath()));
         return;
     }
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    if (!QFileInfo::exists(absolute))
+    QString absolute; // a file's absolute path, or a server workspace's URI with its schema
+    try {
+        absolute = WorkspaceLocation::resolve(path).text();
+    } catch (const Error &e) {
+        showError(tr("Open workspace"), e.message());
+        return;
+    }
+    if (!WorkspaceLocation::isServer(absolute) && !QFileInfo::exists(absolute))
         return offerToCreate(absolute);
     // Titled at once, so a window not shown yet (main opens its workspace first) is created
     // with its final title: on X, the first title that is not Latin-1 (the em dash) costs Xlib a

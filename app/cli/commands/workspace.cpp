@@ -8,6 +8,7 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/engine/workspacedocument.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -21,7 +22,7 @@ namespace {
 
 int init(CliSession &session, const SubcommandParser &parser) {
     const QString path = session.workspacePath();
-    if (QFileInfo::exists(path))
+    if (!WorkspaceLocation::isServer(path) && QFileInfo::exists(path))
         throw ValidationError(
             QStringLiteral("workspace %1 already exists; refusing to overwrite it").arg(path));
     try {

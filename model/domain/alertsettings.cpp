@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "model/alerts/alertsettings.h"
+#include "model/domain/alertsettings.h"
 
-#include "model/alerts/secretreference.h"
+#include "model/domain/secretreference.h"
 #include "model/common/error.h"
 
 #include <QJsonArray>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "model/alerts/secretreference.h"
+#include "model/domain/secretreference.h"
 
 #include <QRegularExpression>
 

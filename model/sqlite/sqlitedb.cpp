@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "model/storage/sqlitedb.h"
+#include "model/sqlite/sqlitedb.h"
 
 #include "model/common/error.h"
 

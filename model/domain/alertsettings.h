@@ -9,7 +9,7 @@ namespace tidemark {
 
 // A workspace's alerts (`tidemark-cli alert set`): which run statuses notify, and how. Stored in
 // the workspace (Workspace::alertSettings); the webhook URL is stored as typed, with secrets as
-// `${NAME}` references (model/alerts/secretreference.h), never their values.
+// `${NAME}` references (model/domain/secretreference.h), never their values.
 struct AlertSettings {
     // The longest a hook or a webhook may take (10 minutes): `run` waits for its alerts before it
     // exits, so one that never answers must not hold an unattended job for hours. Settings

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/domain/alertsettings.h"
+
+namespace tidemark {
+
+class StoreDb;
+
+// The workspace's alert settings: one row at most. Workspace::alertSettings states the contract.
+class AlertStore {
+public:
+    explicit AlertStore(StoreDb &db)
+        : m_db(db) {}
+    AlertSettings settings();
+    void setSettings(const AlertSettings &settings);
+
+private:
+    StoreDb &m_db;
+};
+
+} // namespace tidemark

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include "model/storage/stores/auditstore.h"
+
+#include "model/common/timestamp.h"
+#include "model/storage/stores/storerows.h"
+
+namespace tidemark {
+namespace {
+
+// Changes from before schema 6 name no host: their run's, when they had one.
+const char *const kWatermarkChangeSelect =
+    "SELECT c.id, c.table_id, c.at, c.old_value, c.new_value, c.cause, c.run_id, "
+    "coalesce(c.host, r.host) FROM watermark_changes c LEFT JOIN runs r ON r.id = c.run_id ";
+
+QList<WatermarkChange> readWatermarkChanges(Statement &stmt) {
+    QList<WatermarkChange> result;
+    while (stmt.step()) {
+        WatermarkChange change;
+        change.id = stmt.columnInt64(0);
+        change.tableId = stmt.columnInt64(1);
+        change.at = readTime(stmt, 2);
+        change.oldValue = stmt.columnText(3);
+        change.newValue = stmt.columnText(4);
+        change.cause = stmt.columnText(5);
+        change.runId = stmt.columnInt64(6);
+        change.host = stmt.columnText(7);
+        result.append(change);
+    }
+    return result;
+}
+
+} // namespace
+
+void AuditStore::record(const PositionChange &change) {
+    Statement log(m_db, QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
+                                       "old_tiebreak, new_tiebreak, cause, run_id, host) VALUES (?1, ?2, ?3, "
+                                       "?4, ?5, ?6, ?7, ?8, ?9)"));
+    log.bind(1, change.tableId)
+        .bind(2, nowText())
+        .bind(3, textOrNull(change.oldValue))
+        .bind(4, textOrNull(change.newValue))
+        .bind(5, change.oldTiebreak)
+        .bind(6, change.newTiebreak)
+        .bind(7, change.cause)
+        .bind(8, idOrNull(change.runId))
+        .bind(9, hostName())
+        .run();
+}
+
+QList<WatermarkChange> AuditStore::changes(qint64 tableId) {
+    Statement stmt(m_db, QLatin1String(kWatermarkChangeSelect) +
+                             QStringLiteral("WHERE c.table_id = ?1 ORDER BY c.id"));
+    stmt.bind(1, tableId);
+    return readWatermarkChanges(stmt);
+}
+
+QList<WatermarkChange> AuditStore::backfills(qint64 tableId, const QDateTime &from, const QDateTime &to) {
+    Statement backfills(
+        m_db, QLatin1String(kWatermarkChangeSelect) +
+                  QStringLiteral("WHERE %1 AND c.cause = ?2 AND c.at >= ?3 AND c.at <= ?4 ORDER BY c.id")
+                      .arg(tableId > 0 ? QStringLiteral("c.table_id = ?1") : QStringLiteral("?1 = 0")));
+    backfills.bind(1, tableId).bind(2, QStringLiteral("backfill")).bind(3, isoUtc(from)).bind(4, isoUtc(to));
+    return readWatermarkChanges(backfills);
+}
+
+} // namespace tidemark

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#include "tests/support/workspacebackend.h"
+
+#include "model/sqlite/sqlitedb.h"
+#include "model/storage/workspacelocation.h"
+#include "tests/support/pgsession.h"
+
+#include <QAtomicInt>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+namespace tidemark::test {
+
+bool serverWorkspaces() {
+    return qEnvironmentVariable("TIDEMARK_TEST_WORKSPACE_BACKEND") == QLatin1String("postgres");
+}
+
+QString testWorkspaceLocation(const QTemporaryDir &dir, const QString &name) {
+    if (!serverWorkspaces())
+        return dir.filePath(name);
+    static QAtomicInt counter;
+    QString schema = QStringLiteral("t%1_%2_%3")
+                         .arg(QCoreApplication::applicationPid())
+                         .arg(counter.fetchAndAddRelaxed(1))
+                         .arg(QString(name).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9]")),
+                                                    QStringLiteral("_")));
+    return QStringLiteral("postgresql://tidemark@127.0.0.1:%1/tidemark?schema=%2")
+        .arg(pgPort(), schema.toLower());
+}
+
+QString execWorkspaceSql(const QString &location, const QString &sql, const QVariantList &params) {
+    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
+    if (!resolved.isServer()) {
+        SqliteDb db(resolved.target(), SqliteDb::Mode::ReadWrite, 10000);
+        SqliteStatement stmt(db, sql);
+        for (int i = 0; i < params.size(); ++i)
+            stmt.bind(i + 1, params[i]);
+        return stmt.step() ? stmt.columnText(0) : QString();
+    }
+    PgSession session(resolved.target());
+    session.exec(QStringLiteral("SET search_path TO \"%1\"").arg(resolved.schema()));
+    QString rendered = sql;
+    rendered.replace(QRegularExpression(QStringLiteral("\\?(\\d+)")), QStringLiteral("$\\1"));
+    return session.value(rendered, params);
+}
+
+} // namespace tidemark::test

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One suite, both workspace backends: a suite registered twice by tests/CMakeLists.txt runs once
+// on workspace files and once (TIDEMARK_TEST_WORKSPACE_BACKEND=postgres) on server workspaces,
+// each in a fresh schema of the throwaway cluster (scripts/pgcluster.sh). The suite names its
+// workspaces by testWorkspaceLocation() and pokes their rows by execWorkspaceSql(), never by
+// the file's own means, so each check holds on both.
+
+#include <QString>
+#include <QTemporaryDir>
+#include <QVariant>
+
+namespace tidemark::test {
+
+// Whether this run of the suite is the server one.
+bool serverWorkspaces();
+// A new workspace location: `dir`/`name`, or a schema of the test database named after `name`
+// and unique to this process (the URI names no password: the cluster trusts 127.0.0.1).
+QString testWorkspaceLocation(const QTemporaryDir &dir, const QString &name);
+// Runs `sql` (?1, ?2, ... bound to `params`) on the workspace at `location` through the
+// backend's own client, as another process would; returns the first column of the first row
+// as text (null when none).
+QString execWorkspaceSql(const QString &location, const QString &sql, const QVariantList &params = {});
+
+} // namespace tidemark::test
+
+// In a server run with no server: a failure under CI=true, else a skip saying why.
+#define TIDEMARK_REQUIRE_WORKSPACE_BACKEND()                                                                 \
+    do {                                                                                                     \
+        if (tidemark::test::serverWorkspaces())                                                              \
+            TIDEMARK_REQUIRE_POSTGRES();                                                                     \
+    } while (false)
