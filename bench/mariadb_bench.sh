@@ -96,7 +96,7 @@ check_count dumped.orders_load "$ROWS"
 MAXTS=$("${MY[@]}" -N -e "SELECT DATE_FORMAT(MAX(updated_at), '%Y-%m-%d %H:%i:%s.%f') FROM orders_load")
 "${MY[@]}" -e "CREATE TABLE pushed.by_hand LIKE pushed.orders; INSERT INTO pushed.by_hand SELECT * FROM pushed.orders;
     INSERT INTO orders_load SELECT seq, seq % 9973, 'new', (seq % 100000) / 7.0, CONCAT('order number ', seq),
-    TIMESTAMP'2030-01-01 00:00:00' + INTERVAL seq SECOND FROM seq_$((ROWS + 1))_to_$((ROWS + INCR))"
+    TIMESTAMP'2025-01-01 00:00:00' + INTERVAL seq SECOND FROM seq_$((ROWS + 1))_to_$((ROWS + INCR))"
 measure incremental tidemark "$INCR" "$CLI" -w "$WS" run --table "$T2"
 check_count pushed.orders $((ROWS + INCR))
 measure incremental insert_select "$INCR" "${MY[@]}" -e "INSERT INTO pushed.by_hand SELECT * FROM orders_load

@@ -1508,13 +1508,16 @@ std::optional<PushDownResult> MariadbConnector::pushDown(SourceReader &source, c
             sql +=
                 ContractSql(SqlDialect::Mysql, QString(), textTiebreak).mergeConflict(write, columns, target);
         }
-        execute(sql, boundParams(select.bindings));
-        const BoundSql count = contract.countWindow(window);
-        result.rowsRead =
-            query(count.sql + QStringLiteral(" LOCK IN SHARE MODE"), boundParams(count.bindings))
-                .value(0)
-                .value(0)
-                .toLongLong();
+        result.rowsRead = execute(sql, boundParams(select.bindings));
+        if (write.mode == WriteMode::Merge) {
+            // An upsert counts an updated row twice and an unchanged one not at all: count the window.
+            const BoundSql count = contract.countWindow(window);
+            result.rowsRead =
+                query(count.sql + QStringLiteral(" LOCK IN SHARE MODE"), boundParams(count.bindings))
+                    .value(0)
+                    .value(0)
+                    .toLongLong();
+        }
         result.rowsWritten = result.rowsRead;
         if (result.rowsRead > 0) {
             QStringList selected{spelledWatermark(window.table, window.watermarkColumn)
