@@ -67,6 +67,7 @@ private slots:
     void twoClisAndARunnerShareOneWorkspace();
     void passwordInTheUriIsRefused();
     void lostConnectionIsOpenedAgain();
+    void passwordFromLibpqNeverStored();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -252,6 +253,70 @@ void tst_ServerWorkspace::lostConnectionIsOpenedAgain() {
     QCOMPARE(workspace->table(id)->active, true); // the failed write left nothing
     workspace->setActive(id, false);
     QCOMPARE(Workspace::open(location)->table(id)->active, false);
+}
+
+// A server that asks for a password (scram): PGPASSWORD gives it, and it lands nowhere — not in
+// the workspace's rows, not in what the commands print, not in a file beside them.
+void tst_ServerWorkspace::passwordFromLibpqNeverStored() {
+    const QString role = QStringLiteral("teamrole_%1").arg(QCoreApplication::applicationPid());
+    const QString secret = QStringLiteral("Zq9-%1-unlikely").arg(std::rand());
+    PgSession admin;
+    admin.exec(QStringLiteral("DROP ROLE IF EXISTS \"%1\"").arg(role));
+    admin.exec(QStringLiteral("CREATE ROLE \"%1\" LOGIN PASSWORD '%2'").arg(role, secret));
+    admin.exec(QStringLiteral("GRANT CREATE ON DATABASE tidemark_pw TO \"%1\"").arg(role));
+    const QString uri =
+        QStringLiteral("postgresql://%1@127.0.0.1:%2/tidemark_pw?schema=%3").arg(role, pgPort(), m_schema);
+    QProcessEnvironment env = userEnvironment(home(QStringLiteral("carol")), uri, QString());
+    env.remove(QStringLiteral("TIDEMARK_WORKSPACE_SCHEMA"));
+    // Without the password: refused, naming where libpq looks.
+    const CliResult without = runAs(env, m_dir->path(), {QStringLiteral("init")});
+    QCOMPARE(without.exitCode, 2);
+    env.insert(QStringLiteral("PGPASSWORD"), secret);
+    makeOrders(path(QStringLiteral("src.db")), 3);
+    QString printed;
+    for (const QStringList &args :
+         {QStringList{QStringLiteral("init")},
+          QStringList{QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                      QStringLiteral("--sqlite"), path(QStringLiteral("src.db"))},
+          QStringList{QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+                      QStringLiteral("--sqlite"), path(QStringLiteral("dst.db"))},
+          QStringList{QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                      QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+                      QStringLiteral("--watermark"), QStringLiteral("updated_at")},
+          QStringList{QStringLiteral("run"), QStringLiteral("--json")},
+          QStringList{QStringLiteral("history"), QStringLiteral("--json")}}) {
+        const CliResult result = runAs(env, m_dir->path(), args);
+        QVERIFY2(result.exitCode == 0, qPrintable(result.describe()));
+        printed += result.out + result.err;
+    }
+    QCOMPARE(countRows(path(QStringLiteral("dst.db")), QStringLiteral("orders")), qint64(3));
+    QVERIFY(!printed.contains(secret));
+    PgSession owner(
+        QStringLiteral("host=127.0.0.1 port=%1 dbname=tidemark_pw user=tidemark password=tidemark")
+            .arg(pgPort()));
+    const QList<QStringList> tables =
+        owner.query(QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {m_schema});
+    QVERIFY(tables.size() > 5);
+    for (const QStringList &table : tables) {
+        const QString rows = owner.value(
+            QStringLiteral("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM \"%1\".\"%2\" t")
+                .arg(m_schema, table.first()));
+        QVERIFY2(!rows.contains(secret), qPrintable(table.first()));
+    }
+    // The target's state row names the workspace without it too.
+    QVERIFY(
+        !queryRows(path(QStringLiteral("dst.db")), QStringLiteral("SELECT * FROM tidemark_state")).isEmpty());
+    for (const QStringList &row :
+         queryRows(path(QStringLiteral("dst.db")), QStringLiteral("SELECT * FROM tidemark_state")))
+        QVERIFY(!row.join(QLatin1Char(' ')).contains(secret));
+    for (const QString &file : QDir(m_dir->path()).entryList(QDir::Files)) {
+        QFile each(path(file));
+        QVERIFY(each.open(QIODevice::ReadOnly));
+        QVERIFY2(!each.readAll().contains(secret.toUtf8()), qPrintable(file));
+    }
+    owner.exec(QStringLiteral("DROP SCHEMA \"%1\" CASCADE").arg(m_schema));
+    owner.exec(QStringLiteral("REVOKE CREATE ON DATABASE tidemark_pw FROM \"%1\"").arg(role));
+    admin.exec(QStringLiteral("DROP ROLE \"%1\"").arg(role));
 }
 
 QTEST_GUILESS_MAIN(tst_ServerWorkspace)

@@ -78,6 +78,7 @@ class TestContractMatrix : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void fullLoadThenIncremental_data() {
         addMatrix(everyRoute, QStringLiteral("mode"),
                   {QStringLiteral("append"), QStringLiteral("merge"), QStringLiteral("overwrite")});

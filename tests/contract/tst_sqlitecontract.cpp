@@ -57,6 +57,7 @@ class TestSqliteContract : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void watermarkNeverMovesBackwards();
     void expectRowsWithZeroRowsWarns();
     void nullWatermarksCounted();
@@ -176,8 +177,8 @@ void TestSqliteContract::leaseHeldByLiveProcessSkips() {
     sleeper.start(QStringLiteral("sleep"), {QStringLiteral("60")});
     QVERIFY(sleeper.waitForStarted());
     QVERIFY(f.ws->acquireLease(id, otherRun, 600).acquired);
-    execSql(f.wsPath, QStringLiteral("UPDATE leases SET pid = ?1 WHERE table_id = ?2"),
-            {sleeper.processId(), id});
+    execWorkspaceSql(f.wsPath, QStringLiteral("UPDATE leases SET pid = ?1 WHERE table_id = ?2"),
+                     {sleeper.processId(), id});
     result = f.run(id);
     QCOMPARE(result.status, IterationStatus::Skipped);
     QVERIFY2(result.error.contains(QString::number(sleeper.processId())), qPrintable(result.error));
@@ -199,15 +200,16 @@ void TestSqliteContract::leaseOfDeadProcessTakenOver() {
     const qint64 otherRun = f.ws->beginRun(QStringLiteral("cli"), 1, false);
     QVERIFY(f.ws->acquireLease(id, otherRun, 3600).acquired);
     const qint64 pid = deadPid();
-    execSql(f.wsPath, QStringLiteral("UPDATE leases SET pid = ?1 WHERE table_id = ?2"), {pid, id});
+    execWorkspaceSql(f.wsPath, QStringLiteral("UPDATE leases SET pid = ?1 WHERE table_id = ?2"), {pid, id});
 
     IterationRecord result = f.run(id);
     QVERIFY2(result.status == IterationStatus::Succeeded, qPrintable(describe(result)));
     QCOMPARE(countRows(f.dst, QStringLiteral("orders")), 10);
     // The lease is released at the end of the iteration.
-    QCOMPARE(queryValue(f.wsPath, QStringLiteral("SELECT count(*) FROM leases WHERE table_id = ?1"), {id})
-                 .toLongLong(),
-             0);
+    QCOMPARE(
+        execWorkspaceSql(f.wsPath, QStringLiteral("SELECT count(*) FROM leases WHERE table_id = ?1"), {id})
+            .toLongLong(),
+        0);
 }
 
 void TestSqliteContract::cancelBeforeStart() {

@@ -11,6 +11,7 @@
 #include "model/storage/workspace.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QProcess>
@@ -44,7 +45,7 @@ public:
     CrashHarness(bool sourcePg, bool targetPg)
         : m_sourcePg(sourcePg)
         , m_targetPg(targetPg) {
-        m_ws = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        m_ws = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         m_src = m_dir.filePath(QStringLiteral("source.db"));
         m_dst = m_dir.filePath(QStringLiteral("target.db"));
         if (sourcePg || targetPg) {
@@ -314,6 +315,7 @@ class TestCrash : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void killedRunsResumeExactly_data();
     void killedRunsResumeExactly();
 };
