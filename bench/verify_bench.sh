@@ -87,7 +87,7 @@ for pairing in "${pairings[@]}"; do
             read -r method ranges < <(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))[0]; print(t["method"], t["ranges_read"])' "$dir/verify.json")
             printf '%-18s %-10s %-12s %8s %7s %-7s %7s %8s\n' "$name" "$case" "$how" "$(secs $ns)" \
                 "$(awk -v a=$ns -v b=$count_ns 'BEGIN { printf "%.2f", a / b }')" "$method" "$ranges" \
-                "$(($(cat "$dir/time.out") / 1024))"
+                "$(($(tail -1 "$dir/time.out") / 1024))"
         done
     done
     "$cli" -w "$ws" table remove "$id" >/dev/null
