@@ -10,7 +10,7 @@ namespace tidemark::cli {
 
 struct CommandSpec;
 
-// tidemark-cli (DESIGN.md, "The headless CLI — a contract"): reads the global options, finds the
+// tidemark-cli (docs/design.md, "The headless CLI — a contract"): reads the global options, finds the
 // command in the command table (app/cli/commandtable.h), parses its arguments as declared there
 // and calls its handler. Exit codes: 0 fine, 1 an iteration failed or was cancelled (or verify
 // found a difference), 2 usage or validation error (nothing was run). Must run on the thread of a

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "model/domain/alertsettings.h"
 #include "model/common/duration.h"
+#include "model/domain/alertsettings.h"
 #include "model/domain/connectionspec.h"
 #include "model/domain/runjson.h"
 #include "model/domain/runrecord.h"
@@ -19,7 +19,7 @@
 
 namespace tidemark::cli {
 
-// The JSON shapes of the CLI contract (DESIGN.md, "The headless CLI"). Field names are a
+// The JSON shapes of the CLI contract (docs/design.md, "The headless CLI"). Field names are a
 // contract: add fields, never rename them. Absent values are JSON null, never "".
 // The run and iteration shapes (runJson, iterationJson) live in model/domain/runjson.h: the
 // alerts send them too.

@@ -138,16 +138,16 @@ struct TargetState {
     qint64 tableId = 0;
     Position position;
     qint64 runId = 0;
-    // Raised by every backfill and by nothing else (DESIGN.md, "Backfill"): a state is newer
+    // Raised by every backfill and by nothing else (docs/design.md, "Backfill"): a state is newer
     // than another when its generation is higher, or equal with a higher position.
     qint64 generation = 0;
-    // Who owns the target table (DESIGN.md, "The target is the lock"): written with every state,
+    // Who owns the target table (docs/design.md, "The target is the lock"): written with every state,
     // so one target table belongs to one (workspace, table). Empty = not recorded (older rows).
     QString targetTable = {};   // stateTargetKey() of the target table
     QString workspacePath = {}; // where the owning workspace was, for messages
     // The iteration whose commit wrote this state (0: a backfill or an adoption, or an older row),
     // its rows committed so far, and whether that commit ended its window: what its history
-    // record must say even when the workspace could not record it (DESIGN.md, "Runs and history").
+    // record must say even when the workspace could not record it (docs/design.md, "Runs and history").
     qint64 iterationId = 0;
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;

@@ -36,7 +36,7 @@ struct BoundSql {
     SqlBindings bindings;
 };
 
-// The copy contract's SQL, written once and rendered per dialect (DESIGN.md steps 3 to 5; the
+// The copy contract's SQL, written once and rendered per dialect (docs/design.md steps 3 to 5; the
 // state table has its own one definition in statetable.h):
 // - the window: rows strictly after the lower position, (watermark, tiebreak) > (lower, tiebreak)
 //   with a tiebreak, watermark > lower without; from the lower bound inclusive with a lookback;

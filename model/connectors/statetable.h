@@ -12,7 +12,7 @@
 
 namespace tidemark {
 
-// The one definition of the target-side state table, `tidemark_state` (DESIGN.md, step 6),
+// The one definition of the target-side state table, `tidemark_state` (docs/design.md, step 6),
 // rendered per dialect so SQLite and PostgreSQL hold the same columns with the same meaning:
 //   workspace_id, table_id   the key (table ids are never reused)
 //   watermark_type, watermark   the position's watermark, as Watermark::nativeText()
@@ -20,7 +20,7 @@ namespace tidemark {
 //                               text, blob as hex), so every engine stores and compares it alike
 //   run_id, updated_at          who wrote it, when
 //   state_version               kStateTableVersion of the build that wrote the row
-//   generation                  how many backfills reset the row (DESIGN.md, "Backfill"): only a
+//   generation                  how many backfills reset the row (docs/design.md, "Backfill"): only a
 //                               backfill increases it, so (generation, position) orders every
 //                               state the row ever held, and a run's compare-and-set includes it
 //   target_table, workspace_path  the table the rows go to (stateTargetKey) and where the owning

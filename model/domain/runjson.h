@@ -10,7 +10,7 @@
 
 namespace tidemark {
 
-// The JSON shape of a run as the CLI contract prints it (DESIGN.md, "The headless CLI"): shared
+// The JSON shape of a run as the CLI contract prints it (docs/design.md, "The headless CLI"): shared
 // by `run --json`, `history --json` and the alerts (hook stdin, webhook body). Field names are a
 // contract: add fields, never rename them. Absent values are JSON null, never "".
 

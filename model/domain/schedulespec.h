@@ -9,7 +9,7 @@
 
 namespace tidemark {
 
-// One schedule (DESIGN.md, "Schedules and the runner"): a set of tables and when to run them.
+// One schedule (docs/design.md, "Schedules and the runner"): a set of tables and when to run them.
 struct ScheduleSpec {
     qint64 id = 0;
     QString name;           // unique in the workspace

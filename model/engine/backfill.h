@@ -29,7 +29,7 @@ struct BackfillResult {
     qint64 rowsDeleted = 0; // DeleteNewer: rows removed; Truncate: -1 (not counted)
 };
 
-// Resets a table's watermark (DESIGN.md, "Backfill"): takes the table's lease, changes the
+// Resets a table's watermark (docs/design.md, "Backfill"): takes the table's lease, changes the
 // target and its tidemark_state row in one target transaction, then moves the workspace's
 // watermark (recorded with cause "backfill"). Truncate reloads from the table's initial
 // watermark (none = from the beginning). Throws ValidationError for refused requests
@@ -67,7 +67,7 @@ BackfillResult movePosition(Workspace &workspace, const TableSpec &spec, const P
                             const QString &cause);
 
 // `table position`: where a table stands, as the workspace records it and as the target's state
-// row (the truth, DESIGN.md step 2) says; the next run reconciles the workspace to the target.
+// row (the truth, docs/design.md step 2) says; the next run reconciles the workspace to the target.
 struct TablePosition {
     TableSpec table;
     Position workspace;

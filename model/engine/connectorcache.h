@@ -12,7 +12,7 @@ namespace tidemark {
 // The connectors one worker thread keeps open across the iterations of one run, one per
 // connection. Opening a SQLite file parses its whole schema and a PostgreSQL connection costs
 // round trips and authentication: a run over hundreds of tables pays that once per worker
-// thread instead of once per table. Each connector is still used by one thread only (DESIGN.md
+// thread instead of once per table. Each connector is still used by one thread only (docs/design.md
 // "Threads"); only the thread that owns the cache calls it, and it is destroyed after that
 // thread's last iteration of the run (closing the connections).
 // A connector is handed out again only while its connection's spec is unchanged and its last

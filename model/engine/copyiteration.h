@@ -23,9 +23,9 @@ public:
     virtual void logged(const IterationRecord &record, const LogLine &line) {}
 };
 
-// One iteration of the copy contract (DESIGN.md, "One iteration"), synchronous, one method
+// One iteration of the copy contract (docs/design.md, "One iteration"), synchronous, one method
 // per step: lease, reconcile, window, read, write, commit, advance, account, cancel.
-// The commit is a compare-and-set of the target's state row (DESIGN.md, "The target is the
+// The commit is a compare-and-set of the target's state row (docs/design.md, "The target is the
 // lock"): an iteration that finds the target moved on since it started writes nothing and ends
 // `skipped`, naming the run that committed first.
 // Runs on the calling thread with its own connections; never throws: every failure becomes a

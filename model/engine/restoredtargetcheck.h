@@ -13,7 +13,7 @@ class RemoteTask;
 class RemoteWorkQueue;
 class Workspace;
 
-// Who owns `spec`'s target table as the target database records it (DESIGN.md, "The target is
+// Who owns `spec`'s target table as the target database records it (docs/design.md, "The target is
 // the lock"), when that is not `spec` itself: "table 5 of workspace /path (id …)" or "table 5 of
 // this workspace". nullopt when the target is this table's or nobody's (no state recorded yet).
 // Only reads the target, through `task` (run it on a RemoteWorkQueue); throws Error naming the

@@ -52,7 +52,7 @@ struct VerifyResult {
 // sides is read. Both give the same result.
 enum class VerifyMethod { Ranges, EveryRow };
 
-// Compares the source's rows up to the table's watermark with the target's (DESIGN.md,
+// Compares the source's rows up to the table's watermark with the target's (docs/design.md,
 // "Verify"): counts and every copied value exactly, key by key where there is a key; keys whose
 // source version is newer than the watermark are left out of both sides. Target rows past the
 // watermark that the source does not have there are extra. Values compare exactly (bit for bit:

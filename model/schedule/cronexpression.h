@@ -8,7 +8,7 @@
 
 namespace tidemark {
 
-// A cron expression as DESIGN.md's schedule contract defines it: 5 fields (minute hour
+// A cron expression as docs/design.md's schedule contract defines it: 5 fields (minute hour
 // day-of-month month day-of-week) or 6 with a leading seconds field; lists, ranges, steps,
 // month and weekday names, @hourly/@daily/@weekly/@monthly (and @yearly/@annually,
 // @midnight); day-of-month and day-of-week both restricted = either matches (Vixie).

@@ -21,7 +21,7 @@ class FireTimes;
 class RunCoordinator;
 class Workspace;
 
-// The runner behind `tidemark-cli serve` (DESIGN.md, "Schedules and the runner"): one per
+// The runner behind `tidemark-cli serve` (docs/design.md, "Schedules and the runner"): one per
 // workspace acts. It claims the workspace's runner heartbeat row and renews it every
 // Workspace::runnerHeartbeatIntervalMs(); while another live process holds it, it waits as a
 // standby and tries again each beat, so it takes over once the holder's heartbeat stops (or

@@ -23,7 +23,7 @@ struct RunnerSetupResult {
     QString howTo;      // on failure: what to run by hand, and where
 };
 
-// Makes `tidemark-cli serve` on one workspace a systemd user service (DESIGN.md, "Schedules and
+// Makes `tidemark-cli serve` on one workspace a systemd user service (docs/design.md, "Schedules and
 // the runner"; packaging/systemd/user): the instance is the workspace path as `systemd-escape
 // --path` spells it. When no packaged unit is installed (the window runs from a build or a
 // tarball), the unit is first written into the user's unit folder ($XDG_CONFIG_HOME, else

@@ -31,7 +31,7 @@ struct SkippedFiring {
     qint64 runningRunId = 0; // 0 while that run's record is not made yet
 };
 
-// Decides what the runner starts and when (DESIGN.md, "Schedules and the runner"); starts
+// Decides what the runner starts and when (docs/design.md, "Schedules and the runner"); starts
 // nothing itself. Time comes from a Clock and fire times from FireTimes, so every policy is
 // tested on a fake clock:
 // - a firing is due when its fire time has come; however many fire times passed meanwhile

@@ -237,7 +237,7 @@ public:
     // time): an explicit set, such as a hand edit. The generation stays.
     void setWatermark(qint64 tableId, const Watermark &watermark, const QVariant &tiebreak,
                       const QString &cause, qint64 runId);
-    // The workspace follows the target's state row (DESIGN.md steps 2 and 7, "Backfill"): it takes
+    // The workspace follows the target's state row (docs/design.md steps 2 and 7, "Backfill"): it takes
     // (generation, position) only if that is newer than what it shows, i.e. a higher generation,
     // or the same one and a higher position. Decided and written in one IMMEDIATE transaction, so
     // a state read before another process moved the table (a reconcile overtaken by a commit, an
@@ -339,7 +339,7 @@ public:
     }
     void releaseLease(qint64 tableId, qint64 runId);
 
-    // --- schedules (DESIGN.md, "Schedules and the runner") ---
+    // --- schedules (docs/design.md, "Schedules and the runner") ---
     QList<ScheduleSpec> schedules(); // ordered by name
     std::optional<ScheduleSpec> schedule(const QString &name);
     // ValidationError when the name is taken or a listed table is not a live table; the cron

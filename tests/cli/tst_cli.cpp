@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// End-to-end tests of the tidemark-cli contract (DESIGN.md, "The headless CLI — a contract"),
+// End-to-end tests of the tidemark-cli contract (docs/design.md, "The headless CLI — a contract"),
 // through the real binary: names, exit codes, stdout/stderr and JSON fields.
 
 #include "model/common/error.h"

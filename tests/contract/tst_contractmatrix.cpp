@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The copy contract (DESIGN.md, "One iteration") as one matrix: every case runs in every pairing
+// The copy contract (docs/design.md, "One iteration") as one matrix: every case runs in every pairing
 // (SQLite/PostgreSQL -> SQLite/PostgreSQL) x route (push-down where the pairing has one,
 // streaming, streaming with one commit per batch) x mode where the mode matters. Rows with
 // PostgreSQL need TIDEMARK_PG_PORT (scripts/pgcluster.sh); without it those rows skip, and fail

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * Tidemark's copy protocol for one table, checked exhaustively with spin.
- * docs/protocol.md explains the model; DESIGN.md "One iteration - the contract" is the source.
+ * docs/protocol.md explains the model; docs/design.md "One iteration - the contract" is the source.
  *
  * Processes: two runners (each one iteration of one run; both may believe they hold the
  * lease), one backfill, one source writer (a row lands during the copy), and init, which is
@@ -10,7 +10,7 @@
  * Switches (spin -D...):
  *   MERGE          merge target (per-key version) instead of append
  *   BLIND_WRITE    broken: the state row is written without comparing the expected position
- *   PLAIN_FOLLOW   the workspace follows the target as DESIGN.md words it today (reconcile
+ *   PLAIN_FOLLOW   the workspace follows the target by position alone (reconcile
  *                  copies what it read, advance takes the max), without a backfill generation
  *   NO_MERGE_RULE  broken: merge upserts without "never older over newer"
  *   BATCH=n        rows per batch (default 1)

@@ -175,7 +175,7 @@ void TestProtocol::brokenVariantIsCaught_data() {
     QTest::newRow("blind state write, merge: state row moves back")
         << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DBLIND_WRITE")}
         << QStringLiteral("(readPos>tpos)");
-    // The workspace following the target as DESIGN.md words it, without a backfill generation:
+    // The workspace following the target without a backfill generation (a rule without generations):
     // a stale reconcile moves the workspace watermark backwards although no backfill happened.
     QTest::newRow("workspace follows without generation: watermark moves back")
         << QStringList{QStringLiteral("-DPLAIN_FOLLOW")}
