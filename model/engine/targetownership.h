@@ -8,7 +8,7 @@
 
 namespace tidemark {
 
-// One target table takes one table's rows (issue 8: two workspaces copying a keyless source into
+// One target table takes one table's rows (once, two workspaces copying a keyless source into
 // one target both "succeeded", and the target held every row twice). The target's state rows
 // record which (workspace, table) owns each target table; a unique index lets only one row name
 // it. `claim` is the row that wants to write: its workspaceId, tableId, targetTable

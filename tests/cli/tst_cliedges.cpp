@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The edges of the CLI contract where rows used to be lost silently (issue 8): names PostgreSQL
+// The edges of the CLI contract where rows used to be lost silently: names PostgreSQL
 // would cut, two writers on one target, backfills that mean what they say, private workspaces,
 // numbers out of range. Through the real binary.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The command line does what the window does (issue 29, section 1), through the real binary:
+// The command line does what the window does, through the real binary:
 // table edit (only the options given change, refused while a run holds the table, a position
 // made meaningless refused or reset as a backfill), table purge (forgets a removed table and
 // frees its target), connection edit / remove / test, and help on every command.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// History says what happened (issue 8, item 11): when the target committed but the workspace could
+// History says what happened: when the target committed but the workspace could
 // not follow (its lock held by another connection, or every write to it failing as on a full
 // disk), the record never says `failed` with 0 written, never stays `running`, and the next run
 // completes it from the target's state row. Through the real binary, stopped at the engine's

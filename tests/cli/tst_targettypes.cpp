@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Targets Tidemark creates take every operator action, and values reach them exactly or not at all
-// (issue 8, items 5 and 9): a created PostgreSQL watermark column is a timestamp (or bigint) that
+// Targets Tidemark creates take every operator action, and values reach them exactly or not at all:
+// a created PostgreSQL watermark column is a timestamp (or bigint) that
 // backfill --delete-newer compares; a text one made by an older build still works; NaN, blobs in
 // text columns and digits a column would round are rejected rows, never silent changes.
 // Through the real binary, against the real server.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Watermarks no window can order (issue 8, item 1): PostgreSQL's ±infinity, BC dates and years
+// Watermarks no window can order: PostgreSQL's ±infinity, BC dates and years
 // past 9999, and in SQLite values that are no timestamp (or no integer) in a watermark column.
 // They used to stop a table for good (an 'infinity' maximum read as "no rows") or fail it; now
 // they are handled like NULL watermarks: counted (`rows_unorderable_watermark`), named in the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `tidemark-cli verify` is exact on every pairing's type matrix (issue 8, item 12): edge values
+// `tidemark-cli verify` is exact on every pairing's type matrix: edge values
 // copied with `run` verify as matching; then drift injected into the target one value at a time
 // is reported naming the row's key and the column; rows in the target past the watermark that
 // the source never had are extra; rows whose watermark cannot be ordered (±infinity, NaN, text

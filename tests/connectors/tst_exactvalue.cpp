@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The rule behind rejecting decimal text a numeric SQLite column would round (issue 8, item 9).
+// The rule behind rejecting decimal text a numeric SQLite column would round.
 
 #include "model/connectors/exactvalue.h"
 

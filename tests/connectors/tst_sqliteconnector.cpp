@@ -139,7 +139,7 @@ private slots:
     void deleteNewerThan();
     void stateRoundTrip();
     void stateReadDoesNotCreateTable();
-    // Issue 8, item 10: a source is attached read-only.
+    // A source is attached read-only.
     void pushDownNeverCreatesADeletedSource();
 
 private:

@@ -52,7 +52,7 @@ bool streamingRoute(const Pairing &pairing, const Route &route) {
 }
 
 // Overwrite replaces the whole target in one transaction, so a commit per batch is refused when
-// the table is added (issue 8): on a per-batch route the matrix checks the refusal instead.
+// the table is added: on a per-batch route the matrix checks the refusal instead.
 bool refusesOverwritePerBatch(ContractFixture &f, const TableDraft &draft) {
     if (draft.spec.mode != WriteMode::Overwrite || !draft.spec.commitPerBatch)
         return false;

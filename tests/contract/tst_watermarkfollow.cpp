@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The workspace follows the target's state row in (generation, position) order (issue 7; the
+// The workspace follows the target's state row in (generation, position) order (the
 // protocol model's PLAIN_FOLLOW finding, docs/protocol.md). Each case interleaves a second
 // iteration or a backfill by hand at a fault point of the first (setFaultHook), on a second
 // Workspace connection, exactly where spin found the workspace going wrong while the target

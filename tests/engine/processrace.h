@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Two `tidemark-cli run` processes on one workspace, the way issue 7 reproduced a doubled window:
+// Two `tidemark-cli run` processes on one workspace, the way a doubled window was once reproduced:
 // the first stops itself (SIGSTOP at a fault point, a closed laptop lid) in the middle of its
 // copy, holding an open target transaction; its lease (a test-only TTL of one second) expires;
 // the second takes the lease over and starts the same window; then the first wakes up. Only the

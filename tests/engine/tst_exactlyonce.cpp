@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Exactly-once under concurrency with SQLite on both sides (issue 7, items 2 and 5): the target's
+// Exactly-once under concurrency with SQLite on both sides: the target's
 // state row is written as a compare-and-set inside the write transaction, so two processes that
 // both believe they hold a table can never both commit its window; the state table is one
 // versioned definition, created only by a write, migrated in place from the first builds' shape.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Exactly-once under concurrency where PostgreSQL is on one side or both (issue 7, items 2 and 5),
+// Exactly-once under concurrency where PostgreSQL is on one side or both,
 // each case in a fresh database of its own (TIDEMARK_PG_PORT, see scripts/pgcluster.sh): two
 // processes racing for one window in every pairing and path, the compare-and-set at commit,
 // Cancel interrupting a push-down, a dry run that leaves no DDL behind, a parallel first run,
@@ -389,7 +389,7 @@ void TestExactlyOncePg::dryRunCreatesNoStateTable() {
     }
 }
 
-// Three iterations creating the state table of a fresh database at once (issue 7: "duplicate key
+// Three iterations creating the state table of a fresh database at once (it once failed with "duplicate key
 // value violates unique constraint pg_type_typname_nsp_index"). A few rounds: it is a race.
 void TestExactlyOncePg::parallelFirstRunIntoFreshDatabase() {
     for (int round = 0; round < 6; ++round) {
