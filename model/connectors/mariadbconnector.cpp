@@ -1376,20 +1376,7 @@ std::optional<TargetState> MariadbConnector::stateRow(const QString &workspaceId
                             {workspaceId, QVariant(tableId)});
     if (rows.isEmpty())
         return std::nullopt;
-    const QStringList &row = rows.first();
-    TargetState state;
-    state.workspaceId = workspaceId;
-    state.tableId = tableId;
-    state.position =
-        Position(Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1)),
-                 row.value(2).isNull() ? QVariant() : tiebreakFromStored(row.value(3), row.value(2)));
-    state.runId = row.value(4).toLongLong();
-    state.generation = row.value(5).toLongLong();
-    state.iterationId = row.value(6).toLongLong();
-    state.rowsWritten = row.value(7).toLongLong();
-    state.rowsSkipped = row.value(8).toLongLong();
-    state.windowDone = row.value(9) == QLatin1String("1");
-    return state;
+    return stateFromText(rows.first(), workspaceId, tableId);
 }
 
 std::optional<TargetState> MariadbConnector::readState(const QString &workspaceId, qint64 tableId) {

@@ -95,5 +95,8 @@ QVariantList positionValues(const Position &position);
 QVariant tiebreakStoredText(const QVariant &tiebreak);
 QVariant tiebreakStoredType(const QVariant &tiebreak);
 QVariant tiebreakFromStored(const QString &type, const QString &text);
+// A state row read as text, in StateTableSql::select()'s column order (a server connector's
+// result), as the state it records.
+TargetState stateFromText(const QStringList &row, const QString &workspaceId, qint64 tableId);
 
 } // namespace tidemark
