@@ -5,6 +5,7 @@
 #include "model/common/exceptionmessage.h"
 #include "model/connectors/connectorfactory.h"
 
+#include <QCoreApplication>
 #include <QThreadPool>
 
 namespace tidemark {
@@ -62,6 +63,10 @@ QThreadPool &RemoteWorkQueue::pool() {
     static QThreadPool remote;
     static const bool configured = [] {
         remote.setMaxThreadCount(4);
+        // The threads end with the application object, not at static destruction: by then the
+        // TLS libraries' own exit handlers (OpenSSL's cleanup, run by libpq and Connector/C) have
+        // gone, and a thread ending after them cannot free its per-thread state.
+        qAddPostRoutine([] { remote.waitForDone(); });
         return true;
     }();
     Q_UNUSED(configured);
