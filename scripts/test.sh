@@ -131,7 +131,7 @@ if ((ci)); then
     # (none needed today).
     asan_dir=${TIDEMARK_ASAN_BUILD_DIR:-build-asan}
     begin "build ($asan_dir, ASan+UBSan)"
-    TIDEMARK_BUILD_DIR=$asan_dir bash scripts/build.sh -DTIDEMARK_SANITIZE=address,undefined
+    TIDEMARK_BUILD_DIR=$asan_dir bash scripts/build.sh -DTIDEMARK_SANITIZE=address,undefined -DTIDEMARK_BUILD_BENCH=OFF
     end "build ($asan_dir, ASan+UBSan)" ok
     supp=$root/.ci/sanitizers
     export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"

@@ -71,7 +71,11 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
         return statusLabel(m_lastStatus.value(spec.id));
     case NextRun: {
         const auto next = m_nextRuns.constFind(spec.id);
-        return next == m_nextRuns.cend() ? QStringLiteral("—") : formatTimeWithZone(next->at);
+        if (next == m_nextRuns.cend() || (!next->at.isValid() && !next->missed.isValid()))
+            return QStringLiteral("—");
+        // A firing nobody fired is shown, not rolled forward past (MissedFirings).
+        return next->missed.isValid() ? tr("missed since %1").arg(formatTimeWithZone(next->missed))
+                                      : formatTimeWithZone(next->at);
     }
     }
     return {};
@@ -82,9 +86,16 @@ QString ControlTableModel::nextRunToolTip(const TableSpec &spec) const {
     if (next == m_nextRuns.cend())
         return spec.active ? tr("No active schedule runs this table")
                            : tr("Paused: schedules skip this table");
-    return tr("Next run by schedule %1 at %2 (%3 UTC)", nullptr, int(next->schedules.size()))
-        .arg(next->schedules.join(QStringLiteral(", ")), formatTimeWithZone(next->at),
-             next->at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    QStringList lines;
+    if (next->missed.isValid())
+        lines << tr("Due at %1 by schedule %2 and not fired: no runner fired it (Run › Set Up Runner…).",
+                    nullptr, int(next->missedBy.size()))
+                     .arg(formatTimeWithZone(next->missed), next->missedBy.join(QStringLiteral(", ")));
+    if (next->at.isValid())
+        lines << tr("Next run by schedule %1 at %2 (%3 UTC)", nullptr, int(next->schedules.size()))
+                     .arg(next->schedules.join(QStringLiteral(", ")), formatTimeWithZone(next->at),
+                          next->at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const {
@@ -111,8 +122,10 @@ QVariant ControlTableModel::rawValue(const TableSpec &spec, int column) const {
         return watermarkRaw(spec.lastWatermark);
     case LastStatus:
         return m_lastStatus.value(spec.id);
-    case NextRun:
-        return m_nextRuns.value(spec.id).at;
+    case NextRun: {
+        const TableNextRun next = m_nextRuns.value(spec.id);
+        return next.missed.isValid() ? next.missed : next.at;
+    }
     }
     return {};
 }

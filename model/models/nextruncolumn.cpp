@@ -74,30 +74,25 @@ void NextRunColumn::refresh() {
     m_activeIds = activeIds();
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const quint64 generation = ++m_latest;
-    auto *watcher = new QFutureWatcher<NextRuns>(this);
+    auto *watcher = new QFutureWatcher<TableNextRuns>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, now] {
         watcher->deleteLater();
         if (generation == m_latest)
             show(watcher->result(), now);
     });
     watcher->setFuture(QtConcurrent::run([schedules = m_schedules, tables = m_model->tables(), now] {
-        NextRuns computed;
-        computed.byTable = nextRunsByTable(schedules, tables, now, CronFireTimes());
-        for (const TableNextRun &next : std::as_const(computed.byTable))
-            if (!computed.earliest.isValid() || next.at < computed.earliest)
-                computed.earliest = next.at;
-        return computed;
+        return nextRunsByTable(schedules, tables, now, CronFireTimes());
     }));
 }
 
-void NextRunColumn::show(const NextRuns &nextRuns, const QDateTime &now) {
+void NextRunColumn::show(const TableNextRuns &nextRuns, const QDateTime &now) {
     m_model->setNextRuns(nextRuns.byTable);
-    if (!nextRuns.earliest.isValid()) {
+    if (!nextRuns.lookAgainAt.isValid()) {
         m_timer.stop();
         return;
     }
     // Just past the firing: nextAfter is strictly after `now`, so the next one shows.
-    m_timer.start(int(std::clamp<qint64>(now.msecsTo(nextRuns.earliest) + 1, 1, kMaxWaitMs)));
+    m_timer.start(int(std::clamp<qint64>(now.msecsTo(nextRuns.lookAgainAt) + 1, 1, kMaxWaitMs)));
 }
 
 } // namespace tidemark

@@ -14,11 +14,11 @@ namespace tidemark {
 class ControlTableModel;
 
 // Keeps the control table's "Next run" column current: recomputes each table's next scheduled
-// run (nextRunsByTable, one cron evaluation per schedule) when the schedules or the tables
-// change, and again when the earliest shown time has passed (a timer armed for it, never per
-// paint). Changes that come in bursts (a reload's row updates) are folded into one
-// recomputation, skipped when the active tables are the ones already computed for. The
-// computation runs on a pooled thread (10,000 tables: 10-25 ms, which held up the window as it
+// run and its missed firings (nextRunsByTable, one cron evaluation per schedule) when the
+// schedules or the tables change, and again when one of them changes (a firing comes due or
+// becomes missed: a timer armed for it, never per paint). Changes that come in bursts (a reload's row
+// updates) are folded into one recomputation, skipped when the active tables are the ones already computed
+// for. The computation runs on a pooled thread (10,000 tables: 10-25 ms, which held up the window as it
 // opened) and only its newest result is shown. GUI thread; the schedules come from the
 // window's own reads of the workspace.
 class NextRunColumn : public QObject {
@@ -36,11 +36,7 @@ public:
 private:
     void refreshSoon();
     void refreshIfTablesChanged();
-    struct NextRuns {
-        QHash<qint64, TableNextRun> byTable;
-        QDateTime earliest; // invalid when no table has a next run
-    };
-    void show(const NextRuns &nextRuns, const QDateTime &now);
+    void show(const TableNextRuns &nextRuns, const QDateTime &now);
     QList<qint64> activeIds() const; // in row order
 
     ControlTableModel *m_model;

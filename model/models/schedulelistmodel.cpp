@@ -21,21 +21,11 @@ QString tablesText(const QList<qint64> &ids) {
     return parts.join(QStringLiteral(", "));
 }
 
-constexpr int kMaxMissedCounted = 100;
-
-// Since when the schedule should have fired: its last firing, else its creation, or its last
-// change when that is later (a new cron or a resume starts counting afresh).
-QDateTime dueSince(const ScheduleSpec &spec) {
-    QDateTime since = spec.createdAt;
-    for (const QDateTime &at : {spec.updatedAt, spec.lastFiredAt})
-        if (at.isValid() && (!since.isValid() || at > since))
-            since = at;
-    return since;
-}
-
 QString missedText(const QString &at, int count) {
-    return count >= kMaxMissedCounted
-               ? ScheduleListModel::tr("missed since %1 (%2+ firings)").arg(at).arg(kMaxMissedCounted)
+    return count >= MissedFirings::kMaxCounted
+               ? ScheduleListModel::tr("missed since %1 (%2+ firings)")
+                     .arg(at)
+                     .arg(MissedFirings::kMaxCounted)
                : ScheduleListModel::tr("missed since %1 (%n firing(s))", nullptr, count).arg(at);
 }
 
@@ -93,10 +83,10 @@ QVariant ScheduleListModel::displayValue(const Row &row, int column) const {
     case NextLocal:
         if (!spec.active)
             return tr("paused");
-        if (row.missed.isValid())
-            return missedText(row.missed.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
+        if (row.missed.first.isValid())
+            return missedText(row.missed.first.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
                                   .toString(QStringLiteral("yyyy-MM-dd HH:mm t")),
-                              row.missedCount);
+                              row.missed.count);
         if (!row.next.isValid())
             return tr("never");
         return row.next.toTimeZone(QTimeZone(spec.timeZone.toUtf8()))
@@ -104,8 +94,8 @@ QVariant ScheduleListModel::displayValue(const Row &row, int column) const {
     case NextShown:
         if (!spec.active || !row.next.isValid())
             return QString();
-        if (row.missed.isValid())
-            return missedText(formatTime(row.missed), row.missedCount);
+        if (row.missed.first.isValid())
+            return missedText(formatTime(row.missed.first), row.missed.count);
         return formatTime(row.next);
     case LastStatus:
         return row.lastStatus.isEmpty() ? tr("never ran") : row.lastStatus;
@@ -129,9 +119,9 @@ QVariant ScheduleListModel::data(const QModelIndex &index, int role) const {
     case StatusNameRole:
         return row.lastStatus;
     case Qt::ToolTipRole:
-        if ((index.column() == NextLocal || index.column() == NextShown) && row.missed.isValid())
+        if ((index.column() == NextLocal || index.column() == NextShown) && row.missed.first.isValid())
             return tr("Due at %1 and not fired: no runner fired it (Run › Set Up Runner…). Due next at %2.")
-                .arg(formatTimeWithZone(row.missed), formatTimeWithZone(row.next));
+                .arg(formatTimeWithZone(row.missed.first), formatTimeWithZone(row.next));
         return {};
     case RawRole:
         if (index.column() == NextLocal || index.column() == NextShown)
@@ -148,17 +138,8 @@ void ScheduleListModel::setSchedules(const QList<ScheduleSpec> &schedules,
     beginResetModel();
     m_rows.clear();
     for (const ScheduleSpec &spec : schedules) {
-        Row row{spec, fireTimes.nextAfter(spec, now), {}, 0, lastStatuses.value(spec.name)};
-        const QDateTime since = dueSince(spec);
-        QDateTime due = spec.active && since.isValid() ? fireTimes.nextAfter(spec, since) : QDateTime();
-        if (due.isValid() && due.secsTo(now) > missedAfterSeconds) {
-            row.missed = due;
-            while (due.isValid() && due < now && row.missedCount < kMaxMissedCounted) {
-                ++row.missedCount;
-                due = fireTimes.nextAfter(spec, due);
-            }
-        }
-        m_rows.append(row);
+        m_rows.append({spec, fireTimes.nextAfter(spec, now), MissedFirings::of(spec, now, fireTimes),
+                       lastStatuses.value(spec.name)});
     }
     endResetModel();
 }

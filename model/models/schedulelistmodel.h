@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/schedulespec.h"
+#include "model/schedule/missedfirings.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
@@ -37,17 +38,13 @@ public:
     int rowOfSchedule(const QString &name) const;
     // The first firing that came due since the schedule last fired (or was created or changed)
     // and was not fired; invalid when none was missed.
-    QDateTime missedAt(int row) const { return m_rows.at(row).missed; }
-
-    // A firing this long overdue was missed (a live runner fires within a tick of its time).
-    static constexpr qint64 missedAfterSeconds = 120;
+    QDateTime missedAt(int row) const { return m_rows.at(row).missed.first; }
 
 private:
     struct Row {
         ScheduleSpec spec;
-        QDateTime next;      // UTC; invalid = never (or cannot be evaluated)
-        QDateTime missed;    // UTC; the first firing due and not fired, invalid = none
-        int missedCount = 0; // how many came due since, counted up to kMaxMissedCounted
+        QDateTime next; // UTC; invalid = never (or cannot be evaluated)
+        MissedFirings missed;
         QString lastStatus;
     };
     QVariant displayValue(const Row &row, int column) const;

@@ -2,42 +2,62 @@
 #include "model/schedule/tablenextruns.h"
 
 #include "model/schedule/firetimes.h"
+#include "model/schedule/missedfirings.h"
 
 #include <QSet>
 
 namespace tidemark {
 
-QHash<qint64, TableNextRun> nextRunsByTable(const QList<ScheduleSpec> &schedules,
-                                            const QList<TableSpec> &tables, const QDateTime &now,
-                                            const FireTimes &fireTimes) {
+namespace {
+
+// Keeps the earliest `at` in (`earliest`, `names`), with every schedule due then.
+void keepEarliest(QDateTime &earliest, QStringList &names, const QDateTime &at, const QString &schedule) {
+    if (!earliest.isValid() || at < earliest) {
+        earliest = at;
+        names = {schedule};
+    } else if (at == earliest && !names.contains(schedule)) {
+        names.append(schedule);
+    }
+}
+
+void keepEarliest(QDateTime &earliest, const QDateTime &at) {
+    if (at.isValid() && (!earliest.isValid() || at < earliest))
+        earliest = at;
+}
+
+} // namespace
+
+TableNextRuns nextRunsByTable(const QList<ScheduleSpec> &schedules, const QList<TableSpec> &tables,
+                              const QDateTime &now, const FireTimes &fireTimes) {
     QSet<qint64> active;
     for (const TableSpec &table : tables)
         if (table.active)
             active.insert(table.id);
 
-    QHash<qint64, TableNextRun> result;
-    const auto offer = [&result](qint64 tableId, const QDateTime &at, const QString &schedule) {
-        auto it = result.find(tableId);
-        if (it == result.end())
-            result.insert(tableId, {at, {schedule}});
-        else if (at < it->at)
-            *it = {at, {schedule}};
-        else if (at == it->at && !it->schedules.contains(schedule))
-            it->schedules.append(schedule);
-    };
+    TableNextRuns result;
     for (const ScheduleSpec &schedule : schedules) {
         if (!schedule.active)
             continue;
         const QDateTime next = fireTimes.nextAfter(schedule, now);
-        if (!next.isValid())
+        const MissedFirings missed = MissedFirings::of(schedule, now, fireTimes);
+        if (!next.isValid() && !missed.first.isValid())
             continue;
+        keepEarliest(result.lookAgainAt, next);
+        keepEarliest(result.lookAgainAt, missed.decidedAt);
+        const auto offer = [&](qint64 tableId) {
+            TableNextRun &run = result.byTable[tableId];
+            if (next.isValid())
+                keepEarliest(run.at, run.schedules, next, schedule.name);
+            if (missed.first.isValid())
+                keepEarliest(run.missed, run.missedBy, missed.first, schedule.name);
+        };
         if (schedule.tableIds.isEmpty()) {
             for (const qint64 id : std::as_const(active))
-                offer(id, next, schedule.name);
+                offer(id);
         } else {
             for (const qint64 id : schedule.tableIds)
                 if (active.contains(id))
-                    offer(id, next, schedule.name);
+                    offer(id);
         }
     }
     return result;

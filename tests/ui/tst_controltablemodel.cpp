@@ -364,7 +364,7 @@ private slots:
         const QDateTime at = QDateTime::currentDateTimeUtc().addSecs(3600);
         for (int id = 1; id <= 1000; ++id) {
             tables << spec(id, QStringLiteral("t%1").arg(id));
-            nextRuns.insert(id, {at, {QStringLiteral("hourly")}});
+            nextRuns.insert(id, {at, {QStringLiteral("hourly")}, {}, {}});
         }
         model.setTables(tables);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);

@@ -12,7 +12,13 @@
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/schedulelistmodel.h"
+#include "model/schedule/firetimes.h"
+#include "model/schedule/tablenextruns.h"
 #include "tests/ui/uifixture.h"
+#include "ui/backfill/backfilldialog.h"
+#include "ui/common/workspacegateway.h"
+#include "ui/connections/connectionsdialog.h"
+#include "ui/controltable/tabledialog.h"
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/welcomepage.h"
 #include "ui/mainwindow/windowtray.h"
@@ -24,6 +30,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -36,6 +43,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableView>
+#include <QUndoStack>
 #include <QtTest>
 
 using namespace tidemark;
@@ -52,6 +60,47 @@ void setRecent(const QStringList &paths, bool reopenLast = true) {
 
 QDockWidget *dock(MainWindow &window, const char *name) {
     return window.findChild<QDockWidget *>(QString::fromLatin1(name));
+}
+
+// The widgets Tab visits in `dialog`, once round from its first: shown, enabled, taking focus.
+QList<QWidget *> tabChain(QWidget *dialog) {
+    QList<QWidget *> chain;
+    for (QWidget *w = dialog->nextInFocusChain(); w != dialog && chain.size() < 500;
+         w = w->nextInFocusChain())
+        if (dialog->isAncestorOf(w) && w->isVisible() && w->isEnabled() &&
+            (w->focusPolicy() & Qt::TabFocus) &&
+            !w->focusProxy()) // a spin box or an editable combo box: its line edit takes the focus
+            chain << w;
+    return chain;
+}
+
+// Where Tab goes against the reading order of `dialog` (a line down, or right along a line),
+// as "from -> to" by object name or text; empty when it never does. The chain is a ring: it is
+// read from the widget at the top left.
+QStringList tabOutOfOrder(QWidget *dialog) {
+    const auto name = [](const QWidget *w) {
+        if (!w->objectName().isEmpty())
+            return w->objectName();
+        if (const auto *button = qobject_cast<const QAbstractButton *>(w))
+            return button->text();
+        return QString::fromLatin1(w->metaObject()->className());
+    };
+    QList<QWidget *> chain = tabChain(dialog);
+    const auto first = std::min_element(chain.begin(), chain.end(), [dialog](QWidget *a, QWidget *b) {
+        const QPoint pa = a->mapTo(dialog, QPoint()), pb = b->mapTo(dialog, QPoint());
+        return std::pair(pa.y(), pa.x()) < std::pair(pb.y(), pb.x());
+    });
+    std::rotate(chain.begin(), first, chain.end());
+    QStringList wrong;
+    for (qsizetype i = 1; i < chain.size(); ++i) {
+        const QRect a(chain.at(i - 1)->mapTo(dialog, QPoint()), chain.at(i - 1)->size());
+        const QRect b(chain.at(i)->mapTo(dialog, QPoint()), chain.at(i)->size());
+        const bool sameLine = b.top() < a.bottom() && a.top() < b.bottom();
+        const bool inOrder = sameLine ? b.left() >= a.right() : b.top() >= a.center().y();
+        if (!inOrder)
+            wrong << name(chain.at(i - 1)) + QStringLiteral(" -> ") + name(chain.at(i));
+    }
+    return wrong;
 }
 
 } // namespace
@@ -231,6 +280,66 @@ private slots:
         QCOMPARE(model.index(2, ScheduleListModel::NextLocal).data().toString(), QStringLiteral("paused"));
     }
 
+    // The control table's "Next run" says the same as the Schedules dock: a table whose firing
+    // was missed shows it missed, not the next firing.
+    void controlTableShowsMissedFirings() {
+        const auto utc = [](const char *text) {
+            return QDateTime::fromString(QString::fromLatin1(text), Qt::ISODate);
+        };
+        const QDateTime now = utc("2026-12-06T10:02:00Z");
+        ScheduleSpec unfired;
+        unfired.name = QStringLiteral("unfired");
+        unfired.cron = QStringLiteral("*/5 * * * *");
+        unfired.timeZone = QStringLiteral("UTC");
+        unfired.createdAt = now.addSecs(-3600);
+        unfired.tableIds = {1};
+        ScheduleSpec fired = unfired;
+        fired.name = QStringLiteral("fired");
+        fired.lastFiredAt = utc("2026-12-06T10:00:00Z");
+        fired.tableIds = {2};
+        QList<TableSpec> tables;
+        for (const qint64 id : {1, 2}) {
+            TableSpec table;
+            table.id = id;
+            table.sourceConnection = QStringLiteral("src");
+            table.sourceTable = QStringLiteral("t%1").arg(id);
+            table.targetConnection = QStringLiteral("dst");
+            table.targetTable = table.sourceTable;
+            table.active = true;
+            tables << table;
+        }
+        const TableNextRuns runs = nextRunsByTable({unfired, fired}, tables, now, CronFireTimes());
+        QCOMPARE(runs.byTable.value(1).missed, utc("2026-12-06T09:05:00Z"));
+        QCOMPARE(runs.byTable.value(1).missedBy, QStringList{QStringLiteral("unfired")});
+        QVERIFY(!runs.byTable.value(2).missed.isValid());
+        QCOMPARE(runs.byTable.value(2).at, utc("2026-12-06T10:05:00Z"));
+        QCOMPARE(runs.lookAgainAt, utc("2026-12-06T10:05:00Z"));
+
+        // Just fired, the next firing is not missed yet: looked at again once it would be.
+        fired.lastFiredAt = utc("2026-12-06T10:05:00Z");
+        const TableNextRuns later =
+            nextRunsByTable({fired}, tables, utc("2026-12-06T10:06:00Z"), CronFireTimes());
+        QVERIFY(!later.byTable.value(2).missed.isValid());
+        QCOMPARE(later.lookAgainAt, utc("2026-12-06T10:10:00Z"));
+        const TableNextRuns overdue =
+            nextRunsByTable({fired}, tables, utc("2026-12-06T10:11:00Z"), CronFireTimes());
+        QVERIFY(!overdue.byTable.value(2).missed.isValid()); // within a runner's tick
+        QCOMPARE(overdue.lookAgainAt, utc("2026-12-06T10:12:01Z"));
+
+        ControlTableModel model;
+        model.setTables(tables);
+        model.setNextRuns(runs.byTable);
+        const QModelIndex missedCell = model.index(0, ControlTableModel::NextRun);
+        QCOMPARE(missedCell.data().toString(),
+                 QStringLiteral("missed since ") + formatTimeWithZone(utc("2026-12-06T09:05:00Z")));
+        const QString tip = missedCell.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("not fired")) && tip.contains(QStringLiteral("unfired")) &&
+                     tip.contains(QStringLiteral("Set Up Runner")),
+                 qPrintable(tip));
+        QCOMPARE(model.index(1, ControlTableModel::NextRun).data().toString(),
+                 formatTimeWithZone(utc("2026-12-06T10:05:00Z")));
+    }
+
     // The tray's menu: Show (raises the window), Run All, Quit: the window's own actions.
     void trayMenuShowsRunsAndQuits() {
         setRecent({});
@@ -281,6 +390,49 @@ private slots:
                      qPrintable(order.at(i)->objectName()));
     }
 
+    // Tab follows the layout in the dialogs a newcomer meets first: down the form, left to right
+    // along a line, the buttons last.
+    void dialogsTabInReadingOrder() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        const qint64 id =
+            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        const TableSpec spec = *fixture.open()->table(id);
+        WorkspaceGateway gateway(fixture.wsPath);
+        const auto check = [](QDialog &dialog) {
+            dialog.resize(dialog.sizeHint());
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            const QStringList wrong = tabOutOfOrder(&dialog);
+            QVERIFY2(wrong.isEmpty(), qPrintable(QString::fromLatin1(dialog.metaObject()->className()) +
+                                                 QStringLiteral(": ") + wrong.join(QStringLiteral(", "))));
+            QVERIFY(tabChain(&dialog).size() > 3);
+        };
+        {
+            TableDialog dialog(&gateway, std::nullopt);
+            check(dialog);
+        }
+        {
+            TableDialog dialog(&gateway, spec);
+            check(dialog);
+        }
+        {
+            ScheduleDialog dialog({spec});
+            check(dialog);
+        }
+        {
+            BackfillDialog dialog(spec, fixture.wsPath);
+            check(dialog);
+        }
+        {
+            ConnectionsDialog dialog(&gateway);
+            check(dialog);
+            auto *kind = dialog.findChild<QComboBox *>();
+            kind->setCurrentIndex(kind->findText(QStringLiteral("PostgreSQL")));
+            check(dialog);
+        }
+    }
+
     // Run Selected runs the selected rows the filter shows, not those it hides.
     void runSelectedActsOnTheVisibleSelection() {
         UiFixture fixture;
@@ -328,6 +480,26 @@ private slots:
             qPrintable(
                 QStringLiteral("%1 < %2").arg(tables->columnWidth(ControlTableModel::Source)).arg(needed)));
         QVERIFY(tables->columnWidth(ControlTableModel::Target) > 140);
+
+        // The same in the Schedules dock: a long name takes the room, the last column does not.
+        ScheduleSpec schedule;
+        schedule.name = QStringLiteral("nightly_customer_order_lines_archive");
+        schedule.cron = QStringLiteral("15 2 * * 1-5");
+        schedule.timeZone = QStringLiteral("UTC");
+        fixture.open()->addSchedule(schedule);
+        QUndoStack undo;
+        WorkspaceGateway gateway(fixture.wsPath);
+        SchedulesPanel panel(&undo);
+        panel.setGateway(&gateway);
+        panel.resize(1400, 300);
+        panel.show();
+        panel.reload();
+        QTableView *schedules = panel.view();
+        QTRY_COMPARE(schedules->model()->rowCount(), 1);
+        const int nameNeeded =
+            static_cast<QAbstractItemView *>(schedules)->sizeHintForColumn(ScheduleListModel::Name);
+        QVERIFY(nameNeeded > 120);
+        QTRY_COMPARE(schedules->columnWidth(ScheduleListModel::Name), std::min(nameNeeded, 120 * 3));
     }
 
     // One count everywhere: for the same iteration, the grid, the run header, the history and

@@ -232,6 +232,16 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     layout->addLayout(formButtons);
     layout->addWidget(m_message);
     layout->addWidget(close);
+    // Tab follows the layout: the list and its buttons, the form down its page, then its buttons.
+    const QList<QWidget *> tabOrder{m_list,           test,       remove,
+                                    m_forgetPassword, m_name,     m_kind,
+                                    m_sqlitePath,     browse,     m_host,
+                                    m_port,           m_dbname,   m_user,
+                                    m_sslmode,        m_password, m_savePassword,
+                                    m_passwordEnv,    testForm,   m_cancelTest,
+                                    m_saveChanges,    add,        close->button(QDialogButtonBox::Close)};
+    for (qsizetype i = 1; i < tabOrder.size(); ++i)
+        setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
     reload();
 }
 

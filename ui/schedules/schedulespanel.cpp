@@ -57,6 +57,12 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
     m_view->setColumnWidth(ScheduleListModel::NextShown,
                            widthForSamples(m_view, ScheduleListModel::NextShown, {widestTime()}));
     m_view->setColumnWidth(ScheduleListModel::LastStatus, 100);
+    // Spare width goes to the names, the crons, the tables and a missed firing's count, not to
+    // the last column; a narrow dock hides the zone (the local next run names it) first.
+    auto *fitter = new ColumnFitter(m_view, ScheduleListModel::LastStatus, 100, 100,
+                                    {ScheduleListModel::Zone, ScheduleListModel::NextShown});
+    fitter->setGrowing({ScheduleListModel::Name, ScheduleListModel::Cron, ScheduleListModel::Tables,
+                        ScheduleListModel::NextLocal});
 
     auto *toolbar = new QToolBar(this);
     const auto make = [this, toolbar](const char *name, const QString &text, void (SchedulesPanel::*slot)()) {
