@@ -158,6 +158,19 @@ public:
     mutable QStringList texts;
 };
 
+// The text and elide mode of every item view cell a widget using it paints.
+class CellTextRecorder : public QProxyStyle {
+public:
+    void drawControl(ControlElement element, const QStyleOption *option, QPainter *painter,
+                     const QWidget *widget) const override {
+        if (const auto *item = qstyleoption_cast<const QStyleOptionViewItem *>(option);
+            item && element == CE_ItemViewItem)
+            cells.insert(item->text, item->textElideMode);
+        QProxyStyle::drawControl(element, option, painter, widget);
+    }
+    mutable QHash<QString, Qt::TextElideMode> cells;
+};
+
 } // namespace
 
 class TestLayout : public QObject {
@@ -351,6 +364,41 @@ private slots:
         cell.viewport()->grab();
         QVERIFY(!recorder.texts.isEmpty());
         QCOMPARE(recorder.texts.last(), full);
+    }
+
+    // A whole-window table's rows in its open transaction at 1024×768: the Written cell keeps
+    // its figures and cuts the word after them (the tooltip has the whole sentence).
+    void pendingRowsKeepTheirFiguresAt1024() {
+        UiFixture fixture;
+        MainWindow window;
+        window.resize(1024, 768);
+        openInWindow(fixture, window, 0);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        IterationGridModel *live = window.runPanel()->liveModel();
+        IterationRecord record;
+        record.runId = 9;
+        record.tableId = 1;
+        record.source = QStringLiteral("src:orders");
+        record.target = QStringLiteral("dst:orders");
+        live->beginRun(9, {record});
+        record.status = IterationStatus::Running;
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.windowRows = 300'000;
+        record.rowsRead = 112'400;
+        record.rowsPending = 112'400;
+        live->updateIteration(record);
+        QTableView *grid = window.runPanel()->view();
+        const QString text = grid->model()->index(0, IterationGridModel::RowsWritten).data().toString();
+        QCOMPARE(text, QStringLiteral("0 (+112,400 pending)"));
+        CellTextRecorder recorder;
+        grid->setStyle(&recorder);
+        grid->viewport()->grab();
+        grid->setStyle(nullptr);
+        QVERIFY(recorder.cells.contains(text));
+        QCOMPARE(recorder.cells.value(text), Qt::ElideRight);
+        const QString shown = grid->fontMetrics().elidedText(
+            text, Qt::ElideRight, grid->columnWidth(IterationGridModel::RowsWritten) - 8);
+        QVERIFY2(shown.startsWith(QStringLiteral("0 (+112,400")), qPrintable(shown));
     }
 
     // Columns left out for a narrow window come back when it widens, until the user lays the

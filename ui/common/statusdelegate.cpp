@@ -73,4 +73,9 @@ void StatusRowDelegate::initStyleOption(QStyleOptionViewItem *option, const QMod
     tintByStatus(option, index);
 }
 
+void FigureDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const {
+    StatusRowDelegate::initStyleOption(option, index);
+    option->textElideMode = Qt::ElideRight;
+}
+
 } // namespace tidemark

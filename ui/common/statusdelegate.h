@@ -35,6 +35,17 @@ protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
 };
 
+// A StatusRowDelegate for a figure with a remark after it ("0 (+1,200 pending)"): a narrow
+// cell cuts the remark (whole in the tooltip), never the figure.
+class FigureDelegate : public StatusRowDelegate {
+    Q_OBJECT
+public:
+    using StatusRowDelegate::StatusRowDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
+};
+
 // The width of a StatusDelegate column that shows every status whole.
 int statusColumnWidth(const QTableView *view, int column);
 

@@ -55,6 +55,7 @@ RunPanel::RunPanel(QWidget *parent)
     m_view->setItemDelegate(new StatusRowDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Status, new StatusDelegate(m_view));
     m_view->setItemDelegateForColumn(IterationGridModel::Progress, new ProgressDelegate(m_view));
+    m_view->setItemDelegateForColumn(IterationGridModel::RowsWritten, new FigureDelegate(m_view));
     m_view->setWordWrap(false);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
 
@@ -128,7 +129,7 @@ RunPanel::RunPanel(QWidget *parent)
     // target and then the duration (both in the details pane) make room for them when the grid
     // is narrow (at 1440 pixels the target, at 1024 both).
     m_view->setTextElideMode(Qt::ElideMiddle);
-    m_view->setColumnWidth(IterationGridModel::Source, 110);
+    m_view->setColumnWidth(IterationGridModel::Source, 100);
     m_view->setColumnWidth(IterationGridModel::Target, 120);
     m_view->setColumnWidth(IterationGridModel::Status, statusColumnWidth(m_view, IterationGridModel::Status));
     m_view->setColumnWidth(IterationGridModel::Started,
@@ -138,6 +139,10 @@ RunPanel::RunPanel(QWidget *parent)
     for (int column :
          {IterationGridModel::RowsRead, IterationGridModel::RowsWritten, IterationGridModel::RowsSkipped})
         m_view->setColumnWidth(column, widthForSamples(m_view, column, {widestCount()}));
+    // Written keeps the figures of a whole-window table's open transaction ("0 (+123,456 pe…").
+    m_view->setColumnWidth(IterationGridModel::RowsWritten,
+                           widthForSamples(m_view, IterationGridModel::RowsWritten,
+                                           {QStringLiteral("0 (+%1 …").arg(formatCount(999'999))}));
     m_view->setColumnWidth(IterationGridModel::WatermarkBefore, 150);
     // The progress wants room for a million-row window's rate and time left.
     const QString fraction = QStringLiteral("%1 / %1").arg(widestCount());
