@@ -9,13 +9,16 @@
 #include "model/connectors/statetable.h"
 #include "model/credentials/credentialstore.h"
 
+#include <mariadb/errmsg.h>
 #include <mariadb/mysql.h>
 
 #include <QRegularExpression>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,18 @@ bool isRowFault(unsigned code) {
     case 1690: // ER_DATA_OUT_OF_RANGE
     case 3140: // ER_INVALID_JSON_TEXT (MySQL)
     case 4025: // ER_CONSTRAINT_FAILED (MariaDB CHECK, JSON)
+        return true;
+    default:
+        return false;
+    }
+}
+
+// LOAD DATA LOCAL refused by the server (local_infile=OFF) or by the client library.
+bool isLocalInfileRefusal(unsigned code) {
+    switch (code) {
+    case 1148: // ER_NOT_ALLOWED_COMMAND
+    case 4166: // ER_LOAD_INFILE_CAPABILITY_DISABLED
+    case CR_UNKNOWN_ERROR:
         return true;
     default:
         return false;
@@ -340,6 +355,33 @@ QString sessionSetup() {
                           "net_write_timeout = 3600, net_read_timeout = 3600, autocommit = 1");
 }
 
+// The session's local-infile handler: serves MariadbSession::LocalInfile's bytes while a
+// loadLocal() is running, and refuses any file the server asks for at another time.
+int infileInit(void **state, const char *, void *userdata) {
+    auto *infile = static_cast<MariadbSession::LocalInfile *>(userdata);
+    *state = infile;
+    if (!infile->armed)
+        return 1;
+    infile->offset = 0;
+    return 0;
+}
+
+int infileRead(void *state, char *buffer, unsigned int length) {
+    auto *infile = static_cast<MariadbSession::LocalInfile *>(state);
+    const std::size_t count = std::min<std::size_t>(length, infile->data.size() - infile->offset);
+    std::memcpy(buffer, infile->data.data() + infile->offset, count);
+    infile->offset += count;
+    return int(count);
+}
+
+void infileEnd(void *) {}
+
+int infileError(void *, char *message, unsigned int length) {
+    std::snprintf(message, length, "%s",
+                  "Tidemark sends no file to the server but the rows of a batch it is loading");
+    return CR_UNKNOWN_ERROR;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -416,6 +458,9 @@ MariadbSession::MariadbSession(const ConnectionSpec &spec, const MysqlParams &pa
     if (!m_mysql)
         throw Error(QStringLiteral("connection '%1': out of memory").arg(spec.name));
     mysql_options(m_mysql, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    // LOAD DATA LOCAL for the writer's batches, only ever through the handler set below.
+    const unsigned int localInfile = 1;
+    mysql_options(m_mysql, MYSQL_OPT_LOCAL_INFILE, &localInfile);
     mysql_options(m_mysql, MYSQL_OPT_CONNECT_TIMEOUT, &m_params.connectTimeout);
     // ~/.my.cnf's [client] group: a password kept there works like libpq's ~/.pgpass.
     if (password.isEmpty())
@@ -442,8 +487,18 @@ MariadbSession::MariadbSession(const ConnectionSpec &spec, const MysqlParams &pa
         m_mysql = nullptr;
         fail(QString(), message);
     }
+    mysql_set_local_infile_handler(m_mysql, infileInit, infileRead, infileEnd, infileError, &m_infile);
     execute(sessionSetup());
     execute(QStringLiteral("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"));
+}
+
+qint64 MariadbSession::loadLocal(const QString &sql, std::string_view data, unsigned *errorCode,
+                                 unsigned *warnings) {
+    m_infile = {data, 0, true};
+    const qint64 loaded = execute(sql, {}, errorCode);
+    m_infile = {};
+    *warnings = loaded < 0 ? 0 : mysql_warning_count(m_mysql);
+    return loaded;
 }
 
 MariadbSession::~MariadbSession() {
@@ -702,9 +757,67 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------
-// Writing: multi-row prepared INSERTs, each below the server's max_allowed_packet. A statement the
+// Writing. Append and overwrite batches go in as one LOAD DATA LOCAL INFILE each, the rows streamed
+// from memory (MariadbSession::loadLocal), the server's fastest way in. LOCAL makes the server turn
+// a refused row into a warning (a duplicate key skipped, a value cut), so a batch that comes back
+// with fewer rows or any warning is undone to its savepoint and written again as INSERTs, which
+// name each refused row. Merges, BIT columns and servers that refuse LOCAL get the INSERTs:
+// multi-row prepared statements, each below the server's max_allowed_packet. A statement the
 // server refuses for one row's sake is redone row by row (InnoDB undid just that statement) to
 // find and report exactly the refused rows.
+
+namespace {
+
+// LOAD DATA's escapes (ESCAPED BY '\\'): the field and line separators, the escape itself, NUL.
+void appendEscaped(std::string &out, std::string_view bytes) {
+    for (const char c : bytes) {
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\0':
+            out += "\\0";
+            break;
+        default:
+            out += c;
+        }
+    }
+}
+
+template <typename Number> void appendNumber(std::string &out, Number value) {
+    char buffer[32];
+    // The shortest text that reads back as the same double: nothing is rounded on the way in.
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    out.append(buffer, end);
+}
+
+// ISO-8601 in any zone as the server spells it in UTC (the session's zone); nullopt when the text
+// is not a timestamp (the server's to take or refuse).
+std::optional<std::string> serverTimeText(std::string_view bytes, const QString &type) {
+    const auto parsed = parseTimestamp(QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
+    if (!parsed)
+        return std::nullopt;
+    QString text = serverTimestamp(parsed->micros);
+    if (type == QLatin1String("date"))
+        text.truncate(10);
+    return text.toStdString();
+}
+
+bool loadDataAllowed() {
+    // TIDEMARK_MARIADB_LOAD=0 writes every batch as INSERTs (bench/mariadb_bench.sh measures both).
+    return qEnvironmentVariable("TIDEMARK_MARIADB_LOAD") != QLatin1String("0");
+}
+
+} // namespace
 
 class MariadbWriter : public RowWriter {
 public:
@@ -729,6 +842,13 @@ public:
                          .mergeConflict(m_spec, m_columnNames,
                                         quoteQualified(m_spec.table.schema, m_spec.table.name));
         }
+        m_loadData = m_spec.mode != WriteMode::Merge && !m_targetTypes.contains(QStringLiteral("bit")) &&
+                     loadDataAllowed();
+        m_loadSql =
+            QStringLiteral(R"(LOAD DATA LOCAL INFILE 'tidemark-batch' INTO TABLE %1 CHARACTER SET binary )"
+                           R"(FIELDS TERMINATED BY '\t' ESCAPED BY '\\' LINES TERMINATED BY '\n' (%2))")
+                .arg(quoteQualified(m_spec.table.schema, m_spec.table.name),
+                     quoteIdentifierList(m_columnNames));
         const QString packet =
             m_connector.query(QStringLiteral("SELECT @@max_allowed_packet")).value(0).value(0);
         // The margin covers the statement's text and the packet's own framing.
@@ -744,8 +864,8 @@ public:
                             .arg(m_connector.describe(), m_what)
                             .arg(batch.columnCount())
                             .arg(m_columnNames.size()));
-        std::vector<int> rows;
-        qint64 bytes = 0;
+        std::vector<int> accepted;
+        std::vector<qint64> sizes;
         for (int row = 0; row < batch.rowCount(); ++row) {
             QString problem;
             const qint64 size = rowSize(batch, row, problem);
@@ -754,19 +874,82 @@ public:
                     {row, QStringLiteral("%1: %2: %3").arg(m_connector.describe(), m_what, problem)});
                 continue;
             }
-            if (!rows.empty() && (bytes + size > m_maxPacket || int(rows.size()) >= m_maxRows)) {
+            accepted.push_back(row);
+            sizes.push_back(size);
+        }
+        if (accepted.empty() || (m_loadData && loadRows(batch, accepted)))
+            return;
+        std::vector<int> rows;
+        qint64 bytes = 0;
+        for (std::size_t i = 0; i < accepted.size(); ++i) {
+            if (!rows.empty() && (bytes + sizes[i] > m_maxPacket || int(rows.size()) >= m_maxRows)) {
                 insertRows(batch, rows, rejected);
                 rows.clear();
                 bytes = 0;
             }
-            rows.push_back(row);
-            bytes += size;
+            rows.push_back(accepted[i]);
+            bytes += sizes[i];
         }
         if (!rows.empty())
             insertRows(batch, rows, rejected);
     }
 
 private:
+    // True when the server took every row of `rows` as it was sent; otherwise nothing of them is
+    // written (undone to the savepoint) and the INSERTs are to write them.
+    bool loadRows(const RowBatch &batch, const std::vector<int> &rows) {
+        m_rowsText.clear();
+        for (const int row : rows) {
+            for (int column = 0; column < batch.columnCount(); ++column) {
+                if (column > 0)
+                    m_rowsText += '\t';
+                appendField(batch, batch.cell(row, column), column);
+            }
+            m_rowsText += '\n';
+        }
+        MariadbSession &session = m_connector.session();
+        session.execute(QStringLiteral("SAVEPOINT tidemark_load"));
+        unsigned code = 0, warnings = 0;
+        const qint64 loaded = session.loadLocal(m_loadSql, m_rowsText, &code, &warnings);
+        if (code == 0 && loaded == qint64(rows.size()) && warnings == 0)
+            return true;
+        if (code != 0 && !isRowFault(code) && !isLocalInfileRefusal(code))
+            session.failLast(m_what); // a deadlock, a lost connection: the iteration fails
+        session.execute(QStringLiteral("ROLLBACK TO SAVEPOINT tidemark_load"));
+        if (isLocalInfileRefusal(code)) {
+            m_loadData = false;
+            logger("core.connectors")
+                ->info("{}: {}: LOAD DATA LOCAL refused (error {}); writing with INSERT",
+                       str(m_connector.describe()), str(m_what), code);
+        }
+        return false;
+    }
+
+    void appendField(const RowBatch &batch, const Cell &cell, int column) {
+        switch (cell.type) {
+        case CellType::Null:
+            m_rowsText += "\\N";
+            return;
+        case CellType::Integer:
+            appendNumber(m_rowsText, cell.integer);
+            return;
+        case CellType::Real:
+            appendNumber(m_rowsText, cell.real);
+            return;
+        case CellType::Text:
+            if (const QString &type = m_targetTypes.value(column); isTimestampType(type)) {
+                if (const auto text = serverTimeText(batch.bytes(cell), type)) {
+                    appendEscaped(m_rowsText, *text);
+                    return;
+                }
+            }
+            break;
+        case CellType::Blob:
+            break;
+        }
+        appendEscaped(m_rowsText, batch.bytes(cell));
+    }
+
     // The bytes a row takes in the execute packet; a reason when it cannot go (too big, inexact).
     qint64 rowSize(const RowBatch &batch, int row, QString &problem) const {
         qint64 size = 0;
@@ -854,13 +1037,8 @@ private:
         std::string_view bytes = batch.bytes(cell);
         const QString type = m_targetTypes.value(column);
         if (cell.type == CellType::Text && isTimestampType(type)) {
-            // ISO-8601 in any zone into the server's own spelling, in UTC (the session's zone).
-            if (const auto parsed =
-                    parseTimestamp(QString::fromUtf8(bytes.data(), qsizetype(bytes.size())))) {
-                QString text = serverTimestamp(parsed->micros);
-                if (type == QLatin1String("date"))
-                    text.truncate(10);
-                m_scratch[slot] = text.toStdString();
+            if (auto text = serverTimeText(bytes, type)) {
+                m_scratch[slot] = std::move(*text);
                 bytes = m_scratch[slot];
             }
         }
@@ -941,6 +1119,9 @@ private:
     QString m_tail;
     qint64 m_maxPacket = 0;
     int m_maxRows = 1;
+    bool m_loadData = false;
+    QString m_loadSql;
+    std::string m_rowsText; // a batch in LOAD DATA's text form, reused
     std::map<int, Stmt> m_statements;
     std::vector<MYSQL_BIND> m_binds;
     std::vector<unsigned long> m_lengths;

@@ -12,6 +12,7 @@
 #include <QVariantList>
 #include <atomic>
 #include <memory>
+#include <string_view>
 
 struct st_mysql;
 
@@ -61,11 +62,24 @@ public:
     // The same for a statement: its affected (with CLIENT_FOUND_ROWS: matched) row count. With
     // `errorCode`, a server error sets it and returns -1 instead of throwing.
     qint64 execute(const QString &sql, const QVariantList &params = {}, unsigned *errorCode = nullptr);
+    // Runs a `LOAD DATA LOCAL INFILE` statement with `data` as its file, served from memory by the
+    // session's own handler (the server is never given a file of this machine: asked for one at
+    // any other time, the handler refuses). Returns the rows loaded and sets `warnings`; a server
+    // error sets `errorCode` and returns -1.
+    qint64 loadLocal(const QString &sql, std::string_view data, unsigned *errorCode, unsigned *warnings);
+
+    // What the local-infile handler serves (loadLocal); armed only while loadLocal runs.
+    struct LocalInfile {
+        std::string_view data;
+        std::size_t offset = 0;
+        bool armed = false;
+    };
 
 private:
     ConnectionSpec m_spec;
     MysqlParams m_params;
     st_mysql *m_mysql = nullptr;
+    LocalInfile m_infile;
 };
 
 // A Connector on MariaDB Connector/C for MySQL and MariaDB servers. Reads a window through an

@@ -64,6 +64,7 @@ private slots:
     void killedMidCopyThenRerunIsExact();
     void droppedStreamFailsTheIteration();
     void connectionSettingsAreChecked();
+    void loadedBatchesHideNoRefusedRow();
 
 private:
     Run cli(const QStringList &args, const QString &faultPoint = QString());
@@ -608,6 +609,78 @@ void TestMariadbCopy::connectionSettingsAreChecked() {
     QVERIFY2(test.exitCode == 0 && test.out.startsWith(QLatin1String("ok:")), qPrintable(test.all()));
     const Run list = cli({QStringLiteral("connection"), QStringLiteral("list")});
     QVERIFY2(list.out.contains(QLatin1String("mysql")), qPrintable(list.all()));
+}
+
+// Append batches go in as LOAD DATA LOCAL, which turns a refused row into a warning: the batch is
+// undone and written again as INSERTs, so the refused row is reported, never silently dropped.
+// Escapes survive the text form; a server that refuses LOCAL gets INSERTs.
+void TestMariadbCopy::loadedBatchesHideNoRefusedRow() {
+    execSql(
+        m_sqlitePath,
+        QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, updated_at TEXT NOT NULL, note TEXT, "
+                       "raw BLOB, amount REAL);"
+                       "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 40) "
+                       "INSERT INTO orders SELECT i, '2025-01-01T00:00:' || printf('%02d', i) || '.000001Z', "
+                       "'n' || i, NULL, i / 7.0 FROM g;"
+                       "UPDATE orders SET note = 'back\\slash \\N tab' || char(9) || 'line' || char(10) || "
+                       "'cr' || char(13) || 'end', raw = x'00095c4e0a' WHERE id = 3;"
+                       "UPDATE orders SET note = '\\N' WHERE id = 4;"
+                       "UPDATE orders SET note = NULL WHERE id = 5;"));
+    const QString target = quoteQualified(m_db, QStringLiteral("orders"));
+    exec(QStringLiteral("CREATE TABLE %1 (id BIGINT PRIMARY KEY, updated_at DATETIME(6) NOT NULL, note TEXT, "
+                        "raw VARBINARY(16), amount DOUBLE)")
+             .arg(target));
+    exec(QStringLiteral("INSERT INTO %1 VALUES (7, '2024-01-01 00:00:00', 'already here', NULL, 0)")
+             .arg(target));
+    const QStringList add =
+        addTable({QStringLiteral("--source"), QStringLiteral("lite:orders"), QStringLiteral("--target"),
+                  QStringLiteral("my:orders"), QStringLiteral("--watermark"), QStringLiteral("updated_at"),
+                  QStringLiteral("--max-skipped"), QStringLiteral("5"), QStringLiteral("--batch-size"),
+                  QStringLiteral("16")});
+    QCOMPARE(add.value(0), QStringLiteral("0"));
+
+    const auto loads = [this] {
+        return m_admin->query(QStringLiteral("SHOW GLOBAL STATUS LIKE 'Com_load'")).value(0).value(1).toInt();
+    };
+    const int loadsBefore = loads();
+    Run run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.status() == QStringLiteral("warning"), qPrintable(run.all()));
+    QVERIFY(loads() >= loadsBefore + 3); // a LOAD DATA for each batch of 16
+    QCOMPARE(run.written(), 39);
+    QCOMPARE(run.iteration().value(QStringLiteral("rows_skipped")).toInt(), 1);
+    QCOMPARE(value(QStringLiteral("SELECT note FROM %1 WHERE id = 7").arg(target)),
+             QStringLiteral("already here"));
+    QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("40"));
+    QCOMPARE(value(QStringLiteral("SELECT note FROM %1 WHERE id = 3").arg(target)),
+             QStringLiteral("back\\slash \\N tab\tline\ncr\rend"));
+    QCOMPARE(value(QStringLiteral("SELECT HEX(raw) FROM %1 WHERE id = 3").arg(target)),
+             QStringLiteral("00095C4E0A"));
+    QCOMPARE(value(QStringLiteral("SELECT note FROM %1 WHERE id = 4").arg(target)), QStringLiteral("\\N"));
+    QCOMPARE(value(QStringLiteral("SELECT note IS NULL FROM %1 WHERE id = 5").arg(target)),
+             QStringLiteral("1"));
+    QCOMPARE(value(QStringLiteral("SELECT amount = 8 / 7.0e0 FROM %1 WHERE id = 8").arg(target)),
+             QStringLiteral("1"));
+    QCOMPARE(
+        value(QStringLiteral("SELECT DATE_FORMAT(updated_at, '%Y-%m-%d %H:%i:%s.%f') FROM %1 WHERE id = 40")
+                  .arg(target)),
+        QStringLiteral("2025-01-01 00:00:40.000001"));
+
+    // A server that refuses LOCAL: the rows go in as INSERTs, all of them.
+    exec(QStringLiteral("SET GLOBAL local_infile = 0"));
+    const auto restore = qScopeGuard([this] { exec(QStringLiteral("SET GLOBAL local_infile = 1")); });
+    execSql(m_sqlitePath,
+            QStringLiteral(
+                "WITH RECURSIVE g(i) AS (SELECT 41 UNION ALL SELECT i + 1 FROM g WHERE i < 60) "
+                "INSERT INTO orders SELECT i, '2025-01-01T00:01:' || printf('%02d', i - 1) || '.000001Z', "
+                "'m' || char(9) || i, NULL, i FROM g;"));
+    const int refusedBefore = loads();
+    run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QCOMPARE(run.status(), QStringLiteral("succeeded"));
+    QCOMPARE(run.written(), 20);
+    QVERIFY(loads() <= refusedBefore + 1); // refused once, then INSERTs
+    QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("60"));
+    QCOMPARE(value(QStringLiteral("SELECT note FROM %1 WHERE id = 60").arg(target)), QStringLiteral("m\t60"));
 }
 
 QTEST_GUILESS_MAIN(TestMariadbCopy)
