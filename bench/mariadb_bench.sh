@@ -79,6 +79,12 @@ T1=$("$CLI" -w "$WS" table add --source lite:orders --target my:orders_tm --wate
     --batch-size 20000)
 measure sqlite_full tidemark "$ROWS" "$CLI" -w "$WS" run --table "$T1"
 check_count orders_tm "$ROWS"
+# The same with the writer's INSERTs (TIDEMARK_MARIADB_LOAD=0) instead of its LOAD DATA LOCAL.
+"${MY[@]}" -e "CREATE TABLE orders_tl $TABLE_DDL"
+T1L=$("$CLI" -w "$WS" table add --source lite:orders --target my:orders_tl --watermark updated_at --tiebreak id \
+    --batch-size 20000)
+measure sqlite_full tidemark_insert "$ROWS" env TIDEMARK_MARIADB_LOAD=0 "$CLI" -w "$WS" run --table "$T1L"
+check_count orders_tl "$ROWS"
 measure sqlite_full load_data "$ROWS" "${MY[@]}" -e "LOAD DATA LOCAL INFILE '$WORK/orders.tsv' INTO TABLE orders_load"
 check_count orders_load "$ROWS"
 
@@ -112,7 +118,7 @@ awk '
             split(rows[i], f, " ")
             rate = f[4] > 0 ? f[3] / f[4] : 0
             ratio = ""
-            if (f[2] != "tidemark" && secs[f[1] ",tidemark"] > 0)
+            if (f[2] !~ /^tidemark/ && secs[f[1] ",tidemark"] > 0)
                 ratio = sprintf("%.2fx", f[4] / secs[f[1] ",tidemark"])
             printf "%-14s %-13s %10d %9.2f %12.0f %9d %16s\n", f[1], f[2], f[3], f[4], rate, f[5], ratio
         }
