@@ -69,7 +69,8 @@ QList<QWidget *> tabChain(QWidget *dialog) {
          w = w->nextInFocusChain())
         if (dialog->isAncestorOf(w) && w->isVisible() && w->isEnabled() &&
             (w->focusPolicy() & Qt::TabFocus) &&
-            !w->focusProxy()) // a spin box or an editable combo box: its line edit takes the focus
+            !w->focusProxy() && // a spin box or an editable combo box: its line edit takes the focus
+            QRect(w->mapTo(dialog, QPoint()), w->size()).intersects(dialog->rect())) // not a hidden dock tab
             chain << w;
     return chain;
 }
@@ -361,33 +362,28 @@ private slots:
         QVERIFY(!(window.windowState() & Qt::WindowMinimized));
     }
 
-    // Tab follows the layout: along the history's filter row left to right, then its list.
-    void tabFollowsTheLayout() {
+    // Tab follows the layout in the window: the toolbar, down the control table's pane, the run's,
+    // then the docks below (the history's filter row left to right, then its list).
+    void windowTabsInReadingOrder() {
         UiFixture fixture;
         setRecent({});
+        makeOrders(fixture.src, 3);
+        fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
         MainWindow window;
         window.resize(1024, 768);
-        openInWindow(fixture, window, 0);
-        HistoryPanel *history = window.historyPanel();
-        QWidget *table = history->findChild<QWidget *>(QStringLiteral("historyTableFilter"));
-        QWidget *status = history->findChild<QWidget *>(QStringLiteral("historyStatusFilter"));
-        QWidget *exportCsv = history->findChild<QWidget *>(QStringLiteral("exportCsv"));
-        QWidget *list = history->findChild<QWidget *>(QStringLiteral("historyView"));
-        QList<QWidget *> order;
-        for (QWidget *w = table; w && order.size() < 50; w = w->nextInFocusChain()) {
-            if (w->isVisible() && (w->focusPolicy() & Qt::TabFocus))
-                order << w;
-            if (w == list)
-                break;
-        }
-        QVERIFY(order.contains(list));
-        QVERIFY(order.indexOf(table) < order.indexOf(status));
-        QVERIFY(order.indexOf(status) < order.indexOf(exportCsv));
-        QVERIFY(order.indexOf(exportCsv) < order.indexOf(list));
-        for (qsizetype i = 1; i < order.size() - 1; ++i) // the filter row, left to right
-            QVERIFY2(order.at(i)->mapTo(history, QPoint()).x() >
-                         order.at(i - 1)->mapTo(history, QPoint()).x(),
-                     qPrintable(order.at(i)->objectName()));
+        openInWindow(fixture, window, 1);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QStringList wrong = tabOutOfOrder(&window);
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral(", "))));
+
+        // An empty workspace: its first-steps buttons between the filter and the table.
+        UiFixture empty;
+        MainWindow fresh;
+        fresh.resize(1024, 768);
+        openInWindow(empty, fresh, 0);
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        wrong = tabOutOfOrder(&fresh);
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral(", "))));
     }
 
     // Tab follows the layout in the dialogs a newcomer meets first: down the form, left to right

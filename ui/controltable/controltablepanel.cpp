@@ -127,6 +127,7 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     layout->addLayout(header);
     layout->addWidget(m_firstSteps);
     layout->addWidget(m_view);
+    m_tabOrder = {m_filter, connections, add, m_view};
 }
 
 void ControlTablePanel::updateFirstSteps() {

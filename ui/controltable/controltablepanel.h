@@ -33,6 +33,10 @@ public:
     ControlTableModel *model() const { return m_model; }
     QUndoStack *undoStack() const { return m_undoStack; }
     QTableView *view() const { return m_view; }
+    // The panel's widgets in the order Tab should visit them: the filter, the first steps'
+    // buttons (when shown), the table. Set by the window once the panel is laid out in it
+    // (moving a widget into a layout of another parent rebuilds its focus chain).
+    const QList<QWidget *> &tabOrder() const { return m_tabOrder; }
     QList<qint64> selectedIds() const;
     QList<TableSpec> selectedTables() const;
     // The workspace's schedules, for the "Next run" column.
@@ -67,6 +71,7 @@ private:
     QSortFilterProxyModel *m_proxy;
     QTableView *m_view;
     QLineEdit *m_filter;
+    QList<QWidget *> m_tabOrder;
     QUndoStack *m_undoStack;
     QWidget *m_firstSteps;      // shown while an open workspace has no tables
     bool m_loaded = false;      // the open workspace's tables have been read once

@@ -177,15 +177,12 @@ HistoryPanel::HistoryPanel(ControlTableModel *tables, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
-    // Tab follows the layout, left to right along the filter row, then the list, then the chart
-    // (by creation order it ran from the export button leftwards).
-    const QList<QWidget *> tabOrder{m_tableFilter,
-                                    m_statusFilter,
-                                    refresh,
-                                    m_exportCancel,
-                                    m_exportButton,
-                                    m_view,
-                                    m_chart->findChild<QComboBox *>(QStringLiteral("chartPeriod"))};
+    // Tab follows the layout, left to right along the filter row (the chart's period ends it),
+    // then the list, then the chart (by creation order it ran from the export button leftwards).
+    const QList<QWidget *> tabOrder{
+        m_tableFilter,  m_statusFilter, refresh,
+        m_exportCancel, m_exportButton, m_chart->findChild<QComboBox *>(QStringLiteral("chartPeriod")),
+        m_view};
     for (qsizetype i = 1; i < tabOrder.size(); ++i)
         QWidget::setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
     updateCount();

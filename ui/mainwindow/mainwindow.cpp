@@ -183,6 +183,14 @@ MainWindow::MainWindow(QWidget *parent)
                                  15000);
     });
 
+    // Tab follows the layout: the ring starts at the toolbar's concurrency (by creation order it
+    // came between the docks' tabs and the status bar's link), then the control table's pane
+    // (by creation order its table came first), then the others top to bottom.
+    const QList<QWidget *> tabOrder =
+        QList<QWidget *>{m_runnerStatus->setupLink(), m_concurrency} + m_controlTable->tabOrder();
+    for (qsizetype i = 1; i < tabOrder.size(); ++i)
+        setTabOrder(tabOrder.at(i - 1), tabOrder.at(i));
+
     restoreSettings();
     updateActions();
     m_pathLabel->setText(tr("No workspace — File › Open (Ctrl+O) or New (Ctrl+N)"));
