@@ -42,6 +42,9 @@ QString fileIdentity(const QString &path) {
     return QStringLiteral("%1:%2").arg(qulonglong(info.st_dev)).arg(qulonglong(info.st_ino));
 }
 
+// The files SQLite keeps beside a WAL-mode database, by the database's name.
+constexpr const char *kSqliteSideFiles[] = {"-wal", "-shm"};
+
 QString idList(const QList<qint64> &ids) {
     QStringList texts;
     for (const qint64 id : ids)
@@ -77,6 +80,8 @@ Runner::~Runner() {
 void Runner::start() {
     m_workspace = Workspace::open(m_path);
     m_fileIdentity = fileIdentity(m_path);
+    for (const char *suffix : kSqliteSideFiles)
+        m_sideFileIdentities << fileIdentity(m_path + QLatin1String(suffix));
     m_startedAt = QDateTime::currentDateTimeUtc();
     runnerLog()->info("runner started for workspace {} (host {}, pid {}, version {})", str(m_path),
                       str(QSysInfo::machineHostName()), QCoreApplication::applicationPid(), TIDEMARK_VERSION);
@@ -115,6 +120,15 @@ bool Runner::workspaceFileReplaced() {
     m_stopping = true;
     m_beatTimer.stop();
     m_tickTimer.stop();
+    // The old file's WAL and index keep their names, and SQLite would read that WAL's pages into
+    // the new file when it is next opened (a malformed workspace). Still the ones this runner
+    // opened (same inode: nobody has made the new file its own), they are removed.
+    for (qsizetype i = 0; i < m_sideFileIdentities.size(); ++i) {
+        const QString side = m_path + QLatin1String(kSqliteSideFiles[i]);
+        const QString identity = m_sideFileIdentities.at(i);
+        if (!identity.isEmpty() && fileIdentity(side) == identity && QFile::remove(side))
+            runnerLog()->warn("removed {}, the replaced file's own", str(side));
+    }
     emit workspaceReplaced();
     return true;
 }
