@@ -112,6 +112,14 @@ private:
 struct PositionalSql {
     QString sql;
     QList<int> order;
+    // `values` (by placeholder number) in the order the positional ? bind them.
+    QVariantList ordered(const QVariantList &values) const {
+        QVariantList result;
+        result.reserve(order.size());
+        for (const int index : order)
+            result << values.value(index);
+        return result;
+    }
 };
 PositionalSql mysqlPositional(const QString &numbered);
 

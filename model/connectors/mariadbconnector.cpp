@@ -531,9 +531,7 @@ void MariadbSession::failLast(const QString &context) const {
 
 QList<QStringList> MariadbSession::query(const QString &sql, const QVariantList &params) {
     const PositionalSql positional = mysqlPositional(sql);
-    QVariantList ordered;
-    for (const int index : positional.order)
-        ordered << params.value(index);
+    const QVariantList ordered = positional.ordered(params);
     const QByteArray text = positional.sql.toUtf8();
     Stmt stmt(mysql_stmt_init(m_mysql));
     if (!stmt)
@@ -585,9 +583,7 @@ qint64 MariadbSession::execute(const QString &sql, const QVariantList &params, u
         return qint64(mysql_affected_rows(m_mysql));
     }
     const PositionalSql positional = mysqlPositional(sql);
-    QVariantList ordered;
-    for (const int index : positional.order)
-        ordered << params.value(index);
+    const QVariantList ordered = positional.ordered(params);
     const QByteArray text = positional.sql.toUtf8();
     Stmt stmt(mysql_stmt_init(m_mysql));
     if (!stmt)
@@ -617,9 +613,7 @@ public:
         , m_what(std::move(what)) {
         m_session->execute(QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
         const PositionalSql positional = mysqlPositional(sql);
-        QVariantList ordered;
-        for (const int index : positional.order)
-            ordered << params.value(index);
+        const QVariantList ordered = positional.ordered(params);
         const QByteArray text = positional.sql.toUtf8();
         m_stmt.reset(mysql_stmt_init(m_session->handle()));
         if (!m_stmt)
