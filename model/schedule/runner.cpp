@@ -9,12 +9,9 @@
 #include "model/storage/workspace.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QSysInfo>
 
 #include <algorithm>
-
-#include <sys/stat.h>
 
 namespace tidemark {
 namespace {
@@ -32,18 +29,6 @@ std::chrono::milliseconds runnerTtl() {
     return std::chrono::milliseconds(qint64(Workspace::runnerHeartbeatIntervalMs()) *
                                      Workspace::kRunnerBeatsToExpire);
 }
-
-// Which file is at `path` now: a workspace replaced under a running runner (restored from a
-// backup, copied over) is another file, and the runner must not go on acting on the old one.
-QString fileIdentity(const QString &path) {
-    struct stat info {};
-    if (::stat(QFile::encodeName(path).constData(), &info) != 0)
-        return QString();
-    return QStringLiteral("%1:%2").arg(qulonglong(info.st_dev)).arg(qulonglong(info.st_ino));
-}
-
-// The files SQLite keeps beside a WAL-mode database, by the database's name.
-constexpr const char *kSqliteSideFiles[] = {"-wal", "-shm"};
 
 QString idList(const QList<qint64> &ids) {
     QStringList texts;
@@ -79,9 +64,7 @@ Runner::~Runner() {
 
 void Runner::start() {
     m_workspace = Workspace::open(m_path);
-    m_fileIdentity = fileIdentity(m_path);
-    for (const char *suffix : kSqliteSideFiles)
-        m_sideFileIdentities << fileIdentity(m_path + QLatin1String(suffix));
+    m_workspace->pinFile();
     m_startedAt = QDateTime::currentDateTimeUtc();
     runnerLog()->info("runner started for workspace {} (host {}, pid {}, version {})", str(m_path),
                       str(QSysInfo::machineHostName()), QCoreApplication::applicationPid(), TIDEMARK_VERSION);
@@ -111,24 +94,15 @@ void Runner::beat() {
 // runners (the new file's own, and this one). It stops acting at once and says so; whoever runs
 // it ends the process (serve), see workspaceReplaced().
 bool Runner::workspaceFileReplaced() {
-    const QString identity = fileIdentity(m_path);
-    if (identity == m_fileIdentity || identity.isEmpty())
-        return false; // the same file; or none there now (moved away for a moment): wait for one
+    // A server workspace, or a file moved away for a moment (nothing at its name): not replaced.
+    if (!m_workspace->pinnedFileReplaced())
+        return false;
     runnerLog()->error("workspace file {} was replaced under this runner: it stops acting on the old file",
                        str(m_path));
     m_active = false;
     m_stopping = true;
     m_beatTimer.stop();
     m_tickTimer.stop();
-    // The old file's WAL and index keep their names, and SQLite would read that WAL's pages into
-    // the new file when it is next opened (a malformed workspace). Still the ones this runner
-    // opened (same inode: nobody has made the new file its own), they are removed.
-    for (qsizetype i = 0; i < m_sideFileIdentities.size(); ++i) {
-        const QString side = m_path + QLatin1String(kSqliteSideFiles[i]);
-        const QString identity = m_sideFileIdentities.at(i);
-        if (!identity.isEmpty() && fileIdentity(side) == identity && QFile::remove(side))
-            runnerLog()->warn("removed {}, the replaced file's own", str(side));
-    }
     emit workspaceReplaced();
     return true;
 }

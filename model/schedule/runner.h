@@ -93,8 +93,6 @@ private:
     // time its expiry names.
     QDateTime m_watchedBeat;
     QElapsedTimer m_watchedSince;
-    QString m_fileIdentity;           // device and inode of the workspace file this runner opened
-    QStringList m_sideFileIdentities; // the same of its -wal and -shm, as the runner started
     QTimer m_beatTimer;
     QTimer m_tickTimer;
     QHash<QString, RunCoordinator *> m_runs; // by schedule name; children of this

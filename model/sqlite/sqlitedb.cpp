@@ -138,6 +138,20 @@ void SqliteDb::wakeWaiters() const {
     m_waiters->ended.notify_all();
 }
 
+std::optional<FileIdentity> SqliteDb::openedFile() const {
+    // SQLite says whether its descriptor is still the file at the name; the name read before
+    // and after that answer is the same file only if nobody replaced it in between.
+    const char *name = sqlite3_db_filename(m_db, "main");
+    if (!name || !*name)
+        return std::nullopt; // in memory
+    const QString path = QString::fromUtf8(name);
+    const std::optional<FileIdentity> before = FileIdentity::of(path);
+    int moved = 1;
+    if (!before || sqlite3_file_control(m_db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK || moved)
+        return std::nullopt;
+    return FileIdentity::of(path) == before ? before : std::nullopt;
+}
+
 QByteArray SqliteDb::readHeader(const QString &path, int size) {
     sqlite3_vfs *vfs = sqlite3_vfs_find(nullptr);
     if (!vfs)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/common/fileidentity.h"
+
 #include <QString>
 #include <QVariant>
 #include <atomic>
@@ -35,6 +37,10 @@ public:
 
     sqlite3 *handle() const { return m_db; }
     const QString &path() const { return m_path; }
+    // The file this connection opened, while its name still leads to it; nullopt once that file
+    // was renamed, replaced or deleted. Reads no page: a connection just opened may ask before
+    // it reads anything through the name's -wal and -shm.
+    std::optional<FileIdentity> openedFile() const;
     // Runs SQL without parameters (DDL, BEGIN/COMMIT, PRAGMA). Never pass values in `sql`.
     void exec(const QString &sql);
     qint64 lastInsertId() const;

@@ -71,6 +71,10 @@ public:
     // A number that changes whenever another connection commits (SQLite's data_version), so a
     // watcher reads nothing while nobody wrote; nullopt where the backend cannot tell cheaply.
     virtual std::optional<qint64> dataVersion() = 0;
+    // A file backend: see Workspace::pinFile and pinnedFileReplaced. A server workspace has no
+    // file to replace.
+    virtual void pinFile() {}
+    virtual bool pinnedFileReplaced() { return false; }
 
     // --- what each dialect writes its own way ---
     // A subquery of the ids in the JSON array bound at `param`: "IN (<this>)".

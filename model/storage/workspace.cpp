@@ -72,6 +72,14 @@ void Workspace::stopStatementsWhile(const std::atomic_bool *flag) {
     m_stores->db->stopStatementsWhile(flag);
 }
 
+void Workspace::pinFile() {
+    m_stores->db->pinFile();
+}
+
+bool Workspace::pinnedFileReplaced() {
+    return m_stores->db->pinnedFileReplaced();
+}
+
 std::unique_ptr<Workspace> Workspace::create(const QString &location) {
     std::unique_ptr<StoreDb> db = createStoreDb(location);
     std::unique_ptr<Workspace> workspace(

@@ -180,6 +180,14 @@ public:
     // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile. A
     // server workspace's statements always run to the end.
     void stopStatementsWhile(const std::atomic_bool *flag);
+    // While this workspace is open, this process opens (and checkpoints) a workspace file by its
+    // name only if the name still leads to the file this connection opened: once it was replaced
+    // (a backup restored over it), the old file's WAL, still under the name, is never read into
+    // the new file. Throws Error when it was replaced already. A runner pins its file.
+    void pinFile();
+    // Whether another file is at the pinned file's name now. Once one is, the old file's WAL and
+    // index, still under the name, are removed (SQLite itself leaves them there).
+    bool pinnedFileReplaced();
 
     // --- alerts ---
     // The workspace's alert settings; empty ones (AlertSettings::isEmpty) when none are set.

@@ -19,6 +19,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <functional>
 #include <limits>
 
 using namespace tidemark;
@@ -132,6 +133,7 @@ private slots:
     void setWatermarkLogsChange();
     void followTargetStateTakesOnlyNewer();
     void version2WorkspaceMigrates();
+    void pinnedFileReplacedIsNotReadAgain();
     void runsRoundTrip();
     void lastIterationStatusesInOneRead();
     void lastStatusReaderFollowsWhatMoved();
@@ -579,6 +581,45 @@ void tst_Workspace::version2WorkspaceMigrates() {
     QCOMPARE(workspace->followTargetState(id, 1, Position(), QStringLiteral("backfill"), 0),
              FollowResult::Moved);
     QCOMPARE(workspace->table(id)->lastGeneration, qint64(1));
+}
+
+// A backup restored over the file of a workspace this process pinned (a runner's): the old
+// file's WAL, still under the name, is never read into the restored file.
+void tst_Workspace::pinnedFileReplacedIsNotReadAgain() {
+    if (test::serverWorkspaces())
+        QSKIP("a file's WAL and inode; a server workspace has no file to replace");
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    const QString backup = newPath(QStringLiteral("backup.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 id = workspace->addTable(sampleTable());
+    const Watermark backedUp = workspace->table(id)->lastWatermark;
+    test::execSql(path, QStringLiteral("VACUUM INTO ?1"), {backup});
+    workspace->pinFile();
+    for (int day = 1; day <= 28; ++day) // pages in the old file's WAL
+        workspace->setWatermark(
+            id,
+            *Watermark::timestamp(
+                QStringLiteral("2025-02-%1 00:00:00.000").arg(day, 2, 10, QLatin1Char('0'))),
+            QVariant(qint64(day)), QStringLiteral("edit"), 0);
+    QCOMPARE(::rename(QFile::encodeName(backup).constData(), QFile::encodeName(path).constData()), 0);
+
+    const auto refused = [&](const std::function<void()> &use) {
+        try {
+            use();
+        } catch (const Error &error) {
+            return error.message().contains(QStringLiteral("no longer the file this process opened"));
+        }
+        return false;
+    };
+    QVERIFY(refused([&] { Workspace::open(path); }));
+    QVERIFY(refused([&] { Workspace::checkpoint(path, 100); }));
+    QVERIFY(refused([&] { workspace->pinFile(); }));
+
+    workspace.reset(); // the old file's last connection: its WAL goes with it, and the pin
+    QCOMPARE(test::queryValue(path, QStringLiteral("PRAGMA integrity_check")).toString(),
+             QStringLiteral("ok"));
+    const auto restored = Workspace::open(path);
+    QCOMPARE(restored->table(id)->lastWatermark, backedUp);
 }
 
 void tst_Workspace::runsRoundTrip() {

@@ -9,6 +9,10 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
+#include <QMutex>
+
+#include <array>
 
 namespace tidemark {
 namespace {
@@ -75,6 +79,80 @@ void checkIsWorkspace(const QString &path) {
     const quint32 applicationId = byte(68) << 24 | byte(69) << 16 | byte(70) << 8 | byte(71);
     if (applicationId != kApplicationId)
         throw ValidationError(notWorkspace);
+}
+
+} // namespace
+
+// A workspace file this process pinned, and the -wal and -shm its connections use.
+struct PinnedWorkspaceFile {
+    static constexpr std::array<const char *, 2> kSideSuffixes{"-wal", "-shm"};
+
+    QString name; // SQLite's full name of the file
+    FileIdentity file;
+    std::array<std::optional<FileIdentity>, 2> sides;
+
+    // Another file is at the name now (none there is not "replaced": it may be moved back).
+    bool replaced() const {
+        const std::optional<FileIdentity> now = FileIdentity::of(name);
+        return now && *now != file;
+    }
+    // SQLite neither checkpoints nor deletes a moved file's -wal and -shm when it closes it: the
+    // next opener of the name would read that WAL into the new file. The ones still the old
+    // file's (nobody has made them the new file's) are removed. Called while this process still
+    // holds them open, so their inodes cannot have been reused.
+    void removeOldSideFiles() const {
+        for (std::size_t i = 0; i < sides.size(); ++i) {
+            const QString side = name + QLatin1String(kSideSuffixes[i]);
+            if (sides[i] && FileIdentity::of(side) == sides[i] && QFile::remove(side))
+                storageLog()->warn("removed {}, the replaced workspace file's own", str(side));
+        }
+    }
+};
+
+namespace {
+
+// The workspace files this process pinned (Workspace::pinFile), by SQLite's full name of each.
+// The old file's -wal and -shm keep their names when a file is replaced; a connection that
+// opened the new file by that name would share them with this process's connections to the old
+// one (POSIX locks never conflict within a process), take the old WAL's pages for the new
+// file's, and checkpoint them into it: a malformed workspace. So a connection to a pinned name
+// is checked right after it opened the file, before it reads any page.
+struct PinnedFiles {
+    QMutex mutex;
+    QHash<QString, PinnedWorkspaceFile> byName;
+};
+
+PinnedFiles &pinnedFiles() {
+    static PinnedFiles pinned;
+    return pinned;
+}
+
+QString fullName(const SqliteDb &db) {
+    return QString::fromUtf8(sqlite3_db_filename(db.handle(), "main"));
+}
+
+Error replacedError(const QString &path) {
+    return Error(
+        QStringLiteral("workspace file %1 is no longer the file this process opened (it was replaced, moved "
+                       "or deleted since): this process reads and writes it no more")
+            .arg(path));
+}
+
+void refuseIfPinnedFileReplaced(const SqliteDb &db) {
+    std::optional<PinnedWorkspaceFile> pin;
+    {
+        PinnedFiles &pinned = pinnedFiles();
+        const QMutexLocker lock(&pinned.mutex);
+        const auto found = pinned.byName.constFind(fullName(db));
+        if (found == pinned.byName.cend())
+            return;
+        pin = *found;
+    }
+    if (db.openedFile() == pin->file)
+        return;
+    if (pin->replaced())
+        pin->removeOldSideFiles();
+    throw replacedError(db.path());
 }
 
 void removeWorkspaceFiles(const QString &path) {
@@ -370,7 +448,17 @@ private:
 SqliteStoreDb::SqliteStoreDb(std::unique_ptr<SqliteDb> db)
     : m_db(std::move(db)) {}
 
-SqliteStoreDb::~SqliteStoreDb() = default;
+SqliteStoreDb::~SqliteStoreDb() {
+    if (!m_pinned)
+        return;
+    if (m_pinned->replaced())
+        m_pinned->removeOldSideFiles(); // before this connection lets go of them
+    PinnedFiles &pinned = pinnedFiles();
+    const QMutexLocker lock(&pinned.mutex);
+    const auto found = pinned.byName.constFind(m_pinned->name);
+    if (found != pinned.byName.cend() && found->file == m_pinned->file)
+        pinned.byName.erase(found);
+}
 
 int SqliteStoreDb::schemaVersion() {
     return kSchemaVersion;
@@ -420,6 +508,7 @@ std::unique_ptr<SqliteStoreDb> SqliteStoreDb::open(const QString &path) {
                 .arg(path));
     checkIsWorkspace(path);
     auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, busyTimeoutMs());
+    refuseIfPinnedFileReplaced(*db);
     configureConnection(*db);
     std::unique_ptr<SqliteStoreDb> store(new SqliteStoreDb(std::move(db)));
     store->migrate();
@@ -429,6 +518,7 @@ std::unique_ptr<SqliteStoreDb> SqliteStoreDb::open(const QString &path) {
 bool SqliteStoreDb::checkpoint(const QString &path, int waitMs) {
     checkIsWorkspace(path);
     SqliteDb db(path, SqliteDb::Mode::ReadWrite, waitMs);
+    refuseIfPinnedFileReplaced(db);
     // PASSIVE first: it copies the bulk without the write lock; TRUNCATE then holds that lock
     // only for what is left and for the wait on readers. Each answers (busy, log, checkpointed).
     pragmaInt(db, QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
@@ -455,6 +545,28 @@ void SqliteStoreDb::migrate() {
         transaction.commit();
         storageLog()->info("migrated workspace {} to schema version {}", str(m_db->path()), step + 1);
     }
+}
+
+void SqliteStoreDb::pinFile() {
+    const std::optional<FileIdentity> opened = m_db->openedFile();
+    if (!opened)
+        throw replacedError(m_db->path());
+    auto pin = std::make_unique<PinnedWorkspaceFile>();
+    pin->name = fullName(*m_db);
+    pin->file = *opened;
+    for (std::size_t i = 0; i < pin->sides.size(); ++i) // open since this connection's first read
+        pin->sides[i] = FileIdentity::of(pin->name + QLatin1String(PinnedWorkspaceFile::kSideSuffixes[i]));
+    PinnedFiles &pinned = pinnedFiles();
+    const QMutexLocker lock(&pinned.mutex);
+    pinned.byName.insert(pin->name, *pin);
+    m_pinned = std::move(pin);
+}
+
+bool SqliteStoreDb::pinnedFileReplaced() {
+    if (!m_pinned || !m_pinned->replaced())
+        return false;
+    m_pinned->removeOldSideFiles();
+    return true;
 }
 
 QString SqliteStoreDb::location() const {

@@ -11,6 +11,8 @@ class SqliteDb;
 
 // A workspace file (*.tidemark) as a StoreDb: SQLite in WAL mode with a busy timeout, marked as
 // Tidemark's by its application_id, schema version in PRAGMA user_version, migrated on open.
+struct PinnedWorkspaceFile;
+
 class SqliteStoreDb : public StoreDb {
 public:
     // A new, private (0600) workspace file, migrated to the current version. Refuses
@@ -34,6 +36,8 @@ public:
     void lock(StoreLock, qint64) override {}
     void stopStatementsWhile(const std::atomic_bool *flag) override;
     std::optional<qint64> dataVersion() override;
+    void pinFile() override;
+    bool pinnedFileReplaced() override;
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return {}; }
@@ -50,6 +54,7 @@ private:
     void migrate();
 
     std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<const PinnedWorkspaceFile> m_pinned; // what pinFile() found; ends with this connection
 };
 
 } // namespace tidemark
