@@ -5,6 +5,8 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace tidemark {
 
 qint64 parseDurationMs(const QString &text, const QString &what) {
@@ -36,6 +38,17 @@ QString durationText(qint64 ms) {
             return QString::number(ms / unit.factor) + QLatin1String(unit.suffix);
     }
     return QStringLiteral("%1ms").arg(ms);
+}
+
+QString formatAge(qint64 seconds) {
+    seconds = std::max<qint64>(seconds, 0);
+    if (seconds < 120)
+        return QStringLiteral("%1s").arg(seconds);
+    if (seconds < 2 * 3600)
+        return QStringLiteral("%1 min").arg(seconds / 60);
+    if (seconds < 2 * 86400)
+        return QStringLiteral("%1 h").arg(seconds / 3600);
+    return QStringLiteral("%1 days").arg(seconds / 86400);
 }
 
 } // namespace tidemark

@@ -62,18 +62,6 @@ qint64 rowsShownRead(const IterationRecord &record) {
                                 : record.rowsRead;
 }
 
-TableHealth tableHealth(const IterationRecord &last) {
-    if (last.id == 0)
-        return {QStringLiteral("ok"), QString()};
-    if (last.status == IterationStatus::Failed || last.status == IterationStatus::Interrupted)
-        return {QStringLiteral("failing"), last.error};
-    if (last.sourceBehind)
-        return {QStringLiteral("source_behind"), last.error};
-    if (last.rowsFuture > 0)
-        return {QStringLiteral("held_back"), last.error};
-    return {QStringLiteral("ok"), QString()};
-}
-
 bool isFinished(IterationStatus status) {
     return status != IterationStatus::Queued && status != IterationStatus::Running;
 }

@@ -78,15 +78,6 @@ struct IterationRecord {
 bool isRolledBack(const IterationRecord &record);
 qint64 rowsShownRead(const IterationRecord &record);
 
-// A table's health as its last finished run left it: failing (failed, interrupted), source_behind,
-// held_back (rows past its future guard), or ok; the reason is that run's error. A `last` with id
-// 0 (never run) is ok.
-struct TableHealth {
-    QString name;
-    QString reason;
-};
-TableHealth tableHealth(const IterationRecord &last);
-
 enum class RunTrigger { Gui, Cli, Schedule };
 QString runTriggerName(RunTrigger trigger);
 

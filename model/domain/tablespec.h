@@ -46,6 +46,9 @@ struct TableSpec {
     // beyond wait, counted, and the iteration warns: one row dated 3000 must not freeze a table.
     QString maxFuture;
     qint64 maxJump = 0;
+    // A duration ("1d"); empty = never. An active table whose position has not moved for longer
+    // while rows wait above it, or that no run has copied for that long, is stalled (tableHealth).
+    QString staleAfter;
 
     // "conn:table" as the CLI spells it.
     QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }

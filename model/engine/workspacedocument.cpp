@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
+#include "model/domain/tablehealth.h"
 #include "model/engine/backfill.h"
 #include "model/engine/tableedit.h"
 #include "model/engine/tablesetup.h"
@@ -71,6 +72,7 @@ QJsonObject tableSettingsJson(const TableSpec &spec) {
         {QStringLiteral("max_future"), optionalText(spec.maxFuture)},
         {QStringLiteral("max_jump"),
          spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("stale_after"), optionalText(spec.staleAfter)},
     };
 }
 
@@ -116,6 +118,12 @@ public:
         if (!object.contains(QLatin1String(key)))
             refuse(QStringLiteral("no key '%1'").arg(QLatin1String(key)));
         return Field(object.value(QLatin1String(key)), m_where + QLatin1Char('.') + QLatin1String(key));
+    }
+    // A key documents of this version written before it existed lack: null when absent.
+    Field optional(const char *key) const {
+        if (m_value.isObject() && !m_value.toObject().contains(QLatin1String(key)))
+            return Field(QJsonValue(QJsonValue::Null), m_where + QLatin1Char('.') + QLatin1String(key));
+        return (*this)[key];
     }
     QList<Field> items() const {
         if (!m_value.isArray())
@@ -221,6 +229,8 @@ WorkspaceDocument::Table parseTable(const Field &field) {
     spec.addNewColumns = field["add_new_columns"].flag();
     spec.maxFuture = field["max_future"].optionalText();
     spec.maxJump = field["max_jump"].isNull() ? 0 : field["max_jump"].integer(1);
+    const Field staleAfter = field.optional("stale_after");
+    spec.staleAfter = parseStaleAfter(staleAfter.optionalText(), staleAfter.where());
     spec.active = field["active"].flag();
     const Field position = field["position"];
     if (!position.isNull()) {

@@ -1,22 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "model/schedule/runnerstatus.h"
 
+#include "model/common/duration.h"
+
 #include <QCoreApplication>
 
-#include <algorithm>
-
 namespace tidemark {
-
-QString formatAge(qint64 seconds) {
-    seconds = std::max<qint64>(seconds, 0);
-    if (seconds < 120)
-        return QStringLiteral("%1s").arg(seconds);
-    if (seconds < 2 * 3600)
-        return QStringLiteral("%1 min").arg(seconds / 60);
-    if (seconds < 2 * 86400)
-        return QStringLiteral("%1 h").arg(seconds / 3600);
-    return QStringLiteral("%1 days").arg(seconds / 86400);
-}
 
 RunnerStatus RunnerStatus::of(const std::optional<RunnerHeartbeat> &heartbeat, const QDateTime &now) {
     const auto tr = [](const char *text) {

@@ -25,7 +25,4 @@ struct RunnerStatus {
     static RunnerStatus of(const std::optional<RunnerHeartbeat> &heartbeat, const QDateTime &now);
 };
 
-// "3s", "4 min", "2 h", "5 days": how long ago, for people.
-QString formatAge(qint64 seconds);
-
 } // namespace tidemark

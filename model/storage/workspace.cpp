@@ -181,6 +181,10 @@ QHash<qint64, IterationRecord> Workspace::lastFinishedIterations() {
     return m_stores->history.lastFinishedIterations();
 }
 
+QHash<qint64, QDateTime> Workspace::positionsMovedAt() {
+    return m_stores->audit.positionsMovedAt();
+}
+
 std::optional<TableSpec> Workspace::table(qint64 id) {
     return m_stores->tables.table(id, false);
 }

@@ -210,6 +210,9 @@ public:
     // Each table's last finished iteration (skipped and dry runs left out): what `table list`
     // derives a table's health from.
     QHash<qint64, IterationRecord> lastFinishedIterations();
+    // When each table's position last changed (a copy, a backfill, set-position), or when it
+    // was added if it never did: what a table's stalled health (tableHealth) is measured from.
+    QHash<qint64, QDateTime> positionsMovedAt();
     std::optional<TableSpec> table(qint64 id);         // a live table; nullopt when removed or unknown
     std::optional<TableSpec> archivedTable(qint64 id); // a removed table; nullopt otherwise
     qint64 addTable(const TableSpec &spec);            // returns the new id (never reused)

@@ -29,6 +29,7 @@ private slots:
     void killedTransactionClaimsNoRows();
     void rejectsTheWorkspaceCannotTakeAreCounted();
     void sourceBehindThePositionIsAnAlarm();
+    void stalledTableIsAnAlarm();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -297,6 +298,71 @@ void tst_Unattended::sourceBehindThePositionIsAnAlarm() {
     // Emptied: no row at all is behind too.
     execSql(src, QStringLiteral("DELETE FROM orders"));
     QVERIFY(onlyIteration(runJson()).value(QStringLiteral("source_behind")).toBool());
+}
+
+void tst_Unattended::stalledTableIsAnAlarm() {
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 5);
+    const CliResult added =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at"), QStringLiteral("--stale-after"),
+             QStringLiteral("120m")});
+    QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    const auto listed = [this] {
+        return parseJsonArray(
+                   cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}).out)
+            .at(0)
+            .toObject();
+    };
+    QCOMPARE(listed().value(QStringLiteral("stale_after")).toString(), QStringLiteral("2h"));
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("ok"));
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("rows_written")).toInt(), 5);
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("ok"));
+
+    // Three days without a run: the position has stood still for longer than 2h, and nobody
+    // looked at the source since (the workspace's clock moved back stands for the days passed).
+    const QString threeDaysAgo = QStringLiteral("2026-01-01T00:00:00.000Z");
+    execSql(m_ws, QStringLiteral("UPDATE watermark_changes SET at = ?1"), {threeDaysAgo});
+    execSql(m_ws, QStringLiteral("UPDATE tables SET created_at = ?1"), {threeDaysAgo});
+    execSql(m_ws, QStringLiteral("UPDATE iterations SET started_at = ?1, finished_at = ?1"), {threeDaysAgo});
+    QJsonObject table = listed();
+    QCOMPARE(table.value(QStringLiteral("health")).toString(), QStringLiteral("stalled"));
+    const QString reason = table.value(QStringLiteral("health_reason")).toString();
+    QVERIFY2(reason.contains(QStringLiteral("its position has not moved since %1").arg(threeDaysAgo)) &&
+                 reason.contains(QStringLiteral("stale after 2h")) &&
+                 reason.contains(QStringLiteral("no run has copied it since %1").arg(threeDaysAgo)),
+             qPrintable(reason));
+    QVERIFY(cli({QStringLiteral("table"), QStringLiteral("list")})
+                .out.contains(QStringLiteral("table 1 (src:orders) is stalled: its position has not moved")));
+
+    // A paused table stands still on purpose.
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("pause"), QStringLiteral("1")}).exitCode, 0);
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("ok"));
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("resume"), QStringLiteral("1")}).exitCode, 0);
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("stalled"));
+
+    // A run that finds nothing new looked: a quiet source is no stall.
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("status")).toString(),
+             QStringLiteral("no_new_rows"));
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("ok"));
+    // Nor is a position that moves.
+    execSql(m_ws, QStringLiteral("UPDATE iterations SET started_at = ?1, finished_at = ?1"), {threeDaysAgo});
+    makeOrders(src, 2, 6);
+    QCOMPARE(onlyIteration(runJson()).value(QStringLiteral("rows_written")).toInt(), 2);
+    QCOMPARE(listed().value(QStringLiteral("health")).toString(), QStringLiteral("ok"));
+
+    // Edited off; a value out of range names the option and the range.
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("edit"), QStringLiteral("1"),
+                  QStringLiteral("--stale-after"), QStringLiteral("none")})
+                 .exitCode,
+             0);
+    QVERIFY(listed().value(QStringLiteral("stale_after")).isNull());
+    const CliResult refused = cli({QStringLiteral("table"), QStringLiteral("edit"), QStringLiteral("1"),
+                                   QStringLiteral("--stale-after"), QStringLiteral("30s")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("table edit: --stale-after: '30s' is not from 1m to 3650d")),
+             qPrintable(refused.err));
 }
 
 QTEST_GUILESS_MAIN(tst_Unattended)

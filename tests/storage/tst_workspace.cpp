@@ -90,6 +90,7 @@ TableSpec sampleTable() {
     spec.commitPerBatch = true;
     spec.batchSize = 250;
     spec.addNewColumns = true;
+    spec.staleAfter = QStringLiteral("6h");
     return spec;
 }
 
@@ -111,6 +112,7 @@ void compareConfig(const TableSpec &actual, const TableSpec &expected) {
     QCOMPARE(actual.commitPerBatch, expected.commitPerBatch);
     QCOMPARE(actual.batchSize, expected.batchSize);
     QCOMPARE(actual.addNewColumns, expected.addNewColumns);
+    QCOMPARE(actual.staleAfter, expected.staleAfter);
 }
 
 } // namespace
@@ -179,7 +181,7 @@ void tst_Workspace::createAndReopen() {
     if (test::serverWorkspaces()) {
         QCOMPARE(test::execWorkspaceSql(
                      path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
-                 QStringLiteral("1"));
+                 QStringLiteral("2"));
     } else {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
@@ -463,6 +465,8 @@ void tst_Workspace::setWatermarkLogsChange() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     const qint64 id = workspace->addTable(sampleTable());
     const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    const QDateTime added = workspace->positionsMovedAt().value(id); // never moved: when it was added
+    QVERIFY(added.isValid());
 
     const Watermark first = *Watermark::timestamp(QStringLiteral("2025-07-30 23:05:18.123456"));
     workspace->setWatermark(id, first, QVariant(qint64(42)), QStringLiteral("run"), runId);
@@ -489,10 +493,18 @@ void tst_Workspace::setWatermarkLogsChange() {
     QCOMPARE(changes[1].newValue, QStringLiteral("2025-01-01T00:00:00.000000Z"));
     QCOMPARE(changes[1].cause, QStringLiteral("backfill"));
     QCOMPARE(changes[1].runId, qint64(0));
+    QCOMPARE(workspace->positionsMovedAt().value(id), changes[1].at);
+    // An edit that leaves the position where it is moves nothing.
+    TableSpec edited = *workspace->table(id);
+    edited.maxSkipped = 3;
+    workspace->replaceTable(edited, edited.lastGeneration,
+                            Position(edited.lastWatermark, edited.lastTiebreak), QStringLiteral("edit"));
+    QCOMPARE(workspace->watermarkChanges(id).size(), 3);
+    QCOMPARE(workspace->positionsMovedAt().value(id), changes[1].at);
 
     QVERIFY_THROWS_EXCEPTION(
         Error, workspace->setWatermark(id, Watermark::integer(5), QVariant(), QStringLiteral("edit"), 0));
-    QCOMPARE(workspace->watermarkChanges(id).size(), 2); // the refused change left no trace
+    QCOMPARE(workspace->watermarkChanges(id).size(), 3); // the refused change left no trace
     QVERIFY_THROWS_EXCEPTION(ValidationError,
                              workspace->setWatermark(id + 100, first, QVariant(), QStringLiteral("edit"), 0));
 }
@@ -548,7 +560,7 @@ void tst_Workspace::followTargetStateTakesOnlyNewer() {
 // generation 0.
 void tst_Workspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (2 to 11); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (2 to 12); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -559,7 +571,7 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 11 added.
+        // Back to schema 2: without what versions 3 to 12 added.
         db.exec(QStringLiteral(
             "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
             "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
@@ -569,7 +581,7 @@ void tst_Workspace::version2WorkspaceMigrates() {
             "rows_rolled_back; "
             "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE iterations DROP COLUMN "
             "source_behind; ALTER TABLE tables DROP COLUMN max_future; "
-            "ALTER TABLE tables DROP COLUMN max_jump; "
+            "ALTER TABLE tables DROP COLUMN max_jump; ALTER TABLE tables DROP COLUMN stale_after; "
             "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);

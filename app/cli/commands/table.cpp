@@ -8,6 +8,7 @@
 #include "app/cli/subcommandparser.h"
 #include "app/cli/textformat.h"
 #include "model/common/error.h"
+#include "model/domain/tablehealth.h"
 #include "model/engine/backfill.h"
 #include "model/engine/remotework.h"
 #include "model/engine/restoredtargetcheck.h"
@@ -49,6 +50,7 @@ QList<OptionSpec> tableAddOptions() {
         value("batch-size", "N", "rows read and written at a time"),
         value("max-future", "DURATION", "holds back rows dated further ahead (or none)"),
         value("max-jump", "N", "holds back an integer watermark jumping further (or none)"),
+        value("stale-after", "DURATION", "its health is stalled when its position stands still longer"),
         flag("expect-rows", "a run without new rows ends warning"),
         flag("paused", "added paused"),
         flag("commit-per-batch", "commits each batch with its position"),
@@ -143,6 +145,9 @@ void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool e
         spec.maxJump = parser.value(QStringLiteral("max-jump")).trimmed() == QLatin1String("none")
                            ? 0
                            : optionInteger(parser, QStringLiteral("max-jump"), 1);
+    if (parser.isSet(QStringLiteral("stale-after")))
+        spec.staleAfter = parseStaleAfter(parser.value(QStringLiteral("stale-after")),
+                                          parser.command() + QStringLiteral(": --stale-after"));
     spec.expectRows = flagSetting(parser, QStringLiteral("expect-rows"), editing, spec.expectRows);
     spec.commitPerBatch =
         flagSetting(parser, QStringLiteral("commit-per-batch"), editing, spec.commitPerBatch);
@@ -190,6 +195,11 @@ void requireFittingGuards(const TableSpec &prepared, const QString &command) {
                      prepared.watermarkColumn.isEmpty()
                          ? QStringLiteral("not set")
                          : QStringLiteral("a ") + watermarkTypeName(prepared.watermarkType)));
+    if (!prepared.staleAfter.isEmpty() && prepared.watermarkColumn.isEmpty())
+        throw ValidationError(QStringLiteral("%1 %2: --stale-after watches a position, and a table without a "
+                                             "watermark column has none (give --watermark COL, or leave "
+                                             "--stale-after out)")
+                                  .arg(command, prepared.sourceDisplay()));
 }
 
 int tableAdd(CliSession &session, const SubcommandParser &parser) {
@@ -199,6 +209,7 @@ int tableAdd(CliSession &session, const SubcommandParser &parser) {
     TableSpec prepared = prepareForCommand(*workspace, draft, parser.command());
     prepared.maxFuture = draft.spec.maxFuture;
     prepared.maxJump = draft.spec.maxJump;
+    prepared.staleAfter = draft.spec.staleAfter;
     requireFittingGuards(prepared, parser.command());
     const qint64 id = workspace->addTable(prepared);
     writeOut(QStringLiteral("%1\n").arg(id));
@@ -237,6 +248,7 @@ int tableEdit(CliSession &session, const SubcommandParser &parser) {
         after.initialWatermark = before.initialWatermark; // exactly as stored, not as re-read
     after.maxFuture = draft.spec.maxFuture;
     after.maxJump = draft.spec.maxJump;
+    after.staleAfter = draft.spec.staleAfter;
     // A guard of the old watermark type does not carry over to a new type unless it is given.
     if (!parser.isSet(QStringLiteral("max-future")) && after.watermarkType != WatermarkType::Timestamp)
         after.maxFuture.clear();
@@ -295,13 +307,18 @@ int tableList(CliSession &session, const SubcommandParser &parser) {
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     const QList<TableSpec> tables =
         parser.isSet(QStringLiteral("archived")) ? workspace->archivedTables() : workspace->tables();
-    // A table whose last run failed, held rows back or found its source behind is never shown as
-    // fine: its health comes from that run.
+    // A table whose last run failed, held rows back or found its source behind, or that stands
+    // still past its --stale-after, is never shown as fine.
     const QHash<qint64, IterationRecord> last = workspace->lastFinishedIterations();
+    const QHash<qint64, QDateTime> movedAt = workspace->positionsMovedAt();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const auto healthOf = [&](const TableSpec &spec) {
+        return tableHealth(spec, last.value(spec.id), movedAt.value(spec.id), now);
+    };
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray array;
         for (const TableSpec &spec : tables) {
-            const TableHealth health = tableHealth(last.value(spec.id));
+            const TableHealth health = healthOf(spec);
             QJsonObject object = tableJson(spec);
             object.insert(QStringLiteral("health"), health.name);
             object.insert(QStringLiteral("health_reason"),
@@ -313,7 +330,7 @@ int tableList(CliSession &session, const SubcommandParser &parser) {
     } else {
         QString text = tablesText(tables);
         for (const TableSpec &spec : tables) {
-            const TableHealth health = tableHealth(last.value(spec.id));
+            const TableHealth health = healthOf(spec);
             if (health.name != QLatin1String("ok"))
                 text += QStringLiteral("table %1 (%2) is %3: %4 (tidemark-cli history --table %1)\n")
                             .arg(spec.id)
@@ -473,7 +490,7 @@ QList<CommandSpec> tableCommands() {
             [--lookback VALUE] [--initial-watermark VALUE] [--max-skipped N]
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
             [--add-new-columns] [--watermark-type timestamp|integer]
-            [--max-future DURATION|none] [--max-jump N]
+            [--max-future DURATION|none] [--max-jump N] [--stale-after DURATION|none]
                                           prints the new table's id alone on stdout
             --max-skipped N: 0 to 9007199254740992 (2^53); --batch-size N: 1 to 1000000;
             --lookback: a duration for a timestamp watermark, a count (0 to 2^63-1) for an integer one;
@@ -481,7 +498,10 @@ QList<CommandSpec> tableCommands() {
             --max-future (timestamp watermark): 1m to 3650d, or none; default 1d: rows dated past
             now + DURATION are held back, counted (rows_future) and warned about, so one row dated
             3000 cannot freeze the table; --max-jump N (integer watermark): 1 to 2^63-1, default
-            none: the same for a watermark moving more than N in one run (--max-jump none: no guard))"),
+            none: the same for a watermark moving more than N in one run (--max-jump none: no guard);
+            --stale-after: 1m to 3650d, or none (the default): an active table whose position has
+            not moved for longer, while its last run left rows above it or no run copied it for
+            that long, is 'stalled' in table list (health, health_reason))"),
          .options = tableAddOptions(),
          .handler = tableAdd},
         {.name = QStringLiteral("table edit"),

@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -211,8 +211,13 @@ CREATE INDEX iterations_by_table_written ON iterations(table_id, rows_written, r
 )"));
 }
 
+// The file's version 12: a table's --stale-after.
+void migrateTo2(PgStoreDb &db) {
+    db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN stale_after text NOT NULL DEFAULT ''"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.

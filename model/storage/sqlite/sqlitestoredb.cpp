@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 11;
+constexpr int kSchemaVersion = 12;
 
 auto storageLog() {
     return logger("core.storage");
@@ -412,10 +412,15 @@ ALTER TABLE alert_settings ADD COLUMN hook_env TEXT NOT NULL DEFAULT '';
 )"));
 }
 
+// Version 12: a table's --stale-after (a duration, empty = never).
+void migrateTo12(SqliteDb &db) {
+    db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN stale_after TEXT NOT NULL DEFAULT ''"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2,  &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6,  &migrateTo7, &migrateTo8,
-                                                       &migrateTo9, &migrateTo10, &migrateTo11};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2,  &migrateTo3,  &migrateTo4,
+                                                       &migrateTo5, &migrateTo6,  &migrateTo7,  &migrateTo8,
+                                                       &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

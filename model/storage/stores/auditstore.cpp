@@ -63,4 +63,17 @@ QList<WatermarkChange> AuditStore::backfills(qint64 tableId, const QDateTime &fr
     return readWatermarkChanges(backfills);
 }
 
+QHash<qint64, QDateTime> AuditStore::positionsMovedAt() {
+    // An entry whose position is the one it had (a table added, an edit) moved nothing.
+    Statement stmt(m_db,
+                   QStringLiteral("SELECT t.id, coalesce((SELECT max(c.at) FROM watermark_changes c WHERE "
+                                  "c.table_id = t.id AND (coalesce(c.new_value, '') <> coalesce(c.old_value, "
+                                  "'') OR coalesce(c.new_tiebreak, '') <> coalesce(c.old_tiebreak, ''))), "
+                                  "t.created_at) FROM tables t"));
+    QHash<qint64, QDateTime> movedAt;
+    while (stmt.step())
+        movedAt.insert(stmt.columnInt64(0), readTime(stmt, 1));
+    return movedAt;
+}
+
 } // namespace tidemark

@@ -30,6 +30,8 @@ public:
     QList<WatermarkChange> changes(qint64 tableId);
     // The backfills of a table (0: every table) in [from, to].
     QList<WatermarkChange> backfills(qint64 tableId, const QDateTime &from, const QDateTime &to);
+    // Workspace::positionsMovedAt.
+    QHash<qint64, QDateTime> positionsMovedAt();
 
 private:
     StoreDb &m_db;

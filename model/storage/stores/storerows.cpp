@@ -122,7 +122,7 @@ const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
     "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
-    "max_jump");
+    "max_jump, stale_after");
 
 namespace {
 
@@ -166,6 +166,7 @@ TableSpec readTable(const Statement &stmt, const StoreDb &db) {
     spec.lastGeneration = stmt.columnInt64(20);
     spec.maxFuture = stmt.columnText(21);
     spec.maxJump = stmt.columnInt64(22);
+    spec.staleAfter = stmt.columnText(23);
     return spec;
 }
 
@@ -189,7 +190,8 @@ void bindTableConfig(Statement &stmt, const TableSpec &spec) {
         .bind(16, spec.batchSize)
         .bind(17, spec.addNewColumns ? 1 : 0)
         .bind(18, spec.maxFuture.isNull() ? QStringLiteral("") : spec.maxFuture)
-        .bind(19, spec.maxJump);
+        .bind(19, spec.maxJump)
+        .bind(20, spec.staleAfter.isNull() ? QStringLiteral("") : spec.staleAfter);
 }
 
 const QString kIterationColumns = QStringLiteral(
