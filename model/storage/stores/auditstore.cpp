@@ -64,12 +64,14 @@ QList<WatermarkChange> AuditStore::backfills(qint64 tableId, const QDateTime &fr
 }
 
 QHash<qint64, QDateTime> AuditStore::positionsMovedAt() {
-    // An entry whose position is the one it had (a table added, an edit) moved nothing.
+    // Newest first along (table_id, id), so each table stops at its latest move, however long its
+    // log. An entry whose position is the one it had (a table added, an edit) moved nothing.
     Statement stmt(m_db,
-                   QStringLiteral("SELECT t.id, coalesce((SELECT max(c.at) FROM watermark_changes c WHERE "
-                                  "c.table_id = t.id AND (coalesce(c.new_value, '') <> coalesce(c.old_value, "
-                                  "'') OR coalesce(c.new_tiebreak, '') <> coalesce(c.old_tiebreak, ''))), "
-                                  "t.created_at) FROM tables t"));
+                   QStringLiteral("SELECT t.id, coalesce((SELECT c.at FROM watermark_changes c WHERE "
+                                  "c.table_id = t.id AND (coalesce(c.new_value, '') <> "
+                                  "coalesce(c.old_value, '') OR coalesce(c.new_tiebreak, '') <> "
+                                  "coalesce(c.old_tiebreak, '')) ORDER BY c.id DESC LIMIT 1), t.created_at) "
+                                  "FROM tables t"));
     QHash<qint64, QDateTime> movedAt;
     while (stmt.step())
         movedAt.insert(stmt.columnInt64(0), readTime(stmt, 1));
