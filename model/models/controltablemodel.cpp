@@ -68,7 +68,7 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
     case LastWatermark:
         return spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display();
     case LastStatus:
-        return statusLabel(m_lastStatus.value(spec.id));
+        return m_stalled.contains(spec.id) ? tr("Stalled") : statusLabel(m_lastStatus.value(spec.id));
     case NextRun: {
         const auto next = m_nextRuns.constFind(spec.id);
         if (next == m_nextRuns.cend() || (!next->at.isValid() && !next->missed.isValid()))
@@ -153,6 +153,9 @@ QVariant ControlTableModel::data(const QModelIndex &index, int role) const {
             return tr("Stored as %1").arg(spec.lastWatermark.nativeText());
         if (column == NextRun)
             return nextRunToolTip(spec);
+        if (column == LastStatus && m_stalled.contains(spec.id))
+            return tr("Stalled: %1\nLast run: %2")
+                .arg(m_stalled.value(spec.id), statusLabel(m_lastStatus.value(spec.id)));
         return displayValue(spec, column);
     case Qt::TextAlignmentRole:
         if (column == Id)
@@ -162,12 +165,12 @@ QVariant ControlTableModel::data(const QModelIndex &index, int role) const {
         return spec.id;
     case StatusRole:
         if (column == LastStatus) {
-            const auto status = iterationStatusFromName(m_lastStatus.value(spec.id));
+            const auto status = iterationStatusFromName(lastStatusShown(spec.id));
             return status ? int(*status) : -1;
         }
         return {};
     case StatusNameRole:
-        return column == LastStatus ? m_lastStatus.value(spec.id) : QVariant();
+        return column == LastStatus ? lastStatusShown(spec.id) : QVariant();
     }
     return {};
 }
@@ -425,6 +428,25 @@ void ControlTableModel::setNextRuns(const QHash<qint64, TableNextRun> &nextRuns)
     }
     if (first >= 0)
         emit dataChanged(index(first, NextRun), index(last, NextRun));
+}
+
+void ControlTableModel::setStalled(const QHash<qint64, QString> &reasons) {
+    const QHash<qint64, QString> old = std::exchange(m_stalled, reasons);
+    for (int row = 0; row < m_tables.size(); ++row) {
+        const qint64 id = m_tables.at(row).id;
+        if (old.value(id) != m_stalled.value(id))
+            emit dataChanged(index(row, LastStatus), index(row, LastStatus));
+    }
+}
+
+bool ControlTableModel::anyStaleAfter() const {
+    return std::any_of(m_tables.cbegin(), m_tables.cend(),
+                       [](const TableSpec &spec) { return !spec.staleAfter.isEmpty(); });
+}
+
+// A stalled table's last run shows as a warning, whatever it ended as: the table is not fine.
+QString ControlTableModel::lastStatusShown(qint64 id) const {
+    return m_stalled.contains(id) ? iterationStatusName(IterationStatus::Warning) : m_lastStatus.value(id);
 }
 
 int ControlTableModel::rowOfId(qint64 id) const {

@@ -66,6 +66,10 @@ public:
     // Each table's next scheduled run (nextRunsByTable); a table without one shows "—". Emits
     // dataChanged for the rows whose next run moved.
     void setNextRuns(const QHash<qint64, TableNextRun> &nextRuns);
+    // The stalled tables (stalledTables), each with its reason: their "Last run" cell says
+    // "stalled", as a warning, and its tooltip why. Emits dataChanged for the rows that changed.
+    void setStalled(const QHash<qint64, QString> &reasons);
+    bool anyStaleAfter() const; // whether a table has a --stale-after (else none can stall)
 
     int rowOfId(qint64 id) const; // -1 when absent; a binary search (rows are in id order)
     const TableSpec &tableAt(int row) const { return m_tables.at(row); }
@@ -89,12 +93,14 @@ private:
     QVariant displayValue(const TableSpec &spec, int column) const;
     QVariant rawValue(const TableSpec &spec, int column) const;
     QString nextRunToolTip(const TableSpec &spec) const;
+    QString lastStatusShown(qint64 id) const;
 
     QList<TableSpec> m_tables;
     QHash<qint64, QString> m_lastStatus;
     QHash<qint64, TableNextRun> m_nextRuns;
-    quint64 m_readNumber = 0;  // of the read taken in last; 0 after setTables()
-    QList<qint64> m_editedIds; // edited here since that read
+    QHash<qint64, QString> m_stalled; // id -> why
+    quint64 m_readNumber = 0;         // of the read taken in last; 0 after setTables()
+    QList<qint64> m_editedIds;        // edited here since that read
 };
 
 } // namespace tidemark

@@ -77,6 +77,38 @@ class TestControlTableModel : public QObject {
 private slots:
     void initTestCase() { isolateSettings(); }
 
+    // A stalled table's "Last run" is a warning that says so, its tooltip why, whatever its
+    // last run ended as; once it moves again, the last run shows as before.
+    void stalledShowsAsAWarningWithItsReason() {
+        ControlTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TableSpec watched = spec(1, QStringLiteral("orders"));
+        watched.staleAfter = QStringLiteral("1h");
+        QVERIFY(!model.anyStaleAfter());
+        model.setTables({watched, spec(2, QStringLiteral("items"))},
+                        {{1, QStringLiteral("no_new_rows")}, {2, QStringLiteral("succeeded")}});
+        QVERIFY(model.anyStaleAfter());
+        const auto at = [&](int row, int role) {
+            return model.index(row, ControlTableModel::LastStatus).data(role);
+        };
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const QString why = QStringLiteral("its position has not moved since 2026-12-01T00:00:00.000Z");
+        model.setStalled({{1, why}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(at(0, Qt::DisplayRole).toString(), QStringLiteral("Stalled"));
+        QCOMPARE(at(0, StatusNameRole).toString(), QStringLiteral("warning"));
+        QCOMPARE(at(0, StatusRole).toInt(), int(IterationStatus::Warning));
+        const QString tip = at(0, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(why) && tip.contains(QStringLiteral("Last run: No new rows")), qPrintable(tip));
+        QCOMPARE(at(1, Qt::DisplayRole).toString(), QStringLiteral("Succeeded"));
+
+        model.setStalled({});
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(at(0, StatusNameRole).toString(), QStringLiteral("no_new_rows"));
+        QVERIFY(at(0, Qt::DisplayRole).toString() != QStringLiteral("Stalled"));
+    }
+
     void contractAndFormatting() {
         ControlTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -5,6 +5,7 @@
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/nextruncolumn.h"
+#include "model/models/stalledtables.h"
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"
@@ -23,6 +24,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -36,7 +38,10 @@ ControlTablePanel::ControlTablePanel(QWidget *parent)
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
     , m_undoStack(new QUndoStack(this))
-    , m_firstSteps(new QWidget(this)) {
+    , m_firstSteps(new QWidget(this))
+    , m_stalledTimer(new QTimer(this)) {
+    m_stalledTimer->setInterval(kStalledCheckMs);
+    connect(m_stalledTimer, &QTimer::timeout, this, &ControlTablePanel::reloadStalled);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RawRole);
     m_proxy->setFilterKeyColumn(-1);
@@ -142,6 +147,9 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway, bool hasTables) {
     // waits behind the server taking that frame in (~50 ms on the GUI thread under Xvfb).
     m_expectTables = hasTables;
     m_model->setTables({});
+    if (m_stalledSuperseded)
+        m_stalledSuperseded->store(true); // a reply about the workspace shown before
+    m_model->setStalled({});
     m_gateway = gateway;
     m_restoredTargetCheck = nullptr;
     updateFirstSteps();
@@ -155,8 +163,26 @@ void ControlTablePanel::setGateway(WorkspaceGateway *gateway, bool hasTables) {
         m_gateway->dispose(m_model->applyRead(read));
         m_loaded = true;
         updateFirstSteps();
+        reloadStalled();
     });
     reload();
+}
+
+void ControlTablePanel::reloadStalled() {
+    if (m_stalledSuperseded)
+        m_stalledSuperseded->store(true);
+    if (!m_gateway || !m_model->anyStaleAfter()) {
+        m_stalledTimer->stop();
+        m_model->setStalled({});
+        return;
+    }
+    if (!m_stalledTimer->isActive())
+        m_stalledTimer->start();
+    m_stalledSuperseded = std::make_shared<std::atomic_bool>(false);
+    m_gateway->submitLatest(
+        this, m_stalledSuperseded,
+        [](Workspace &ws) { return stalledTables(ws, QDateTime::currentDateTimeUtc()); },
+        [this](const QHash<qint64, QString> &stalled) { m_model->setStalled(stalled); });
 }
 
 void ControlTablePanel::setSchedules(const QList<ScheduleSpec> &schedules) {

@@ -7,9 +7,13 @@
 
 #include <QWidget>
 
+#include <atomic>
+#include <memory>
+
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
 class QUndoStack;
 
 namespace tidemark {
@@ -37,6 +41,7 @@ public:
     // buttons (when shown), the table. Set by the window once the panel is laid out in it
     // (moving a widget into a layout of another parent rebuilds its focus chain).
     const QList<QWidget *> &tabOrder() const { return m_tabOrder; }
+    static constexpr int kStalledCheckMs = 60'000;
     QList<qint64> selectedIds() const;
     QList<TableSpec> selectedTables() const;
     // The workspace's schedules, for the "Next run" column.
@@ -53,6 +58,9 @@ public slots:
     void resumeSelected();
     void focusFilter();
     void reload();
+    // Reads which tables are stalled now (stalledTables): after each read of the tables, and
+    // every kStalledCheckMs, since a table stalls by standing still, with nothing to read.
+    void reloadStalled();
 
 signals:
     void selectionChanged();
@@ -73,9 +81,11 @@ private:
     QLineEdit *m_filter;
     QList<QWidget *> m_tabOrder;
     QUndoStack *m_undoStack;
-    QWidget *m_firstSteps;      // shown while an open workspace has no tables
-    bool m_loaded = false;      // the open workspace's tables have been read once
-    bool m_expectTables = true; // until then: whether opening it found any
+    QWidget *m_firstSteps; // shown while an open workspace has no tables
+    QTimer *m_stalledTimer;
+    std::shared_ptr<std::atomic_bool> m_stalledSuperseded; // the stalled read asked for last
+    bool m_loaded = false;                                 // the open workspace's tables have been read once
+    bool m_expectTables = true;                            // until then: whether opening it found any
 };
 
 } // namespace tidemark
