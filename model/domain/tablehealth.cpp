@@ -16,7 +16,12 @@ std::optional<TableHealth> stalled(const TableSpec &spec, const IterationRecord 
                                    const QDateTime &movedAt, const QDateTime &now) {
     if (!spec.active || spec.staleAfter.isEmpty() || !movedAt.isValid())
         return std::nullopt; // a paused table stands still on purpose
-    const qint64 staleAfterMs = parseDurationMs(spec.staleAfter, QStringLiteral("stale after"));
+    qint64 staleAfterMs = 0;
+    try {
+        staleAfterMs = parseDurationMs(spec.staleAfter, QStringLiteral("stale after"));
+    } catch (const ValidationError &) {
+        return std::nullopt; // every way in (the CLI, the dialog, a document) checks it first
+    }
     if (movedAt.msecsTo(now) <= staleAfterMs)
         return std::nullopt;
     const QString still = QStringLiteral("its position has not moved since %1 (%2; stale after %3)")

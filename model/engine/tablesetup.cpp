@@ -169,6 +169,11 @@ QStringList checkTableRules(const TableSpec &spec, Wording wording) {
         problems << say(QStringLiteral("--watermark is required (only --mode overwrite may omit it)"),
                         QStringLiteral("Choose a watermark column (only the overwrite mode can do without "
                                        "one)."));
+    if (spec.watermarkColumn.isEmpty() && !spec.staleAfter.isEmpty())
+        problems << say(QStringLiteral("--stale-after watches a position, and a table without a --watermark "
+                                       "column has none (give --watermark COL, or leave --stale-after out)"),
+                        QStringLiteral("Stale after watches a position, and a table without a watermark "
+                                       "column has none: choose one, or leave Stale after empty."));
     if (spec.watermarkColumn.isEmpty() && !spec.tiebreakColumn.isEmpty())
         problems << say(QStringLiteral("--tiebreak '%1' needs a --watermark column"),
                         QStringLiteral("The tiebreak column %1 needs a watermark column."))

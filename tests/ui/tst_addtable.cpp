@@ -229,6 +229,37 @@ private slots:
         QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
     }
 
+    // Stale after: out of range is named and keeps OK off, with the focus on the field; a valid
+    // duration is kept in its shortest spelling.
+    void staleAfterIsCheckedAndKept() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        dialog.show();
+        chooseSource(dialog, 1);
+        if (QTest::currentTestFailed())
+            return;
+        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("orders"));
+        QTRY_VERIFY(dialog.columnsLoaded());
+        auto *target = child<QComboBox>(dialog, "targetConnection");
+        target->setCurrentIndex(target->findData(QStringLiteral("dst")));
+        QTRY_VERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+        auto *staleAfter = child<QLineEdit>(dialog, "staleAfter");
+        staleAfter->setText(QStringLiteral("30s"));
+        const QString problems = dialog.problems().join(QLatin1Char('\n'));
+        QVERIFY2(problems.contains(QLatin1String("Stale after: '30s' is not from 1m to 3650d")),
+                 qPrintable(problems));
+        QVERIFY(!dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        dialog.accept();
+        QVERIFY(dialog.isVisible());
+        QCOMPARE(dialog.focusWidget(), staleAfter);
+
+        staleAfter->setText(QStringLiteral("360m"));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+        QCOMPARE(dialog.draft().spec.staleAfter, QStringLiteral("6h"));
+    }
+
     // The final check refused the target (it belongs to another table): the focus goes to the
     // target table, with the input kept, never to Cancel.
     void focusGoesToTheFieldAtFaultAfterARefusedOk() {

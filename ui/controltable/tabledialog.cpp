@@ -2,6 +2,7 @@
 #include "ui/controltable/tabledialog.h"
 
 #include "model/common/error.h"
+#include "model/domain/tablehealth.h"
 #include "model/engine/remotework.h"
 #include "model/engine/watermarksuggestion.h"
 #include "model/storage/workspace.h"
@@ -109,6 +110,7 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
         m_targetEdited = true;
         m_mode->setCurrentIndex(m_mode->findData(int(spec.mode)));
         m_lookback->setText(spec.lookback);
+        m_staleAfter->setText(spec.staleAfter);
         m_initialWatermark->setText(spec.initialWatermark.display());
         m_maxSkipped->setValue(int(qMin<qint64>(spec.maxSkipped, m_maxSkipped->maximum())));
         m_batchSize->setValue(spec.batchSize);
@@ -153,10 +155,15 @@ void TableDialog::buildUi() {
         fixWidth(combo);
     m_keys = new QListWidget(this);
     m_keys->setObjectName(QStringLiteral("keys"));
-    m_keys->setFixedHeight(110);
+    m_keys->setFixedHeight(82); // room for four columns; the dialog fits 768 pixels
     m_lookback = new QLineEdit(this);
     m_lookback->setObjectName(QStringLiteral("lookback"));
     m_lookback->setPlaceholderText(tr("none — e.g. 2h, 30m, 1d for timestamps; 500 for integers"));
+    m_staleAfter = new QLineEdit(this);
+    m_staleAfter->setObjectName(QStringLiteral("staleAfter"));
+    m_staleAfter->setPlaceholderText(tr("never — e.g. 6h, 1d"));
+    m_staleAfter->setToolTip(tr("A table whose position stands still longer, while rows wait or no run "
+                                "copies it, shows as Stalled"));
     m_initialWatermark = new QLineEdit(this);
     m_initialWatermark->setObjectName(QStringLiteral("initialWatermark"));
     m_initialWatermark->setPlaceholderText(tr("none — the first run copies every row"));
@@ -185,6 +192,7 @@ void TableDialog::buildUi() {
     form->addRow(tr("Tiebreak column:"), m_tiebreak);
     form->addRow(tr("Key columns:"), m_keys);
     form->addRow(tr("Lookback:"), m_lookback);
+    form->addRow(tr("Stale after:"), m_staleAfter);
     form->addRow(tr("Initial watermark:"), m_initialWatermark);
     form->addRow(tr("Max skipped rows:"), m_maxSkipped);
     form->addRow(tr("Batch size:"), m_batchSize);
@@ -220,7 +228,7 @@ void TableDialog::buildUi() {
     connect(m_watermark, &QComboBox::currentIndexChanged, this, &TableDialog::showWatermarkReason);
     for (QComboBox *combo : {m_targetConnection, m_mode, m_watermark, m_tiebreak})
         connect(combo, &QComboBox::currentIndexChanged, this, &TableDialog::revalidate);
-    for (QLineEdit *edit : {m_targetTable, m_lookback, m_initialWatermark})
+    for (QLineEdit *edit : {m_targetTable, m_lookback, m_staleAfter, m_initialWatermark})
         connect(edit, &QLineEdit::textChanged, this, &TableDialog::revalidate);
     connect(m_keys, &QListWidget::itemChanged, this, &TableDialog::revalidate);
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
@@ -474,6 +482,12 @@ TableDraft TableDialog::draft() const {
     spec.tiebreakColumn = m_tiebreak->currentData(ColumnNameRole).toString();
     spec.keyColumns = checkedKeys();
     spec.lookback = m_lookback->text().trimmed();
+    spec.staleAfter = m_staleAfter->text().trimmed();
+    try {
+        spec.staleAfter = parseStaleAfter(spec.staleAfter, QString()); // "360m" is kept as "6h"
+    } catch (const ValidationError &) {
+        // kept as typed: revalidate() names it and keeps OK disabled
+    }
     spec.maxSkipped = m_maxSkipped->value();
     spec.batchSize = m_batchSize->value();
     spec.expectRows = m_expectRows->isChecked();
@@ -488,6 +502,11 @@ void TableDialog::revalidate() {
     const TableDraft current = draft();
     const TableSpec &spec = current.spec;
     QStringList problems = checkTableRules(spec, Wording::Window);
+    try {
+        parseStaleAfter(spec.staleAfter, tr("Stale after"));
+    } catch (const ValidationError &error) {
+        problems << error.message();
+    }
     // Rules that need the column types: only the dialog knows them before prepareTable.
     if (m_columnsLoaded) {
         if (const SourceColumn *c = sourceColumn(spec.watermarkColumn);
@@ -531,6 +550,8 @@ QWidget *TableDialog::fieldAtFault(const QString &problem) const {
     const auto says = [&problem](const char *words) {
         return problem.contains(QLatin1String(words), Qt::CaseInsensitive);
     };
+    if (says("stale after"))
+        return m_staleAfter;
     if (says("source table itself") || says("already the target") || says("still belongs") ||
         says("target table"))
         return m_targetTable;

@@ -107,6 +107,7 @@ private:
     QComboBox *m_tiebreak = nullptr;
     QListWidget *m_keys = nullptr;
     QLineEdit *m_lookback = nullptr;
+    QLineEdit *m_staleAfter = nullptr;
     QLineEdit *m_initialWatermark = nullptr;
     QSpinBox *m_maxSkipped = nullptr;
     QSpinBox *m_batchSize = nullptr;

@@ -195,11 +195,6 @@ void requireFittingGuards(const TableSpec &prepared, const QString &command) {
                      prepared.watermarkColumn.isEmpty()
                          ? QStringLiteral("not set")
                          : QStringLiteral("a ") + watermarkTypeName(prepared.watermarkType)));
-    if (!prepared.staleAfter.isEmpty() && prepared.watermarkColumn.isEmpty())
-        throw ValidationError(QStringLiteral("%1 %2: --stale-after watches a position, and a table without a "
-                                             "watermark column has none (give --watermark COL, or leave "
-                                             "--stale-after out)")
-                                  .arg(command, prepared.sourceDisplay()));
 }
 
 int tableAdd(CliSession &session, const SubcommandParser &parser) {
@@ -209,7 +204,6 @@ int tableAdd(CliSession &session, const SubcommandParser &parser) {
     TableSpec prepared = prepareForCommand(*workspace, draft, parser.command());
     prepared.maxFuture = draft.spec.maxFuture;
     prepared.maxJump = draft.spec.maxJump;
-    prepared.staleAfter = draft.spec.staleAfter;
     requireFittingGuards(prepared, parser.command());
     const qint64 id = workspace->addTable(prepared);
     writeOut(QStringLiteral("%1\n").arg(id));
@@ -248,7 +242,6 @@ int tableEdit(CliSession &session, const SubcommandParser &parser) {
         after.initialWatermark = before.initialWatermark; // exactly as stored, not as re-read
     after.maxFuture = draft.spec.maxFuture;
     after.maxJump = draft.spec.maxJump;
-    after.staleAfter = draft.spec.staleAfter;
     // A guard of the old watermark type does not carry over to a new type unless it is given.
     if (!parser.isSet(QStringLiteral("max-future")) && after.watermarkType != WatermarkType::Timestamp)
         after.maxFuture.clear();
