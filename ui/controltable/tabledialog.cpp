@@ -155,7 +155,7 @@ void TableDialog::buildUi() {
         fixWidth(combo);
     m_keys = new QListWidget(this);
     m_keys->setObjectName(QStringLiteral("keys"));
-    m_keys->setFixedHeight(82); // room for four columns; the dialog fits 768 pixels
+    m_keys->setFixedHeight(82); // five columns in view; the dialog fits 768 pixels
     m_lookback = new QLineEdit(this);
     m_lookback->setObjectName(QStringLiteral("lookback"));
     m_lookback->setPlaceholderText(tr("none — e.g. 2h, 30m, 1d for timestamps; 500 for integers"));
