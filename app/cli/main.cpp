@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/commands.h"
+#include "model/common/cryptoexit.h"
 #include "model/common/logging.h"
 
 #include <QCoreApplication>
 
 int main(int argc, char *argv[]) {
+    tidemark::keepCryptoStateUntilExit();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("tidemark-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(TIDEMARK_VERSION));

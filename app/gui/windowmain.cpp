@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/gui/windowmain.h"
 
+#include "model/common/cryptoexit.h"
 #include "model/common/logging.h"
 #include "ui/common/resources.h"
 #include "ui/mainwindow/mainwindow.h"
@@ -46,6 +47,7 @@ bool asksForHelpOrVersion(int argc, char *argv[]) {
 namespace tidemark {
 
 int runWindow(int argc, char *argv[], const std::function<void(MainWindow &)> &instrument) {
+    keepCryptoStateUntilExit();
     const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
                                              QStringLiteral("Workspace file to open."),
                                              QStringLiteral("FILE"));
