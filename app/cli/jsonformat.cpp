@@ -58,6 +58,7 @@ QJsonObject tableJson(const TableSpec &spec) {
     object.insert(QStringLiteral("max_jump"),
                   spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null));
     object.insert(QStringLiteral("stale_after"), optionalText(spec.staleAfter));
+    object.insert(QStringLiteral("deletes"), deletePolicyToJson(spec.deletes));
     return object;
 }
 

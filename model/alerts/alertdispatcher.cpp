@@ -4,10 +4,12 @@
 #include "model/alerts/hookrunner.h"
 #include "model/common/logging.h"
 #include "model/domain/runjson.h"
+#include "model/engine/stalledtables.h"
 #include "model/storage/workspace.h"
 
 #include <QEventLoop>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcessEnvironment>
 
 #include <algorithm>
@@ -97,7 +99,14 @@ int AlertDispatcher::notify(const RunRecord &run) {
 }
 
 int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
-    const QByteArray body = payload(run);
+    return deliver({QStringLiteral("run %1").arg(run.id),
+                    payload(run),
+                    {{QStringLiteral("TIDEMARK_RUN_ID"), QString::number(run.id)},
+                     {QStringLiteral("TIDEMARK_RUN_STATUS"), run.status}}},
+                   settings);
+}
+
+int AlertDispatcher::deliver(const Message &message, const AlertSettings &settings) {
     int started = 0;
     if (!settings.hookCommand.isEmpty()) {
         // The webhook's own references are withheld even when the caller did not fill
@@ -105,15 +114,15 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
         const QStringList withheld = settings.withheldEnv + secretReferences(settings.webhookUrl);
         for (const QString &name : settings.hookEnv) {
             if (withheld.contains(name))
-                alertLog()->warn("run {}: hook '{}': ${} holds a secret of the workspace (a password "
+                alertLog()->warn("{}: hook '{}': ${} holds a secret of the workspace (a password "
                                  "or a webhook token); not passed to the hook",
-                                 run.id, str(settings.hookCommand), str(name));
+                                 str(message.subject), str(settings.hookCommand), str(name));
         }
         QProcessEnvironment environment =
             hookEnvironment(QProcessEnvironment::systemEnvironment(), settings.hookEnv, withheld);
         environment.insert(QStringLiteral("TIDEMARK_WORKSPACE"), m_workspacePath);
-        environment.insert(QStringLiteral("TIDEMARK_RUN_ID"), QString::number(run.id));
-        environment.insert(QStringLiteral("TIDEMARK_RUN_STATUS"), run.status);
+        for (const auto &[name, value] : message.hookVariables)
+            environment.insert(name, value);
         auto *hook = new HookRunner(settings.hookCommand,
                                     std::min(settings.hookTimeoutMs, AlertSettings::kMaxTimeoutMs), this);
         const QString command = settings.hookCommand;
@@ -126,15 +135,15 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
         });
         ++m_pending;
         ++started;
-        hook->start(run.id, body, environment);
+        hook->start(message.subject, message.body, environment);
     }
     if (!settings.webhookUrl.isEmpty()) {
         auto *webhook = new WebhookSender(m_policy, this);
         const QString url = settings.webhookUrl;
-        const qint64 runId = run.id;
+        const QString subject = message.subject;
         // In the log file only: stderr (the CLI's, the runner's journal) gets the outcome once.
-        connect(webhook, &WebhookSender::attemptFailed, this, [runId, url](const QString &detail) {
-            alertLog()->info("run {}: webhook {}: {}", runId, str(url), str(detail));
+        connect(webhook, &WebhookSender::attemptFailed, this, [subject, url](const QString &detail) {
+            alertLog()->info("{}: webhook {}: {}", str(subject), str(url), str(detail));
         });
         connect(webhook, &WebhookSender::finished, this, [this, webhook, url](const AlertDelivery &delivery) {
             webhook->deleteLater();
@@ -142,7 +151,7 @@ int AlertDispatcher::send(const RunRecord &run, const AlertSettings &settings) {
         });
         ++m_pending;
         ++started;
-        webhook->start(run.id, settings.webhookUrl, body,
+        webhook->start(message.subject, settings.webhookUrl, message.body,
                        std::min(settings.webhookTimeoutMs, AlertSettings::kMaxTimeoutMs), *m_secrets);
     }
     return started;
@@ -158,9 +167,49 @@ int AlertDispatcher::closeInterruptedRuns(Workspace &workspace) {
     return int(closed.size());
 }
 
+int AlertDispatcher::raiseStalledAlarms(Workspace &workspace, const QDateTime &now) {
+    AlertSettings settings = workspace.alertSettings();
+    const QHash<qint64, QString> stalled = stalledTables(workspace, now);
+    // Only a stall somebody hears of is recorded: alerts set later still raise the ones going on.
+    QSet<qint64> alarmed;
+    if (settings.firesOn(QStringLiteral("stalled"))) {
+        for (auto it = stalled.cbegin(); it != stalled.cend(); ++it)
+            alarmed.insert(it.key());
+    }
+    const QList<qint64> raised = workspace.raiseStalledAlarms(alarmed, now);
+    if (raised.isEmpty())
+        return 0;
+    settings.withheldEnv = secretVariables(workspace);
+    int started = 0;
+    for (const qint64 id : raised) {
+        const std::optional<TableSpec> spec = workspace.table(id);
+        if (!spec)
+            continue; // removed since
+        QJsonObject object;
+        object.insert(QStringLiteral("kind"), QStringLiteral("table_health"));
+        object.insert(QStringLiteral("workspace"), m_workspacePath);
+        object.insert(QStringLiteral("table_id"), id);
+        object.insert(QStringLiteral("source"), spec->sourceDisplay());
+        object.insert(QStringLiteral("target"), spec->targetDisplay());
+        object.insert(QStringLiteral("health"), QStringLiteral("stalled"));
+        object.insert(QStringLiteral("reason"), stalled.value(id));
+        object.insert(QStringLiteral("stale_after"), spec->staleAfter);
+        object.insert(QStringLiteral("watermark"), watermarkJson(spec->lastWatermark.display()));
+        object.insert(QStringLiteral("raised_at"), isoUtc(now));
+        alertLog()->warn("table {} ({}) is stalled: {}", id, str(spec->sourceDisplay()),
+                         str(stalled.value(id)));
+        started += deliver({QStringLiteral("table %1").arg(id),
+                            QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n',
+                            {{QStringLiteral("TIDEMARK_TABLE_ID"), QString::number(id)},
+                             {QStringLiteral("TIDEMARK_TABLE_HEALTH"), QStringLiteral("stalled")}}},
+                           settings);
+    }
+    return started;
+}
+
 void AlertDispatcher::onDelivered(const AlertDelivery &delivery, const QString &extra) {
     auto log = alertLog();
-    log->log(delivery.ok ? spdlog::level::info : spdlog::level::warn, "run {}: {} {}: {}", delivery.runId,
+    log->log(delivery.ok ? spdlog::level::info : spdlog::level::warn, "{}: {} {}: {}", str(delivery.subject),
              str(delivery.channel), str(extra), str(delivery.detail));
     // Alerts are rare and read by people after something went wrong: on disk at once.
     log->flush();

@@ -2,11 +2,12 @@
 #pragma once
 
 #include "model/alerts/alertdelivery.h"
-#include "model/domain/alertsettings.h"
-#include "model/domain/secretreference.h"
 #include "model/alerts/webhooksender.h"
+#include "model/domain/alertsettings.h"
 #include "model/domain/runrecord.h"
+#include "model/domain/secretreference.h"
 
+#include <QDateTime>
 #include <QObject>
 #include <memory>
 
@@ -50,6 +51,12 @@ public:
     // sends their alerts: exactly one closer sees each run, so each is alerted once. For whoever
     // opens a workspace for a user or looks after it (the CLI, the runner at each tick).
     int closeInterruptedRuns(Workspace &workspace);
+    // Sends the alarm of each table that has become stalled (stalledTables at `now`) through the
+    // workspace's alerts, if their --on has "stalled": once per stall, whichever process looks
+    // first (Workspace::raiseStalledAlarms). A table that moves again is forgotten, so its next
+    // stall is alarmed too. Returns the number of deliveries started. For whoever looks after the
+    // workspace unattended: the runner at each tick, `run` when it ends.
+    int raiseStalledAlarms(Workspace &workspace, const QDateTime &now);
 
     // The alert's JSON body for `run`.
     QByteArray payload(const RunRecord &run) const;
@@ -68,6 +75,14 @@ signals:
     void idle();
 
 private:
+    // What one alert says, whatever it is about, and the TIDEMARK_* variables its hook gets
+    // besides TIDEMARK_WORKSPACE.
+    struct Message {
+        QString subject; // AlertDelivery::subject
+        QByteArray body;
+        QList<std::pair<QString, QString>> hookVariables;
+    };
+    int deliver(const Message &message, const AlertSettings &settings);
     void onDelivered(const AlertDelivery &delivery, const QString &extra);
 
     QString m_workspacePath;

@@ -59,9 +59,10 @@ HookRunner::HookRunner(const QString &command, int timeoutMs, QObject *parent)
     });
 }
 
-void HookRunner::start(qint64 runId, const QByteArray &stdinBytes, const QProcessEnvironment &environment) {
+void HookRunner::start(const QString &subject, const QByteArray &stdinBytes,
+                       const QProcessEnvironment &environment) {
     m_delivery.channel = QStringLiteral("hook");
-    m_delivery.runId = runId;
+    m_delivery.subject = subject;
     m_process->setProcessEnvironment(environment);
     m_elapsed.start();
     m_process->start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), m_command});

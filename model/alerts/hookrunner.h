@@ -30,7 +30,7 @@ class HookRunner : public QObject {
 public:
     HookRunner(const QString &command, int timeoutMs, QObject *parent = nullptr);
 
-    void start(qint64 runId, const QByteArray &stdinBytes, const QProcessEnvironment &environment);
+    void start(const QString &subject, const QByteArray &stdinBytes, const QProcessEnvironment &environment);
     // What the hook printed (stdout and stderr merged), trimmed to a few hundred characters.
     QString output() const { return m_output; }
 

@@ -38,10 +38,10 @@ bool WebhookSender::isRetryable(int httpStatus, int networkError) {
     }
 }
 
-void WebhookSender::start(qint64 runId, const QString &urlTemplate, const QByteArray &body,
+void WebhookSender::start(const QString &subject, const QString &urlTemplate, const QByteArray &body,
                           int totalTimeoutMs, const SecretSource &secrets) {
     m_delivery.channel = QStringLiteral("webhook");
-    m_delivery.runId = runId;
+    m_delivery.subject = subject;
     m_body = body;
     m_totalTimeoutMs = totalTimeoutMs;
     m_nextDelayMs = m_policy.firstRetryDelayMs;

@@ -30,7 +30,7 @@ class WebhookSender : public QObject {
 public:
     WebhookSender(const WebhookPolicy &policy, QObject *parent = nullptr);
 
-    void start(qint64 runId, const QString &urlTemplate, const QByteArray &body, int totalTimeoutMs,
+    void start(const QString &subject, const QString &urlTemplate, const QByteArray &body, int totalTimeoutMs,
                const SecretSource &secrets);
 
     // Whether a reply with this HTTP status (0 = none) and network error is worth another attempt.

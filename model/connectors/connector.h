@@ -6,6 +6,7 @@
 #include "model/domain/tablespec.h"
 #include "model/domain/watermark.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -243,6 +244,13 @@ public:
     // Deletes rows whose watermark is after `position` (backfill --delete-newer).
     virtual qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                    const Watermark &position) = 0;
+    // Reconcile (DeletePolicy), inside the write transaction opened by beginStateWrite(): removes
+    // the rows whose `keyColumns` equal one of `keys` (a value per key column, as this target
+    // spells it: read back from it; bytes as QByteArray), or with `markColumn` stamps those not
+    // stamped yet with `markedAt` (UTC). Returns the rows changed.
+    virtual qint64 removeKeys(const TableRef &table, const QStringList &keyColumns,
+                              const QList<QVariantList> &keys, const QString &markColumn,
+                              const QDateTime &markedAt) = 0;
 
     // --- the state row (model/connectors/statetable.h has its one definition) ---
     // Reads outside or inside a transaction; never creates anything: a target without

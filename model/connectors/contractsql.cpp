@@ -198,6 +198,22 @@ BoundSql ContractSql::deleteNewer(const TableRef &table, const QString &watermar
     return result;
 }
 
+QString ContractSql::removeKey(const TableRef &table, const QStringList &keyColumns,
+                               const QString &markColumn) const {
+    QStringList conditions;
+    for (int i = 0; i < int(keyColumns.size()); ++i)
+        conditions << QStringLiteral("%1 = %2").arg(quoteIdentifier(keyColumns[i]), placeholder(i + 1));
+    const QString qualified = quoteQualified(table.schema, table.name);
+    if (markColumn.isEmpty())
+        return QStringLiteral("DELETE FROM %1 WHERE %2")
+            .arg(qualified, conditions.join(QStringLiteral(" AND ")));
+    const QString mark = quoteIdentifier(markColumn);
+    conditions << mark + QStringLiteral(" IS NULL");
+    return QStringLiteral("UPDATE %1 SET %2 = %3 WHERE %4")
+        .arg(qualified, mark, placeholder(int(keyColumns.size()) + 1),
+             conditions.join(QStringLiteral(" AND ")));
+}
+
 QStringList ContractSql::versionColumns(const WriteSpec &spec, const QStringList &columns) {
     QStringList versions;
     for (const QString &column : {spec.watermarkColumn, spec.tiebreakColumn}) {

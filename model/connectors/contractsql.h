@@ -77,6 +77,9 @@ public:
     // watermark when there is none).
     BoundSql deleteNewer(const TableRef &table, const QString &watermarkColumn,
                          const Watermark &position) const;
+    // Reconcile: removes the target row whose `keyColumns` equal placeholders 1..k, or with
+    // `markColumn` stamps it with placeholder k+1 where it is not stamped yet.
+    QString removeKey(const TableRef &table, const QStringList &keyColumns, const QString &markColumn) const;
 
     // The merge rule as an upsert clause: " ON CONFLICT (keys) DO UPDATE SET … WHERE <incoming is
     // not older>" (or DO NOTHING when every column is a key). `stored` names the target row in

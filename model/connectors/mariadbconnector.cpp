@@ -1500,6 +1500,34 @@ void MariadbConnector::deleteAll(const TableRef &table) {
     execute(QStringLiteral("DELETE FROM %1").arg(quoteQualified(table.schema, table.name)));
 }
 
+qint64 MariadbConnector::removeKeys(const TableRef &table, const QStringList &keyColumns,
+                                    const QList<QVariantList> &keys, const QString &markColumn,
+                                    const QDateTime &markedAt) {
+    // A DATETIME key reads back in Tidemark's spelling, which the server does not take.
+    QStringList types;
+    for (const QString &column : keyColumns)
+        types << dataType(table, column);
+    const QString sql = contract(table, QString(), QString()).removeKey(table, keyColumns, markColumn);
+    qint64 changed = 0;
+    for (const QVariantList &key : keys) {
+        QVariantList params;
+        for (int i = 0; i < int(key.size()); ++i) {
+            const QVariant &value = key[i];
+            if (value.typeId() == QMetaType::QString && isTimestampType(types[i])) {
+                if (const auto text = serverTimeText(value.toString().toStdString(), types[i])) {
+                    params << QString::fromStdString(*text);
+                    continue;
+                }
+            }
+            params << value;
+        }
+        if (!markColumn.isEmpty())
+            params << serverTimestamp(markedAt.toMSecsSinceEpoch() * 1000);
+        changed += execute(sql, params);
+    }
+    return changed;
+}
+
 qint64 MariadbConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                          const Watermark &position) {
     const BoundSql sql =

@@ -1422,6 +1422,25 @@ void PostgresConnector::deleteAll(const TableRef &table) {
     execute(QStringLiteral("DELETE FROM %1").arg(quoteQualified(table.schema, table.name)));
 }
 
+qint64 PostgresConnector::removeKeys(const TableRef &table, const QStringList &keyColumns,
+                                     const QList<QVariantList> &keys, const QString &markColumn,
+                                     const QDateTime &markedAt) {
+    const QString sql = ContractSql(SqlDialect::Postgres).removeKey(table, keyColumns, markColumn);
+    qint64 changed = 0;
+    for (const QVariantList &key : keys) {
+        QStringList params;
+        for (const QVariant &value : key)
+            params << (value.typeId() == QMetaType::QByteArray
+                           ? QStringLiteral("\\x") + QString::fromLatin1(value.toByteArray().toHex())
+                       : value.isNull() ? QString()
+                                        : value.toString());
+        if (!markColumn.isEmpty())
+            params << canonicalTimestamp(markedAt.toMSecsSinceEpoch() * 1000);
+        changed += execute(sql, params);
+    }
+    return changed;
+}
+
 qint64 PostgresConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                           const Watermark &position) {
     const QString type = columnTypeName(table, watermarkColumn);

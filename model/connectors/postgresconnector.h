@@ -57,6 +57,8 @@ public:
     void addColumn(const TableRef &table, const ColumnInfo &column) override;
     std::unique_ptr<RowWriter> openWriter(const WriteSpec &spec) override;
     void deleteAll(const TableRef &table) override;
+    qint64 removeKeys(const TableRef &table, const QStringList &keyColumns, const QList<QVariantList> &keys,
+                      const QString &markColumn, const QDateTime &markedAt) override;
     qint64 deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                            const Watermark &position) override;
     std::optional<TargetState> readState(const QString &workspaceId, qint64 tableId) override;

@@ -1026,6 +1026,24 @@ void SqliteConnector::deleteAll(const TableRef &table) {
     execute(writable(), QStringLiteral("DELETE FROM %1").arg(quoted(table)), where(table));
 }
 
+qint64 SqliteConnector::removeKeys(const TableRef &table, const QStringList &keyColumns,
+                                   const QList<QVariantList> &keys, const QString &markColumn,
+                                   const QDateTime &markedAt) {
+    SqliteDb &db = writable();
+    SqliteStatement statement(db, kContract.removeKey(table, keyColumns, markColumn), where(table));
+    qint64 changed = 0;
+    for (const QVariantList &key : keys) {
+        statement.reset();
+        for (int i = 0; i < int(key.size()); ++i)
+            statement.bind(i + 1, key[i]);
+        if (!markColumn.isEmpty())
+            statement.bind(int(key.size()) + 1, canonicalTimestamp(markedAt.toMSecsSinceEpoch() * 1000));
+        statement.run();
+        changed += db.changes();
+    }
+    return changed;
+}
+
 qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &watermarkColumn,
                                         const Watermark &position) {
     SqliteDb &db = writable();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "model/domain/alertsettings.h"
 
-#include "model/domain/secretreference.h"
 #include "model/common/error.h"
+#include "model/domain/secretreference.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -51,8 +51,18 @@ QStringList AlertSettings::defaultStatuses() {
     return {QStringLiteral("failed"), QStringLiteral("warning"), QStringLiteral("interrupted")};
 }
 
-QStringList AlertSettings::allowedStatuses() {
+QStringList AlertSettings::runStatuses() {
     return defaultStatuses() << QStringLiteral("cancelled");
+}
+
+QStringList AlertSettings::allowedStatuses() {
+    return runStatuses() << QStringLiteral("stalled");
+}
+
+AlertSettings AlertSettings::workspaceDefaults() {
+    AlertSettings settings;
+    settings.on << QStringLiteral("stalled");
+    return settings;
 }
 
 QJsonObject alertSettingsToJson(const AlertSettings &settings) {

@@ -35,7 +35,12 @@ struct AlertSettings {
     bool firesOn(const QString &runStatus) const { return !isEmpty() && on.contains(runStatus); }
 
     static QStringList defaultStatuses(); // failed, warning, interrupted
-    static QStringList allowedStatuses(); // those and cancelled
+    static QStringList runStatuses();     // those and cancelled: what a schedule's alerts take
+    // Those and "stalled": a table's alarm, sent through the workspace's alerts only
+    // (AlertDispatcher::raiseStalledAlarms).
+    static QStringList allowedStatuses();
+    // The workspace's, before any were set: the defaults and "stalled".
+    static AlertSettings workspaceDefaults();
 };
 
 // As `alert show --json` and `schedule list --json` print them, and as a schedule stores its own:

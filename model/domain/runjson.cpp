@@ -48,6 +48,7 @@ QJsonObject iterationJson(const IterationRecord &record) {
     object.insert(QStringLiteral("rows_rolled_back"), record.rowsRolledBack);
     object.insert(QStringLiteral("rows_future"), record.rowsFuture);
     object.insert(QStringLiteral("source_behind"), record.sourceBehind);
+    object.insert(QStringLiteral("rows_deleted"), record.rowsDeleted);
     object.insert(QStringLiteral("window_rows"),
                   record.windowRows < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(record.windowRows));
     object.insert(QStringLiteral("watermark_before"), watermarkJson(record.watermarkBefore));

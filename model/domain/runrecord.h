@@ -70,6 +70,9 @@ struct IterationRecord {
     // The source's highest watermark was below the position (an older backup, emptied, a
     // writer's clock that went back): the window was empty for that reason, not for want of rows.
     bool sourceBehind = false;
+    // Target rows whose key the source deleted, removed or marked by the iteration's reconcile
+    // (DeletePolicy), committed with the state row.
+    qint64 rowsDeleted = 0;
     QList<LogLine> log;
 };
 

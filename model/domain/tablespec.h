@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/deletepolicy.h"
 #include "model/domain/watermark.h"
 
 #include <QString>
@@ -49,6 +50,7 @@ struct TableSpec {
     // A duration ("1d"); empty = never. An active table whose position has not moved for longer
     // while rows wait above it, or that no run has copied for that long, is stalled (tableHealth).
     QString staleAfter;
+    DeletePolicy deletes; // what reconcile does with rows the source deleted (ignore by default)
 
     // "conn:table" as the CLI spells it.
     QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }

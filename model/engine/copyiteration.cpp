@@ -10,6 +10,7 @@
 #include "model/engine/connectorcache.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
+#include "model/engine/reconciler.h"
 #include "model/engine/rowvalues.h"
 #include "model/engine/tablesetup.h"
 #include "model/engine/targetownership.h"
@@ -941,6 +942,7 @@ struct CopyIteration::State {
         record.windowRows = anyRows ? countWindow() : 0;
         if (record.windowRows == 0 && spec.mode != WriteMode::Overwrite) {
             record.status = finalStatus();
+            removeDeletedRows();
             return;
         }
         log(QStringLiteral("info"),
@@ -951,6 +953,36 @@ struct CopyIteration::State {
         if (!workspaceBehind.isEmpty()) {
             record.status = IterationStatus::Warning;
             record.error = committedNote();
+        }
+        removeDeletedRows();
+    }
+
+    // The table's DeletePolicy, once the copy committed, every --delete-check copies: its own
+    // target transaction under the state row's compare-and-set (reconcileTable), this iteration
+    // holding the table's lease. A guard's refusal or a failure ends the iteration warning and
+    // names it; the rows copied stay committed.
+    void removeDeletedRows() {
+        if (spec.deletes.isIgnore() || record.status == IterationStatus::Failed ||
+            workspace.finishedCopies(spec.id) % spec.deletes.checkEvery != 0)
+            return;
+        try {
+            const ReconcileResult result = reconcileTable(
+                workspace, spec.id, true, QDateTime::currentDateTimeUtc(), record.runId, options.cancel);
+            record.rowsDeleted = result.removed;
+            if (!result.refusedBy.isEmpty()) {
+                record.status = IterationStatus::Warning;
+                record.error = result.refusal;
+                log(QStringLiteral("warning"), result.refusal);
+            } else if (result.gone > 0) {
+                log(QStringLiteral("info"), reconcileText(result));
+            }
+        } catch (const Error &error) {
+            if (cancelRequested())
+                throw;
+            record.status = IterationStatus::Warning;
+            record.error = QStringLiteral("%1: the source's deletes were not reconciled: %2")
+                               .arg(tableLabel(), error.message());
+            log(QStringLiteral("warning"), record.error);
         }
     }
 };

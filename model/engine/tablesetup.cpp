@@ -304,6 +304,13 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
                                    "so tick the columns that identify a row."))
                     .arg(where));
     }
+    if (!spec.deletes.isIgnore() && spec.keyColumns.isEmpty() && schema.primaryKey().isEmpty())
+        throw ValidationError(
+            say(QStringLiteral("--deletes %2 needs a key: '%1' has no primary key, and a deleted row is "
+                               "told by its key; pass --key COL[,COL...]"),
+                QStringLiteral("Deletes (%2) need a key: %1 has no primary key, so tick the columns that "
+                               "identify a row."))
+                .arg(where, spec.deletes.actionText()));
     if (!spec.lookback.isEmpty()) {
         try {
             Lookback::parse(spec.lookback, spec.watermarkType);

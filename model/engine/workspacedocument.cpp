@@ -73,6 +73,7 @@ QJsonObject tableSettingsJson(const TableSpec &spec) {
         {QStringLiteral("max_jump"),
          spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("stale_after"), optionalText(spec.staleAfter)},
+        {QStringLiteral("deletes"), deletePolicyToJson(spec.deletes)},
     };
 }
 
@@ -231,6 +232,11 @@ WorkspaceDocument::Table parseTable(const Field &field) {
     spec.maxJump = field["max_jump"].isNull() ? 0 : field["max_jump"].integer(1);
     const Field staleAfter = field.optional("stale_after");
     spec.staleAfter = parseStaleAfter(staleAfter.optionalText(), staleAfter.where());
+    if (const Field deletes = field.optional("deletes"); !deletes.isNull()) {
+        if (!deletes.value().isObject())
+            deletes.refuse(QStringLiteral("not an object"));
+        spec.deletes = deletePolicyFromJson(deletes.value().toObject(), deletes.where());
+    }
     spec.active = field["active"].flag();
     const Field position = field["position"];
     if (!position.isNull()) {

@@ -18,7 +18,8 @@ bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
            a.windowRows == b.windowRows && a.watermarkBefore == b.watermarkBefore &&
            a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower &&
            a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source &&
-           a.target == b.target && a.rowsUnorderableWatermark == b.rowsUnorderableWatermark;
+           a.target == b.target && a.rowsUnorderableWatermark == b.rowsUnorderableWatermark &&
+           a.rowsDeleted == b.rowsDeleted;
 }
 
 const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,
@@ -140,11 +141,15 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case RowsWritten:
         if (record.status == IterationStatus::DryRun)
             return QStringLiteral("—");
-        // Written is what the target holds; rows in the open transaction are said apart.
-        return record.rowsPending > 0
-                   ? tr("%1 (+%2 pending)")
-                         .arg(formatCount(record.rowsWritten), formatCount(record.rowsPending))
-                   : formatCount(record.rowsWritten);
+        // Written is what the target holds; rows in the open transaction are said apart, and
+        // so are the rows its reconcile removed (the source had deleted them).
+        if (record.rowsPending > 0)
+            return tr("%1 (+%2 pending)")
+                .arg(formatCount(record.rowsWritten), formatCount(record.rowsPending));
+        if (record.rowsDeleted > 0)
+            return tr("%1 (%2 deleted)")
+                .arg(formatCount(record.rowsWritten), formatCount(record.rowsDeleted));
+        return formatCount(record.rowsWritten);
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:

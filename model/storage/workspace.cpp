@@ -141,6 +141,10 @@ void Workspace::setAlertSettings(const AlertSettings &settings) {
     m_stores->alerts.setSettings(settings);
 }
 
+QList<qint64> Workspace::raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now) {
+    return m_stores->alerts.raiseStalledAlarms(stalled, now);
+}
+
 // --- connections ---
 
 QList<ConnectionSpec> Workspace::connections() {
@@ -175,6 +179,10 @@ bool Workspace::hasTables() {
 
 QList<TableSpec> Workspace::archivedTables() {
     return m_stores->tables.tables(true);
+}
+
+qint64 Workspace::finishedCopies(qint64 tableId) {
+    return m_stores->history.finishedCopies(tableId);
 }
 
 QHash<qint64, IterationRecord> Workspace::lastFinishedIterations() {

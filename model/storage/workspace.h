@@ -12,6 +12,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <atomic>
 #include <chrono>
@@ -190,11 +191,16 @@ public:
     bool pinnedFileReplaced();
 
     // --- alerts ---
-    // The workspace's alert settings; empty ones (AlertSettings::isEmpty) when none are set.
+    // The workspace's alert settings; AlertSettings::workspaceDefaults() (empty) when none are set.
     AlertSettings alertSettings();
     // Replaces them; empty settings clear them. The webhook URL is checked (checkWebhookUrl):
     // a secret in clear is refused with ValidationError and nothing is stored.
     void setAlertSettings(const AlertSettings &settings);
+    // Records that the tables in `stalled` are stalled at `now` and forgets every other table's
+    // alarm. Returns those of `stalled` that had none: the caller sends their alarm. One writer
+    // at a time, so of several processes looking at once exactly one gets each table; a table
+    // that moved (or was removed) is forgotten, and its next stall is raised again.
+    QList<qint64> raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now);
 
     // --- connections ---
     QList<ConnectionSpec> connections();
@@ -210,6 +216,9 @@ public:
     // Each table's last finished iteration (skipped and dry runs left out): what `table list`
     // derives a table's health from.
     QHash<qint64, IterationRecord> lastFinishedIterations();
+    // The table's iterations that ended succeeded, no_new_rows or warning: when its
+    // --delete-check is due.
+    qint64 finishedCopies(qint64 tableId);
     // When each table's position last changed (a copy, a backfill, set-position), or when it
     // was added if it never did: what a table's stalled health (tableHealth) is measured from.
     QHash<qint64, QDateTime> positionsMovedAt();

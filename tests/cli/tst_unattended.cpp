@@ -7,6 +7,7 @@
 #include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
@@ -30,6 +31,7 @@ private slots:
     void rejectsTheWorkspaceCannotTakeAreCounted();
     void sourceBehindThePositionIsAnAlarm();
     void stalledTableIsAnAlarm();
+    void stalledTableAlarmIsSentOnce();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -363,6 +365,91 @@ void tst_Unattended::stalledTableIsAnAlarm() {
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains(QStringLiteral("table edit: --stale-after: '30s' is not from 1m to 3650d")),
              qPrintable(refused.err));
+}
+
+// Cron's `run` of other tables raises a stalled table's alarm through the workspace's hook: once,
+// though two processes end at the same time, and once more after the table moved and stalled
+// again.
+void tst_Unattended::stalledTableAlarmIsSentOnce() {
+    const QString src = path(QStringLiteral("src.db"));
+    makeOrders(src, 5);
+    for (const QStringList &extra :
+         {QStringList{QStringLiteral("dst:orders"), QStringLiteral("--stale-after"), QStringLiteral("2h")},
+          QStringList{QStringLiteral("dst:other")}}) {
+        const CliResult added =
+            cli(QStringList{QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                            QStringLiteral("src:orders"), QStringLiteral("--watermark"),
+                            QStringLiteral("updated_at"), QStringLiteral("--target")} +
+                extra);
+        QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
+    }
+    const QString alarms = path(QStringLiteral("alarms.jsonl"));
+    QCOMPARE(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
+                  QStringLiteral("cat >> '%1'").arg(alarms)})
+                 .exitCode,
+             0);
+    QVERIFY(cli({QStringLiteral("alert"), QStringLiteral("show")}).out.contains(QStringLiteral("stalled")));
+    QCOMPARE(runJson().value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+    const auto tableAlarms = [&] {
+        QList<QJsonObject> found;
+        QFile file(alarms);
+        if (!file.open(QIODevice::ReadOnly))
+            return found;
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            const QJsonObject object = parseJsonObject(QString::fromUtf8(line));
+            if (object.value(QStringLiteral("kind")).toString() == QLatin1String("table_health"))
+                found.append(object);
+        }
+        return found;
+    };
+    const auto standStill = [&] {
+        const QString threeDaysAgo = QStringLiteral("2026-01-01T00:00:00.000Z");
+        execSql(m_ws, QStringLiteral("UPDATE watermark_changes SET at = ?1 WHERE table_id = 1"),
+                {threeDaysAgo});
+        execSql(m_ws, QStringLiteral("UPDATE tables SET created_at = ?1 WHERE id = 1"), {threeDaysAgo});
+        execSql(m_ws,
+                QStringLiteral("UPDATE iterations SET started_at = ?1, finished_at = ?1 WHERE table_id = 1"),
+                {threeDaysAgo});
+    };
+    const auto runOtherTwiceAtOnce = [&] {
+        QProcess first;
+        QProcess second;
+        for (QProcess *process : {&first, &second})
+            process->start(cliPath(), {QStringLiteral("-w"), m_ws, QStringLiteral("run"),
+                                       QStringLiteral("--table"), QStringLiteral("2")});
+        for (QProcess *process : {&first, &second})
+            QVERIFY2(process->waitForFinished(60000), process->readAllStandardError().constData());
+    };
+    standStill();
+    runOtherTwiceAtOnce();
+    QList<QJsonObject> raised = tableAlarms();
+    QCOMPARE(raised.size(), 1);
+    QCOMPARE(raised.first().value(QStringLiteral("table_id")).toInt(), 1);
+    QCOMPARE(raised.first().value(QStringLiteral("health")).toString(), QStringLiteral("stalled"));
+    QVERIFY(raised.first()
+                .value(QStringLiteral("reason"))
+                .toString()
+                .contains(QStringLiteral("is its schedule firing?")));
+    // Still stalled: not sent again.
+    runOtherTwiceAtOnce();
+    QCOMPARE(tableAlarms().size(), 1);
+
+    // Its run looks at the source (nothing new: not stalled), then it stands still again.
+    QCOMPARE(onlyIteration(runJson({QStringLiteral("--table"), QStringLiteral("1")}))
+                 .value(QStringLiteral("status"))
+                 .toString(),
+             QStringLiteral("no_new_rows"));
+    standStill();
+    runOtherTwiceAtOnce();
+    QCOMPARE(tableAlarms().size(), 2);
+
+    // A schedule's alerts are its runs': --on stalled there is refused, saying where it goes.
+    const CliResult refused =
+        cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("nightly"),
+             QStringLiteral("--cron"), QStringLiteral("0 2 * * *"), QStringLiteral("--hook"),
+             QStringLiteral("true"), QStringLiteral("--on"), QStringLiteral("stalled")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("alert set --on ...,stalled")), qPrintable(refused.err));
 }
 
 QTEST_GUILESS_MAIN(tst_Unattended)

@@ -135,6 +135,7 @@ private slots:
     void setWatermarkLogsChange();
     void followTargetStateTakesOnlyNewer();
     void version2WorkspaceMigrates();
+    void version12AlertsOnWarningsGainStalled();
     void pinnedFileReplacedIsNotReadAgain();
     void runsRoundTrip();
     void lastIterationStatusesInOneRead();
@@ -181,7 +182,7 @@ void tst_Workspace::createAndReopen() {
     if (test::serverWorkspaces()) {
         QCOMPARE(test::execWorkspaceSql(
                      path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
-                 QStringLiteral("2"));
+                 QStringLiteral("3"));
     } else {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
@@ -560,7 +561,7 @@ void tst_Workspace::followTargetStateTakesOnlyNewer() {
 // generation 0.
 void tst_Workspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (2 to 12); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (2 to 13); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -571,7 +572,7 @@ void tst_Workspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 12 added.
+        // Back to schema 2: without what versions 3 to 13 added.
         db.exec(QStringLiteral(
             "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
             "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
@@ -581,7 +582,9 @@ void tst_Workspace::version2WorkspaceMigrates() {
             "rows_rolled_back; "
             "ALTER TABLE iterations DROP COLUMN rows_future; ALTER TABLE iterations DROP COLUMN "
             "source_behind; ALTER TABLE tables DROP COLUMN max_future; "
-            "ALTER TABLE tables DROP COLUMN max_jump; ALTER TABLE tables DROP COLUMN stale_after; "
+            "ALTER TABLE tables DROP COLUMN max_jump; ALTER TABLE tables DROP COLUMN stale_after; DROP TABLE "
+            "table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
+            "ALTER TABLE iterations DROP COLUMN rows_deleted; "
             "PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
@@ -593,6 +596,33 @@ void tst_Workspace::version2WorkspaceMigrates() {
     QCOMPARE(workspace->followTargetState(id, 1, Position(), QStringLiteral("backfill"), 0),
              FollowResult::Moved);
     QCOMPARE(workspace->table(id)->lastGeneration, qint64(1));
+}
+
+// Alerts stored before version 13 that asked for warnings now hear of stalled tables too; those
+// that did not are left as they were.
+void tst_Workspace::version12AlertsOnWarningsGainStalled() {
+    if (test::serverWorkspaces())
+        QSKIP("the file's own migration step 13; a server workspace makes the same change in its version 3");
+    for (const auto &[stored, migrated] :
+         {std::pair{QStringLiteral("failed,warning"), QStringLiteral("failed,warning,stalled")},
+          std::pair{QStringLiteral("warning"), QStringLiteral("warning,stalled")},
+          std::pair{QStringLiteral("failed,interrupted"), QStringLiteral("failed,interrupted")}}) {
+        const QString path = newPath(QStringLiteral("w-%1.tidemark").arg(stored.size()));
+        {
+            auto workspace = Workspace::create(path);
+            AlertSettings settings;
+            settings.hookCommand = QStringLiteral("true");
+            workspace->setAlertSettings(settings);
+        }
+        {
+            SqliteDb db(path, SqliteDb::Mode::ReadWrite);
+            db.exec(
+                QStringLiteral("DROP TABLE table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
+                               "ALTER TABLE iterations DROP COLUMN rows_deleted; PRAGMA user_version = 12"));
+        }
+        test::execSql(path, QStringLiteral("UPDATE alert_settings SET on_statuses = ?1"), {stored});
+        QCOMPARE(Workspace::open(path)->alertSettings().on.join(QLatin1Char(',')), migrated);
+    }
 }
 
 // A backup restored over the file of a workspace this process pinned (a runner's): the old

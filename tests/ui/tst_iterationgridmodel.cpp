@@ -261,6 +261,19 @@ private slots:
                  QStringLiteral("rolled back, 0 of 3,000 kept"));
     }
 
+    // The rows a reconcile removed (the source deleted them) are said beside what was written.
+    void deletedRowsAreSaidBesideWritten() {
+        IterationGridModel model;
+        IterationRecord record = queued(10, 1, QStringLiteral("orders"));
+        model.beginRun(10, {record});
+        record.status = IterationStatus::Succeeded;
+        record.rowsRead = record.rowsWritten = 2500;
+        record.rowsDeleted = 12;
+        model.updateIteration(record);
+        QCOMPARE(model.index(0, IterationGridModel::RowsWritten).data().toString(),
+                 QStringLiteral("2,500 (12 deleted)"));
+    }
+
     void realRunOfTheCore() {
         UiFixture fixture;
         QVERIFY(fixture.isValid());

@@ -2,10 +2,10 @@
 #include "ui/controltable/controltablepanel.h"
 
 #include "model/engine/restoredtargetcheck.h"
+#include "model/engine/stalledtables.h"
 #include "model/models/controltablemodel.h"
 #include "model/models/itemroles.h"
 #include "model/models/nextruncolumn.h"
-#include "model/models/stalledtables.h"
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/statusdelegate.h"

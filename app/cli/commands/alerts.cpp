@@ -107,8 +107,10 @@ QList<CommandSpec> alertCommands() {
          .usage = QStringLiteral(
              R"(  alert set [--hook CMD] [--hook-timeout DURATION] [--hook-env VAR[,VAR...]] [--webhook URL]
             [--webhook-timeout DURATION] [--on STATUS[,STATUS...]]
-                                         what a failed, warning or interrupted run notifies; only
-                                         the options given change, "" removes the hook or webhook
+                                         what a failed, warning or interrupted run notifies, and
+                                         a table stalled past its --stale-after (--on ...,stalled:
+                                         once per stall); only the options given change, ""
+                                         removes the hook or webhook
                                          --hook-timeout, --webhook-timeout: 1ms to 10m
                                          a hook gets PATH, HOME, LANG, LC_*, TZ, the TIDEMARK_*
                                          variables of the run and the variables --hook-env names,

@@ -10,6 +10,7 @@
 #include "app/cli/textformat.h"
 #include "model/alerts/alertdispatcher.h"
 #include "model/common/error.h"
+#include "model/common/logging.h"
 #include "model/engine/backfill.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/runcoordinator.h"
@@ -158,11 +159,19 @@ int run(CliSession &session, const SubcommandParser &parser) {
         writeError(QStringLiteral("run did not start in workspace %1").arg(path));
         return 1;
     }
-    if (finishedRun.id > 0) {
-        AlertDispatcher alerts(path);
+    AlertDispatcher alerts(path);
+    if (finishedRun.id > 0)
         alerts.notify(finishedRun);
-        alerts.waitUntilIdle();
+    // A table this run left alone may be the one whose schedule stopped firing: cron's `run` is
+    // the only process that looks after a workspace without a runner.
+    if (!request.dryRun) {
+        try {
+            alerts.raiseStalledAlarms(*Workspace::open(path), QDateTime::currentDateTimeUtc());
+        } catch (const Error &error) {
+            logger("cli")->warn("looking for stalled tables: {}", str(error.message()));
+        }
     }
+    alerts.waitUntilIdle();
     return exitCode;
 }
 

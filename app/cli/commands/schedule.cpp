@@ -101,7 +101,14 @@ bool applyScheduleOptions(const SubcommandParser &parser, ScheduleSpec &spec, co
                                            durationText(kMaxIterationTimeoutSeconds * 1000)));
         changed = true;
     }
-    return applyAlertOptions(parser, spec.alerts, command) || changed;
+    changed = applyAlertOptions(parser, spec.alerts, command) || changed;
+    if (spec.alerts.on.contains(QStringLiteral("stalled")))
+        throw ValidationError(
+            QStringLiteral("%1: --on stalled: a schedule's alerts are its runs' (one of %2); "
+                           "a stalled table is alarmed by the workspace's alerts "
+                           "(alert set --on ...,stalled)")
+                .arg(command, AlertSettings::runStatuses().join(QLatin1Char(','))));
+    return changed;
 }
 
 int scheduleAdd(CliSession &session, const SubcommandParser &parser) {

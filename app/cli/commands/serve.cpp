@@ -102,17 +102,22 @@ int serve(CliSession &session, const SubcommandParser &parser) {
                      [&alerts](const RunRecord &run) { alerts.notify(run); });
     QObject::connect(&runner, &Runner::firingFailed, &alerts,
                      [&alerts](const RunRecord &firing) { alerts.notify(firing); });
-    QTimer interruptedRuns;
-    interruptedRuns.setInterval(60'000);
-    QObject::connect(&interruptedRuns, &QTimer::timeout, [&] {
+    // And once a minute: dead processes' runs, and tables that became stalled (once per stall,
+    // however many runners and CLIs look).
+    const auto lookAfter = [&] {
         try {
             std::unique_ptr<Workspace> workspace = Workspace::open(path);
             alerts.closeInterruptedRuns(*workspace);
+            alerts.raiseStalledAlarms(*workspace, QDateTime::currentDateTimeUtc());
         } catch (const Error &error) {
-            logger("cli")->warn("looking for interrupted runs: {}", str(error.message()));
+            logger("cli")->warn("looking after the workspace: {}", str(error.message()));
         }
-    });
-    interruptedRuns.start();
+    };
+    QTimer lookAfterTimer;
+    lookAfterTimer.setInterval(60'000);
+    QObject::connect(&lookAfterTimer, &QTimer::timeout, lookAfter);
+    lookAfterTimer.start();
+    QTimer::singleShot(0, lookAfter);
     QObject::connect(&runner, &Runner::stopped, [] { QCoreApplication::exit(0); });
     // Exits at once, closing nothing (see Runner::workspaceReplaced): running iterations end with
     // the process, which the target's compare-and-set makes harmless; a fresh start (the unit's

@@ -51,6 +51,10 @@ QList<OptionSpec> tableAddOptions() {
         value("max-future", "DURATION", "holds back rows dated further ahead (or none)"),
         value("max-jump", "N", "holds back an integer watermark jumping further (or none)"),
         value("stale-after", "DURATION", "its health is stalled when its position stands still longer"),
+        value("deletes", "ignore|remove|mark:COL", "what becomes of target rows the source deleted"),
+        value("delete-check", "every|N", "looks for deletes after every N-th copy"),
+        value("max-delete-ratio", "PERCENT", "refuses to delete more of the target's rows"),
+        value("delete-grace", "DURATION", "never deletes rows copied more recently"),
         flag("expect-rows", "a run without new rows ends warning"),
         flag("paused", "added paused"),
         flag("commit-per-batch", "commits each batch with its position"),
@@ -148,6 +152,25 @@ void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool e
     if (parser.isSet(QStringLiteral("stale-after")))
         spec.staleAfter = parseStaleAfter(parser.value(QStringLiteral("stale-after")),
                                           parser.command() + QStringLiteral(": --stale-after"));
+    const auto deleteOption = [&](const char *name) {
+        return parser.command() + QStringLiteral(": --") + QString::fromLatin1(name);
+    };
+    if (parser.isSet(QStringLiteral("deletes")))
+        parseDeleteAction(parser.value(QStringLiteral("deletes")), spec.deletes, deleteOption("deletes"));
+    if (parser.isSet(QStringLiteral("delete-check")))
+        spec.deletes.checkEvery =
+            parseDeleteCheck(parser.value(QStringLiteral("delete-check")), deleteOption("delete-check"));
+    if (parser.isSet(QStringLiteral("max-delete-ratio")))
+        spec.deletes.maxPercent = parseDeletePercent(parser.value(QStringLiteral("max-delete-ratio")),
+                                                     deleteOption("max-delete-ratio"));
+    if (parser.isSet(QStringLiteral("delete-grace")))
+        spec.deletes.grace =
+            parseDeleteGrace(parser.value(QStringLiteral("delete-grace")), deleteOption("delete-grace"));
+    if (!spec.deletes.isIgnore() && spec.mode == WriteMode::Overwrite)
+        throw ValidationError(QStringLiteral("%1: --deletes %2: an overwrite copies the whole table at every "
+                                             "run, so the source's deletes reach the target already (use "
+                                             "--deletes ignore)")
+                                  .arg(parser.command(), spec.deletes.actionText()));
     spec.expectRows = flagSetting(parser, QStringLiteral("expect-rows"), editing, spec.expectRows);
     spec.commitPerBatch =
         flagSetting(parser, QStringLiteral("commit-per-batch"), editing, spec.commitPerBatch);
@@ -484,6 +507,8 @@ QList<CommandSpec> tableCommands() {
             [--expect-rows] [--paused] [--commit-per-batch] [--batch-size N]
             [--add-new-columns] [--watermark-type timestamp|integer]
             [--max-future DURATION|none] [--max-jump N] [--stale-after DURATION|none]
+            [--deletes ignore|remove|mark:COL] [--delete-check every|N]
+            [--max-delete-ratio PERCENT] [--delete-grace DURATION]
                                           prints the new table's id alone on stdout
             --max-skipped N: 0 to 9007199254740992 (2^53); --batch-size N: 1 to 1000000;
             --lookback: a duration for a timestamp watermark, a count (0 to 2^63-1) for an integer one;
@@ -494,7 +519,13 @@ QList<CommandSpec> tableCommands() {
             none: the same for a watermark moving more than N in one run (--max-jump none: no guard);
             --stale-after: 1m to 3650d, or none (the default): an active table whose position has
             not moved for longer, while its last run left rows above it or no run copied it for
-            that long, is 'stalled' in table list (health, health_reason))"),
+            that long, is 'stalled' in table list (health, health_reason);
+            --deletes: what reconcile does with target rows at or below the position whose key
+            the source no longer has: ignore (the default), remove, or mark:COL (sets that
+            nullable timestamp column); checked after every N-th successful copy (--delete-check,
+            1 to 1000, default every) and by 'reconcile ID'; refused, deleting nothing, above
+            --max-delete-ratio (above 0 to 100, default 5%) or when the source has no rows;
+            rows copied within --delete-grace (0s to 3650d, default 1h) are kept)"),
          .options = tableAddOptions(),
          .handler = tableAdd},
         {.name = QStringLiteral("table edit"),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// verify.
+// verify, reconcile.
 #include "app/cli/arguments.h"
 #include "app/cli/clisession.h"
 #include "app/cli/commands/commandgroups.h"
@@ -8,6 +8,7 @@
 #include "app/cli/subcommandparser.h"
 #include "app/cli/textformat.h"
 #include "model/common/error.h"
+#include "model/engine/reconciler.h"
 #include "model/engine/verifier.h"
 #include "model/storage/workspace.h"
 
@@ -82,6 +83,56 @@ int verify(CliSession &session, const SubcommandParser &parser) {
         writeOut(toJsonLine(array));
     return exitCode;
 }
+
+QJsonObject reconcileJson(const ReconcileResult &result) {
+    const auto optional = [](const QString &text) {
+        return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+    };
+    QJsonObject object;
+    object.insert(QStringLiteral("table_id"), result.tableId);
+    object.insert(QStringLiteral("source"), result.source);
+    object.insert(QStringLiteral("target"), result.target);
+    object.insert(QStringLiteral("action"), result.action);
+    object.insert(QStringLiteral("source_rows"), result.sourceRows);
+    object.insert(QStringLiteral("target_rows"), result.targetRows);
+    object.insert(QStringLiteral("gone"), result.gone);
+    object.insert(QStringLiteral("within_grace"), result.withinGrace);
+    object.insert(QStringLiteral("to_remove"), result.toRemove);
+    object.insert(QStringLiteral("removed"), result.removed);
+    object.insert(QStringLiteral("applied"), result.applied);
+    object.insert(QStringLiteral("refused_by"), optional(result.refusedBy));
+    object.insert(QStringLiteral("refusal"), optional(result.refusal));
+    object.insert(QStringLiteral("sample_keys"), QJsonArray::fromStringList(result.sampleKeys));
+    object.insert(QStringLiteral("method"),
+                  result.byRanges ? QStringLiteral("ranges") : QStringLiteral("rows"));
+    object.insert(QStringLiteral("ranges_read"), result.rangesRead);
+    return object;
+}
+
+int reconcile(CliSession &session, const SubcommandParser &parser) {
+    const qint64 id = parseTableId(parser.positional().first(), parser.command());
+    const bool apply = parser.isSet(QStringLiteral("apply"));
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    requireTable(*workspace, id);
+    ReconcileResult result;
+    try {
+        result = reconcileTable(*workspace, id, apply, QDateTime::currentDateTimeUtc());
+    } catch (const ValidationError &error) {
+        throw ValidationError(QStringLiteral("reconcile: %1").arg(error.message()));
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+        writeOut(toJsonLine(reconcileJson(result)));
+    } else {
+        writeOut(reconcileText(result) + QLatin1Char('\n'));
+        for (const QString &key : std::as_const(result.sampleKeys))
+            writeOut(QStringLiteral("  %1\n").arg(key));
+    }
+    if (!result.refusedBy.isEmpty()) {
+        writeError(result.refusal);
+        return 1;
+    }
+    return 0;
+}
 } // namespace
 
 QList<CommandSpec> verifyCommands() {
@@ -95,6 +146,21 @@ QList<CommandSpec> verifyCommands() {
                                      "the databases and reading only the ranges that differ (same result)")},
                      kJsonOption},
          .handler = verify},
+        {.name = QStringLiteral("reconcile"),
+         .usage = QStringLiteral(
+             R"(  reconcile ID [--apply] [--json]
+                                  the target rows (at or below the position) whose key the source
+                                  no longer has; a dry report unless --apply removes or marks them
+                                  as the table's --deletes says, in one transaction with the state
+                                  row; refused (exit 1, nothing changed) when the source has no
+                                  rows or more than --max-delete-ratio of the target would go)"),
+         .options = {{QStringLiteral("apply"), QString(),
+                      QStringLiteral("removes or marks them (table add/edit --deletes)")},
+                     kJsonOption},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("table ID"),
+         .handler = reconcile},
     };
 }
 

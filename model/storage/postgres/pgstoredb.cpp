@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -216,8 +216,24 @@ void migrateTo2(PgStoreDb &db) {
     db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN stale_after text NOT NULL DEFAULT ''"));
 }
 
+// The file's version 13: the alarms raised for stalled tables, "stalled" among the alerts of
+// settings that asked for warnings, a table's delete policy and an iteration's rows_deleted.
+void migrateTo3(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE TABLE table_alarms (
+    table_id bigint PRIMARY KEY,
+    health text NOT NULL,
+    raised_at text NOT NULL
+);
+UPDATE alert_settings SET on_statuses = on_statuses || ',stalled'
+    WHERE ',' || on_statuses || ',' LIKE '%,warning,%';
+ALTER TABLE tables ADD COLUMN delete_policy text NOT NULL DEFAULT '';
+ALTER TABLE iterations ADD COLUMN rows_deleted bigint NOT NULL DEFAULT 0;
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.

@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 12;
+constexpr int kSchemaVersion = 13;
 
 auto storageLog() {
     return logger("core.storage");
@@ -417,10 +417,28 @@ void migrateTo12(SqliteDb &db) {
     db.exec(QStringLiteral("ALTER TABLE tables ADD COLUMN stale_after TEXT NOT NULL DEFAULT ''"));
 }
 
+// Version 13: the alarms raised for stalled tables (one row per table while it stays stalled,
+// so each stall is sent once), and "stalled" among the alerts of settings that asked for
+// warnings: a stalled table used to be silent. A table's delete policy (DeletePolicy as JSON,
+// empty = ignore) and the rows an iteration's reconcile deleted or marked.
+void migrateTo13(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE TABLE table_alarms (
+    table_id INTEGER PRIMARY KEY,
+    health TEXT NOT NULL,
+    raised_at TEXT NOT NULL
+);
+UPDATE alert_settings SET on_statuses = on_statuses || ',stalled'
+    WHERE ',' || on_statuses || ',' LIKE '%,warning,%';
+ALTER TABLE tables ADD COLUMN delete_policy TEXT NOT NULL DEFAULT '';
+ALTER TABLE iterations ADD COLUMN rows_deleted INTEGER NOT NULL DEFAULT 0;
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2,  &migrateTo3,  &migrateTo4,
-                                                       &migrateTo5, &migrateTo6,  &migrateTo7,  &migrateTo8,
-                                                       &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {
+    &migrateTo1, &migrateTo2, &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6, &migrateTo7,
+    &migrateTo8, &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12, &migrateTo13};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

@@ -6,12 +6,14 @@
 #include "model/common/timestamp.h"
 #include "model/storage/stores/storerows.h"
 
+#include <algorithm>
+
 namespace tidemark {
 
 AlertSettings AlertStore::settings() {
     Statement select(m_db, QStringLiteral("SELECT hook_command, hook_timeout_ms, webhook_url, "
                                           "webhook_timeout_ms, on_statuses, hook_env FROM alert_settings"));
-    AlertSettings settings;
+    AlertSettings settings = AlertSettings::workspaceDefaults();
     if (!select.step())
         return settings;
     settings.hookCommand = select.columnText(0);
@@ -45,4 +47,35 @@ void AlertStore::setSettings(const AlertSettings &settings) {
     storageLog()->info("workspace {}: alerts {}", str(m_db.location()),
                        settings.isEmpty() ? std::string("cleared") : str(settings.on.join(QLatin1Char(','))));
 }
+
+QList<qint64> AlertStore::raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now) {
+    Transaction transaction(m_db);
+    QList<qint64> over;
+    {
+        Statement select(m_db, QStringLiteral("SELECT table_id FROM table_alarms"));
+        while (select.step()) {
+            if (!stalled.contains(select.columnInt64(0)))
+                over.append(select.columnInt64(0));
+        }
+    }
+    Statement forget(m_db, QStringLiteral("DELETE FROM table_alarms WHERE table_id = ?1"));
+    for (const qint64 id : std::as_const(over)) {
+        forget.bind(1, id).run();
+        forget.reset();
+    }
+    // Whoever inserts the row raises the alarm: a second process (or a second look) finds it.
+    Statement raise(m_db, QStringLiteral("INSERT INTO table_alarms (table_id, health, raised_at) "
+                                         "VALUES (?1, 'stalled', ?2) ON CONFLICT (table_id) DO NOTHING"));
+    QList<qint64> raised;
+    for (const qint64 id : stalled) {
+        raise.bind(1, id).bind(2, timeText(now)).run();
+        if (m_db.changes() == 1)
+            raised.append(id);
+        raise.reset();
+    }
+    transaction.commit();
+    std::sort(raised.begin(), raised.end());
+    return raised;
+}
+
 } // namespace tidemark

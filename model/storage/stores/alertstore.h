@@ -3,6 +3,10 @@
 
 #include "model/domain/alertsettings.h"
 
+#include <QDateTime>
+#include <QList>
+#include <QSet>
+
 namespace tidemark {
 
 class StoreDb;
@@ -14,6 +18,8 @@ public:
         : m_db(db) {}
     AlertSettings settings();
     void setSettings(const AlertSettings &settings);
+    // Workspace::raiseStalledAlarms.
+    QList<qint64> raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now);
 
 private:
     StoreDb &m_db;

@@ -65,13 +65,13 @@ qint64 ControlTableStore::add(const TableSpec &spec) {
             "INSERT INTO tables (source_connection, source_table, target_connection, target_table, "
             "watermark_column, watermark_type, tiebreak_column, key_columns, mode, lookback, "
             "initial_watermark, active, max_skipped, expect_rows, commit_per_batch, batch_size, "
-            "add_new_columns, max_future, max_jump, stale_after, last_watermark, last_tiebreak, "
-            "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-            "?17, ?18, ?19, ?20, ?21, ?22, ?23)"));
+            "add_new_columns, max_future, max_jump, stale_after, delete_policy, last_watermark, "
+            "last_tiebreak, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+            "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"));
     bindTableConfig(insert, spec);
-    insert.bind(21, textOrNull(spec.lastWatermark.nativeText()))
-        .bind(22, m_db.storedTiebreak(spec.lastTiebreak))
-        .bind(23, nowText());
+    insert.bind(22, textOrNull(spec.lastWatermark.nativeText()))
+        .bind(23, m_db.storedTiebreak(spec.lastTiebreak))
+        .bind(24, nowText());
     insert.run();
     const qint64 id = m_db.lastInsertId();
     transaction.commit();
@@ -110,10 +110,10 @@ void ControlTableStore::writeConfig(const TableSpec &spec) {
                        "target_table = ?4, watermark_column = ?5, watermark_type = ?6, tiebreak_column = ?7, "
                        "key_columns = ?8, mode = ?9, lookback = ?10, initial_watermark = ?11, active = ?12, "
                        "max_skipped = ?13, expect_rows = ?14, commit_per_batch = ?15, batch_size = ?16, "
-                       "add_new_columns = ?17, max_future = ?18, max_jump = ?19, stale_after = ?20 WHERE "
-                       "id = ?21 AND archived_at IS NULL"));
+                       "add_new_columns = ?17, max_future = ?18, max_jump = ?19, stale_after = ?20, "
+                       "delete_policy = ?21 WHERE id = ?22 AND archived_at IS NULL"));
     bindTableConfig(update, spec);
-    update.bind(21, spec.id).run();
+    update.bind(22, spec.id).run();
 }
 
 std::optional<TableSpec> ControlTableStore::otherTableWritingInto(const ConnectionSpec &target,

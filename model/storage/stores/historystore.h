@@ -17,6 +17,7 @@ public:
         , m_audit(audit) {}
 
     QHash<qint64, IterationRecord> lastFinishedIterations();
+    qint64 finishedCopies(qint64 tableId); // Workspace::finishedCopies
     Trend trend(const TrendQuery &query);
     QString lastIterationStatus(qint64 tableId);
     QHash<qint64, QString> lastIterationStatuses();

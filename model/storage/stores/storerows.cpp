@@ -122,7 +122,7 @@ const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
     "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
-    "max_jump, stale_after");
+    "max_jump, stale_after, delete_policy");
 
 namespace {
 
@@ -167,6 +167,10 @@ TableSpec readTable(const Statement &stmt, const StoreDb &db) {
     spec.maxFuture = stmt.columnText(21);
     spec.maxJump = stmt.columnInt64(22);
     spec.staleAfter = stmt.columnText(23);
+    const QString policy = stmt.columnText(24);
+    if (!policy.isEmpty())
+        spec.deletes = deletePolicyFromJson(QJsonDocument::fromJson(policy.toUtf8()).object(),
+                                            QStringLiteral("table %1: delete policy").arg(spec.id));
     return spec;
 }
 
@@ -191,7 +195,11 @@ void bindTableConfig(Statement &stmt, const TableSpec &spec) {
         .bind(17, spec.addNewColumns ? 1 : 0)
         .bind(18, spec.maxFuture.isNull() ? QStringLiteral("") : spec.maxFuture)
         .bind(19, spec.maxJump)
-        .bind(20, spec.staleAfter.isNull() ? QStringLiteral("") : spec.staleAfter);
+        .bind(20, spec.staleAfter.isNull() ? QStringLiteral("") : spec.staleAfter)
+        .bind(21, spec.deletes == DeletePolicy()
+                      ? QStringLiteral("")
+                      : QString::fromUtf8(
+                            QJsonDocument(deletePolicyToJson(spec.deletes)).toJson(QJsonDocument::Compact)));
 }
 
 const QString kIterationColumns = QStringLiteral(
@@ -199,7 +207,7 @@ const QString kIterationColumns = QStringLiteral(
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
     "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, "
-    "source_behind");
+    "source_behind, rows_deleted");
 
 // kIterationColumns, each qualified by `alias`.
 QString iterationColumnsOf(const QString &alias) {
@@ -235,6 +243,7 @@ IterationRecord readIteration(const Statement &stmt, int first) {
     record.rowsRolledBack = stmt.columnInt64(first + 21);
     record.rowsFuture = stmt.columnInt64(first + 22);
     record.sourceBehind = stmt.columnInt64(first + 23) != 0;
+    record.rowsDeleted = stmt.columnInt64(first + 24);
     return record;
 }
 
@@ -281,7 +290,8 @@ void bindIteration(Statement &stmt, const IterationRecord &record) {
         .bind(20, record.rowsPending)
         .bind(21, record.rowsRolledBack)
         .bind(22, record.rowsFuture)
-        .bind(23, record.sourceBehind ? 1 : 0);
+        .bind(23, record.sourceBehind ? 1 : 0)
+        .bind(24, record.rowsDeleted);
 }
 
 QString tiebreakText(const QVariant &value) {

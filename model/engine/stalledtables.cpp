@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "model/models/stalledtables.h"
+#include "model/engine/stalledtables.h"
 
 #include "model/domain/tablehealth.h"
 #include "model/storage/workspace.h"

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+#include "model/engine/reconciler.h"
+
+#include "model/common/duration.h"
+#include "model/common/error.h"
+#include "model/common/logging.h"
+#include "model/connectors/connectorfactory.h"
+#include "model/connectors/rowchecksum.h"
+#include "model/engine/faultpoint.h"
+#include "model/engine/rowvalues.h"
+#include "model/engine/valuehash.h"
+#include "model/engine/verifier.h"
+#include "model/storage/workspace.h"
+
+#include <QHash>
+#include <QSet>
+#include <optional>
+
+namespace tidemark {
+namespace {
+
+constexpr int kBatchRows = 10000;
+constexpr int kSampleKeys = 5;
+// As verify: past this many differing buckets, and this share of them, every key is read.
+constexpr int kFewBuckets = 64;
+constexpr int kMaxDifferingBucketsPercent = 10;
+
+// A watermark as a number that orders like it: an integer, or a timestamp's microseconds.
+std::optional<qint64> orderOf(const Watermark &watermark) {
+    if (watermark.isNull())
+        return std::nullopt;
+    return watermark.type() == WatermarkType::Integer ? watermark.toInteger() : watermark.micros();
+}
+
+// The same of a target cell; nullopt for NULL or what no window orders (never removed).
+std::optional<qint64> orderOf(const RowBatch &batch, const Cell &cell) {
+    if (cell.type == CellType::Integer)
+        return cell.integer;
+    if (cell.type != CellType::Text)
+        return std::nullopt;
+    const std::string_view bytes = batch.bytes(cell);
+    const auto parsed = Watermark::timestamp(QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
+    return parsed ? std::optional<qint64>(parsed->micros()) : std::nullopt;
+}
+
+Watermark fromDisplay(const QString &text, WatermarkType type) {
+    if (text.isEmpty())
+        return Watermark();
+    if (type == WatermarkType::Integer)
+        return Watermark::integer(text.toLongLong());
+    return Watermark::timestamp(text).value_or(Watermark());
+}
+
+class TableReconciler {
+public:
+    TableReconciler(Workspace &workspace, const TableSpec &spec, const std::atomic_bool *cancel)
+        : m_workspace(workspace)
+        , m_spec(spec)
+        , m_cancel(cancel) {}
+
+    ReconcileResult run(bool apply, const QDateTime &now, qint64 runId) {
+        m_result.tableId = m_spec.id;
+        m_result.source = m_spec.sourceDisplay();
+        m_result.target = m_spec.targetDisplay();
+        m_result.action = m_spec.deletes.actionText();
+        if (apply && m_spec.deletes.isIgnore())
+            throw ValidationError(
+                QStringLiteral("table %1 (%2): its deletes are ignored; choose what happens to "
+                               "them first (table edit %1 --deletes remove|mark:COLUMN)")
+                    .arg(m_spec.id)
+                    .arg(m_result.source));
+        if (m_spec.mode == WriteMode::Overwrite)
+            throw ValidationError(
+                QStringLiteral("table %1 (%2) is copied whole (overwrite): the target loses "
+                               "what the source deleted at every run already")
+                    .arg(m_spec.id)
+                    .arg(m_result.source));
+        open();
+        const QString what = QStringLiteral("table %1 (%2)").arg(m_spec.id).arg(m_result.source);
+        const auto state = m_target->readState(m_workspace.workspaceId(), m_spec.id);
+        m_position = state ? state->position : Position(m_spec.lastWatermark, m_spec.lastTiebreak);
+        m_graceBound = graceBound(now);
+        compareKeys();
+        m_result.toRemove = m_result.gone - m_result.withinGrace;
+        if (m_result.sourceRows == 0 && m_result.targetRows > 0) {
+            m_result.refusedBy = QStringLiteral("empty-source");
+            m_result.refusal = QStringLiteral("%1: the source returned no rows at all, so nothing is deleted "
+                                              "(an emptied or wrongly restored source looks like this)")
+                                   .arg(what);
+        } else if (double(m_result.toRemove) * 100 >
+                   m_spec.deletes.maxPercent * double(m_result.targetRows)) {
+            m_result.refusedBy = QStringLiteral("max-delete-ratio");
+            m_result.refusal =
+                QStringLiteral("%1: %2 of %3 target rows (%4%) would go, above --max-delete-ratio %5%, so "
+                               "nothing is deleted (check the source; to allow it: table edit %6 "
+                               "--max-delete-ratio PERCENT)")
+                    .arg(what, describeRowCount(m_result.toRemove).section(QLatin1Char(' '), 0, 0),
+                         describeRowCount(m_result.targetRows))
+                    .arg(double(m_result.toRemove) * 100 / double(std::max<qint64>(m_result.targetRows, 1)),
+                         0, 'g', 3)
+                    .arg(m_spec.deletes.maxPercent)
+                    .arg(m_spec.id);
+        }
+        if (apply && m_result.refusedBy.isEmpty() && !m_doomed.isEmpty())
+            remove(state ? std::optional<Position>(state->position) : std::nullopt, now, runId);
+        return m_result;
+    }
+
+private:
+    void throwIfCancelled() const {
+        if (m_cancel && m_cancel->load())
+            throw Error(QStringLiteral("table %1: reconcile cancelled").arg(m_spec.id));
+    }
+
+    ConnectionSpec requireConnection(const QString &name) {
+        const auto connection = m_workspace.connection(name);
+        if (!connection)
+            throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
+        return *connection;
+    }
+
+    void open() {
+        const ConnectionSpec sourceConnection = requireConnection(m_spec.sourceConnection);
+        const ConnectionSpec targetConnection = requireConnection(m_spec.targetConnection);
+        m_source = openConnector(sourceConnection);
+        m_target = openConnector(targetConnection);
+        m_sourceTable = m_source->parseTableName(m_spec.sourceTable);
+        m_targetTable = m_target->parseTableName(m_spec.targetTable);
+        const TableSchema sourceSchema = m_source->describeTable(m_sourceTable);
+        m_keys = m_spec.keyColumns.isEmpty() ? sourceSchema.primaryKey() : m_spec.keyColumns;
+        if (m_keys.isEmpty())
+            throw ValidationError(
+                QStringLiteral("table %1 (%2) has no key: reconcile tells a deleted row by its "
+                               "key, and the source has no primary key (name one: table edit "
+                               "%1 --key COL[,COL...])")
+                    .arg(m_spec.id)
+                    .arg(m_result.source));
+        if (!m_target->tableExists(m_targetTable))
+            throw ValidationError(
+                QStringLiteral("table %1: target table '%2' does not exist (nothing was copied yet)")
+                    .arg(m_spec.id)
+                    .arg(m_result.target));
+        const TableSchema targetSchema = m_target->describeTable(m_targetTable);
+        const QString &mark = m_spec.deletes.markColumn;
+        if (!mark.isEmpty() && !targetSchema.column(mark))
+            throw ValidationError(
+                QStringLiteral("table %1: --deletes mark:%2: target '%3' has no column '%2' (add "
+                               "a nullable timestamp column for it)")
+                    .arg(m_spec.id)
+                    .arg(mark, m_result.target));
+        const bool sameEngine = sourceConnection.kind == targetConnection.kind;
+        for (const QString &key : std::as_const(m_keys)) {
+            const ColumnInfo *source = sourceSchema.column(key);
+            const ColumnInfo *target = targetSchema.column(key);
+            if (!source || !target)
+                throw ValidationError(QStringLiteral("table %1: key column '%2' is missing in %3")
+                                          .arg(m_spec.id)
+                                          .arg(key, source ? m_result.target : m_result.source));
+            m_compare.push_back(valueCompare(*source, *target, sameEngine));
+            m_sourceQuery.columns << *source;
+            m_targetQuery.columns << *target;
+            m_sourceQuery.compare << checksumCompare(m_compare.back());
+            m_targetQuery.compare << checksumCompare(m_compare.back());
+            m_sourceQuery.keyIndexes << int(m_sourceQuery.keyIndexes.size());
+        }
+        m_sourceQuery.table = m_sourceTable;
+        m_targetQuery.table = m_targetTable;
+        m_targetQuery.keyIndexes = m_sourceQuery.keyIndexes;
+        m_watermarked = !m_spec.watermarkColumn.isEmpty() && targetSchema.column(m_spec.watermarkColumn);
+    }
+
+    // Rows above the position the table had `grace` ago were copied within it: kept. nullopt:
+    // the table has had no position that long, so every row was copied within it.
+    std::optional<qint64> graceBound(const QDateTime &now) {
+        const QDateTime cutoff = now.addMSecs(-m_spec.deletes.graceMs());
+        Watermark then = m_spec.initialWatermark;
+        bool known = false;
+        for (const WatermarkChange &change : m_workspace.watermarkChanges(m_spec.id)) {
+            if (change.at > cutoff)
+                break;
+            then = fromDisplay(change.newValue, m_spec.watermarkType);
+            known = true;
+        }
+        if (!known && then.isNull())
+            return std::nullopt;
+        return orderOf(then);
+    }
+
+    quint64 keyHash(const RowBatch &batch, int row) const {
+        quint64 hash = 0x9e3779b97f4a7c15ULL;
+        for (int column = 0; column < int(m_keys.size()); ++column)
+            hash = hashCell(batch, batch.cell(row, column), m_compare[std::size_t(column)], hash);
+        return hash;
+    }
+
+    QHash<int, BucketSum> readSums(SourceCursor &cursor, qint64 &rows) {
+        QHash<int, BucketSum> sums;
+        RowBatch batch(3);
+        while (cursor.fetch(batch, kBatchRows)) {
+            throwIfCancelled();
+            for (int row = 0; row < batch.rowCount(); ++row) {
+                const Cell &sum = batch.cell(row, 2);
+                const BucketSum bucket{batch.cell(row, 1).integer, sum.type == CellType::Text
+                                                                       ? wrappedSum(batch.bytes(sum))
+                                                                       : quint64(sum.integer)};
+                rows += bucket.rows;
+                sums.insert(int(batch.cell(row, 0).integer), bucket);
+            }
+        }
+        return sums;
+    }
+
+    // The buckets of keys whose sums differ; nullopt when an engine cannot sum or too many differ.
+    std::optional<QList<int>> differingBuckets() {
+        auto sourceCursor = m_source->openChecksums(m_sourceQuery);
+        if (!sourceCursor)
+            return std::nullopt;
+        qint64 sourceRows = 0, targetRows = 0;
+        const QHash<int, BucketSum> sourceSums = readSums(*sourceCursor, sourceRows);
+        sourceCursor.reset();
+        auto targetCursor = m_target->openChecksums(m_targetQuery);
+        if (!targetCursor)
+            return std::nullopt;
+        const QHash<int, BucketSum> targetSums = readSums(*targetCursor, targetRows);
+        QList<int> differing;
+        for (auto it = targetSums.cbegin(); it != targetSums.cend(); ++it) {
+            if (sourceSums.value(it.key()) != *it)
+                differing << it.key();
+        }
+        const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
+        if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
+            return std::nullopt;
+        m_result.sourceRows = sourceRows;
+        m_result.targetRows = targetRows;
+        return differing;
+    }
+
+    // Only a target bucket can hold a row the source lost: buckets only the source has are new
+    // rows, not deletes.
+    void compareKeys() {
+        QStringList targetColumns = m_keys;
+        if (m_watermarked)
+            targetColumns << m_spec.watermarkColumn;
+        std::unique_ptr<SourceCursor> sourceRows, targetRows;
+        const std::optional<QList<int>> buckets = differingBuckets();
+        if (buckets) {
+            m_result.byRanges = true;
+            m_result.rangesRead = int(buckets->size());
+            if (buckets->isEmpty())
+                return;
+            sourceRows = m_source->openBucketScan(m_sourceQuery, *buckets);
+            ChecksumQuery withWatermark = m_targetQuery;
+            if (m_watermarked)
+                withWatermark.columns
+                    << *m_target->describeTable(m_targetTable).column(m_spec.watermarkColumn);
+            targetRows = m_target->openBucketScan(withWatermark, *buckets);
+        } else {
+            sourceRows = m_source->openScan(m_sourceTable, m_keys, m_keys);
+            targetRows = m_target->openScan(m_targetTable, targetColumns, m_keys);
+        }
+        QSet<quint64> sourceKeys;
+        RowBatch batch(int(m_keys.size()));
+        while (sourceRows->fetch(batch, kBatchRows)) {
+            throwIfCancelled();
+            for (int row = 0; row < batch.rowCount(); ++row)
+                sourceKeys.insert(keyHash(batch, row));
+            if (!buckets)
+                m_result.sourceRows += batch.rowCount();
+        }
+        sourceRows.reset();
+        const std::optional<qint64> position = orderOf(m_position.watermark());
+        RowBatch rows(int(targetColumns.size()));
+        while (targetRows->fetch(rows, kBatchRows)) {
+            throwIfCancelled();
+            for (int row = 0; row < rows.rowCount(); ++row) {
+                if (!buckets)
+                    ++m_result.targetRows;
+                if (sourceKeys.contains(keyHash(rows, row)))
+                    continue;
+                if (m_watermarked) {
+                    // At or below the position: what a copy put there. Past it, or unplaceable: not ours.
+                    const std::optional<qint64> at = orderOf(rows, rows.cell(row, int(m_keys.size())));
+                    if (!at || !position || *at > *position)
+                        continue;
+                    ++m_result.gone;
+                    if (!m_graceBound || *at > *m_graceBound) {
+                        ++m_result.withinGrace;
+                        continue;
+                    }
+                } else {
+                    ++m_result.gone;
+                }
+                QVariantList key;
+                for (int column = 0; column < int(m_keys.size()); ++column)
+                    key << cellToVariant(rows, rows.cell(row, column));
+                m_doomed << key;
+                if (m_result.sampleKeys.size() < kSampleKeys)
+                    m_result.sampleKeys << rowToJson(rows, row, targetColumns, m_keys);
+            }
+        }
+    }
+
+    void remove(const std::optional<Position> &expected, const QDateTime &now, qint64 runId) {
+        const QString workspaceId = m_workspace.workspaceId();
+        const std::optional<TargetState> state = m_target->beginStateWrite(workspaceId, m_spec.id);
+        const auto moved = [&] {
+            m_target->rollback();
+            return Error(
+                QStringLiteral("table %1 (%2): a copy moved its position while reconcile compared the "
+                               "keys; nothing was deleted (run reconcile again)")
+                    .arg(m_spec.id)
+                    .arg(m_result.source));
+        };
+        if (!state || !expected || state->position != *expected)
+            throw moved();
+        try {
+            m_result.removed =
+                m_target->removeKeys(m_targetTable, m_keys, m_doomed, m_spec.deletes.markColumn, now.toUTC());
+            faultPoint("reconcile.removed");
+            TargetState next = *state;
+            next.runId = runId;
+            if (!m_target->compareAndSetState(state->position, next))
+                throw moved();
+            m_target->commit();
+        } catch (...) {
+            m_target->rollback();
+            throw;
+        }
+        m_result.applied = true;
+        logger("core.reconcile")
+            ->info(
+                "table {} ({}): {} {} target rows whose key left the source", m_spec.id, str(m_result.source),
+                m_spec.deletes.action == DeletePolicy::Action::Mark ? "marked" : "removed", m_result.removed);
+    }
+
+    Workspace &m_workspace;
+    TableSpec m_spec;
+    const std::atomic_bool *m_cancel;
+    std::unique_ptr<Connector> m_source;
+    std::unique_ptr<Connector> m_target;
+    TableRef m_sourceTable;
+    TableRef m_targetTable;
+    QStringList m_keys;
+    std::vector<ValueCompare> m_compare; // per key column
+    ChecksumQuery m_sourceQuery;         // the keys alone
+    ChecksumQuery m_targetQuery;
+    bool m_watermarked = false; // the target has the watermark column: rows place against the position
+    Position m_position;
+    std::optional<qint64> m_graceBound;
+    QList<QVariantList> m_doomed;
+    ReconcileResult m_result;
+};
+
+} // namespace
+
+ReconcileResult reconcileTable(Workspace &workspace, qint64 tableId, bool apply, const QDateTime &now,
+                               qint64 runId, const std::atomic_bool *cancel) {
+    const auto spec = workspace.table(tableId);
+    if (!spec)
+        throw ValidationError(QStringLiteral("table %1 does not exist").arg(tableId));
+    return TableReconciler(workspace, *spec, cancel).run(apply, now, runId);
+}
+
+QString reconcileText(const ReconcileResult &result) {
+    QString text = QStringLiteral("table %1 (%2 -> %3): %4 of %5 gone from the source")
+                       .arg(result.tableId)
+                       .arg(result.source, result.target, describeRowCount(result.gone),
+                            describeRowCount(result.targetRows));
+    if (result.withinGrace > 0)
+        text += QStringLiteral(" (%1 kept: copied within the delete grace)")
+                    .arg(describeRowCount(result.withinGrace));
+    if (!result.refusedBy.isEmpty())
+        return text + QStringLiteral("; refused by %1: %2").arg(result.refusedBy, result.refusal);
+    if (result.applied)
+        return text + QStringLiteral("; %1 %2").arg(result.action.startsWith(QLatin1String("mark"))
+                                                        ? QStringLiteral("marked")
+                                                        : QStringLiteral("removed"),
+                                                    describeRowCount(result.removed));
+    if (result.toRemove == 0)
+        return text;
+    return text + QStringLiteral("; %1 to %2 (reconcile %3 --apply)")
+                      .arg(describeRowCount(result.toRemove),
+                           result.action == QLatin1String("ignore") ? QStringLiteral("remove or mark")
+                           : result.action.startsWith(QLatin1String("mark")) ? QStringLiteral("mark")
+                                                                             : QStringLiteral("remove"))
+                      .arg(result.tableId);
+}
+
+} // namespace tidemark
