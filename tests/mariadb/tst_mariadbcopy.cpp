@@ -65,6 +65,7 @@ private slots:
     void droppedStreamFailsTheIteration();
     void connectionSettingsAreChecked();
     void loadedBatchesHideNoRefusedRow();
+    void deletesReachAMariadbTarget();
 
 private:
     Run cli(const QStringList &args, const QString &faultPoint = QString());
@@ -681,6 +682,51 @@ void TestMariadbCopy::loadedBatchesHideNoRefusedRow() {
     QVERIFY(loads() <= refusedBefore + 1); // refused once, then INSERTs
     QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("60"));
     QCOMPARE(value(QStringLiteral("SELECT note FROM %1 WHERE id = 60").arg(target)), QStringLiteral("m\t60"));
+}
+
+// Reconcile into MariaDB (it reads every key: no bucket sums there yet): marked with a DATETIME(6)
+// stamp, then removed by the copy's own iterations, every second one (--delete-check 2).
+void TestMariadbCopy::deletesReachAMariadbTarget() {
+    makeOrders(m_sqlitePath, 200);
+    const QStringList add =
+        addTable({QStringLiteral("--source"), QStringLiteral("lite:orders"), QStringLiteral("--target"),
+                  QStringLiteral("my:orders"), QStringLiteral("--watermark"), QStringLiteral("updated_at")});
+    QCOMPARE(add.value(0), QStringLiteral("0"));
+    const QString id = add.value(1);
+    const QString target = quoteQualified(m_db, QStringLiteral("orders"));
+    Run run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    exec(QStringLiteral("ALTER TABLE %1 ADD COLUMN deleted_at DATETIME(6) NULL").arg(target));
+    execSql(m_sqlitePath, QStringLiteral("DELETE FROM orders WHERE id IN (3, 50, 51, 120, 199)"));
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("edit"), id, QStringLiteral("--deletes"),
+                  QStringLiteral("mark:deleted_at"), QStringLiteral("--delete-grace"), QStringLiteral("0s"),
+                  QStringLiteral("--delete-check"), QStringLiteral("2")})
+                 .exitCode,
+             0);
+
+    const Run reconciled =
+        cli({QStringLiteral("reconcile"), id, QStringLiteral("--apply"), QStringLiteral("--json")});
+    QVERIFY2(reconciled.exitCode == 0, qPrintable(reconciled.all()));
+    QCOMPARE(reconciled.json().value(QStringLiteral("method")).toString(), QStringLiteral("rows"));
+    QCOMPARE(reconciled.json().value(QStringLiteral("removed")).toInt(), 5);
+    QCOMPARE(value(QStringLiteral("SELECT GROUP_CONCAT(id ORDER BY id) FROM %1 WHERE deleted_at IS NOT NULL")
+                       .arg(target)),
+             QStringLiteral("3,50,51,120,199"));
+
+    // The table's second copy does not look (one finished before it), its third does.
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("edit"), id, QStringLiteral("--deletes"),
+                  QStringLiteral("remove")})
+                 .exitCode,
+             0);
+    execSql(m_sqlitePath, QStringLiteral("DELETE FROM orders WHERE id IN (7, 8)"));
+    run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QCOMPARE(run.iteration().value(QStringLiteral("rows_deleted")).toInt(), 0);
+    execSql(m_sqlitePath, QStringLiteral("DELETE FROM orders WHERE id = 9"));
+    run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QCOMPARE(run.iteration().value(QStringLiteral("rows_deleted")).toInt(), 8);
+    QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("192"));
 }
 
 QTEST_GUILESS_MAIN(TestMariadbCopy)
