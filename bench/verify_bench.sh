@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `tidemark-cli verify` (range checksums, and --every-row) against counting both sides, on the same
-# data in the same sitting (run by hand; not a test).
+# `tidemark-cli verify` (range checksums, and --every-row) and `reconcile` (dry, then --apply) against
+# counting both sides, on the same data in the same sitting (run by hand; not a test).
 #
 #   bench/verify_bench.sh                          1,000,000 rows, SQLite -> SQLite
 #   BENCH_ROWS=10000000 bench/verify_bench.sh      10M rows
@@ -65,6 +65,7 @@ change_target() { # connection table: BENCH_DIFFS scattered changes
     else psql -qAt "$pg_conninfo" -c "UPDATE $2 SET amount = -1 WHERE id % $step = 0"; fi
 }
 
+deleted=0
 printf '%-18s %-10s %-12s %8s %7s %-7s %7s %8s\n' pairing case how seconds ratio method ranges rss_mb
 for pairing in "${pairings[@]}"; do
     IFS=: read -r name conn table <<<"$pairing"
@@ -89,6 +90,23 @@ for pairing in "${pairings[@]}"; do
                 "$(awk -v a=$ns -v b=$count_ns 'BEGIN { printf "%.2f", a / b }')" "$method" "$ranges" \
                 "$(($(tail -1 "$dir/time.out") / 1024))"
         done
+    done
+    # Reconcile: BENCH_DIFFS scattered deletes in the source (a different set per pairing), the
+    # dry report, then --apply removing them.
+    deleted=$((deleted + 1))
+    sqlite3 "$src" "DELETE FROM orders WHERE id % $((rows / diffs)) = $deleted"
+    "$cli" -w "$ws" table edit "$id" --deletes remove --delete-grace 0s --max-delete-ratio 100 >/dev/null
+    for how in reconcile apply; do
+        extra=()
+        [[ $how == apply ]] && extra=(--apply)
+        start=$(now_ns)
+        /usr/bin/time -f '%M' -o "$dir/time.out" "$cli" -w "$ws" reconcile "$id" --json "${extra[@]}" \
+            >"$dir/reconcile.json" 2>/dev/null || true
+        ns=$(($(now_ns) - start))
+        read -r method ranges removed < <(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(t["method"], t["ranges_read"], t["removed"] if t["applied"] else t["to_remove"])' "$dir/reconcile.json")
+        printf '%-18s %-10s %-12s %8s %7s %-7s %7s %8s  (%s rows)\n' "$name" "$diffs-deletes" "$how" "$(secs $ns)" \
+            "$(awk -v a=$ns -v b=$count_ns 'BEGIN { printf "%.2f", a / b }')" "$method" "$ranges" \
+            "$(($(tail -1 "$dir/time.out") / 1024))" "$removed"
     done
     "$cli" -w "$ws" table remove "$id" >/dev/null
 done

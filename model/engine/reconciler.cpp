@@ -82,7 +82,13 @@ public:
         m_graceBound = graceBound(now);
         compareKeys();
         m_result.toRemove = m_result.gone - m_result.withinGrace;
-        if (m_result.sourceRows == 0 && m_result.targetRows > 0) {
+        if (!m_sourceReadShort.isEmpty()) {
+            m_result.refusedBy = QStringLiteral("source-read");
+            m_result.refusal = QStringLiteral("%1: the source's keys came back short (%2: it stopped early or rows "
+                                              "went while it was read), so nothing is deleted; the next check "
+                                              "reads it again")
+                                   .arg(what, m_sourceReadShort);
+        } else if (m_result.sourceRows == 0 && m_result.targetRows > 0) {
             m_result.refusedBy = QStringLiteral("empty-source");
             m_result.refusal = QStringLiteral("%1: the source returned no rows at all, so nothing is deleted "
                                               "(an emptied or wrongly restored source looks like this)")
@@ -224,8 +230,10 @@ private:
         const QHash<int, BucketSum> targetSums = readSums(*targetCursor, targetRows);
         QList<int> differing;
         for (auto it = targetSums.cbegin(); it != targetSums.cend(); ++it) {
-            if (sourceSums.value(it.key()) != *it)
+            if (sourceSums.value(it.key()) != *it) {
                 differing << it.key();
+                m_sourceRowsToRead += sourceSums.value(it.key()).rows;
+            }
         }
         const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
         if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
@@ -243,6 +251,7 @@ private:
             targetColumns << m_spec.watermarkColumn;
         std::unique_ptr<SourceCursor> sourceRows, targetRows;
         const std::optional<QList<int>> buckets = differingBuckets();
+        faultPoint("reconcile.summed");
         if (buckets) {
             m_result.byRanges = true;
             m_result.rangesRead = int(buckets->size());
@@ -259,15 +268,21 @@ private:
             targetRows = m_target->openScan(m_targetTable, targetColumns, m_keys);
         }
         QSet<quint64> sourceKeys;
+        qint64 sourceRead = 0;
         RowBatch batch(int(m_keys.size()));
         while (sourceRows->fetch(batch, kBatchRows)) {
             throwIfCancelled();
             for (int row = 0; row < batch.rowCount(); ++row)
                 sourceKeys.insert(keyHash(batch, row));
-            if (!buckets)
-                m_result.sourceRows += batch.rowCount();
+            sourceRead += batch.rowCount();
         }
         sourceRows.reset();
+        if (!buckets)
+            m_result.sourceRows = sourceRead;
+        else if (sourceRead < m_sourceRowsToRead)
+            m_sourceReadShort = QStringLiteral("%1 of the %2 source rows its sums counted in the buckets read")
+                                    .arg(sourceRead)
+                                    .arg(m_sourceRowsToRead);
         const std::optional<qint64> position = orderOf(m_position.watermark());
         RowBatch rows(int(targetColumns.size()));
         while (targetRows->fetch(rows, kBatchRows)) {
@@ -347,6 +362,8 @@ private:
     bool m_watermarked = false; // the target has the watermark column: rows place against the position
     Position m_position;
     std::optional<qint64> m_graceBound;
+    qint64 m_sourceRowsToRead = 0; // by the sums, in the buckets read
+    QString m_sourceReadShort;     // why the source's keys cannot be trusted; empty when they can
     QList<QVariantList> m_doomed;
     ReconcileResult m_result;
 };

@@ -35,8 +35,9 @@ struct ReconcileResult {
 // each database sums its keys by bucket (model/connectors/rowchecksum.h), only the buckets that
 // differ are read, and a target key the source lacks is gone when its row is at or below the
 // position and was copied before the delete grace (the position the table had `grace` ago).
-// Guards, all before anything changes: a source with no rows at all, and more to remove than
-// --max-delete-ratio of the target's rows, refuse (refusedBy). With `apply` (and a policy that
+// Guards, all before anything changes: fewer source keys read than the source's own sums
+// counted, a source with no rows at all, and more to remove than --max-delete-ratio of the
+// target's rows, refuse (refusedBy). With `apply` (and a policy that
 // removes or marks), the rows go in one target transaction under the state row's compare-and-
 // set: all of them or none, and none if a copy moved the position meanwhile. Throws
 // ValidationError for a table without a key, an overwrite table, a missing mark column or

@@ -5,6 +5,7 @@
 // never above --max-delete-ratio, never from an empty source, never within the delete grace.
 // SQLite -> SQLite through the real tidemark-cli; SQLite -> PostgreSQL against the real server
 // (TIDEMARK_PG_PORT, see scripts/pgcluster.sh).
+#include "model/engine/faultpoint.h"
 #include "model/engine/reconciler.h"
 #include "model/engine/verifier.h"
 #include "tests/engine/enginefixture.h"
@@ -29,6 +30,7 @@ private slots:
     void guardsRefuseAndDeleteNothing();
     void graceKeepsRecentRows();
     void killedMidReconcileDeletesNothing();
+    void sourceReadShortIsRefused();
     void keylessTableIsRefused();
     void eachCopyRemovesWhatTheSourceDeleted();
     void postgresTargetRemovesTheSame();
@@ -227,6 +229,49 @@ void TestReconcile::killedMidReconcileDeletesNothing() {
     QCOMPARE(reconcileJson(id, true).value(QStringLiteral("removed")).toInteger(), 8);
     QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders")), 992);
     QVERIFY(verifyTable(*m_fixture->ws, id).matches);
+}
+
+// Rows that go from the source between its sums and the read of its keys (or a read that stops
+// early): fewer keys than the sums counted in the buckets read, so nothing is deleted. A
+// PostgreSQL source reads each in a snapshot of its own (a SQLite connection keeps one for
+// both). 100,000 rows: the buckets of the deleted keys hold other rows too (about 1.5 each).
+void TestReconcile::sourceReadShortIsRefused() {
+    TIDEMARK_REQUIRE_POSTGRES();
+    m_usedPostgres = true;
+    ConnectionSpec pg;
+    pg.name = QStringLiteral("pg");
+    pg.kind = ConnectionKind::Postgres;
+    pg.conninfo = pgConninfo();
+    m_fixture->ws->addConnection(pg);
+    PgSession session;
+    session.exec(QStringLiteral("CREATE SCHEMA %1").arg(m_pgSchema));
+    session.exec(
+        QStringLiteral("CREATE TABLE %1.orders (id bigint PRIMARY KEY, updated_at timestamptz NOT NULL)")
+            .arg(m_pgSchema));
+    session.exec(QStringLiteral("INSERT INTO %1.orders SELECT g, timestamptz '2025-01-01 00:00:00+00' + g * "
+                                "interval '1 second' FROM generate_series(1, 100000) g")
+                     .arg(m_pgSchema));
+    TableDraft draft = EngineFixture::draft(m_pgSchema + QStringLiteral(".orders"),
+                                            QStringLiteral("updated_at"), QStringLiteral("orders"));
+    draft.spec.sourceConnection = QStringLiteral("pg");
+    draft.spec.deletes.action = DeletePolicy::Action::Remove;
+    draft.spec.deletes.grace = QStringLiteral("0s");
+    draft.spec.deletes.maxPercent = 100;
+    const qint64 id = m_fixture->addTable(draft);
+    QCOMPARE(m_fixture->run(id).status, IterationStatus::Succeeded);
+    session.exec(
+        QStringLiteral("DELETE FROM %1.orders WHERE id IN (%2)").arg(m_pgSchema, idList(scattered(5))));
+
+    setFaultHook([&](const char *name) {
+        if (QByteArray(name) == "reconcile.summed")
+            PgSession().exec(QStringLiteral("DELETE FROM %1.orders").arg(m_pgSchema));
+    });
+    const ReconcileResult result = reconcileTable(*m_fixture->ws, id, true, QDateTime::currentDateTimeUtc());
+    setFaultHook({});
+    QCOMPARE(result.refusedBy, QStringLiteral("source-read"));
+    QVERIFY2(result.refusal.contains(QStringLiteral("came back short")), qPrintable(result.refusal));
+    QCOMPARE(result.removed, 0);
+    QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders")), 100000);
 }
 
 void TestReconcile::keylessTableIsRefused() {
