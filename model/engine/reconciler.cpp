@@ -84,10 +84,11 @@ public:
         m_result.toRemove = m_result.gone - m_result.withinGrace;
         if (!m_sourceReadShort.isEmpty()) {
             m_result.refusedBy = QStringLiteral("source-read");
-            m_result.refusal = QStringLiteral("%1: the source's keys came back short (%2: it stopped early or rows "
-                                              "went while it was read), so nothing is deleted; the next check "
-                                              "reads it again")
-                                   .arg(what, m_sourceReadShort);
+            m_result.refusal =
+                QStringLiteral("%1: the source's keys came back short (%2: it stopped early or rows "
+                               "went while it was read), so nothing is deleted; the next check "
+                               "reads it again")
+                    .arg(what, m_sourceReadShort);
         } else if (m_result.sourceRows == 0 && m_result.targetRows > 0) {
             m_result.refusedBy = QStringLiteral("empty-source");
             m_result.refusal = QStringLiteral("%1: the source returned no rows at all, so nothing is deleted "
@@ -280,9 +281,10 @@ private:
         if (!buckets)
             m_result.sourceRows = sourceRead;
         else if (sourceRead < m_sourceRowsToRead)
-            m_sourceReadShort = QStringLiteral("%1 of the %2 source rows its sums counted in the buckets read")
-                                    .arg(sourceRead)
-                                    .arg(m_sourceRowsToRead);
+            m_sourceReadShort =
+                QStringLiteral("%1 of the %2 source rows its sums counted in the buckets read")
+                    .arg(sourceRead)
+                    .arg(m_sourceRowsToRead);
         const std::optional<qint64> position = orderOf(m_position.watermark());
         RowBatch rows(int(targetColumns.size()));
         while (targetRows->fetch(rows, kBatchRows)) {
@@ -326,7 +328,15 @@ private:
                     .arg(m_spec.id)
                     .arg(m_result.source));
         };
-        if (!state || !expected || state->position != *expected)
+        if (!expected) {
+            m_target->rollback();
+            throw Error(
+                QStringLiteral("table %1 (%2): target '%3' holds no state row for it yet, so nothing is "
+                               "deleted (run the table once first)")
+                    .arg(m_spec.id)
+                    .arg(m_result.source, m_result.target));
+        }
+        if (!state || state->position != *expected)
             throw moved();
         try {
             m_result.removed =

@@ -48,15 +48,23 @@ void AlertStore::setSettings(const AlertSettings &settings) {
                        settings.isEmpty() ? std::string("cleared") : str(settings.on.join(QLatin1Char(','))));
 }
 
+QSet<qint64> AlertStore::raisedAlarms() {
+    Statement select(m_db, QStringLiteral("SELECT table_id FROM table_alarms"));
+    QSet<qint64> raised;
+    while (select.step())
+        raised.insert(select.columnInt64(0));
+    return raised;
+}
+
 QList<qint64> AlertStore::raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now) {
+    // Nothing to raise or forget (the usual look): no write transaction at all.
+    if (raisedAlarms() == stalled)
+        return {};
     Transaction transaction(m_db);
     QList<qint64> over;
-    {
-        Statement select(m_db, QStringLiteral("SELECT table_id FROM table_alarms"));
-        while (select.step()) {
-            if (!stalled.contains(select.columnInt64(0)))
-                over.append(select.columnInt64(0));
-        }
+    for (const qint64 id : raisedAlarms()) {
+        if (!stalled.contains(id))
+            over.append(id);
     }
     Statement forget(m_db, QStringLiteral("DELETE FROM table_alarms WHERE table_id = ?1"));
     for (const qint64 id : std::as_const(over)) {

@@ -22,6 +22,7 @@ public:
     QList<qint64> raiseStalledAlarms(const QSet<qint64> &stalled, const QDateTime &now);
 
 private:
+    QSet<qint64> raisedAlarms(); // the tables whose alarm was raised and not forgotten
     StoreDb &m_db;
 };
 
