@@ -43,6 +43,21 @@ QList<ColumnInfo> ChecksumQuery::keyColumns() const {
     return keys;
 }
 
+QHash<int, BucketSum> readBucketSums(SourceCursor &cursor, const std::function<void()> &betweenBatches) {
+    QHash<int, BucketSum> sums;
+    RowBatch batch(3);
+    while (cursor.fetch(batch, 10000)) {
+        betweenBatches();
+        for (int row = 0; row < batch.rowCount(); ++row) {
+            const Cell &sum = batch.cell(row, 2);
+            sums.insert(int(batch.cell(row, 0).integer),
+                        {batch.cell(row, 1).integer,
+                         sum.type == CellType::Text ? wrappedSum(batch.bytes(sum)) : quint64(sum.integer)});
+        }
+    }
+    return sums;
+}
+
 quint64 wrappedSum(std::string_view decimal) {
     const bool negative = !decimal.empty() && decimal.front() == '-';
     quint64 sum = 0;

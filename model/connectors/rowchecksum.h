@@ -3,9 +3,11 @@
 
 #include "model/connectors/connector.h"
 
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -62,6 +64,10 @@ struct BucketSum {
 
 // A sum as PostgreSQL's numeric spells it ("-1234"), reduced modulo 2^64.
 quint64 wrappedSum(std::string_view decimal);
+
+// Every bucket's figures from a SourceReader::openChecksums cursor; `betweenBatches` runs after
+// each batch (a cancel check that throws).
+QHash<int, BucketSum> readBucketSums(SourceCursor &cursor, const std::function<void()> &betweenBatches);
 
 // A double as PostgreSQL's numeric spells it: plain digits, no exponent, the shortest exact
 // spelling; an integer as its digits.

@@ -16,13 +16,6 @@ namespace {
 
 constexpr int kLeaseSeconds = 300;
 
-ConnectionSpec requireConnection(Workspace &workspace, const QString &name) {
-    const auto connection = workspace.connection(name);
-    if (!connection)
-        throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
-    return *connection;
-}
-
 // Releases the table's lease however the backfill ends.
 class LeaseGuard {
 public:
@@ -57,10 +50,10 @@ TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
 qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Position &to,
                    BackfillTargetAction action, BackfillResult &result) {
     const Watermark from = to.watermark();
-    std::unique_ptr<TargetWriter> target = openConnector(requireConnection(workspace, spec.targetConnection));
+    std::unique_ptr<TargetWriter> target = openConnector(workspace.requireConnection(spec.targetConnection));
     // A backfill of a table never run creates its target file (the state row): no more open
     // than the source.
-    target->setNewFileMode(targetFileMode(requireConnection(workspace, spec.sourceConnection)));
+    target->setNewFileMode(targetFileMode(workspace.requireConnection(spec.sourceConnection)));
     const TableRef targetTable = target->parseTableName(spec.targetTable);
     const auto state = target->readState(workspace.workspaceId(), spec.id);
     result.before = state ? state->position.watermark() : spec.lastWatermark;
@@ -103,7 +96,7 @@ namespace {
 // The position a user typed, spelled so the source can compare it (SQLite compares text).
 Watermark typedWatermark(Workspace &workspace, const TableSpec &spec, const QString &text,
                          const QString &option) {
-    std::unique_ptr<SourceReader> source = openConnector(requireConnection(workspace, spec.sourceConnection));
+    std::unique_ptr<SourceReader> source = openConnector(workspace.requireConnection(spec.sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec.sourceTable);
     return parseUserWatermark(spec.watermarkType, text,
                               source->sampleWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType),
@@ -205,7 +198,7 @@ TablePosition readPosition(Workspace &workspace, qint64 tableId) {
     result.workspace = Position(result.table.lastWatermark, result.table.lastTiebreak);
     try {
         std::unique_ptr<TargetWriter> target =
-            openConnector(requireConnection(workspace, result.table.targetConnection));
+            openConnector(workspace.requireConnection(result.table.targetConnection));
         if (const auto state = target->readState(workspace.workspaceId(), tableId)) {
             result.target = state->position;
             result.generation = state->generation;

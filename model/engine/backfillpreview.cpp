@@ -18,12 +18,10 @@ void throwIfCancelled(const std::atomic_bool *cancel) {
 
 // Opens through `task` when there is one, so its cancel interrupts the count in progress.
 std::shared_ptr<Connector> openNamed(Workspace &workspace, const QString &name, RemoteTask *task) {
-    const auto connection = workspace.connection(name);
-    if (!connection)
-        throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
+    const ConnectionSpec connection = workspace.requireConnection(name);
     if (task)
-        return task->open(*connection);
-    return openConnector(*connection);
+        return task->open(connection);
+    return openConnector(connection);
 }
 
 // Counts `column > from` on `table` (every row when `column` is empty or `from` is none).

@@ -226,8 +226,8 @@ struct CopyIteration::State {
     }
 
     void openConnections() {
-        const ConnectionSpec sourceSpec = requireConnection(spec.sourceConnection);
-        const ConnectionSpec targetSpec = requireConnection(spec.targetConnection);
+        const ConnectionSpec sourceSpec = workspace.requireConnection(spec.sourceConnection);
+        const ConnectionSpec targetSpec = workspace.requireConnection(spec.targetConnection);
         sourceConnector = connect(sourceSpec);
         // One SQLite file on both sides: one connection, so the read snapshot never waits on the
         // write lock of a second connection to the same file.
@@ -253,13 +253,6 @@ struct CopyIteration::State {
                 throw Error(QStringLiteral("column '%1' does not exist in source table '%2'")
                                 .arg(column, spec.sourceDisplay()));
         }
-    }
-
-    ConnectionSpec requireConnection(const QString &name) {
-        const auto connection = workspace.connection(name);
-        if (!connection)
-            throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
-        return *connection;
     }
 
     QStringList requiredSourceColumns() const {

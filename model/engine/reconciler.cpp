@@ -119,16 +119,9 @@ private:
             throw Error(QStringLiteral("table %1: reconcile cancelled").arg(m_spec.id));
     }
 
-    ConnectionSpec requireConnection(const QString &name) {
-        const auto connection = m_workspace.connection(name);
-        if (!connection)
-            throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
-        return *connection;
-    }
-
     void open() {
-        const ConnectionSpec sourceConnection = requireConnection(m_spec.sourceConnection);
-        const ConnectionSpec targetConnection = requireConnection(m_spec.targetConnection);
+        const ConnectionSpec sourceConnection = m_workspace.requireConnection(m_spec.sourceConnection);
+        const ConnectionSpec targetConnection = m_workspace.requireConnection(m_spec.targetConnection);
         m_source = openConnector(sourceConnection);
         m_target = openConnector(targetConnection);
         m_sourceTable = m_source->parseTableName(m_spec.sourceTable);
@@ -200,21 +193,11 @@ private:
         return hash;
     }
 
-    QHash<int, BucketSum> readSums(SourceCursor &cursor, qint64 &rows) {
-        QHash<int, BucketSum> sums;
-        RowBatch batch(3);
-        while (cursor.fetch(batch, kBatchRows)) {
-            throwIfCancelled();
-            for (int row = 0; row < batch.rowCount(); ++row) {
-                const Cell &sum = batch.cell(row, 2);
-                const BucketSum bucket{batch.cell(row, 1).integer, sum.type == CellType::Text
-                                                                       ? wrappedSum(batch.bytes(sum))
-                                                                       : quint64(sum.integer)};
-                rows += bucket.rows;
-                sums.insert(int(batch.cell(row, 0).integer), bucket);
-            }
-        }
-        return sums;
+    static qint64 rowsOf(const QHash<int, BucketSum> &sums) {
+        qint64 rows = 0;
+        for (const BucketSum &bucket : sums)
+            rows += bucket.rows;
+        return rows;
     }
 
     // The buckets of keys whose sums differ; nullopt when an engine cannot sum or too many differ.
@@ -222,13 +205,14 @@ private:
         auto sourceCursor = m_source->openChecksums(m_sourceQuery);
         if (!sourceCursor)
             return std::nullopt;
-        qint64 sourceRows = 0, targetRows = 0;
-        const QHash<int, BucketSum> sourceSums = readSums(*sourceCursor, sourceRows);
+        const QHash<int, BucketSum> sourceSums =
+            readBucketSums(*sourceCursor, [this] { throwIfCancelled(); });
         sourceCursor.reset();
         auto targetCursor = m_target->openChecksums(m_targetQuery);
         if (!targetCursor)
             return std::nullopt;
-        const QHash<int, BucketSum> targetSums = readSums(*targetCursor, targetRows);
+        const QHash<int, BucketSum> targetSums =
+            readBucketSums(*targetCursor, [this] { throwIfCancelled(); });
         QList<int> differing;
         for (auto it = targetSums.cbegin(); it != targetSums.cend(); ++it) {
             if (sourceSums.value(it.key()) != *it) {
@@ -239,8 +223,8 @@ private:
         const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
         if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
             return std::nullopt;
-        m_result.sourceRows = sourceRows;
-        m_result.targetRows = targetRows;
+        m_result.sourceRows = rowsOf(sourceSums);
+        m_result.targetRows = rowsOf(targetSums);
         return differing;
     }
 

@@ -80,8 +80,8 @@ public:
         result.source = m_spec.sourceDisplay();
         result.target = m_spec.targetDisplay();
 
-        const ConnectionSpec sourceConnection = requireConnection(m_spec.sourceConnection);
-        const ConnectionSpec targetConnection = requireConnection(m_spec.targetConnection);
+        const ConnectionSpec sourceConnection = m_workspace.requireConnection(m_spec.sourceConnection);
+        const ConnectionSpec targetConnection = m_workspace.requireConnection(m_spec.targetConnection);
         m_source = openConnector(sourceConnection);
         m_target = openConnector(targetConnection);
         const TableRef sourceTable = m_source->parseTableName(m_spec.sourceTable);
@@ -143,13 +143,6 @@ private:
     void throwIfCancelled() const {
         if (m_cancel && m_cancel->load())
             throw Error(QStringLiteral("table %1: verify cancelled").arg(m_spec.id));
-    }
-
-    ConnectionSpec requireConnection(const QString &name) {
-        const auto connection = m_workspace.connection(name);
-        if (!connection)
-            throw Error(QStringLiteral("connection '%1' does not exist").arg(name));
-        return *connection;
     }
 
     int indexOf(const QString &column) const { return int(m_columns.indexOf(column)); }
@@ -226,22 +219,6 @@ private:
         return query;
     }
 
-    QHash<int, BucketSum> readSums(SourceCursor &cursor) {
-        QHash<int, BucketSum> sums;
-        RowBatch batch(3);
-        while (cursor.fetch(batch, kBatchRows)) {
-            throwIfCancelled();
-            for (int row = 0; row < batch.rowCount(); ++row) {
-                const Cell &sum = batch.cell(row, 2);
-                sums.insert(int(batch.cell(row, 0).integer),
-                            {batch.cell(row, 1).integer, sum.type == CellType::Text
-                                                             ? wrappedSum(batch.bytes(sum))
-                                                             : quint64(sum.integer)});
-            }
-        }
-        return sums;
-    }
-
     // Each database sums the rows of each bucket of keys (model/connectors/rowchecksum.h); only
     // the buckets whose sums differ are read and compared row by row, and the rows of the others,
     // equal on both sides, are counted from whole-table figures. Keyed tables only (a row's
@@ -260,13 +237,13 @@ private:
             auto sourceCursor = m_source->openChecksums(m_sourceQuery);
             if (!sourceCursor)
                 return false;
-            sourceSums = readSums(*sourceCursor);
+            sourceSums = readBucketSums(*sourceCursor, [this] { throwIfCancelled(); });
         }
         {
             auto targetCursor = m_target->openChecksums(m_targetQuery);
             if (!targetCursor)
                 return false;
-            targetSums = readSums(*targetCursor);
+            targetSums = readBucketSums(*targetCursor, [this] { throwIfCancelled(); });
         }
         QList<int> differing;
         qint64 sourceTotal = 0;

@@ -155,6 +155,13 @@ std::optional<ConnectionSpec> Workspace::connection(const QString &name) {
     return m_stores->connections.connection(name);
 }
 
+ConnectionSpec Workspace::requireConnection(const QString &name) {
+    const std::optional<ConnectionSpec> found = connection(name);
+    if (!found)
+        throw ValidationError(QStringLiteral("connection '%1' does not exist").arg(name));
+    return *found;
+}
+
 qint64 Workspace::addConnection(const ConnectionSpec &spec) {
     return m_stores->connections.add(spec);
 }

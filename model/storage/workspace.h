@@ -205,6 +205,8 @@ public:
     // --- connections ---
     QList<ConnectionSpec> connections();
     std::optional<ConnectionSpec> connection(const QString &name);
+    // The same, or ValidationError "connection 'NAME' does not exist".
+    ConnectionSpec requireConnection(const QString &name);
     qint64 addConnection(const ConnectionSpec &spec); // ValidationError when the name exists
     void updateConnection(const ConnectionSpec &spec);
     void removeConnection(const QString &name); // ValidationError while a table uses it

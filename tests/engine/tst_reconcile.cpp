@@ -43,6 +43,8 @@ private:
         return runCli(QStringList{QStringLiteral("-w"), m_fixture->wsPath} + args);
     }
     QJsonObject reconcileJson(qint64 id, bool apply, int expectedExit = 0);
+    // The "pg" connection, and this test's schema in it (dropped by cleanup()).
+    void addPostgres();
 
     std::unique_ptr<EngineFixture> m_fixture;
     QString m_pgSchema;
@@ -100,6 +102,16 @@ qint64 TestReconcile::addCopiedOrders(int rows, const QList<int> &deleted, const
     if (!deleted.isEmpty())
         execSql(m_fixture->src, QStringLiteral("DELETE FROM orders WHERE id IN (%1)").arg(idList(deleted)));
     return id;
+}
+
+void TestReconcile::addPostgres() {
+    m_usedPostgres = true;
+    ConnectionSpec pg;
+    pg.name = QStringLiteral("pg");
+    pg.kind = ConnectionKind::Postgres;
+    pg.conninfo = pgConninfo();
+    m_fixture->ws->addConnection(pg);
+    PgSession().exec(QStringLiteral("CREATE SCHEMA %1").arg(m_pgSchema));
 }
 
 QJsonObject TestReconcile::reconcileJson(qint64 id, bool apply, int expectedExit) {
@@ -237,14 +249,8 @@ void TestReconcile::killedMidReconcileDeletesNothing() {
 // both). 100,000 rows: the buckets of the deleted keys hold other rows too (about 1.5 each).
 void TestReconcile::sourceReadShortIsRefused() {
     TIDEMARK_REQUIRE_POSTGRES();
-    m_usedPostgres = true;
-    ConnectionSpec pg;
-    pg.name = QStringLiteral("pg");
-    pg.kind = ConnectionKind::Postgres;
-    pg.conninfo = pgConninfo();
-    m_fixture->ws->addConnection(pg);
+    addPostgres();
     PgSession session;
-    session.exec(QStringLiteral("CREATE SCHEMA %1").arg(m_pgSchema));
     session.exec(
         QStringLiteral("CREATE TABLE %1.orders (id bigint PRIMARY KEY, updated_at timestamptz NOT NULL)")
             .arg(m_pgSchema));
@@ -332,13 +338,7 @@ void TestReconcile::eachCopyRemovesWhatTheSourceDeleted() {
 // The same on a PostgreSQL target: its own bucket sums, its own deletes.
 void TestReconcile::postgresTargetRemovesTheSame() {
     TIDEMARK_REQUIRE_POSTGRES();
-    m_usedPostgres = true;
-    ConnectionSpec pg;
-    pg.name = QStringLiteral("pg");
-    pg.kind = ConnectionKind::Postgres;
-    pg.conninfo = pgConninfo();
-    m_fixture->ws->addConnection(pg);
-    PgSession().exec(QStringLiteral("CREATE SCHEMA %1").arg(m_pgSchema));
+    addPostgres();
     makeOrders(m_fixture->src, 3000);
     TableDraft draft = EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
     draft.spec.targetConnection = QStringLiteral("pg");
