@@ -304,6 +304,13 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
                                    "so tick the columns that identify a row."))
                     .arg(where));
     }
+    if (!spec.deletes.isIgnore() && spec.mode == WriteMode::Overwrite)
+        throw ValidationError(
+            say(QStringLiteral("--deletes %1: an overwrite copies the whole table at every run, so the "
+                               "source's deletes reach the target already; use --deletes ignore"),
+                QStringLiteral("Deletes (%1) need no handling here: an overwrite copies the whole table at "
+                               "every run."))
+                .arg(spec.deletes.actionText()));
     if (!spec.deletes.isIgnore() && spec.keyColumns.isEmpty() && schema.primaryKey().isEmpty())
         throw ValidationError(
             say(QStringLiteral("--deletes %2 needs a key: '%1' has no primary key, and a deleted row is "

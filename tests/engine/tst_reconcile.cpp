@@ -290,6 +290,19 @@ void TestReconcile::keylessTableIsRefused() {
     QVERIFY2(refused.err.contains(QStringLiteral("has no key")) &&
                  refused.err.contains(QStringLiteral("--key")),
              qPrintable(refused.err));
+    // Asked for at add (or edit), it is refused there already; and an overwrite needs none.
+    const QStringList add{QStringLiteral("table"),     QStringLiteral("add"),
+                          QStringLiteral("--source"),  QStringLiteral("src:orders"),
+                          QStringLiteral("--target"),  QStringLiteral("dst:other"),
+                          QStringLiteral("--deletes"), QStringLiteral("remove")};
+    const CliResult keyless =
+        cli(add + QStringList{QStringLiteral("--watermark"), QStringLiteral("updated_at")});
+    QCOMPARE(keyless.exitCode, 2);
+    QVERIFY2(keyless.err.contains(QStringLiteral("--deletes remove needs a key")), qPrintable(keyless.err));
+    const CliResult overwrite = cli(add + QStringList{QStringLiteral("--mode"), QStringLiteral("overwrite")});
+    QCOMPARE(overwrite.exitCode, 2);
+    QVERIFY2(overwrite.err.contains(QStringLiteral("an overwrite copies the whole table")),
+             qPrintable(overwrite.err));
 }
 
 // --deletes remove with the copy: each run's iteration removes what the source deleted since,

@@ -166,11 +166,6 @@ void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool e
     if (parser.isSet(QStringLiteral("delete-grace")))
         spec.deletes.grace =
             parseDeleteGrace(parser.value(QStringLiteral("delete-grace")), deleteOption("delete-grace"));
-    if (!spec.deletes.isIgnore() && spec.mode == WriteMode::Overwrite)
-        throw ValidationError(QStringLiteral("%1: --deletes %2: an overwrite copies the whole table at every "
-                                             "run, so the source's deletes reach the target already (use "
-                                             "--deletes ignore)")
-                                  .arg(parser.command(), spec.deletes.actionText()));
     spec.expectRows = flagSetting(parser, QStringLiteral("expect-rows"), editing, spec.expectRows);
     spec.commitPerBatch =
         flagSetting(parser, QStringLiteral("commit-per-batch"), editing, spec.commitPerBatch);
