@@ -20,11 +20,11 @@ struct DeletePolicy {
     // Refused above this share of the target's rows (a source half restored, a wrong filter).
     double maxPercent = kDefaultMaxPercent;
     // Rows copied within this long are never deleted (a key being moved, a replica behind);
-    // empty = kDefaultGraceMs.
+    // empty = one run interval of the table's schedules (reconcileTable), or kDefaultGraceMs.
     QString grace;
 
     bool isIgnore() const { return action == Action::Ignore; }
-    qint64 graceMs() const;
+    qint64 graceMs() const; // `grace`, or kDefaultGraceMs when empty
     // "ignore" | "remove" | "mark:COLUMN", as --deletes takes it.
     QString actionText() const;
     bool operator==(const DeletePolicy &) const = default;

@@ -10,10 +10,12 @@
 #include "model/engine/rowvalues.h"
 #include "model/engine/valuehash.h"
 #include "model/engine/verifier.h"
+#include "model/schedule/cronexpression.h"
 #include "model/storage/workspace.h"
 
 #include <QHash>
 #include <QSet>
+#include <QTimeZone>
 #include <optional>
 
 namespace tidemark {
@@ -169,10 +171,33 @@ private:
         m_watermarked = !m_spec.watermarkColumn.isEmpty() && targetSchema.column(m_spec.watermarkColumn);
     }
 
+    // --delete-grace, or by default one run interval: the longest between two firings of the
+    // active schedules that run the table, else one hour.
+    qint64 graceMs(const QDateTime &now) {
+        if (!m_spec.deletes.grace.isEmpty())
+            return m_spec.deletes.graceMs();
+        qint64 interval = 0;
+        for (const ScheduleSpec &schedule : m_workspace.schedules()) {
+            if (!schedule.active || (!schedule.tableIds.isEmpty() && !schedule.tableIds.contains(m_spec.id)))
+                continue;
+            try {
+                const CronExpression cron = CronExpression::parse(schedule.cron);
+                const QTimeZone zone(schedule.timeZone.toUtf8());
+                const QDateTime first = cron.nextAfter(now, zone);
+                const QDateTime second = first.isValid() ? cron.nextAfter(first, zone) : QDateTime();
+                if (second.isValid())
+                    interval = std::max(interval, first.msecsTo(second));
+            } catch (const Error &) {
+                // a schedule that cannot fire gives no interval
+            }
+        }
+        return interval > 0 ? interval : DeletePolicy::kDefaultGraceMs;
+    }
+
     // Rows above the position the table had `grace` ago were copied within it: kept. nullopt:
     // the table has had no position that long, so every row was copied within it.
     std::optional<qint64> graceBound(const QDateTime &now) {
-        const QDateTime cutoff = now.addMSecs(-m_spec.deletes.graceMs());
+        const QDateTime cutoff = now.addMSecs(-graceMs(now));
         Watermark then = m_spec.initialWatermark;
         bool known = false;
         for (const WatermarkChange &change : m_workspace.watermarkChanges(m_spec.id)) {

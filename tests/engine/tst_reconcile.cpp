@@ -215,15 +215,29 @@ void TestReconcile::guardsRefuseAndDeleteNothing() {
     QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders")), 900);
 }
 
-// The default grace (1h): rows copied a moment ago are kept, and counted as such.
+// The default grace: rows copied a moment ago are kept, and counted as such.
 void TestReconcile::graceKeepsRecentRows() {
     const qint64 id =
         addCopiedOrders(300, scattered(3), {QStringLiteral("--deletes"), QStringLiteral("remove")});
-    const QJsonObject report = reconcileJson(id, true);
+    QJsonObject report = reconcileJson(id, true);
     QCOMPARE(report.value(QStringLiteral("gone")).toInteger(), 3);
     QCOMPARE(report.value(QStringLiteral("within_grace")).toInteger(), 3);
     QCOMPARE(report.value(QStringLiteral("removed")).toInteger(), 0);
     QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders")), 300);
+
+    // Copied ten minutes ago: still within the default hour without a schedule; past one run
+    // interval once a schedule runs the table every five minutes.
+    execWorkspaceSql(m_fixture->wsPath, QStringLiteral("UPDATE watermark_changes SET at = ?1"),
+                     {QDateTime::currentDateTimeUtc().addSecs(-600).toString(Qt::ISODateWithMs)});
+    QCOMPARE(reconcileJson(id, true).value(QStringLiteral("within_grace")).toInteger(), 3);
+    QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("often"),
+                  QStringLiteral("--cron"), QStringLiteral("*/5 * * * *"), QStringLiteral("--table"),
+                  QString::number(id)})
+                 .exitCode,
+             0);
+    report = reconcileJson(id, true);
+    QCOMPARE(report.value(QStringLiteral("within_grace")).toInteger(), 0);
+    QCOMPARE(report.value(QStringLiteral("removed")).toInteger(), 3);
 }
 
 // SIGKILL after the deletes, before the commit: none of them stay; the rerun removes them all.
