@@ -73,9 +73,12 @@ QString RunSummary::text() const {
         if (const int n = count(status))
             parts << QStringLiteral("%1 %2").arg(n).arg(statusLabel(status).toLower());
     }
-    return QObject::tr("%n table(s): %1 · %2 rows read, %3 written, %4 skipped", nullptr, total)
-        .arg(parts.join(QStringLiteral(", ")), formatCount(rowsRead), formatCount(rowsWritten),
-             formatCount(rowsSkipped));
+    QString text = QObject::tr("%n table(s): %1 · %2 rows read, %3 written, %4 skipped", nullptr, total)
+                       .arg(parts.join(QStringLiteral(", ")), formatCount(rowsRead), formatCount(rowsWritten),
+                            formatCount(rowsSkipped));
+    if (rowsDeleted > 0)
+        text += QObject::tr(", %1 deleted").arg(formatCount(rowsDeleted));
+    return text;
 }
 
 IterationGridModel::IterationGridModel(QObject *parent)
@@ -300,6 +303,7 @@ void RunSummary::add(const IterationRecord &record, int sign) {
     rowsRead += sign * rowsShownRead(record);
     rowsWritten += sign * record.rowsWritten;
     rowsSkipped += sign * record.rowsSkipped;
+    rowsDeleted += sign * record.rowsDeleted;
 }
 
 void IterationGridModel::setRow(int row, IterationRecord record) {

@@ -19,6 +19,7 @@ struct RunSummary {
     qint64 rowsRead = 0;
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;
+    qint64 rowsDeleted = 0; // by the iterations' reconcile (DeletePolicy)
     int count(IterationStatus status) const { return counts.value(status); }
     // Counts `record` in (sign +1) or out (-1); `total` is the caller's.
     void add(const IterationRecord &record, int sign);

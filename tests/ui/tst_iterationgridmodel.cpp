@@ -272,6 +272,8 @@ private slots:
         model.updateIteration(record);
         QCOMPARE(model.index(0, IterationGridModel::RowsWritten).data().toString(),
                  QStringLiteral("2,500 (12 deleted)"));
+        QVERIFY2(model.summary().text().endsWith(QStringLiteral("2,500 written, 0 skipped, 12 deleted")),
+                 qPrintable(model.summary().text()));
     }
 
     void realRunOfTheCore() {
