@@ -100,11 +100,10 @@ public:
                    m_spec.deletes.maxPercent * double(m_result.targetRows)) {
             m_result.refusedBy = QStringLiteral("max-delete-ratio");
             m_result.refusal =
-                QStringLiteral("%1: %2 of %3 target rows (%4%) would go, above --max-delete-ratio %5%, so "
+                QStringLiteral("%1: %2 of the target's %3 (%4%) would go, above --max-delete-ratio %5%, so "
                                "nothing is deleted (check the source; to allow it: table edit %6 "
                                "--max-delete-ratio PERCENT)")
-                    .arg(what, describeRowCount(m_result.toRemove).section(QLatin1Char(' '), 0, 0),
-                         describeRowCount(m_result.targetRows))
+                    .arg(what, describeRowCount(m_result.toRemove), describeRowCount(m_result.targetRows))
                     .arg(double(m_result.toRemove) * 100 / double(std::max<qint64>(m_result.targetRows, 1)),
                          0, 'g', 3)
                     .arg(m_spec.deletes.maxPercent)
@@ -168,7 +167,12 @@ private:
         m_sourceQuery.table = m_sourceTable;
         m_targetQuery.table = m_targetTable;
         m_targetQuery.keyIndexes = m_sourceQuery.keyIndexes;
-        m_watermarked = !m_spec.watermarkColumn.isEmpty() && targetSchema.column(m_spec.watermarkColumn);
+        if (!targetSchema.column(m_spec.watermarkColumn))
+            throw ValidationError(
+                QStringLiteral("table %1: target '%2' has no column '%3': reconcile places each "
+                               "row against the position by its watermark")
+                    .arg(m_spec.id)
+                    .arg(m_result.target, m_spec.watermarkColumn));
     }
 
     // --delete-grace, or by default one run interval: the longest between two firings of the
@@ -256,9 +260,7 @@ private:
     // Only a target bucket can hold a row the source lost: buckets only the source has are new
     // rows, not deletes.
     void compareKeys() {
-        QStringList targetColumns = m_keys;
-        if (m_watermarked)
-            targetColumns << m_spec.watermarkColumn;
+        const QStringList targetColumns = m_keys + QStringList{m_spec.watermarkColumn};
         std::unique_ptr<SourceCursor> sourceRows, targetRows;
         const std::optional<QList<int>> buckets = differingBuckets();
         faultPoint("reconcile.summed");
@@ -269,9 +271,7 @@ private:
                 return;
             sourceRows = m_source->openBucketScan(m_sourceQuery, *buckets);
             ChecksumQuery withWatermark = m_targetQuery;
-            if (m_watermarked)
-                withWatermark.columns
-                    << *m_target->describeTable(m_targetTable).column(m_spec.watermarkColumn);
+            withWatermark.columns << *m_target->describeTable(m_targetTable).column(m_spec.watermarkColumn);
             targetRows = m_target->openBucketScan(withWatermark, *buckets);
         } else {
             sourceRows = m_source->openScan(m_sourceTable, m_keys, m_keys);
@@ -303,18 +303,14 @@ private:
                     ++m_result.targetRows;
                 if (sourceKeys.contains(keyHash(rows, row)))
                     continue;
-                if (m_watermarked) {
-                    // At or below the position: what a copy put there. Past it, or unplaceable: not ours.
-                    const std::optional<qint64> at = orderOf(rows, rows.cell(row, int(m_keys.size())));
-                    if (!at || !position || *at > *position)
-                        continue;
-                    ++m_result.gone;
-                    if (!m_graceBound || *at > *m_graceBound) {
-                        ++m_result.withinGrace;
-                        continue;
-                    }
-                } else {
-                    ++m_result.gone;
+                // At or below the position: what a copy put there. Past it, or unplaceable: not ours.
+                const std::optional<qint64> at = orderOf(rows, rows.cell(row, int(m_keys.size())));
+                if (!at || !position || *at > *position)
+                    continue;
+                ++m_result.gone;
+                if (!m_graceBound || *at > *m_graceBound) {
+                    ++m_result.withinGrace;
+                    continue;
                 }
                 QVariantList key;
                 for (int column = 0; column < int(m_keys.size()); ++column)
@@ -378,7 +374,6 @@ private:
     std::vector<ValueCompare> m_compare; // per key column
     ChecksumQuery m_sourceQuery;         // the keys alone
     ChecksumQuery m_targetQuery;
-    bool m_watermarked = false; // the target has the watermark column: rows place against the position
     Position m_position;
     std::optional<qint64> m_graceBound;
     qint64 m_sourceRowsToRead = 0; // by the sums, in the buckets read
