@@ -520,8 +520,8 @@ QList<CommandSpec> tableCommands() {
             nullable timestamp column); checked after every N-th successful copy (--delete-check,
             1 to 1000, default every) and by 'reconcile ID'; refused, deleting nothing, above
             --max-delete-ratio (above 0 to 100, default 5%) or when the source has no rows;
-            rows copied within --delete-grace (0s to 3650d; default one run interval of the
-            table's schedules, else 1h) are kept)"),
+            rows copied within --delete-grace (0s to 3650d; default one run interval, the
+            longest between two firings of the cron entries that run it, else 1h) are kept)"),
          .options = tableAddOptions(),
          .handler = tableAdd},
         {.name = QStringLiteral("table edit"),
