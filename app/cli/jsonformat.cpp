@@ -89,6 +89,28 @@ QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, c
     return object;
 }
 
+QJsonObject reconcileJson(const ReconcileResult &result) {
+    QJsonObject object;
+    object.insert(QStringLiteral("table_id"), result.tableId);
+    object.insert(QStringLiteral("source"), result.source);
+    object.insert(QStringLiteral("target"), result.target);
+    object.insert(QStringLiteral("action"), result.action);
+    object.insert(QStringLiteral("source_rows"), result.sourceRows);
+    object.insert(QStringLiteral("target_rows"), result.targetRows);
+    object.insert(QStringLiteral("gone"), result.gone);
+    object.insert(QStringLiteral("within_grace"), result.withinGrace);
+    object.insert(QStringLiteral("to_remove"), result.toRemove);
+    object.insert(QStringLiteral("removed"), result.removed);
+    object.insert(QStringLiteral("applied"), result.applied);
+    object.insert(QStringLiteral("refused_by"), optionalText(result.refusedBy));
+    object.insert(QStringLiteral("refusal"), optionalText(result.refusal));
+    object.insert(QStringLiteral("sample_keys"), QJsonArray::fromStringList(result.sampleKeys));
+    object.insert(QStringLiteral("method"),
+                  result.byRanges ? QStringLiteral("ranges") : QStringLiteral("rows"));
+    object.insert(QStringLiteral("ranges_read"), result.rangesRead);
+    return object;
+}
+
 QJsonObject verifyJson(const VerifyResult &result) {
     QJsonObject object;
     object.insert(QStringLiteral("table_id"), result.tableId);

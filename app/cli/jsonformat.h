@@ -9,6 +9,7 @@
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "model/engine/backfill.h"
+#include "model/engine/reconciler.h"
 #include "model/engine/verifier.h"
 
 #include <QJsonArray>
@@ -30,6 +31,8 @@ QJsonObject tableJson(const TableSpec &spec);
 // timeout ("15m", null = none), active, next_run_at, last_run_id, last_status.
 QJsonObject scheduleJson(const ScheduleSpec &spec, const QDateTime &nextRunAt, const QString &lastStatus);
 QJsonObject verifyJson(const VerifyResult &result);
+// `reconcile --json`: the figures, the guard that refused (or null), sample keys, the method.
+QJsonObject reconcileJson(const ReconcileResult &result);
 QJsonObject backfillJson(qint64 tableId, const BackfillResult &result);
 // `alert show --json`: hook, hook_timeout_ms, webhook (as stored: secrets are ${NAME}
 // references), webhook_timeout_ms, on.

@@ -65,6 +65,12 @@ struct BucketSum {
 // A sum as PostgreSQL's numeric spells it ("-1234"), reduced modulo 2^64.
 quint64 wrappedSum(std::string_view decimal);
 
+// Whether so many buckets differ that reading them one by one costs more than reading every
+// row: more than 64 (so few cost little whatever the table's size) and more than 10 % of them.
+inline bool tooManyDifferingBuckets(qsizetype differing, qsizetype buckets) {
+    return differing > 64 && differing * 100 > buckets * 10;
+}
+
 // Every bucket's figures from a SourceReader::openChecksums cursor; `betweenBatches` runs after
 // each batch (a cancel check that throws).
 QHash<int, BucketSum> readBucketSums(SourceCursor &cursor, const std::function<void()> &betweenBatches);

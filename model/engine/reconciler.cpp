@@ -23,9 +23,6 @@ namespace {
 
 constexpr int kBatchRows = 10000;
 constexpr int kSampleKeys = 5;
-// As verify: past this many differing buckets, and this share of them, every key is read.
-constexpr int kFewBuckets = 64;
-constexpr int kMaxDifferingBucketsPercent = 10;
 
 // A watermark as a number that orders like it: an integer, or a timestamp's microseconds.
 std::optional<qint64> orderOf(const Watermark &watermark) {
@@ -250,7 +247,7 @@ private:
             }
         }
         const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
-        if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
+        if (tooManyDifferingBuckets(differing.size(), buckets))
             return std::nullopt;
         m_result.sourceRows = rowsOf(sourceSums);
         m_result.targetRows = rowsOf(targetSums);

@@ -28,10 +28,6 @@ namespace {
 constexpr int kBatchRows = 10000;
 constexpr int kExamples = 5;
 
-// Past this share of differing buckets, reading them one by one costs more than reading all.
-constexpr int kMaxDifferingBucketsPercent = 10;
-constexpr int kFewBuckets = 64; // so few that reading them costs little whatever the table's size
-
 // Where a row's watermark stands against the table's position.
 enum class Place { Inside, Past, NullWatermark, Unorderable };
 
@@ -257,7 +253,7 @@ private:
                 differing << it.key();
         }
         const qsizetype buckets = std::max(sourceSums.size(), targetSums.size());
-        if (differing.size() > kFewBuckets && differing.size() * 100 > buckets * kMaxDifferingBucketsPercent)
+        if (tooManyDifferingBuckets(differing.size(), buckets))
             return false;
 
         qint64 nulls = 0, unorderable = 0, past = 0;

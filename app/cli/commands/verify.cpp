@@ -84,31 +84,6 @@ int verify(CliSession &session, const SubcommandParser &parser) {
     return exitCode;
 }
 
-QJsonObject reconcileJson(const ReconcileResult &result) {
-    const auto optional = [](const QString &text) {
-        return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
-    };
-    QJsonObject object;
-    object.insert(QStringLiteral("table_id"), result.tableId);
-    object.insert(QStringLiteral("source"), result.source);
-    object.insert(QStringLiteral("target"), result.target);
-    object.insert(QStringLiteral("action"), result.action);
-    object.insert(QStringLiteral("source_rows"), result.sourceRows);
-    object.insert(QStringLiteral("target_rows"), result.targetRows);
-    object.insert(QStringLiteral("gone"), result.gone);
-    object.insert(QStringLiteral("within_grace"), result.withinGrace);
-    object.insert(QStringLiteral("to_remove"), result.toRemove);
-    object.insert(QStringLiteral("removed"), result.removed);
-    object.insert(QStringLiteral("applied"), result.applied);
-    object.insert(QStringLiteral("refused_by"), optional(result.refusedBy));
-    object.insert(QStringLiteral("refusal"), optional(result.refusal));
-    object.insert(QStringLiteral("sample_keys"), QJsonArray::fromStringList(result.sampleKeys));
-    object.insert(QStringLiteral("method"),
-                  result.byRanges ? QStringLiteral("ranges") : QStringLiteral("rows"));
-    object.insert(QStringLiteral("ranges_read"), result.rangesRead);
-    return object;
-}
-
 int reconcile(CliSession &session, const SubcommandParser &parser) {
     const qint64 id = parseTableId(parser.positional().first(), parser.command());
     const bool apply = parser.isSet(QStringLiteral("apply"));
