@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/jsonformat.h"
 
+#include "model/domain/sourcezone.h"
+
 #include <QJsonDocument>
 
 namespace tidemark::cli {
@@ -39,8 +41,10 @@ QJsonObject tableJson(const TableSpec &spec) {
     object.insert(QStringLiteral("key_columns"), QJsonArray::fromStringList(spec.keyColumns));
     object.insert(QStringLiteral("mode"), writeModeName(spec.mode));
     object.insert(QStringLiteral("lookback"), optionalText(spec.lookback));
-    object.insert(QStringLiteral("initial_watermark"), watermarkJson(spec.initialWatermark.display()));
-    object.insert(QStringLiteral("last_watermark"), watermarkJson(spec.lastWatermark.display()));
+    object.insert(QStringLiteral("initial_watermark"),
+                  watermarkJson(shownWatermark(spec.initialWatermark, spec.sourceTimezone)));
+    object.insert(QStringLiteral("last_watermark"),
+                  watermarkJson(shownWatermark(spec.lastWatermark, spec.sourceTimezone)));
     object.insert(QStringLiteral("last_tiebreak"), spec.lastTiebreak.isNull()
                                                        ? QJsonValue(QJsonValue::Null)
                                                        : QJsonValue::fromVariant(spec.lastTiebreak));
@@ -59,6 +63,12 @@ QJsonObject tableJson(const TableSpec &spec) {
                   spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null));
     object.insert(QStringLiteral("stale_after"), optionalText(spec.staleAfter));
     object.insert(QStringLiteral("deletes"), deletePolicyToJson(spec.deletes));
+    // The zone a timestamp watermark without one is read in: UTC unless the table says.
+    object.insert(
+        QStringLiteral("source_timezone"),
+        spec.watermarkType == WatermarkType::Timestamp
+            ? QJsonValue(spec.sourceTimezone.isEmpty() ? QStringLiteral("UTC") : spec.sourceTimezone)
+            : QJsonValue(QJsonValue::Null));
     return object;
 }
 

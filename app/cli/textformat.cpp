@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/textformat.h"
 
+#include "model/domain/sourcezone.h"
+
 #include <QRegularExpression>
 #include <algorithm>
 
@@ -38,9 +40,11 @@ QString summaryLine(const RunRecord &run) {
         else if (record.status == IterationStatus::Cancelled)
             ++cancelled;
     }
-    return QStringLiteral("run %1 %2: %3 table(s), %4 failed, %5 cancelled")
+    const QString kind =
+        run.kind == QLatin1String(kRunKindCopy) ? QString() : QStringLiteral(" (range backfill)");
+    return QStringLiteral("run %1%2 %3: %4 table(s), %5 failed, %6 cancelled")
         .arg(run.id)
-        .arg(run.status)
+        .arg(kind, run.status)
         .arg(run.iterations.size())
         .arg(failed)
         .arg(cancelled);
@@ -111,10 +115,12 @@ QString tablesText(const QList<TableSpec> &tables) {
         if (!spec.tiebreakColumn.isEmpty())
             watermark += QStringLiteral(", ") + spec.tiebreakColumn;
         if (spec.watermarkType != WatermarkType::None)
-            watermark += QStringLiteral(" (%1)").arg(watermarkTypeName(spec.watermarkType));
+            watermark += QStringLiteral(" (%1%2)").arg(
+                watermarkTypeName(spec.watermarkType),
+                spec.sourceTimezone.isEmpty() ? QString() : QStringLiteral(", ") + spec.sourceTimezone);
         rows.append({QString::number(spec.id), spec.sourceDisplay(), spec.targetDisplay(),
                      writeModeName(spec.mode), watermark, orNone(spec.keyColumns.join(QLatin1Char(','))),
-                     orNone(spec.lookback), orNone(spec.lastWatermark.display()),
+                     orNone(spec.lookback), orNone(shownWatermark(spec.lastWatermark, spec.sourceTimezone)),
                      spec.active ? QStringLiteral("yes") : QStringLiteral("paused")});
     }
     return alignColumns(rows);
@@ -132,7 +138,9 @@ QString historyText(const QList<RunRecord> &runs) {
                     .arg(run.status, run.trigger, orNone(run.host), timeText(run.startedAt),
                          timeText(run.finishedAt))
                     .arg(run.concurrency)
-                    .arg(run.dryRun ? QStringLiteral("  dry run") : QString());
+                    .arg(run.dryRun                                ? QStringLiteral("  dry run")
+                         : run.kind == QLatin1String(kRunKindCopy) ? QString()
+                                                                   : QStringLiteral("  range backfill"));
         text += iterationsText(run.iterations, QStringLiteral("    "));
     }
     return text;

@@ -64,6 +64,7 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
     QJsonObject object;
     object.insert(QStringLiteral("run_id"), run.id);
     object.insert(QStringLiteral("status"), run.status);
+    object.insert(QStringLiteral("kind"), run.kind);
     if (withRunDetails) {
         object.insert(QStringLiteral("trigger"), run.trigger);
         object.insert(QStringLiteral("host"), run.host);

@@ -88,6 +88,7 @@ std::optional<RunOverview> overviewOf(const RunRecord &run, const RunPageQuery &
         overview.rowsReadKept += rowsShownRead(it);
         overview.rowsWritten += it.rowsWritten;
         overview.rowsSkipped += it.rowsSkipped;
+        overview.rowsDeleted += it.rowsDeleted;
         longest = std::max(longest, it.durationMs);
         if (isProblem(it.status))
             overview.problems.append({it.source, it.status});

@@ -63,6 +63,7 @@ struct RunOverview {
     qint64 rowsReadKept = 0; // rowsShownRead summed: what the history shows as Read
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;
+    qint64 rowsDeleted = 0; // target rows the iterations' reconcile deleted or marked
     // The iterations that went wrong (failed, warning, cancelled, interrupted): source, status.
     QList<std::pair<QString, IterationStatus>> problems;
 

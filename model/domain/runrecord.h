@@ -84,9 +84,16 @@ qint64 rowsShownRead(const IterationRecord &record);
 enum class RunTrigger { Gui, Cli, Schedule };
 QString runTriggerName(RunTrigger trigger);
 
+// What a run does: copies its tables' windows (the contract), or re-copies a range of one table
+// under the merge rule and leaves its position alone (`backfill ID --range`, docs/design.md,
+// "Range backfill").
+inline constexpr char kRunKindCopy[] = "copy";
+inline constexpr char kRunKindRangeBackfill[] = "range_backfill";
+
 struct RunRecord {
     qint64 id = 0;
-    QString trigger;  // "gui" | "cli" | "schedule"
+    QString trigger; // "gui" | "cli" | "schedule"
+    QString kind = QString::fromLatin1(kRunKindCopy);
     QString schedule; // the schedule that fired the run; empty otherwise
     QString host;
     qint64 pid = 0;

@@ -51,6 +51,9 @@ struct TableSpec {
     // while rows wait above it, or that no run has copied for that long, is stalled (tableHealth).
     QString staleAfter;
     DeletePolicy deletes; // what reconcile does with rows the source deleted (ignore by default)
+    // The zone whose wall-clock time a timestamp watermark without zone holds (an IANA name,
+    // "Europe/Berlin"); empty = UTC. See docs/design.md, "Naive timestamps".
+    QString sourceTimezone;
 
     // "conn:table" as the CLI spells it.
     QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }

@@ -5,6 +5,7 @@
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
 #include "model/domain/runrecord.h"
+#include "model/domain/sourcezone.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/targetownership.h"
 #include "model/storage/workspace.h"
@@ -45,6 +46,30 @@ TableSpec backfillableTable(Workspace &workspace, qint64 tableId) {
                                   .arg(spec->id)
                                   .arg(spec->sourceDisplay()));
     return *spec;
+}
+
+QString rangeBackfillRefusal(const TableSpec &spec) {
+    if (spec.mode == WriteMode::Append)
+        return QStringLiteral(
+                   "table %1 (%2) is an append table: re-copying a range would add its rows a "
+                   "second time; 'backfill %1 --from VALUE --delete-newer' copies everything after "
+                   "VALUE again instead")
+            .arg(spec.id)
+            .arg(spec.sourceDisplay());
+    if (spec.mode == WriteMode::Overwrite)
+        return QStringLiteral(
+                   "table %1 (%2) is an overwrite table: each run reloads the whole source, so there "
+                   "is no range to re-copy; 'run --table %1' reloads it")
+            .arg(spec.id)
+            .arg(spec.sourceDisplay());
+    return {};
+}
+
+TableSpec rangeBackfillableTable(Workspace &workspace, qint64 tableId) {
+    const TableSpec spec = backfillableTable(workspace, tableId);
+    if (const QString refusal = rangeBackfillRefusal(spec); !refusal.isEmpty())
+        throw ValidationError(refusal);
+    return spec;
 }
 
 qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Position &to,
@@ -98,9 +123,9 @@ Watermark typedWatermark(Workspace &workspace, const TableSpec &spec, const QStr
                          const QString &option) {
     std::unique_ptr<SourceReader> source = openConnector(workspace.requireConnection(spec.sourceConnection));
     const TableRef sourceTable = source->parseTableName(spec.sourceTable);
-    return parseUserWatermark(spec.watermarkType, text,
-                              source->sampleWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType),
-                              option);
+    return SourceZone::parse(spec.sourceTimezone)
+        .parseTyped(spec.watermarkType, text,
+                    source->sampleWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType), option);
 }
 
 // A tiebreak typed as text, of the kind the table's tiebreaks are (an integer when it has none

@@ -46,6 +46,14 @@ qint64 resetTarget(Workspace &workspace, const TableSpec &spec, const Position &
 // The live table `tableId`; ValidationError when it does not exist or has no watermark to reset.
 TableSpec backfillableTable(Workspace &workspace, qint64 tableId);
 
+// `backfill ID --range FROM..TO` re-copies a range as a run of its own kind (RunRequest::range,
+// CopyIteration::Options::range). Only a merge table can take it: its rule keeps the newer
+// version of each key, whichever copy writes last. Why `spec` cannot, naming what to use
+// instead; empty when it can.
+QString rangeBackfillRefusal(const TableSpec &spec);
+// backfillableTable, refused (ValidationError) unless rangeBackfillRefusal is empty.
+TableSpec rangeBackfillableTable(Workspace &workspace, qint64 tableId);
+
 // `table set-position`: moves a table's position to a watermark (and tiebreak) of the operator's
 // choosing, keeping the target's rows, exactly as a backfill --keep does: under the table's
 // lease, the state row changed in a target transaction, then the workspace follows (recorded

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/domain/sourcezone.h"
 #include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
@@ -64,8 +65,9 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
     } else {
         const Watermark sample =
             source->sampleWatermark(sourceTable, spec->watermarkColumn, spec->watermarkType);
-        result.from = parseUserWatermark(spec->watermarkType, request.fromText, sample,
-                                         QStringLiteral("the new watermark"));
+        result.from = SourceZone::parse(spec->sourceTimezone)
+                          .parseTyped(spec->watermarkType, request.fromText, sample,
+                                      QStringLiteral("the new watermark"));
     }
     throwIfCancelled(cancel);
     result.sourceRowsToCopy = countAfter(*source, sourceTable, spec->watermarkColumn, result.from);
@@ -87,8 +89,9 @@ BackfillPreview preview(Workspace &workspace, const BackfillRequest &request, co
         // Bound like the target column spells its values (SQLite compares timestamps as text).
         const Watermark sample =
             target->sampleWatermark(targetTable, spec->watermarkColumn, spec->watermarkType);
-        const Watermark from = parseUserWatermark(spec->watermarkType, request.fromText, sample,
-                                                  QStringLiteral("the new watermark"));
+        const Watermark from = SourceZone::parse(spec->sourceTimezone)
+                                   .parseTyped(spec->watermarkType, request.fromText, sample,
+                                               QStringLiteral("the new watermark"));
         result.targetRowsDeleted = countAfter(*target, targetTable, spec->watermarkColumn, from);
     }
     throwIfCancelled(cancel);

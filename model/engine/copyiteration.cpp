@@ -7,6 +7,8 @@
 #include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
+#include "model/domain/sourcezone.h"
+#include "model/engine/backfill.h"
 #include "model/engine/connectorcache.h"
 #include "model/engine/faultpoint.h"
 #include "model/engine/iterationwatchdog.h"
@@ -77,6 +79,7 @@ struct CopyIteration::State {
     // The future guard's warning when it held rows back (empty: it held none).
     QString heldBack;
     QString sourceBehind;   // the warning when the source's maximum is below the position
+    SourceZone zone;        // a naive watermark's (TableSpec::sourceTimezone), read at the window
     qint64 rejectsLost = 0; // rejected rows whose contents the workspace could not take
 
     State(Workspace &ws, const TableSpec &s, IterationRecord r, Options o)
@@ -93,6 +96,7 @@ struct CopyIteration::State {
         return QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.sourceDisplay());
     }
     bool hasWatermark() const { return !spec.watermarkColumn.isEmpty(); }
+    bool ranged() const { return options.range.has_value(); }
     void throwIfCancelled() const {
         if (options.cancel && options.cancel->load())
             throw EarlyEnd{IterationStatus::Cancelled, QStringLiteral("cancelled by the user")};
@@ -325,7 +329,7 @@ struct CopyIteration::State {
             return;
         const CommittedIteration committed{state.iterationId, state.runId,
                                            spec.id,           state.rowsWritten,
-                                           state.rowsSkipped, state.position.watermark().display(),
+                                           state.rowsSkipped, shown(state.position.watermark()),
                                            state.windowDone};
         try {
             if (workspace.completeCommittedIteration(committed, record.runId))
@@ -342,9 +346,11 @@ struct CopyIteration::State {
         }
     }
 
-    static QString displayOrNone(const Watermark &watermark) {
-        return watermark.isNull() ? QStringLiteral("none") : watermark.display();
+    QString displayOrNone(const Watermark &watermark) const {
+        return watermark.isNull() ? QStringLiteral("none") : shown(watermark);
     }
+    // A watermark for people and history: a naive one as an instant in its source zone.
+    QString shown(const Watermark &watermark) const { return zone.display(watermark); }
 
     // --- 3. Window ---
     // Returns false when the window is empty for sure (no rows at all past the position).
@@ -354,7 +360,7 @@ struct CopyIteration::State {
         window.watermarkColumn = spec.watermarkColumn;
         window.watermarkType = spec.watermarkType;
         window.tiebreakColumn = spec.tiebreakColumn;
-        record.watermarkBefore = position.watermark().display();
+        record.watermarkBefore = shown(position.watermark());
         if (!hasWatermark())
             return true; // overwrite without watermark: the whole table, every run
 
@@ -366,6 +372,7 @@ struct CopyIteration::State {
             } else {
                 window.lower = spec.tiebreakColumn.isEmpty() ? Position(position.watermark()) : position;
             }
+            reachBackOverRepeatedHour();
         }
         const WatermarkProbe probe =
             source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType,
@@ -390,9 +397,74 @@ struct CopyIteration::State {
             holdBackBeyondGuard();
             noticeSourceBehind(probe.maximum);
         }
-        record.windowLower = window.lower.watermark().display();
-        record.windowUpper = window.upper.display();
+        record.windowLower = shown(window.lower.watermark());
+        record.windowUpper = shown(window.upper);
         return !window.upper.isNull();
+    }
+
+    // A naive watermark in a zone that turns its clocks back repeats an hour of values: rows
+    // written in the hour's second pass sort below a position reached in its first. While the
+    // position lies in such an hour, the window reaches back over it (a merge table re-reads
+    // those rows; docs/design.md, "Naive timestamps").
+    void reachBackOverRepeatedHour() {
+        if (position.isNull() || spec.mode != WriteMode::Merge ||
+            spec.watermarkType != WatermarkType::Timestamp)
+            return;
+        const qint64 step = zone.repeatStepAt(position.watermark().micros());
+        if (step == 0)
+            return;
+        const Watermark back = subtractLookback(position.watermark(), Lookback{QString(), step});
+        if (window.lowerInclusive && window.lower.watermark().compare(back) <= 0)
+            return; // the lookback reaches further
+        window.lower = Position(back);
+        window.lowerInclusive = true;
+        log(QStringLiteral("info"),
+            QStringLiteral(
+                "the position %1 lies in an hour that %2 repeats (its clocks went back): the window "
+                "starts at %3, so the rows of the hour's second pass are copied too")
+                .arg(shown(position.watermark()), zone.name(), shown(back)));
+    }
+
+    // --- 3, for a range backfill ---
+    // The window is the range, both ends included, cut at the position: rows after it are the live
+    // copies' to take. Returns false when nothing of the range has been copied yet.
+    bool fixRange() {
+        if (spec.mode != WriteMode::Merge)
+            throw Error(rangeBackfillRefusal(spec));
+        const Watermark spelling =
+            source->sampleWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType);
+        const QString option = QStringLiteral("--range");
+        const Watermark from = zone.parseTyped(spec.watermarkType, options.range->from, spelling, option);
+        const Watermark to = zone.parseTyped(spec.watermarkType, options.range->to, spelling, option);
+        if (to.compare(from) < 0)
+            throw ValidationError(
+                QStringLiteral("--range %1: its start is after its end").arg(options.range->display()));
+        window.table = sourceTable;
+        window.columns = sourceSchema.columnNames();
+        window.watermarkColumn = spec.watermarkColumn;
+        window.watermarkType = spec.watermarkType;
+        window.tiebreakColumn = spec.tiebreakColumn;
+        window.lower = Position(from);
+        window.lowerInclusive = true;
+        const bool copiedAny = !position.isNull() && from.compare(position.watermark()) <= 0;
+        window.upper = copiedAny && to.compare(position.watermark()) > 0 ? position.watermark() : to;
+        record.windowLower = shown(from);
+        record.windowUpper = shown(window.upper);
+        record.watermarkBefore = record.windowLower;
+        record.watermarkAfter = record.windowUpper;
+        const QString where = displayOrNone(position.watermark());
+        if (!copiedAny) {
+            log(QStringLiteral("info"), QStringLiteral("range %1: nothing of it is copied yet (position %2); "
+                                                       "the table's runs copy it")
+                                            .arg(options.range->display(), where));
+            return false;
+        }
+        log(QStringLiteral("info"),
+            QStringLiteral(
+                "range backfill: re-copying the rows with '%1' from %2 to %3, both included, under "
+                "the merge rule; the position (%4) stays where the table's runs put it")
+                .arg(spec.watermarkColumn, record.windowLower, record.windowUpper, where));
+        return true;
     }
 
     // The future guard (TableSpec::maxFuture, maxJump): one row dated 3000, or an id that jumps
@@ -411,15 +483,14 @@ struct CopyIteration::State {
         const QString first = firstRowBeyond(beyond);
         window.upper = *guard;
         window.upperHoldsBack = true;
-        heldBack =
-            QStringLiteral("table %1 (%2): %3 rows have a watermark in '%4' beyond %5 (%6), up to %7; "
-                           "they are held back, not copied, so the position stops at %5. First: %8. "
-                           "They are copied once the guard reaches them; if a value is wrong, "
-                           "correct the source row")
-                .arg(spec.id)
-                .arg(spec.sourceDisplay())
-                .arg(record.rowsFuture)
-                .arg(spec.watermarkColumn, guard->display(), guardRule(), beyond.upper.display(), first);
+        heldBack = QStringLiteral("table %1 (%2): %3 rows have a watermark in '%4' beyond %5 (%6), up to %7; "
+                                  "they are held back, not copied, so the position stops at %5. First: %8. "
+                                  "They are copied once the guard reaches them; if a value is wrong, "
+                                  "correct the source row")
+                       .arg(spec.id)
+                       .arg(spec.sourceDisplay())
+                       .arg(record.rowsFuture)
+                       .arg(spec.watermarkColumn, shown(*guard), guardRule(), shown(beyond.upper), first);
         log(QStringLiteral("warning"), heldBack);
     }
 
@@ -437,8 +508,8 @@ struct CopyIteration::State {
                            "copies again from an earlier point")
                 .arg(spec.id)
                 .arg(spec.sourceDisplay(), spec.watermarkColumn,
-                     maximum.isNull() ? QStringLiteral("none (no row)") : maximum.display(),
-                     position.watermark().display());
+                     maximum.isNull() ? QStringLiteral("none (no row)") : shown(maximum),
+                     shown(position.watermark()));
         log(QStringLiteral("warning"), sourceBehind);
     }
 
@@ -469,7 +540,9 @@ struct CopyIteration::State {
         if (!model)
             return std::nullopt;
         const TimestampSpelling spelling = model->spelling;
-        qint64 micros = QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000 + toleranceMs * 1000;
+        // A naive column holds wall-clock times of its zone: now is spelled as its clock shows it.
+        const qint64 now = QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000;
+        qint64 micros = (spelling.zone.isEmpty() ? zone.wallMicros(now) : now) + toleranceMs * 1000;
         // Down to what the spelling can hold, so it spells the value exactly.
         qint64 unit = spelling.dateOnly ? 86400LL * 1000 * 1000 : 1000 * 1000;
         for (int digit = 0; !spelling.dateOnly && digit < spelling.fractionDigits && unit > 1; ++digit)
@@ -493,7 +566,7 @@ struct CopyIteration::State {
             if (!cursor->fetch(batch, 1) || batch.isEmpty())
                 return QStringLiteral("none left");
             const int at = int(beyond.columns.indexOf(spec.watermarkColumn));
-            const QString value = watermarkAt(batch, 0, at).display();
+            const QString value = shown(watermarkAt(batch, 0, at));
             return keys.isEmpty()
                        ? QStringLiteral("a row at %1").arg(value)
                        : QStringLiteral("key %1 at %2").arg(rowToJson(batch, 0, beyond.columns, keys), value);
@@ -583,7 +656,10 @@ struct CopyIteration::State {
     }
 
     // Push-down writes the window in one statement: no per-row skips, no per-batch commits.
-    bool mayPushDown() const { return hasWatermark() && !spec.commitPerBatch && spec.maxSkipped == 0; }
+    // A range backfill commits per batch: each commit holds the state row's lock, which the
+    // table's live copy waits for.
+    bool commitsPerBatch() const { return spec.commitPerBatch || ranged(); }
+    bool mayPushDown() const { return hasWatermark() && !commitsPerBatch() && spec.maxSkipped == 0; }
 
     void copy() {
         if (mayPushDown())
@@ -623,9 +699,10 @@ struct CopyIteration::State {
                 break;
             // Per-batch commits: commit what is written before this batch, unless this batch
             // continues a run of equal watermarks that only a tiebreak could split.
-            if (spec.commitPerBatch && uncommitted && !batch.isEmpty() &&
+            if (commitsPerBatch() && uncommitted && !batch.isEmpty() &&
                 (tiebreakIndex >= 0 || watermarkAt(batch, 0, watermarkIndex) != lastRead)) {
                 commitBatch(*writer, rejected, false);
+                faultPoint("after_batch_commit"); // the next batch is read, not written yet
                 beginWrite();
                 writer = target->openWriter(writeSpec);
             }
@@ -741,13 +818,14 @@ struct CopyIteration::State {
                 rejects.push_back(row);
             }
         }
-        // Never backwards: a lookback re-reads rows at or below the position.
-        const bool advances = !written.isNull() && written > position;
+        // Never backwards: a lookback re-reads rows at or below the position. A range backfill
+        // never moves it.
+        const bool advances = !ranged() && !written.isNull() && written > position;
         const Position next = advances ? written : position;
         // A transaction that changed no target row (an empty window past the last tie) leaves the
         // row naming the run that last wrote; any other goes through the compare-and-set.
-        const bool changesTarget =
-            advances || record.rowsWritten > committedWritten || spec.mode == WriteMode::Overwrite;
+        const bool changesTarget = !ranged() && (advances || record.rowsWritten > committedWritten ||
+                                                 spec.mode == WriteMode::Overwrite);
         TargetState state = stateRow(next);
         state.iterationId = record.id;
         state.rowsWritten = record.rowsWritten;
@@ -778,7 +856,8 @@ struct CopyIteration::State {
         position = next;
         committedWritten = record.rowsWritten;
         committedSkipped = record.rowsSkipped;
-        record.watermarkAfter = position.watermark().display();
+        if (!ranged())
+            record.watermarkAfter = shown(position.watermark());
         faultPoint("after_target_commit");
         followCommit(advances);
     }
@@ -828,7 +907,10 @@ struct CopyIteration::State {
     void beginWrite() {
         const auto current = target->beginStateWrite(workspace.workspaceId(), spec.id);
         const auto found = current ? std::optional<Position>(current->position) : std::nullopt;
-        if (found != expected || (current ? current->generation : 0) != generation) {
+        // The live copies move the position under a range backfill; only a backfill (a new
+        // generation: a truncate, a set-position) ends it.
+        const bool positionMatters = !ranged();
+        if ((positionMatters && found != expected) || (current ? current->generation : 0) != generation) {
             rollbackQuietly();
             lost(current);
         }
@@ -871,7 +953,7 @@ struct CopyIteration::State {
             return IterationStatus::Warning;
         }
         if (record.rowsRead == 0) {
-            if (spec.expectRows) {
+            if (spec.expectRows && !ranged()) {
                 log(QStringLiteral("warning"),
                     QStringLiteral("no new rows, but this table expects rows on every run"));
                 return IterationStatus::Warning;
@@ -907,13 +989,14 @@ struct CopyIteration::State {
     void runSteps() {
         if (!spec.active)
             throw EarlyEnd{IterationStatus::Skipped, QStringLiteral("table %1 is paused").arg(spec.id)};
-        if (!options.dryRun)
+        if (!options.dryRun && !ranged())
             takeLease();
         openConnections();
+        zone = SourceZone::parse(spec.sourceTimezone, QStringLiteral("source timezone"));
         if (options.adopt && !options.dryRun)
             adopt();
         reconcile();
-        const bool anyRows = fixWindow();
+        const bool anyRows = ranged() ? fixRange() : fixWindow();
         if (options.dryRun) {
             record.rowsRead = anyRows ? countWindow() : 0;
             record.windowRows = record.rowsRead;
@@ -927,7 +1010,8 @@ struct CopyIteration::State {
             record.status = IterationStatus::DryRun;
             return;
         }
-        record.watermarkAfter = record.watermarkBefore;
+        if (!ranged())
+            record.watermarkAfter = record.watermarkBefore;
         // The progress bar's total, also while the database copies by itself (push-down
         // reports no row until it ends: the window shows it busy against this expected total).
         // Counted before the target's write transaction: an empty window needs none, and a row
@@ -955,7 +1039,7 @@ struct CopyIteration::State {
     // holding the table's lease. A guard's refusal or a failure ends the iteration warning and
     // names it; the rows copied stay committed.
     void removeDeletedRows() {
-        if (spec.deletes.isIgnore() || record.status == IterationStatus::Failed ||
+        if (spec.deletes.isIgnore() || ranged() || record.status == IterationStatus::Failed ||
             workspace.finishedCopies(spec.id) % spec.deletes.checkEvery != 0)
             return;
         try {
@@ -992,7 +1076,7 @@ IterationRecord CopyIteration::run() {
     record.status = IterationStatus::Running;
     record.startedAt = QDateTime::currentDateTimeUtc();
     record.error.clear();
-    if (d->options.dryRun) {
+    if (d->options.dryRun || d->options.range) {
         // Without a lease to record it with, the start is recorded on its own.
         try {
             d->workspace.updateIteration(record);

@@ -4,11 +4,13 @@
 #include "model/connectors/connector.h"
 #include "model/domain/runrecord.h"
 #include "model/domain/tablespec.h"
+#include "model/domain/watermarkrange.h"
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace tidemark {
 
@@ -47,6 +49,11 @@ public:
         // The worker thread's connectors, kept open across the run's iterations; null: this
         // iteration opens its own and closes them at its end.
         ConnectorCache *connectors = nullptr;
+        // `backfill ID --range`: re-copies the rows of the range already copied (up to the
+        // position), under the merge rule, beside the table's live copies: without the table's
+        // lease, committing per batch and never moving the position or the state row; a backfill
+        // that raises the row's generation meanwhile ends it (docs/design.md, "Range backfill").
+        std::optional<WatermarkRangeText> range;
     };
 
     // `workspace` is this thread's own Workspace; `record` is the queued iteration (with id).

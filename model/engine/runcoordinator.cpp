@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/domain/sourcezone.h"
 #include "model/engine/connectorcache.h"
 #include "model/engine/copyiteration.h"
 #include "model/storage/workspace.h"
@@ -187,7 +188,7 @@ IterationRecord queuedIteration(qint64 runId, const TableSpec &spec) {
     record.source = spec.sourceDisplay();
     record.target = spec.targetDisplay();
     record.status = IterationStatus::Queued;
-    record.watermarkBefore = spec.lastWatermark.display();
+    record.watermarkBefore = shownWatermark(spec.lastWatermark, spec.sourceTimezone);
     return record;
 }
 
@@ -251,8 +252,9 @@ bool RunCoordinator::start(const RunRequest &request) {
                     }
                 }
             }
-            runId = workspace->beginRun(runRequest.trigger, runRequest.concurrency, runRequest.dryRun,
-                                        runRequest.schedule);
+            runId = workspace->beginRun(
+                runRequest.trigger, runRequest.concurrency, runRequest.dryRun, runRequest.schedule,
+                QString::fromLatin1(runRequest.range ? kRunKindRangeBackfill : kRunKindCopy));
             heartbeat = std::make_shared<RunHeartbeat>(path, runId);
             for (const TableSpec &spec : tables)
                 iterations << queuedIteration(runId, spec);
@@ -306,38 +308,36 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
         queue->cancels << cancel;
     }
     QPointer<RunCoordinator> self = this;
-    const bool dryRun = m_request.dryRun;
-    const bool adopt = m_request.adopt;
     m_connections = std::make_shared<RunConnections>(m_workspacePath);
     const qsizetype workers = std::min<qsizetype>(m_pool.maxThreadCount(), iterations.size());
     for (qsizetype w = 0; w < workers; ++w) {
-        m_pool.start([self, connections = m_connections, queue, dryRun, adopt, coordinator = this]() mutable {
-            const qsizetype count = queue->iterations.size();
-            for (qsizetype taken = queue->next++; taken < count;) {
-                const IterationRecord result =
-                    runQueued(*connections, queue->iterations.at(taken), *queue->cancels.at(taken), dryRun,
-                              adopt, coordinator);
-                const qsizetype following = queue->next++;
-                // This task's last: let go before reporting, so the run's end (which follows
-                // the last report) closes the connections.
-                if (following >= count)
-                    connections.reset();
-                if (self)
-                    QMetaObject::invokeMethod(
-                        self,
-                        [self, result] {
-                            if (self)
-                                self->onIterationDone(result);
-                        },
-                        Qt::QueuedConnection);
-                taken = following;
-            }
-        });
+        m_pool.start(
+            [self, connections = m_connections, queue, request = m_request, coordinator = this]() mutable {
+                const qsizetype count = queue->iterations.size();
+                for (qsizetype taken = queue->next++; taken < count;) {
+                    const IterationRecord result = runQueued(*connections, queue->iterations.at(taken),
+                                                             *queue->cancels.at(taken), request, coordinator);
+                    const qsizetype following = queue->next++;
+                    // This task's last: let go before reporting, so the run's end (which follows
+                    // the last report) closes the connections.
+                    if (following >= count)
+                        connections.reset();
+                    if (self)
+                        QMetaObject::invokeMethod(
+                            self,
+                            [self, result] {
+                                if (self)
+                                    self->onIterationDone(result);
+                            },
+                            Qt::QueuedConnection);
+                    taken = following;
+                }
+            });
     }
 }
 
 IterationRecord RunCoordinator::runQueued(RunConnections &connections, const IterationRecord &queued,
-                                          std::atomic_bool &cancel, bool dryRun, bool adopt,
+                                          std::atomic_bool &cancel, const RunRequest &request,
                                           RunCoordinator *coordinator) {
     IterationRecord result = queued;
     try {
@@ -362,8 +362,9 @@ IterationRecord RunCoordinator::runQueued(RunConnections &connections, const Ite
         } else {
             ForwardingObserver observer(coordinator, *workspace);
             CopyIteration::Options options;
-            options.dryRun = dryRun;
-            options.adopt = adopt;
+            options.dryRun = request.dryRun;
+            options.adopt = request.adopt;
+            options.range = request.range;
             options.cancel = &cancel;
             options.observer = &observer;
             options.connectors = &worker.connectors;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/runrecord.h"
+#include "model/domain/watermarkrange.h"
 
 #include <QHash>
 #include <QList>
@@ -10,6 +11,7 @@
 #include <QThreadPool>
 #include <atomic>
 #include <memory>
+#include <optional>
 
 namespace tidemark {
 
@@ -23,6 +25,9 @@ struct RunRequest {
     bool adopt = false; // CopyIteration::Options::adopt for every iteration of the run
     QString trigger = QStringLiteral("gui");
     QString schedule; // the schedule that fired the run (trigger "schedule"); empty otherwise
+    // A range backfill (CopyIteration::Options::range) of every table of the run, recorded as
+    // a run of kind "range_backfill".
+    std::optional<WatermarkRangeText> range;
 };
 
 // Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time.
@@ -70,7 +75,7 @@ private:
     void onIterationDone(const tidemark::IterationRecord &record);
     // One queued iteration, on a pool thread: copied, or closed as paused, cancelled or gone.
     static IterationRecord runQueued(RunConnections &connections, const IterationRecord &queued,
-                                     std::atomic_bool &cancel, bool dryRun, bool adopt,
+                                     std::atomic_bool &cancel, const RunRequest &request,
                                      RunCoordinator *coordinator);
 
     QString m_workspacePath;

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
+#include "model/domain/sourcezone.h"
 #include "model/engine/backfill.h"
 #include "model/storage/workspace.h"
 
@@ -122,8 +123,9 @@ TableEditResult applyTableEdit(Workspace &workspace, const TableSpec &before, co
                            "it is")
                 .arg(before.id)
                 .arg(result.positionChanges.join(QStringLiteral(" and ")),
-                     before.lastWatermark.isNull() ? QStringLiteral("none yet")
-                                                   : before.lastWatermark.display(),
+                     before.lastWatermark.isNull()
+                         ? QStringLiteral("none yet")
+                         : shownWatermark(before.lastWatermark, before.sourceTimezone),
                      result.positionChanges.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")));
     if (!resetPosition) {
         workspace.updateTable(after);

@@ -2,10 +2,12 @@
 #include "model/engine/tablesetup.h"
 
 #include "model/common/error.h"
+#include "model/common/timestamp.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
 #include "model/connectors/mariadbconnector.h"
 #include "model/credentials/credentialstore.h"
+#include "model/domain/sourcezone.h"
 #include "model/engine/remotework.h"
 #include "model/engine/sourcecatalog.h"
 #include "model/storage/workspace.h"
@@ -139,6 +141,33 @@ void requireColumn(const TableSchema &schema, const QString &column, const QStri
                                   .arg(option, column, table));
 }
 
+// A source zone says what a watermark without zone means: a column of integers, or one whose
+// values carry their own zone (PostgreSQL timestamptz, MariaDB TIMESTAMP, SQLite text with an
+// offset), has nothing for it to say.
+void requireNaiveColumn(const TableSpec &spec, const ColumnInfo &column, const Watermark &sample, Words say) {
+    if (SourceZone::parse(spec.sourceTimezone).isUtc())
+        return;
+    const auto spelled = sample.isNull() ? std::nullopt : parseTimestamp(sample.nativeText());
+    const bool zoned =
+        column.logical == LogicalType::TimestampTz || (spelled && !spelled->spelling.zone.isEmpty());
+    if (spec.watermarkType == WatermarkType::Timestamp && !zoned)
+        return;
+    throw ValidationError(
+        say(QStringLiteral(
+                "--source-timezone %1: watermark column '%2' of '%3' %4, so there is no wall-clock "
+                "time to read in a zone; leave --source-timezone out"),
+            QStringLiteral(
+                "Source time zone %1: watermark column %2 of %3 %4, so there is no wall-clock time "
+                "to read in a zone; leave the source time zone at UTC."))
+            .arg(spec.sourceTimezone, column.name, spec.sourceDisplay(),
+                 spec.watermarkType != WatermarkType::Timestamp
+                     ? QStringLiteral("holds integers")
+                     : QStringLiteral("carries its own zone (%1)")
+                           .arg(spelled && !spelled->spelling.zone.isEmpty()
+                                    ? spelled->spelling.zone.trimmed()
+                                    : column.nativeType)));
+}
+
 } // namespace
 
 QStringList checkTableRules(const TableSpec &spec, Wording wording) {
@@ -193,6 +222,30 @@ QStringList checkTableRules(const TableSpec &spec, Wording wording) {
             QStringLiteral("\"Commit each batch\" cannot go with the overwrite mode: overwrite "
                            "replaces the whole target in one transaction, and a commit per batch "
                            "would leave it half replaced whenever a run fails."));
+    if (!spec.sourceTimezone.isEmpty()) {
+        try {
+            const SourceZone zone =
+                SourceZone::parse(spec.sourceTimezone, say(QStringLiteral("--source-timezone"),
+                                                           QStringLiteral("Source time zone")));
+            if (spec.watermarkColumn.isEmpty())
+                problems << say(QStringLiteral("--source-timezone names the zone of a --watermark column's "
+                                               "values, and this table has none"),
+                                QStringLiteral("The source time zone is the zone of the watermark column's "
+                                               "values, and this table has none."));
+            else if (spec.mode == WriteMode::Append && zone.repeatsWallTimes())
+                problems
+                    << say(QStringLiteral("--source-timezone %1 turns its clocks back (summer time ends), so "
+                                          "its wall-clock watermark repeats an hour; a copy reaches back "
+                                          "over that hour, which an append table would copy twice: use "
+                                          "--mode merge, or a zone such as UTC"),
+                           QStringLiteral("%1 turns its clocks back (summer time ends), so its wall-clock "
+                                          "watermark repeats an hour; a copy reaches back over that hour, "
+                                          "which an append table would copy twice: choose the merge mode."))
+                           .arg(zone.name());
+        } catch (const ValidationError &error) {
+            problems << error.message();
+        }
+    }
     if (spec.maxSkipped < 0)
         problems << say(QStringLiteral("--max-skipped must be 0 or more"),
                         QStringLiteral("Max skipped rows must be 0 or more."));
@@ -288,6 +341,7 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
         asValidation([&] { return source->probeWatermark(table, column.name, spec.watermarkType); });
         sample =
             asValidation([&] { return source->sampleWatermark(table, column.name, spec.watermarkType); });
+        requireNaiveColumn(spec, column, sample, say);
     }
     if (!spec.tiebreakColumn.isEmpty())
         requireColumn(schema, spec.tiebreakColumn,
@@ -335,9 +389,10 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
         if (spec.watermarkType == WatermarkType::None)
             throw ValidationError(say(QStringLiteral("--initial-watermark needs a --watermark column"),
                                       QStringLiteral("An initial watermark needs a watermark column.")));
-        spec.initialWatermark = parseUserWatermark(
-            spec.watermarkType, draft.initialWatermarkText, sample,
-            say(QStringLiteral("--initial-watermark"), QStringLiteral("initial watermark")));
+        spec.initialWatermark =
+            SourceZone::parse(spec.sourceTimezone)
+                .parseTyped(spec.watermarkType, draft.initialWatermarkText, sample,
+                            say(QStringLiteral("--initial-watermark"), QStringLiteral("initial watermark")));
     }
     requireTargetColumns(spec, schema, targetConnection, task);
     if (spec.id == 0) {

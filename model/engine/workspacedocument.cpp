@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/statetable.h"
+#include "model/domain/sourcezone.h"
 #include "model/domain/tablehealth.h"
 #include "model/engine/backfill.h"
 #include "model/engine/tableedit.h"
@@ -74,6 +75,7 @@ QJsonObject tableSettingsJson(const TableSpec &spec) {
          spec.maxJump > 0 ? QJsonValue(spec.maxJump) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("stale_after"), optionalText(spec.staleAfter)},
         {QStringLiteral("deletes"), deletePolicyToJson(spec.deletes)},
+        {QStringLiteral("source_timezone"), optionalText(spec.sourceTimezone)},
     };
 }
 
@@ -237,6 +239,10 @@ WorkspaceDocument::Table parseTable(const Field &field) {
             deletes.refuse(QStringLiteral("not an object"));
         spec.deletes = deletePolicyFromJson(deletes.value().toObject(), deletes.where());
     }
+    // A document without it (written before the option) reads as UTC.
+    const Field sourceTimezone = field.optional("source_timezone");
+    if (!SourceZone::parse(sourceTimezone.optionalText(), sourceTimezone.where()).isUtc())
+        spec.sourceTimezone = sourceTimezone.optionalText();
     spec.active = field["active"].flag();
     const Field position = field["position"];
     if (!position.isNull()) {

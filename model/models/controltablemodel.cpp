@@ -2,6 +2,7 @@
 #include "model/models/controltablemodel.h"
 
 #include "model/domain/runrecord.h"
+#include "model/domain/sourcezone.h"
 #include "model/models/displayformat.h"
 #include "model/models/itemroles.h"
 #include "model/models/timeconvention.h"
@@ -66,7 +67,8 @@ QVariant ControlTableModel::displayValue(const TableSpec &spec, int column) cons
     case Lookback:
         return spec.lookback;
     case LastWatermark:
-        return spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display();
+        return spec.lastWatermark.isNull() ? tr("(none)")
+                                           : shownWatermark(spec.lastWatermark, spec.sourceTimezone);
     case LastStatus:
         return m_stalled.contains(spec.id) ? tr("Stalled") : statusLabel(m_lastStatus.value(spec.id));
     case NextRun: {

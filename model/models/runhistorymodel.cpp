@@ -34,7 +34,11 @@ QString problemsText(const RunOverview &run, qsizetype shown = -1) {
 }
 
 QString triggerText(const RunOverview &run) {
-    return run.run.dryRun ? RunHistoryModel::tr("%1 (dry run)").arg(run.run.trigger) : run.run.trigger;
+    if (run.run.dryRun)
+        return RunHistoryModel::tr("%1 (dry run)").arg(run.run.trigger);
+    if (run.run.kind == QLatin1String(kRunKindRangeBackfill))
+        return RunHistoryModel::tr("%1 (range backfill)").arg(run.run.trigger);
+    return run.run.trigger;
 }
 
 std::optional<RunSort> sortOfColumn(int column) {
@@ -88,7 +92,10 @@ QVariant RunHistoryModel::displayValue(const RunOverview &run, int column) const
     case RowsRead:
         return formatCount(run.rowsReadKept);
     case RowsWritten:
-        return formatCount(run.rowsWritten);
+        // As the grid says it: the rows the iterations' reconcile removed are said apart.
+        return run.rowsDeleted > 0
+                   ? tr("%1 (%2 deleted)").arg(formatCount(run.rowsWritten), formatCount(run.rowsDeleted))
+                   : formatCount(run.rowsWritten);
     case RowsSkipped:
         return formatCount(run.rowsSkipped);
     case Problems:

@@ -283,8 +283,9 @@ int Workspace::runHeartbeatIntervalMs() {
     return heartbeatIntervalMs("TIDEMARK_TEST_RUN_HEARTBEAT_MS");
 }
 
-qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule) {
-    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule);
+qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
+                           const QString &kind) {
+    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind);
 }
 
 void Workspace::beatRun(qint64 runId) {

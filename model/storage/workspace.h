@@ -286,8 +286,9 @@ public:
     // --- runs and iterations ---
     // Records a running run owned by this process (host, pid) with a first heartbeat;
     // `schedule` names the schedule that fired it (empty: none).
-    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun,
-                    const QString &schedule = QString());
+    // `kind`: RunRecord::kind.
+    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule = QString(),
+                    const QString &kind = QString::fromLatin1(kRunKindCopy));
     // The owner's heartbeat: call every runHeartbeatIntervalMs() while the run is alive; a run
     // that misses a few beats in a row is taken for dead by repairInterruptedRuns().
     void beatRun(qint64 runId);

@@ -8,6 +8,7 @@
 #include "model/engine/backfill.h"
 #include "model/engine/faultpoint.h"
 #include "tests/contract/contractfixture.h"
+#include "tests/support/faultgate.h"
 
 #include <QtTest>
 
@@ -15,25 +16,6 @@ using namespace tidemark;
 using namespace tidemark::test;
 
 namespace {
-
-// Runs `action` once, the first time the process reaches the fault point `point`; cleared on
-// destruction. `action` may reach fault points itself: the hook has fired by then.
-class InterleaveAt {
-public:
-    InterleaveAt(const char *point, std::function<void()> action) {
-        setFaultHook([this, point, action = std::move(action)](const char *name) {
-            if (m_fired || qstrcmp(name, point) != 0)
-                return;
-            m_fired = true;
-            action();
-        });
-    }
-    ~InterleaveAt() { setFaultHook({}); }
-    bool fired() const { return m_fired; }
-
-private:
-    bool m_fired = false;
-};
 
 // The lease the interrupted process holds expires: anyone may take the table (the model lets a
 // live holder's lease be taken at any moment).

@@ -66,6 +66,7 @@ private slots:
     void connectionSettingsAreChecked();
     void loadedBatchesHideNoRefusedRow();
     void deletesReachAMariadbTarget();
+    void naiveDatetimeAcrossFallBack();
 
 private:
     Run cli(const QStringList &args, const QString &faultPoint = QString());
@@ -727,6 +728,43 @@ void TestMariadbCopy::deletesReachAMariadbTarget() {
     QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
     QCOMPARE(run.iteration().value(QStringLiteral("rows_deleted")).toInt(), 8);
     QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("192"));
+}
+
+// A DATETIME watermark holds Europe/Berlin's wall clock (--source-timezone): rows stamped every
+// five minutes across the night summer time ends, a run every twenty minutes, and no row of the
+// hour that happens twice is lost (docs/design.md, "Naive timestamps").
+void TestMariadbCopy::naiveDatetimeAcrossFallBack() {
+    const QString source = quoteQualified(m_db, QStringLiteral("events"));
+    exec(QStringLiteral("CREATE TABLE %1 (id INT PRIMARY KEY, at DATETIME(6) NOT NULL, payload VARCHAR(20))")
+             .arg(source));
+    // 2026-10-25T01:00Z: 03:00 CEST becomes 02:00 CET.
+    const QDateTime fallBack(QDate(2026, 10, 25), QTime(1, 0), QTimeZone::utc());
+    const auto wall = [&](int minutesFromStart) {
+        const QDateTime now = fallBack.addSecs((minutesFromStart - 60) * 60);
+        return now.addSecs(now < fallBack ? 7200 : 3600).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    };
+    const auto insert = [&](int id) {
+        m_admin->execute(QStringLiteral("INSERT INTO %1 VALUES (?1, ?2, ?3)").arg(source),
+                         {id, wall(id * 5), QStringLiteral("row %1").arg(id)});
+    };
+    insert(0);
+    const QStringList add =
+        addTable({QStringLiteral("--source"), QStringLiteral("my:events"), QStringLiteral("--target"),
+                  QStringLiteral("lite:events"), QStringLiteral("--watermark"), QStringLiteral("at"),
+                  QStringLiteral("--mode"), QStringLiteral("merge"), QStringLiteral("--source-timezone"),
+                  QStringLiteral("Europe/Berlin")});
+    QCOMPARE(add.value(0), QStringLiteral("0"));
+    for (int id = 1; id <= 36; ++id) {
+        insert(id);
+        if (id % 4 != 3)
+            continue;
+        const Run run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    }
+    QCOMPARE(cli({QStringLiteral("run")}).exitCode, 0);
+    QCOMPARE(countRows(m_sqlitePath, QStringLiteral("events")), 37);
+    const Run verified = cli({QStringLiteral("verify"), QStringLiteral("--table"), QStringLiteral("1")});
+    QVERIFY2(verified.exitCode == 0, qPrintable(verified.all()));
 }
 
 QTEST_GUILESS_MAIN(TestMariadbCopy)

@@ -95,7 +95,7 @@ void tst_ScheduleStore::init() {
 // (with their own alerts, schema 7).
 void tst_ScheduleStore::version3WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (3 to 13); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (3 to 14); a server workspace starts at its version 1");
     const QString path = newPath();
     qint64 runId = 0;
     {
@@ -115,7 +115,8 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
             "source_behind; ALTER TABLE tables DROP COLUMN max_future; "
             "ALTER TABLE tables DROP COLUMN max_jump; ALTER TABLE tables DROP COLUMN stale_after; DROP TABLE "
             "table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
-            "ALTER TABLE iterations DROP COLUMN rows_deleted; "
+            "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP COLUMN kind; ALTER TABLE "
+            "tables DROP COLUMN source_timezone; "
             "PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);

@@ -6,6 +6,7 @@
 #include <QSemaphore>
 #include <atomic>
 #include <cstring>
+#include <functional>
 
 namespace tidemark::test {
 
@@ -40,6 +41,26 @@ private:
     std::atomic_bool m_released{false};
     std::atomic_bool m_reached{false};
     QSemaphore m_open;
+};
+
+// Runs `action` once, on the thread that gets there, the first time the process reaches the fault
+// point `point`; cleared on destruction. `action` may reach fault points itself: the hook has
+// fired by then.
+class InterleaveAt {
+public:
+    InterleaveAt(const char *point, std::function<void()> action) {
+        setFaultHook([this, point, action = std::move(action)](const char *name) {
+            if (m_fired || std::strcmp(name, point) != 0)
+                return;
+            m_fired = true;
+            action();
+        });
+    }
+    ~InterleaveAt() { setFaultHook({}); }
+    bool fired() const { return m_fired; }
+
+private:
+    bool m_fired = false;
 };
 
 } // namespace tidemark::test

@@ -59,6 +59,19 @@ void chooseSource(QWidget &dialog, int tables) {
     QTRY_COMPARE(dialog.findChild<QComboBox *>(QStringLiteral("sourceTable"))->count(), tables);
 }
 
+// The dialog shown, src:orders chosen and copied into dst, with nothing left to complain about.
+void chooseOrdersIntoDst(TableDialog &dialog) {
+    dialog.show();
+    chooseSource(dialog, 1);
+    if (QTest::currentTestFailed())
+        return;
+    chooseTable(dialog.findChild<QComboBox *>(QStringLiteral("sourceTable")), QStringLiteral("orders"));
+    QTRY_VERIFY(dialog.columnsLoaded());
+    auto *target = dialog.findChild<QComboBox *>(QStringLiteral("targetConnection"));
+    target->setCurrentIndex(target->findData(QStringLiteral("dst")));
+    QTRY_VERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+}
+
 void addConnection(const UiFixture &fixture, const QString &name, const QString &path) {
     ConnectionSpec spec;
     spec.name = name;
@@ -236,15 +249,9 @@ private slots:
         makeOrders(fixture.src, 3);
         WorkspaceGateway gateway(fixture.wsPath);
         TableDialog dialog(&gateway, std::nullopt);
-        dialog.show();
-        chooseSource(dialog, 1);
+        chooseOrdersIntoDst(dialog);
         if (QTest::currentTestFailed())
             return;
-        chooseTable(child<QComboBox>(dialog, "sourceTable"), QStringLiteral("orders"));
-        QTRY_VERIFY(dialog.columnsLoaded());
-        auto *target = child<QComboBox>(dialog, "targetConnection");
-        target->setCurrentIndex(target->findData(QStringLiteral("dst")));
-        QTRY_VERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
         auto *staleAfter = child<QLineEdit>(dialog, "staleAfter");
         staleAfter->setText(QStringLiteral("30s"));
         const QString problems = dialog.problems().join(QLatin1Char('\n'));
@@ -258,6 +265,33 @@ private slots:
         staleAfter->setText(QStringLiteral("360m"));
         QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
         QCOMPARE(dialog.draft().spec.staleAfter, QStringLiteral("6h"));
+    }
+
+    // Time zone: a zone that turns its clocks back is refused for an append table, with the focus
+    // on the field, and kept for a merge one; UTC is no zone at all.
+    void sourceZoneIsCheckedAndKept() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        chooseOrdersIntoDst(dialog);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(dialog.draft().spec.sourceTimezone.isEmpty());
+        auto *zone = child<QComboBox>(dialog, "sourceZone");
+        zone->setCurrentText(QStringLiteral("Europe/Berlin"));
+        const QString problems = dialog.problems().join(QLatin1Char('\n'));
+        QVERIFY2(problems.contains(QLatin1String("turns its clocks back")), qPrintable(problems));
+        dialog.accept();
+        QVERIFY(dialog.isVisible());
+        QVERIFY(dialog.focusWidget() == zone || dialog.focusWidget() == zone->lineEdit());
+
+        auto *mode = child<QComboBox>(dialog, "mode");
+        mode->setCurrentIndex(mode->findData(int(WriteMode::Merge)));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+        QCOMPARE(dialog.draft().spec.sourceTimezone, QStringLiteral("Europe/Berlin"));
+        zone->setCurrentText(QStringLiteral("Mars/Olympus"));
+        QVERIFY(dialog.problems().join(QLatin1Char('\n')).contains(QLatin1String("is no time zone")));
     }
 
     // The final check refused the target (it belongs to another table): the focus goes to the

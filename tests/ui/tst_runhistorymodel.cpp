@@ -300,6 +300,17 @@ private slots:
         QCOMPARE(model.index(0, RunHistoryModel::RowsWritten).data(RawRole).toLongLong(), 300);
         QCOMPARE(model.index(0, RunHistoryModel::Problems).data().toString(),
                  QStringLiteral("src:t2 (warning)"));
+        // Rows a reconcile removed are said apart, as in the grid; a range backfill says so.
+        running.iterations[0].rowsDeleted = 13;
+        running.kind = QString::fromLatin1(kRunKindRangeBackfill);
+        model.upsertRuns({running});
+        QCOMPARE(model.index(0, RunHistoryModel::RowsWritten).data().toString(),
+                 QStringLiteral("300 (13 deleted)"));
+        QVERIFY2(model.index(0, RunHistoryModel::Trigger)
+                     .data()
+                     .toString()
+                     .endsWith(QStringLiteral("(range backfill)")),
+                 qPrintable(model.index(0, RunHistoryModel::Trigger).data().toString()));
 
         // Older than the last page read: the page that holds it brings it, once.
         model.upsertRuns(

@@ -2,6 +2,7 @@
 #include "ui/backfill/backfilldialog.h"
 
 #include "model/common/timestamp.h"
+#include "model/domain/sourcezone.h"
 #include "model/models/displayformat.h"
 #include "model/models/timeconvention.h"
 #include "ui/common/tablenaming.h"
@@ -80,7 +81,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     m_truncate->setText(spec.initialWatermark.isNull()
                             ? tr("Empty the target and reload it from the beginning")
                             : tr("Empty the target and reload it from the initial watermark (%1)")
-                                  .arg(spec.initialWatermark.display()));
+                                  .arg(shownWatermark(spec.initialWatermark, spec.sourceTimezone)));
     m_warning->setObjectName(QStringLiteral("duplicateWarning"));
     m_confirm->setObjectName(QStringLiteral("confirmDuplicates"));
     m_previewLabel->setObjectName(QStringLiteral("backfillPreview"));
@@ -92,7 +93,10 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
                                 .arg(spec.sourceDisplay(), spec.targetDisplay(), writeModeName(spec.mode)),
                             this));
     form->addRow(tr("Current watermark:"),
-                 new QLabel(spec.lastWatermark.isNull() ? tr("(none)") : spec.lastWatermark.display(), this));
+                 new QLabel(spec.lastWatermark.isNull()
+                                ? tr("(none)")
+                                : shownWatermark(spec.lastWatermark, spec.sourceTimezone),
+                            this));
     if (spec.watermarkType == WatermarkType::Timestamp) {
         m_timestamp = new QLineEdit(this);
         m_timestamp->setObjectName(QStringLiteral("watermarkTimestamp"));
@@ -100,7 +104,9 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
         m_timestamp->setToolTip(tr("ISO-8601, as the command line takes it: a date (midnight), a date and "
                                    "time, to the microsecond, with or without a zone (without one, the "
                                    "zone shown beside it)"));
-        m_timestamp->setText(spec.lastWatermark.isNull() ? QString() : spec.lastWatermark.display());
+        m_timestamp->setText(spec.lastWatermark.isNull()
+                                 ? QString()
+                                 : shownWatermark(spec.lastWatermark, spec.sourceTimezone));
         m_zone = new QComboBox(this);
         m_zone->setObjectName(QStringLiteral("watermarkZone"));
         m_zone->addItem(tr("UTC"), QByteArray("UTC"));
@@ -403,7 +409,8 @@ void BackfillDialog::update() {
                                   "run copies the whole table again.")
                                    .arg(m_spec.targetDisplay(), m_spec.initialWatermark.isNull()
                                                                     ? tr("the beginning")
-                                                                    : m_spec.initialWatermark.display()));
+                                                                    : shownWatermark(m_spec.initialWatermark,
+                                                                                     m_spec.sourceTimezone)));
         break;
     }
     const bool duplicates = needsDuplicateConfirmation();

@@ -2,6 +2,7 @@
 #include "ui/controltable/tabledialog.h"
 
 #include "model/common/error.h"
+#include "model/domain/sourcezone.h"
 #include "model/domain/tablehealth.h"
 #include "model/engine/remotework.h"
 #include "model/engine/watermarksuggestion.h"
@@ -11,13 +12,16 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimeZone>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -111,7 +115,9 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
         m_mode->setCurrentIndex(m_mode->findData(int(spec.mode)));
         m_lookback->setText(spec.lookback);
         m_staleAfter->setText(spec.staleAfter);
-        m_initialWatermark->setText(spec.initialWatermark.display());
+        m_sourceZone->setCurrentText(spec.sourceTimezone.isEmpty() ? QStringLiteral("UTC")
+                                                                   : spec.sourceTimezone);
+        m_initialWatermark->setText(shownWatermark(spec.initialWatermark, spec.sourceTimezone));
         m_maxSkipped->setValue(int(qMin<qint64>(spec.maxSkipped, m_maxSkipped->maximum())));
         m_batchSize->setValue(spec.batchSize);
         m_expectRows->setChecked(spec.expectRows);
@@ -146,6 +152,21 @@ void TableDialog::buildUi() {
     m_mode->addItem(tr("overwrite — replace the whole target"), int(WriteMode::Overwrite));
     m_watermark = new QComboBox(this);
     m_watermark->setObjectName(QStringLiteral("watermark"));
+    m_sourceZone = new QComboBox(this);
+    m_sourceZone->setObjectName(QStringLiteral("sourceZone"));
+    m_sourceZone->setEditable(true);
+    m_sourceZone->setInsertPolicy(QComboBox::NoInsert);
+    m_sourceZone->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_sourceZone->setMinimumContentsLength(16);
+    m_sourceZone->addItem(QStringLiteral("UTC"));
+    for (const QByteArray &id : QTimeZone::availableTimeZoneIds()) {
+        if (id != "UTC")
+            m_sourceZone->addItem(QString::fromUtf8(id));
+    }
+    m_sourceZone->completer()->setCompletionMode(QCompleter::PopupCompletion);
+    m_sourceZone->completer()->setFilterMode(Qt::MatchContains);
+    m_sourceZone->setToolTip(tr("Whose clock a watermark column without zone holds (SQLite text without "
+                                "offset, timestamp without time zone, DATETIME)"));
     m_watermarkReason = new QLabel(this);
     m_watermarkReason->setObjectName(QStringLiteral("watermarkReason"));
     reserveLines(m_watermarkReason, kStatusLines);
@@ -187,7 +208,11 @@ void TableDialog::buildUi() {
     form->addRow(tr("Target connection:"), m_targetConnection);
     form->addRow(tr("Target table:"), m_targetTable);
     form->addRow(tr("Write mode:"), m_mode);
-    form->addRow(tr("Watermark column:"), m_watermark);
+    auto *watermarkRow = new QHBoxLayout;
+    watermarkRow->addWidget(m_watermark, 1);
+    watermarkRow->addWidget(new QLabel(tr("Time zone:"), this));
+    watermarkRow->addWidget(m_sourceZone);
+    form->addRow(tr("Watermark column:"), watermarkRow);
     form->addRow(QString(), m_watermarkReason);
     form->addRow(tr("Tiebreak column:"), m_tiebreak);
     form->addRow(tr("Key columns:"), m_keys);
@@ -231,6 +256,7 @@ void TableDialog::buildUi() {
     for (QLineEdit *edit : {m_targetTable, m_lookback, m_staleAfter, m_initialWatermark})
         connect(edit, &QLineEdit::textChanged, this, &TableDialog::revalidate);
     connect(m_keys, &QListWidget::itemChanged, this, &TableDialog::revalidate);
+    connect(m_sourceZone, &QComboBox::currentTextChanged, this, &TableDialog::revalidate);
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
 }
 
@@ -488,6 +514,8 @@ TableDraft TableDialog::draft() const {
     } catch (const ValidationError &) {
         // kept as typed: revalidate() names it and keeps OK disabled
     }
+    const QString zone = m_sourceZone->currentText().trimmed();
+    spec.sourceTimezone = zone == QLatin1String("UTC") ? QString() : zone;
     spec.maxSkipped = m_maxSkipped->value();
     spec.batchSize = m_batchSize->value();
     spec.expectRows = m_expectRows->isChecked();
@@ -552,6 +580,8 @@ QWidget *TableDialog::fieldAtFault(const QString &problem) const {
     };
     if (says("stale after"))
         return m_staleAfter;
+    if (says("time zone") || says("turns its clocks back"))
+        return m_sourceZone;
     if (says("source table itself") || says("already the target") || says("still belongs") ||
         says("target table"))
         return m_targetTable;

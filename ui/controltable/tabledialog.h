@@ -104,6 +104,7 @@ private:
     QLineEdit *m_targetTable = nullptr;
     QComboBox *m_mode = nullptr;
     QComboBox *m_watermark = nullptr;
+    QComboBox *m_sourceZone = nullptr; // TableSpec::sourceTimezone; "UTC" for none
     QComboBox *m_tiebreak = nullptr;
     QListWidget *m_keys = nullptr;
     QLineEdit *m_lookback = nullptr;

@@ -51,39 +51,10 @@ int exitCodeOf(const RunRecord &run) {
     return run.status == QLatin1String("failed") || run.status == QLatin1String("cancelled") ? 1 : 0;
 }
 
-int run(CliSession &session, const SubcommandParser &parser) {
-    const TerminationSignals interrupts;
-    faultPoint("cli_run_setup"); // lets a test interrupt the set-up
-
-    RunRequest request;
-    request.trigger = QStringLiteral("cli");
-    request.dryRun = parser.isSet(QStringLiteral("dry-run"));
-    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
-    request.adopt = parser.isSet(QStringLiteral("adopt"));
-    // Taking a target over from its owner is explicit: one named table at a time, never implied.
-    if (request.adopt && request.tableIds.isEmpty())
-        throw ValidationError(QStringLiteral("run --adopt: name the tables that take their targets over with "
-                                             "--table ID"));
-    if (request.adopt && request.dryRun)
-        throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
-                                             "target over"));
-    if (parser.isSet(QStringLiteral("concurrency")))
-        request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
-    if (parser.isSet(QStringLiteral("trigger"))) {
-        request.trigger = parser.value(QStringLiteral("trigger"));
-        if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
-            throw ValidationError(
-                QStringLiteral("--trigger: '%1' is not cli or schedule").arg(request.trigger));
-    }
-    const bool json = parser.isSet(QStringLiteral("json"));
-
+// Runs `request` to its end, prints it as `run` does (text or JSON), sends its alerts and looks
+// for stalled tables; the exit code of `run`. The caller has installed TerminationSignals.
+int runAndReport(CliSession &session, const RunRequest &request, bool json) {
     const QString path = session.workspacePath();
-    {
-        // Refuse unknown tables before anything runs.
-        std::unique_ptr<Workspace> workspace = session.openWorkspace();
-        for (qint64 id : request.tableIds)
-            requireTable(*workspace, id);
-    }
     if (const int signal = pendingSignal()) {
         writeError(QStringLiteral("interrupted (signal %1) before the run started: nothing ran").arg(signal));
         return 1;
@@ -175,8 +146,68 @@ int run(CliSession &session, const SubcommandParser &parser) {
     return exitCode;
 }
 
+int run(CliSession &session, const SubcommandParser &parser) {
+    const TerminationSignals interrupts;
+    faultPoint("cli_run_setup"); // lets a test interrupt the set-up
+
+    RunRequest request;
+    request.trigger = QStringLiteral("cli");
+    request.dryRun = parser.isSet(QStringLiteral("dry-run"));
+    request.tableIds = parseTableIds(parser.values(QStringLiteral("table")), parser.command());
+    request.adopt = parser.isSet(QStringLiteral("adopt"));
+    // Taking a target over from its owner is explicit: one named table at a time, never implied.
+    if (request.adopt && request.tableIds.isEmpty())
+        throw ValidationError(QStringLiteral("run --adopt: name the tables that take their targets over with "
+                                             "--table ID"));
+    if (request.adopt && request.dryRun)
+        throw ValidationError(QStringLiteral("run --adopt: a dry run writes nothing, so it cannot take a "
+                                             "target over"));
+    if (parser.isSet(QStringLiteral("concurrency")))
+        request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
+    if (parser.isSet(QStringLiteral("trigger"))) {
+        request.trigger = parser.value(QStringLiteral("trigger"));
+        if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
+            throw ValidationError(
+                QStringLiteral("--trigger: '%1' is not cli or schedule").arg(request.trigger));
+    }
+    {
+        // Refuse unknown tables before anything runs.
+        std::unique_ptr<Workspace> workspace = session.openWorkspace();
+        for (qint64 id : request.tableIds)
+            requireTable(*workspace, id);
+    }
+    return runAndReport(session, request, parser.isSet(QStringLiteral("json")));
+}
+
+// `backfill ID --range FROM..TO`: a run of its own kind, printed as `run` prints a run.
+int rangeBackfill(CliSession &session, const SubcommandParser &parser, qint64 id) {
+    const TerminationSignals interrupts;
+    for (const char *action : {"from", "keep", "delete-newer", "truncate", "yes"}) {
+        if (parser.isSet(QLatin1String(action)))
+            throw ValidationError(
+                QStringLiteral("backfill %1: --range re-copies FROM..TO and leaves the "
+                               "position alone, so it takes no --%2 (an option of the "
+                               "backfills that move the position: 'backfill %1 --from VALUE')")
+                    .arg(id)
+                    .arg(QLatin1String(action)));
+    }
+    RunRequest request;
+    request.trigger = QStringLiteral("cli");
+    request.tableIds = {id};
+    request.concurrency = 1;
+    request.range = WatermarkRangeText::parse(parser.value(QStringLiteral("range")));
+    {
+        std::unique_ptr<Workspace> workspace = session.openWorkspace();
+        requireTable(*workspace, id);
+        rangeBackfillableTable(*workspace, id);
+    }
+    return runAndReport(session, request, parser.isSet(QStringLiteral("json")));
+}
+
 int backfill(CliSession &session, const SubcommandParser &parser) {
     const qint64 id = parseTableId(parser.positional().first(), parser.command());
+    if (parser.isSet(QStringLiteral("range")))
+        return rangeBackfill(session, parser, id);
 
     BackfillRequest request;
     request.tableId = id;
@@ -195,7 +226,8 @@ int backfill(CliSession &session, const SubcommandParser &parser) {
     }
     if (actions != 1)
         throw ValidationError(
-            QStringLiteral("backfill %1: choose exactly one of --keep, --delete-newer or --truncate")
+            QStringLiteral("backfill %1: choose exactly one of --keep, --delete-newer or --truncate (or "
+                           "--range FROM..TO)")
                 .arg(id));
     // A truncate is a full reload: it starts from the initial watermark, never from a --from.
     if (request.action == BackfillTargetAction::Truncate) {
@@ -252,9 +284,15 @@ QList<CommandSpec> runCommands() {
          .handler = run},
         {.name = QStringLiteral("backfill"),
          .usage = QStringLiteral(R"(  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
-  backfill ID --truncate [--json]     empties the target; the next run reloads from the start)"),
+  backfill ID --truncate [--json]     empties the target; the next run reloads from the start
+  backfill ID --range FROM..TO [--json]
+                                      re-copies the rows with a watermark from FROM to TO (both
+                                      included, up to the position) into a merge table, beside
+                                      its runs; the position stays; printed as a run)"),
          .options =
              {{QStringLiteral("from"), QStringLiteral("VALUE"), QStringLiteral("the new watermark")},
+              {QStringLiteral("range"), QStringLiteral("FROM..TO"),
+               QStringLiteral("re-copies this range; the position stays")},
               {QStringLiteral("keep"), {}, QStringLiteral("keeps the target's rows")},
               {QStringLiteral("delete-newer"), {}, QStringLiteral("deletes the target's rows after --from")},
               {QStringLiteral("truncate"), {}, QStringLiteral("empties the target; the next run reloads it")},

@@ -8,6 +8,7 @@
 #include "app/cli/subcommandparser.h"
 #include "app/cli/textformat.h"
 #include "model/common/error.h"
+#include "model/domain/sourcezone.h"
 #include "model/domain/tablehealth.h"
 #include "model/engine/backfill.h"
 #include "model/engine/remotework.h"
@@ -51,6 +52,7 @@ QList<OptionSpec> tableAddOptions() {
         value("max-future", "DURATION", "holds back rows dated further ahead (or none)"),
         value("max-jump", "N", "holds back an integer watermark jumping further (or none)"),
         value("stale-after", "DURATION", "its health is stalled when its position stands still longer"),
+        value("source-timezone", "ZONE", "the zone of a watermark without one (default UTC)"),
         value("deletes", "ignore|remove|mark:COL", "what becomes of target rows the source deleted"),
         value("delete-check", "every|N", "looks for deletes after every N-th copy"),
         value("max-delete-ratio", "PERCENT", "refuses to delete more of the target's rows"),
@@ -152,6 +154,13 @@ void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool e
     if (parser.isSet(QStringLiteral("stale-after")))
         spec.staleAfter = parseStaleAfter(parser.value(QStringLiteral("stale-after")),
                                           parser.command() + QStringLiteral(": --stale-after"));
+    if (parser.isSet(QStringLiteral("source-timezone"))) {
+        const QString zone = parser.value(QStringLiteral("source-timezone")).trimmed();
+        spec.sourceTimezone =
+            SourceZone::parse(zone, parser.command() + QStringLiteral(": --source-timezone")).isUtc()
+                ? QString()
+                : zone;
+    }
     const auto deleteOption = [&](const char *name) {
         return parser.command() + QStringLiteral(": --") + QString::fromLatin1(name);
     };
@@ -246,7 +255,7 @@ int tableEdit(CliSession &session, const SubcommandParser &parser) {
     draft.spec = before;
     // Checked again as table add checks it, against the source as it is now.
     if (!before.initialWatermark.isNull())
-        draft.initialWatermarkText = before.initialWatermark.display();
+        draft.initialWatermarkText = before.initialWatermark.nativeText(); // as the source spells it
     applyTableOptions(parser, draft, true);
     const bool sameColumn = draft.spec.watermarkColumn == before.watermarkColumn &&
                             draft.spec.sourceDisplay() == before.sourceDisplay();
@@ -387,11 +396,13 @@ int tablePosition(CliSession &session, const SubcommandParser &parser) {
             {QStringLiteral("source"), position.table.sourceDisplay()},
             {QStringLiteral("target"), position.table.targetDisplay()},
             {QStringLiteral("watermark_column"), position.table.watermarkColumn},
-            {QStringLiteral("watermark"), watermarkJson(position.workspace.watermark().display())},
+            {QStringLiteral("watermark"),
+             watermarkJson(shownWatermark(position.workspace.watermark(), position.table.sourceTimezone))},
             {QStringLiteral("tiebreak"), tiebreakJson(position.workspace)},
-            {QStringLiteral("target_watermark"), position.target
-                                                     ? watermarkJson(position.target->watermark().display())
-                                                     : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("target_watermark"),
+             position.target
+                 ? watermarkJson(shownWatermark(position.target->watermark(), position.table.sourceTimezone))
+                 : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("target_tiebreak"),
              position.target ? tiebreakJson(*position.target) : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("generation"), position.generation},

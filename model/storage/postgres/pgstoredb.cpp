@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -232,8 +232,17 @@ ALTER TABLE iterations ADD COLUMN rows_deleted bigint NOT NULL DEFAULT 0;
 )"));
 }
 
+// The file's version 14: what a run does (RunRecord::kind) and the zone of a table's naive
+// timestamp watermark.
+void migrateTo4(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN kind text NOT NULL DEFAULT 'copy';
+ALTER TABLE tables ADD COLUMN source_timezone text NOT NULL DEFAULT '';
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.

@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 13;
+constexpr int kSchemaVersion = 14;
 
 auto storageLog() {
     return logger("core.storage");
@@ -435,10 +435,19 @@ ALTER TABLE iterations ADD COLUMN rows_deleted INTEGER NOT NULL DEFAULT 0;
 )"));
 }
 
+// Version 14: what a run does (RunRecord::kind): "copy", or "range_backfill"; the zone of a
+// table's naive timestamp watermark (empty = UTC).
+void migrateTo14(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'copy';
+ALTER TABLE tables ADD COLUMN source_timezone TEXT NOT NULL DEFAULT '';
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
 constexpr MigrationStep kMigrations[kSchemaVersion] = {
-    &migrateTo1, &migrateTo2, &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6, &migrateTo7,
-    &migrateTo8, &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12, &migrateTo13};
+    &migrateTo1, &migrateTo2, &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6,  &migrateTo7,
+    &migrateTo8, &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12, &migrateTo13, &migrateTo14};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

@@ -44,11 +44,12 @@ IterationStatus statusOfSeverity(qint64 severity) {
 
 QHash<qint64, IterationRecord> HistoryStore::lastFinishedIterations() {
     // One probe per table (iterations_by_table, newest first), not one per iteration of history.
-    Statement select(m_db,
-                     QStringLiteral("SELECT %1 FROM tables t JOIN iterations i ON i.id = (SELECT max(l.id) "
-                                    "FROM iterations l WHERE l.table_id = t.id AND l.status NOT IN "
-                                    "(?1, ?2, ?3, ?4))")
-                         .arg(iterationColumnsOf(QStringLiteral("i"))));
+    // A range backfill leaves the position alone: it says nothing of how the table's copies go.
+    Statement select(
+        m_db, QStringLiteral("SELECT %1 FROM tables t JOIN iterations i ON i.id = (SELECT max(l.id) "
+                             "FROM iterations l JOIN runs r ON r.id = l.run_id WHERE l.table_id = t.id "
+                             "AND l.status NOT IN (?1, ?2, ?3, ?4) AND r.kind = 'copy')")
+                  .arg(iterationColumnsOf(QStringLiteral("i"))));
     select.bind(1, iterationStatusName(IterationStatus::Queued))
         .bind(2, iterationStatusName(IterationStatus::Running))
         .bind(3, iterationStatusName(IterationStatus::Skipped))
@@ -62,8 +63,9 @@ QHash<qint64, IterationRecord> HistoryStore::lastFinishedIterations() {
 }
 
 qint64 HistoryStore::finishedCopies(qint64 tableId) {
-    Statement count(m_db, QStringLiteral("SELECT count(*) FROM iterations WHERE table_id = ?1 AND status IN "
-                                         "(?2, ?3, ?4)"));
+    Statement count(m_db,
+                    QStringLiteral("SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id "
+                                   "WHERE i.table_id = ?1 AND i.status IN (?2, ?3, ?4) AND r.kind = 'copy'"));
     count.bind(1, tableId)
         .bind(2, iterationStatusName(IterationStatus::Succeeded))
         .bind(3, iterationStatusName(IterationStatus::NoNewRows))
@@ -149,9 +151,10 @@ ORDER BY 1, 2)")
 }
 
 QString HistoryStore::lastIterationStatus(qint64 tableId) {
-    // A dry run says nothing about the table's real state: it is left out.
+    // A dry run says nothing about the table's real state, a range backfill nothing about its
+    // copies: both are left out.
     Statement stmt(m_db, QStringLiteral("SELECT i.status FROM iterations i JOIN runs r ON r.id = i.run_id "
-                                        "WHERE i.table_id = ?1 AND r.dry_run = 0 "
+                                        "WHERE i.table_id = ?1 AND r.dry_run = 0 AND r.kind = 'copy' "
                                         "ORDER BY i.id DESC LIMIT 1"));
     stmt.bind(1, tableId);
     return stmt.step() ? stmt.columnText(0) : QString();
@@ -160,11 +163,12 @@ QString HistoryStore::lastIterationStatus(qint64 tableId) {
 QHash<qint64, QString> HistoryStore::lastIterationStatuses() {
     // lastIterationStatus for every live table in one statement: the window reads 10,000 of
     // them at each reload, and one statement is one index probe per table with no round trips.
-    Statement stmt(m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
-                                        "ON r.id = i.run_id WHERE i.table_id = t.id AND "
-                                        "r.dry_run = 0 ORDER BY i.id DESC LIMIT 1) FROM tables t "
-                                        "WHERE %1")
-                             .arg(archivedCondition(false)));
+    Statement stmt(
+        m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
+                             "ON r.id = i.run_id WHERE i.table_id = t.id AND "
+                             "r.dry_run = 0 AND r.kind = 'copy' ORDER BY i.id DESC LIMIT 1) FROM tables t "
+                             "WHERE %1")
+                  .arg(archivedCondition(false)));
     QHash<qint64, QString> result;
     while (stmt.step())
         result.insert(stmt.columnInt64(0), stmt.columnText(1));
@@ -175,11 +179,12 @@ QHash<qint64, QString> HistoryStore::lastIterationStatuses(const QList<qint64> &
     QHash<qint64, QString> result;
     if (tableIds.isEmpty())
         return result;
-    Statement stmt(m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
-                                        "ON r.id = i.run_id WHERE i.table_id = t.id AND "
-                                        "r.dry_run = 0 ORDER BY i.id DESC LIMIT 1) FROM tables t "
-                                        "WHERE t.id IN (%2) AND %1")
-                             .arg(archivedCondition(false), m_db.idsFromJson(1)));
+    Statement stmt(
+        m_db, QStringLiteral("SELECT t.id, (SELECT i.status FROM iterations i JOIN runs r "
+                             "ON r.id = i.run_id WHERE i.table_id = t.id AND "
+                             "r.dry_run = 0 AND r.kind = 'copy' ORDER BY i.id DESC LIMIT 1) FROM tables t "
+                             "WHERE t.id IN (%2) AND %1")
+                  .arg(archivedCondition(false), m_db.idsFromJson(1)));
     stmt.bind(1, idsJson(tableIds));
     while (stmt.step())
         result.insert(stmt.columnInt64(0), stmt.columnText(1));
@@ -206,11 +211,13 @@ IterationActivity HistoryStore::iterationActivity(std::optional<qint64> afterIte
     return activity;
 }
 
-qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule) {
+qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
+                              const QString &kind) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    Statement insert(m_db, QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
-                                          R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
-                                          R"(schedule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9))"));
+    Statement insert(
+        m_db, QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
+                             R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
+                             R"(schedule, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9, ?10))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
@@ -220,6 +227,7 @@ qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryR
         .bind(7, dryRun ? 1 : 0)
         .bind(8, isoUtc(now.addMSecs(qint64(Workspace::runHeartbeatIntervalMs()) * kBeatsToExpire)))
         .bind(9, textOrNull(schedule))
+        .bind(10, kind)
         .run();
     return m_db.lastInsertId();
 }
@@ -717,9 +725,11 @@ QList<RunOverview> HistoryStore::runOverviews(const RunPageQuery &query) {
         // The kept figure is rowsShownRead's, in SQL.
         Statement sums(
             m_db,
-            QStringLiteral("SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
-                           "sum(rows_skipped), max(duration_ms), sum(CASE WHEN status IN (?2, ?3, ?4) "
-                           "THEN %1 ELSE rows_read END) FROM iterations WHERE run_id IN (%2) GROUP BY run_id")
+            QStringLiteral(
+                "SELECT run_id, count(*), sum(rows_read), sum(rows_written), "
+                "sum(rows_skipped), max(duration_ms), sum(CASE WHEN status IN (?2, ?3, ?4) "
+                "THEN %1 ELSE rows_read END), sum(rows_deleted) FROM iterations WHERE run_id IN (%2) "
+                "GROUP BY run_id")
                 .arg(m_db.least(QStringLiteral("rows_read"), QStringLiteral("rows_written + rows_skipped")),
                      m_db.idsFromJson(1)));
         sums.bind(1, ids)
@@ -734,6 +744,7 @@ QList<RunOverview> HistoryStore::runOverviews(const RunPageQuery &query) {
             overview.rowsSkipped = sums.columnInt64(4);
             overview.durationMs = sums.columnInt64(5);
             overview.rowsReadKept = sums.columnInt64(6);
+            overview.rowsDeleted = sums.columnInt64(7);
         }
         Statement problems(m_db,
                            QStringLiteral("SELECT run_id, source, status FROM iterations WHERE run_id IN "

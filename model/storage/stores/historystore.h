@@ -24,7 +24,8 @@ public:
     QHash<qint64, QString> lastIterationStatuses(const QList<qint64> &tableIds);
     IterationActivity iterationActivity(std::optional<qint64> afterIterationId);
 
-    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule);
+    qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
+                    const QString &kind);
     void beatRun(qint64 runId);
     void finishRun(qint64 runId, const QString &status);
     int repairInterruptedRuns(QList<qint64> *closedRunIds);

@@ -122,7 +122,7 @@ const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
     "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
-    "max_jump, stale_after, delete_policy");
+    "max_jump, stale_after, delete_policy, source_timezone");
 
 namespace {
 
@@ -171,6 +171,7 @@ TableSpec readTable(const Statement &stmt, const StoreDb &db) {
     if (!policy.isEmpty())
         spec.deletes = deletePolicyFromJson(QJsonDocument::fromJson(policy.toUtf8()).object(),
                                             QStringLiteral("table %1: delete policy").arg(spec.id));
+    spec.sourceTimezone = stmt.columnText(25);
     return spec;
 }
 
@@ -199,7 +200,8 @@ void bindTableConfig(Statement &stmt, const TableSpec &spec) {
         .bind(21, spec.deletes == DeletePolicy()
                       ? QStringLiteral("")
                       : QString::fromUtf8(
-                            QJsonDocument(deletePolicyToJson(spec.deletes)).toJson(QJsonDocument::Compact)));
+                            QJsonDocument(deletePolicyToJson(spec.deletes)).toJson(QJsonDocument::Compact)))
+        .bind(22, spec.sourceTimezone.isNull() ? QStringLiteral("") : spec.sourceTimezone);
 }
 
 const QString kIterationColumns = QStringLiteral(
@@ -249,7 +251,7 @@ IterationRecord readIteration(const Statement &stmt, int first) {
 
 const QString kRunColumns = QStringLiteral(
     R"(r.id, r."trigger", r.host, r.pid, r.started_at, r.finished_at, r.status, r.concurrency, r.dry_run, )"
-    "r.schedule");
+    "r.schedule, r.kind");
 
 RunRecord readRun(const Statement &stmt) {
     RunRecord run;
@@ -263,6 +265,7 @@ RunRecord readRun(const Statement &stmt) {
     run.concurrency = int(stmt.columnInt64(7));
     run.dryRun = stmt.columnInt64(8) != 0;
     run.schedule = stmt.columnText(9);
+    run.kind = stmt.columnText(10);
     return run;
 }
 
