@@ -1241,10 +1241,8 @@ std::unique_ptr<SourceCursor> PostgresConnector::openScan(const TableRef &table,
 }
 
 std::unique_ptr<SourceCursor> PostgresConnector::openChecksums(const ChecksumQuery &query) {
-    const QString select = QStringLiteral("SELECT %1 AS bucket, count(*), sum(%2)::text FROM %3 GROUP BY 1")
-                               .arg(postgresChecksumExpression(query.keyColumns(), query.keyCompare(), true),
-                                    postgresChecksumExpression(query.columns, query.compare, false),
-                                    quoteQualified(query.table.schema, query.table.name));
+    const QString select =
+        postgresBucketSumsQuery(query, quoteQualified(query.table.schema, query.table.name));
     return openCursor(select, {}, QStringLiteral("summing %1").arg(query.table.display()));
 }
 

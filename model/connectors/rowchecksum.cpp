@@ -11,6 +11,8 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <limits>
 
 namespace tidemark {
@@ -34,6 +36,16 @@ QList<ChecksumCompare> ChecksumQuery::keyCompare() const {
     for (int index : keyIndexes)
         keys << compare[index];
     return keys;
+}
+
+bool ChecksumQuery::keyIsRow() const {
+    if (keyIndexes.size() != columns.size())
+        return false;
+    for (qsizetype i = 0; i < keyIndexes.size(); ++i) {
+        if (keyIndexes[i] != i)
+            return false;
+    }
+    return true;
 }
 
 QList<ColumnInfo> ChecksumQuery::keyColumns() const {
@@ -85,9 +97,28 @@ std::string decimalText(double value) {
 
 namespace {
 
+template <typename Integer> void appendDigits(std::string &canonical, Integer value) {
+    char buffer[24];
+    canonical.append(buffer, std::size_t(std::to_chars(buffer, buffer + sizeof buffer, value).ptr - buffer));
+}
+
+// parseTimestamp of UTF-8 text without a heap allocation when it is short ASCII, as every
+// ISO-8601 text is.
+std::optional<ParsedTimestamp> parseTimestampUtf8(std::string_view text) {
+    char16_t wide[64];
+    if (text.size() > std::size(wide))
+        return parseTimestamp(QString::fromUtf8(text.data(), qsizetype(text.size())));
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (static_cast<unsigned char>(text[i]) >= 0x80)
+            return parseTimestamp(QString::fromUtf8(text.data(), qsizetype(text.size())));
+        wide[i] = char16_t(text[i]);
+    }
+    return parseTimestamp(QStringView(wide, qsizetype(text.size())));
+}
+
 void appendSized(std::string &canonical, char tag, std::string_view bytes) {
     canonical += tag;
-    canonical += std::to_string(bytes.size());
+    appendDigits(canonical, bytes.size());
     canonical += ':';
     canonical.append(bytes);
 }
@@ -107,7 +138,9 @@ void appendCanonical(std::string &canonical, char mode, sqlite3_value *value) {
         canonical += 'n';
         return;
     case SQLITE_INTEGER: {
-        const std::string digits = decimalText(qint64(sqlite3_value_int64(value)));
+        char buffer[24];
+        const std::string_view digits(
+            buffer, std::size_t(std::to_chars(buffer, buffer + sizeof buffer, sqlite3_value_int64(value)).ptr - buffer));
         if (mode == char(ChecksumCompare::Decimal)) {
             appendSized(canonical, 't', digits);
             return;
@@ -125,21 +158,20 @@ void appendCanonical(std::string &canonical, char mode, sqlite3_value *value) {
         }
         const quint64 bits =
             std::bit_cast<quint64>(std::isnan(real) ? std::numeric_limits<double>::quiet_NaN() : real);
-        char buffer[17];
-        std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(bits));
         canonical += 'r';
-        canonical += buffer;
+        for (int shift = 60; shift >= 0; shift -= 4)
+            canonical += "0123456789abcdef"[(bits >> shift) & 0xf];
         return;
     }
     case SQLITE_TEXT: {
         const std::string_view text(reinterpret_cast<const char *>(sqlite3_value_text(value)),
                                     std::size_t(sqlite3_value_bytes(value)));
         if (mode == char(ChecksumCompare::Instant)) {
-            if (const auto instant = parseTimestamp(QString::fromUtf8(text.data(), qsizetype(text.size())))) {
+            if (const auto instant = parseTimestampUtf8(text)) {
                 canonical += 'I';
-                canonical += decimalText(instant->micros);
+                appendDigits(canonical, instant->micros);
                 canonical += '.';
-                canonical += std::to_string(instant->subMicros);
+                appendDigits(canonical, instant->subMicros);
                 canonical += ';';
                 return;
             }
@@ -151,7 +183,7 @@ void appendCanonical(std::string &canonical, char mode, sqlite3_value *value) {
         const std::string_view bytes(static_cast<const char *>(sqlite3_value_blob(value)),
                                      std::size_t(sqlite3_value_bytes(value)));
         canonical += 'b';
-        canonical += std::to_string(bytes.size());
+        appendDigits(canonical, bytes.size());
         canonical += ':';
         appendHex(canonical, bytes);
         return;
@@ -159,20 +191,30 @@ void appendCanonical(std::string &canonical, char mode, sqlite3_value *value) {
     }
 }
 
-// The first 8 bytes of the MD5 of the canonical text of argv[1..], modes in argv[0].
-quint64 sqliteRowHash(int argc, sqlite3_value **argv) {
-    const std::string_view modes(reinterpret_cast<const char *>(sqlite3_value_text(argv[0])),
-                                 std::size_t(sqlite3_value_bytes(argv[0])));
-    std::string canonical;
-    for (int i = 1; i < argc; ++i)
-        appendCanonical(canonical, std::size_t(i - 1) < modes.size() ? modes[std::size_t(i - 1)] : 'E',
-                        argv[i]);
-    const QByteArray digest = QCryptographicHash::hash(
-        QByteArrayView(canonical.data(), qsizetype(canonical.size())), QCryptographicHash::Md5);
+std::string_view textOf(sqlite3_value *value) {
+    return {reinterpret_cast<const char *>(sqlite3_value_text(value)),
+            std::size_t(sqlite3_value_bytes(value))};
+}
+
+// The first 8 bytes of the MD5 of the canonical text of `values`, one mode letter each.
+// `canonical` is the caller's, reused from row to row.
+quint64 digestOf(std::string &canonical, std::string_view modes, sqlite3_value **values, int count) {
+    canonical.clear();
+    for (int i = 0; i < count; ++i)
+        appendCanonical(canonical, std::size_t(i) < modes.size() ? modes[std::size_t(i)] : 'E', values[i]);
+    QCryptographicHash md5(QCryptographicHash::Md5);
+    md5.addData(QByteArrayView(canonical.data(), qsizetype(canonical.size())));
+    const QByteArrayView digest = md5.resultView();
     quint64 hash = 0;
     for (int i = 0; i < 8; ++i)
         hash = (hash << 8) | quint64(quint8(digest[i]));
     return hash;
+}
+
+// The row hash of argv[1..], modes in argv[0].
+quint64 sqliteRowHash(int argc, sqlite3_value **argv) {
+    std::string canonical;
+    return digestOf(canonical, textOf(argv[0]), argv + 1, argc - 1);
 }
 
 void checksumFunction(sqlite3_context *context, int argc, sqlite3_value **argv) {
@@ -192,6 +234,50 @@ void sumStep(sqlite3_context *context, int, sqlite3_value **argv) {
 void sumFinal(sqlite3_context *context) {
     auto *sum = static_cast<quint64 *>(sqlite3_aggregate_context(context, 0));
     sqlite3_result_int64(context, sum ? sqlite3_int64(*sum) : 0);
+}
+
+// Every bucket's figures, in SQLite's own zeroed and freed aggregate memory (1 MiB).
+constexpr int kBuckets = 1 << kChecksumBucketBits;
+struct BucketTable {
+    BucketSum sums[kBuckets];
+};
+
+// One packed entry of tidemark_bucket_sums' blob, in this process's byte order: the blob is
+// read back by the process that made it.
+struct PackedBucket {
+    qint32 bucket;
+    qint64 rows;
+    quint64 hashSum;
+};
+
+void bucketSumsStep(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    auto *table = static_cast<BucketTable *>(sqlite3_aggregate_context(context, sizeof(BucketTable)));
+    if (!table) {
+        sqlite3_result_error_nomem(context);
+        return;
+    }
+    thread_local std::string canonical;
+    const int keyCount = sqlite3_value_int(argv[2]);
+    sqlite3_value **key = argv + 3;
+    sqlite3_value **values = key + keyCount;
+    const quint64 rowHash = digestOf(canonical, textOf(argv[1]), values, int(argc - 3 - keyCount));
+    const quint64 keyHash = keyCount == 0 ? rowHash : digestOf(canonical, textOf(argv[0]), key, keyCount);
+    BucketSum &sum = table->sums[keyHash >> (64 - kChecksumBucketBits)];
+    ++sum.rows;
+    sum.hashSum += rowHash;
+}
+
+void bucketSumsFinal(sqlite3_context *context) {
+    auto *table = static_cast<BucketTable *>(sqlite3_aggregate_context(context, 0));
+    std::string blob;
+    for (int bucket = 0; table && bucket < kBuckets; ++bucket) {
+        const BucketSum &sum = table->sums[bucket];
+        if (sum.rows == 0)
+            continue;
+        const PackedBucket packed{bucket, sum.rows, sum.hashSum};
+        blob.append(reinterpret_cast<const char *>(&packed), sizeof packed);
+    }
+    sqlite3_result_blob64(context, blob.data(), blob.size(), SQLITE_TRANSIENT);
 }
 
 // One PostgreSQL column's canonical text (rowchecksum.h), mirroring how the PostgreSQL reader
@@ -253,16 +339,67 @@ void registerSqliteChecksumFunctions(sqlite3 *db) {
     sqlite3_create_function_v2(db, "tidemark_bucket", -1, flags, nullptr, bucketFunction, nullptr, nullptr,
                                nullptr);
     sqlite3_create_function_v2(db, "tidemark_sum64", 1, flags, nullptr, nullptr, sumStep, sumFinal, nullptr);
+    sqlite3_create_function_v2(db, "tidemark_bucket_sums", -1, flags, nullptr, nullptr, bucketSumsStep,
+                               bucketSumsFinal, nullptr);
 }
 
-QString postgresChecksumExpression(const QList<ColumnInfo> &columns, const QList<ChecksumCompare> &compare,
-                                   bool bucket) {
+bool BucketBlobCursor::fetch(RowBatch &batch, int maxRows) {
+    batch.reset(3);
+    if (!m_read) {
+        m_read = true;
+        RowBatch row(1);
+        if (m_inner->fetch(row, 1) && !row.isEmpty() && row.cell(0, 0).type == CellType::Blob)
+            m_blob = std::string(row.bytes(row.cell(0, 0)));
+        m_inner.reset();
+    }
+    int rows = 0;
+    for (; rows < maxRows && m_at + sizeof(PackedBucket) <= m_blob.size();
+         ++rows, m_at += sizeof(PackedBucket)) {
+        PackedBucket packed;
+        std::memcpy(&packed, m_blob.data() + m_at, sizeof packed);
+        batch.appendInteger(packed.bucket);
+        batch.appendInteger(packed.rows);
+        batch.appendInteger(std::int64_t(packed.hashSum));
+    }
+    return rows > 0;
+}
+
+namespace {
+
+QString postgresDigest(const QList<ColumnInfo> &columns, const QList<ChecksumCompare> &compare) {
     QStringList parts;
     for (int i = 0; i < columns.size(); ++i)
         parts << QStringLiteral("COALESCE(%1, 'n')").arg(postgresCanonical(columns[i], compare[i]));
-    const QString digest = QStringLiteral("md5(%1)").arg(parts.join(QStringLiteral(" || ")));
-    return bucket ? QStringLiteral("('x' || substr(%1, 1, 4))::bit(16)::int").arg(digest)
-                  : QStringLiteral("('x' || substr(%1, 1, 16))::bit(64)::bigint").arg(digest);
+    return QStringLiteral("md5(%1)").arg(parts.join(QStringLiteral(" || ")));
+}
+
+QString bucketOfDigest(const QString &digest) {
+    return QStringLiteral("('x' || substr(%1, 1, 4))::bit(16)::int").arg(digest);
+}
+
+QString hashOfDigest(const QString &digest) {
+    return QStringLiteral("('x' || substr(%1, 1, 16))::bit(64)::bigint").arg(digest);
+}
+
+} // namespace
+
+QString postgresChecksumExpression(const QList<ColumnInfo> &columns, const QList<ChecksumCompare> &compare,
+                                   bool bucket) {
+    const QString digest = postgresDigest(columns, compare);
+    return bucket ? bucketOfDigest(digest) : hashOfDigest(digest);
+}
+
+QString postgresBucketSumsQuery(const ChecksumQuery &query, const QString &qualifiedTable) {
+    const bool keyIsRow = query.keyIsRow();
+    QString digests = postgresDigest(query.keyColumns(), query.keyCompare()) + QStringLiteral(" AS k");
+    if (!keyIsRow)
+        digests +=
+            QStringLiteral(", ") + postgresDigest(query.columns, query.compare) + QStringLiteral(" AS r");
+    // OFFSET 0 keeps the subquery apart: pulled up, each digest would be computed once per use.
+    return QStringLiteral(
+               "SELECT %1 AS bucket, count(*), sum(%2)::text FROM (SELECT %3 FROM %4 OFFSET 0) d GROUP BY 1")
+        .arg(bucketOfDigest(QStringLiteral("k")),
+             hashOfDigest(keyIsRow ? QStringLiteral("k") : QStringLiteral("r")), digests, qualifiedTable);
 }
 
 } // namespace tidemark

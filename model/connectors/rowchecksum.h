@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,8 @@ struct ChecksumQuery {
     QString keyModes() const;       // one letter per key column
     QList<ColumnInfo> keyColumns() const;
     QList<ChecksumCompare> keyCompare() const;
+    // The key is the whole compared row (reconcile): one digest gives the bucket and the hash.
+    bool keyIsRow() const;
 };
 
 // One bucket's figures as a database returns them.
@@ -80,14 +83,35 @@ QHash<int, BucketSum> readBucketSums(SourceCursor &cursor, const std::function<v
 std::string decimalText(qint64 value);
 std::string decimalText(double value);
 
-// Registers tidemark_checksum(modes, v...) (the row hash, a signed 64-bit integer),
-// tidemark_bucket(modes, v...) and the aggregate tidemark_sum64(x) (wraps, never overflows) on
-// one SQLite connection.
+// Registers on one SQLite connection: tidemark_checksum(modes, v...) (the row hash, a signed
+// 64-bit integer), tidemark_bucket(modes, v...), the aggregate tidemark_sum64(x) (wraps, never
+// overflows), and the aggregate tidemark_bucket_sums(keyModes, modes, keyCount, key..., v...):
+// every bucket's figures in one pass, without grouping (no sort), as one blob for
+// BucketBlobCursor. keyCount 0: the compared columns are the key too, and one digest gives both
+// the bucket and the row hash.
 void registerSqliteChecksumFunctions(sqlite3 *db);
+
+// The rows of the blob tidemark_bucket_sums returns (`inner`'s one row, one column), as
+// (bucket, rows, hash sum) rows of integers for readBucketSums.
+class BucketBlobCursor : public SourceCursor {
+public:
+    explicit BucketBlobCursor(std::unique_ptr<SourceCursor> inner)
+        : m_inner(std::move(inner)) {}
+    bool fetch(RowBatch &batch, int maxRows) override;
+
+private:
+    std::unique_ptr<SourceCursor> m_inner;
+    std::string m_blob;
+    std::size_t m_at = 0;
+    bool m_read = false;
+};
 
 // The SQL that hashes `columns` on PostgreSQL: the row hash as bigint (`bucket` false) or the
 // bucket as int (`bucket` true).
 QString postgresChecksumExpression(const QList<ColumnInfo> &columns, const QList<ChecksumCompare> &compare,
                                    bool bucket);
+// PostgreSQL's SELECT of every bucket's figures (bucket, rows, hash sum as text), each digest
+// computed once per row.
+QString postgresBucketSumsQuery(const ChecksumQuery &query, const QString &qualifiedTable);
 
 } // namespace tidemark

@@ -863,16 +863,21 @@ QString checksumCall(const char *function, const QList<ColumnInfo> &columns, int
 
 std::unique_ptr<SourceCursor> SqliteConnector::openChecksums(const ChecksumQuery &query) {
     SqliteDb &db = handle();
-    const QString sql =
-        QStringLiteral("SELECT %1 AS bucket, count(*), tidemark_sum64(%2) FROM %3 GROUP BY bucket")
-            .arg(checksumCall("tidemark_bucket", query.keyColumns(), 1),
-                 checksumCall("tidemark_checksum", query.columns, 2), quoted(query.table));
+    // One pass filling every bucket, no GROUP BY (whose sort cost more than the hashing); when
+    // the compared columns are the key (reconcile), one digest gives the bucket and the hash.
+    const bool keyOnly = query.keyIsRow();
+    QStringList arguments;
+    for (const ColumnInfo &column : keyOnly ? query.columns : query.keyColumns() + query.columns)
+        arguments << quoteIdentifier(column.name);
+    const QString sql = QStringLiteral("SELECT tidemark_bucket_sums(?1, ?2, ?3, %1) FROM %2")
+                            .arg(arguments.join(QStringLiteral(", ")), quoted(query.table));
     auto cursor = std::make_unique<SqliteCursor>(db, where(query.table));
     SqliteStatement statement(db, sql, where(query.table));
     statement.bind(1, query.keyModes());
     statement.bind(2, query.modes());
+    statement.bind(3, keyOnly ? 0 : int(query.keyColumns().size()));
     cursor->start(statement);
-    return cursor;
+    return std::make_unique<BucketBlobCursor>(std::move(cursor));
 }
 
 std::unique_ptr<SourceCursor> SqliteConnector::openBucketScan(const ChecksumQuery &query,
