@@ -53,8 +53,10 @@ SourceZone SourceZone::parse(const QString &name, const QString &option) {
     SourceZone zone;
     if (trimmed.isEmpty() || trimmed == QLatin1String("UTC"))
         return zone;
-    const QTimeZone known(trimmed.toUtf8());
-    if (!known.isValid())
+    // Only a name the database lists: Qt also reads a bare word ("Berlin") as a POSIX rule of UTC.
+    const QByteArray id = trimmed.toUtf8();
+    const QTimeZone known(id);
+    if (!QTimeZone::isTimeZoneIdAvailable(id) || !known.isValid())
         throw ValidationError(
             QStringLiteral("%1: '%2' is no time zone this system knows (an IANA name such as "
                            "Europe/Berlin or America/New_York, or UTC)")

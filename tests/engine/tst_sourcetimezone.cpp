@@ -92,6 +92,7 @@ void TestSourceTimezone::zoneArithmetic() {
     QVERIFY(!SourceZone::parse(QStringLiteral("Asia/Tokyo")).repeatsWallTimes());
     QVERIFY(SourceZone::parse(QString()).isUtc());
     QVERIFY_THROWS_EXCEPTION(ValidationError, SourceZone::parse(QStringLiteral("Mars/Olympus")));
+    QVERIFY_THROWS_EXCEPTION(ValidationError, SourceZone::parse(QStringLiteral("Berlin")));
 }
 
 void TestSourceTimezone::fallBackHourLosesNoRow_data() {

@@ -256,7 +256,8 @@ void TableDialog::buildUi() {
     for (QLineEdit *edit : {m_targetTable, m_lookback, m_staleAfter, m_initialWatermark})
         connect(edit, &QLineEdit::textChanged, this, &TableDialog::revalidate);
     connect(m_keys, &QListWidget::itemChanged, this, &TableDialog::revalidate);
-    connect(m_sourceZone, &QComboBox::currentTextChanged, this, &TableDialog::revalidate);
+    // Typed or picked: the line edit's text is the zone.
+    connect(m_sourceZone->lineEdit(), &QLineEdit::textChanged, this, &TableDialog::revalidate);
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
 }
 
