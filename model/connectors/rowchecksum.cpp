@@ -140,7 +140,9 @@ void appendCanonical(std::string &canonical, char mode, sqlite3_value *value) {
     case SQLITE_INTEGER: {
         char buffer[24];
         const std::string_view digits(
-            buffer, std::size_t(std::to_chars(buffer, buffer + sizeof buffer, sqlite3_value_int64(value)).ptr - buffer));
+            buffer,
+            std::size_t(std::to_chars(buffer, buffer + sizeof buffer, sqlite3_value_int64(value)).ptr -
+                        buffer));
         if (mode == char(ChecksumCompare::Decimal)) {
             appendSized(canonical, 't', digits);
             return;
@@ -245,7 +247,7 @@ struct BucketTable {
 // One packed entry of tidemark_bucket_sums' blob, in this process's byte order: the blob is
 // read back by the process that made it.
 struct PackedBucket {
-    qint32 bucket;
+    qint64 bucket; // 64 bits like the others: no padding bytes in the blob
     qint64 rows;
     quint64 hashSum;
 };

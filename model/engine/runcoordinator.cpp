@@ -424,6 +424,8 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
                     if (finished.id == 0) {
                         finished.id = runId;
                         finished.iterations = self->m_results;
+                        finished.kind =
+                            QString::fromLatin1(self->m_request.range ? kRunKindRangeBackfill : kRunKindCopy);
                     }
                     finished.status = status;
                     self->m_running = false;

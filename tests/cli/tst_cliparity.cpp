@@ -29,7 +29,7 @@ QStringList L(std::initializer_list<const char *> parts) {
 
 } // namespace
 
-class tst_CliParity : public QObject, protected CliFixture {
+class TestCliParity : public QObject, protected CliFixture {
     Q_OBJECT
 
 private slots:
@@ -101,7 +101,7 @@ private:
     }
 };
 
-void tst_CliParity::helpPrintsOneCommandsUsage_data() {
+void TestCliParity::helpPrintsOneCommandsUsage_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QStringList>("mentions"); // in stdout
     QTest::addColumn<QStringList>("leftOut");  // other commands' entries, not in stdout
@@ -134,7 +134,7 @@ void tst_CliParity::helpPrintsOneCommandsUsage_data() {
                           << QStringList();
 }
 
-void tst_CliParity::helpPrintsOneCommandsUsage() {
+void TestCliParity::helpPrintsOneCommandsUsage() {
     QFETCH(QStringList, args);
     QFETCH(QStringList, mentions);
     QFETCH(QStringList, leftOut);
@@ -149,7 +149,7 @@ void tst_CliParity::helpPrintsOneCommandsUsage() {
         QVERIFY2(!result.out.contains(other), qPrintable(other + QStringLiteral(" in:\n") + result.out));
 }
 
-void tst_CliParity::helpAndUnknownOptionsAreRefusedNamingThem() {
+void TestCliParity::helpAndUnknownOptionsAreRefusedNamingThem() {
     const qint64 id = addOrders();
     expectRefused(cli(L({"table", "edit", "1", "--bogus"})), L({"table edit", "bogus"}));
     expectRefused(cli(L({"connection", "test", "src", "--frobnicate"})),
@@ -160,7 +160,7 @@ void tst_CliParity::helpAndUnknownOptionsAreRefusedNamingThem() {
     QCOMPARE(table(id).value(QStringLiteral("mode")).toString(), QStringLiteral("append"));
 }
 
-void tst_CliParity::editChangesOnlyTheOptionsGiven() {
+void TestCliParity::editChangesOnlyTheOptionsGiven() {
     const qint64 id = addOrders();
     CLI_EXIT(cli(L({"run"})), 0);
     const QJsonObject before = table(id);
@@ -204,7 +204,7 @@ void tst_CliParity::editChangesOnlyTheOptionsGiven() {
                   L({"table edit 1", "nothing to change"}));
 }
 
-void tst_CliParity::editValidatesAsAddDoes() {
+void TestCliParity::editValidatesAsAddDoes() {
     const qint64 id = addTable(L({"--source", "src:orders", "--target", "dst:orders", "--watermark",
                                   "updated_at", "--mode", "merge", "--lookback", "1h"}));
     // Back to append while the lookback stays: refused as table add refuses it.
@@ -232,7 +232,7 @@ void tst_CliParity::editValidatesAsAddDoes() {
                   L({"table restore 1"}));
 }
 
-void tst_CliParity::editIsRefusedWhileARunHoldsTheTable() {
+void TestCliParity::editIsRefusedWhileARunHoldsTheTable() {
     const qint64 id = addOrders();
     // A live run's lease: this test process is alive on this host, and the lease runs for an hour.
     const QString later =
@@ -260,7 +260,7 @@ void tst_CliParity::editIsRefusedWhileARunHoldsTheTable() {
     QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(3));
 }
 
-void tst_CliParity::editIsRefusedWhileARunHasTheTableQueued() {
+void TestCliParity::editIsRefusedWhileARunHasTheTableQueued() {
     const qint64 id = addOrders();
     // A live run (this test process, a heartbeat good for an hour) that has planned the table but
     // not started it: no lease yet, and still not the moment to change its settings.
@@ -290,7 +290,7 @@ void tst_CliParity::editIsRefusedWhileARunHasTheTableQueued() {
     QCOMPARE(table(id).value(QStringLiteral("batch_size")).toInteger(), 7);
 }
 
-void tst_CliParity::editOfThePositionNeedsResetPosition() {
+void TestCliParity::editOfThePositionNeedsResetPosition() {
     const qint64 id = addOrders();
     CLI_EXIT(cli(L({"run"})), 0);
     QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(3));
@@ -328,7 +328,7 @@ void tst_CliParity::editOfThePositionNeedsResetPosition() {
     QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(4));
 }
 
-void tst_CliParity::editMovingTheTargetReleasesTheOldOne() {
+void TestCliParity::editMovingTheTargetReleasesTheOldOne() {
     const qint64 id = addOrders();
     CLI_EXIT(cli(L({"run"})), 0);
     QCOMPARE(stateRows(m_dst, id), qint64(1));
@@ -356,7 +356,7 @@ void tst_CliParity::editMovingTheTargetReleasesTheOldOne() {
     QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(3));
 }
 
-void tst_CliParity::purgeFreesTheTargetForANewTable() {
+void TestCliParity::purgeFreesTheTargetForANewTable() {
     const qint64 id = addOrders();
     CLI_EXIT(cli(L({"run"})), 0);
     CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 0);
@@ -397,7 +397,7 @@ void tst_CliParity::purgeFreesTheTargetForANewTable() {
                   L({"table purge", "table 1 does not exist"}));
 }
 
-void tst_CliParity::purgeRefusesALiveTableAndAskedTargets() {
+void TestCliParity::purgeRefusesALiveTableAndAskedTargets() {
     const qint64 id = addOrders();
     expectRefused(cli({QStringLiteral("table"), QStringLiteral("purge"), QString::number(id)}),
                   L({"table purge", "is not removed", "table remove 1"}));
@@ -410,7 +410,7 @@ void tst_CliParity::purgeRefusesALiveTableAndAskedTargets() {
     QVERIFY(table(id, true).isEmpty());
 }
 
-void tst_CliParity::purgeOfATargetThatCannotBeReachedNeedsYes() {
+void TestCliParity::purgeOfATargetThatCannotBeReachedNeedsYes() {
     const qint64 id = addOrders();
     CLI_EXIT(cli(L({"run"})), 0);
     CLI_EXIT(cli({QStringLiteral("table"), QStringLiteral("remove"), QString::number(id)}), 0);
@@ -432,7 +432,7 @@ void tst_CliParity::purgeOfATargetThatCannotBeReachedNeedsYes() {
     QCOMPARE(stateRows(m_dst, id), qint64(1));
 }
 
-void tst_CliParity::connectionEditChangesOnlyWhatIsGiven() {
+void TestCliParity::connectionEditChangesOnlyWhatIsGiven() {
     const QString moved = path(QStringLiteral("moved.db"));
     QVERIFY(QFile::copy(m_src, moved));
     const qint64 id = addOrders();
@@ -463,7 +463,7 @@ void tst_CliParity::connectionEditChangesOnlyWhatIsGiven() {
         L({"connection edit source", "does not exist"}));
 }
 
-void tst_CliParity::connectionRemoveIsRefusedWhileATableUsesIt() {
+void TestCliParity::connectionRemoveIsRefusedWhileATableUsesIt() {
     const qint64 id = addOrders();
     expectRefused(cli(L({"connection", "remove", "dst"})),
                   L({"connection remove dst", "table 1", "table remove"}));
@@ -478,7 +478,7 @@ void tst_CliParity::connectionRemoveIsRefusedWhileATableUsesIt() {
     expectRefused(cli(L({"connection", "remove", "dst"})), L({"connection remove", "'dst' does not exist"}));
 }
 
-void tst_CliParity::connectionTestOpensTheConnection() {
+void TestCliParity::connectionTestOpensTheConnection() {
     const CliResult ok = cli(L({"connection", "test", "src"}));
     CLI_EXIT(ok, 0);
     QVERIFY2(ok.out.startsWith(QStringLiteral("ok: connection 'src'")) && ok.out.contains(m_src) &&
@@ -501,5 +501,5 @@ void tst_CliParity::connectionTestOpensTheConnection() {
     expectRefused(cli(L({"connection", "test", "nope"})), L({"connection test", "'nope' does not exist"}));
 }
 
-QTEST_GUILESS_MAIN(tst_CliParity)
+QTEST_GUILESS_MAIN(TestCliParity)
 #include "tst_cliparity.moc"

@@ -15,7 +15,7 @@
 
 using namespace tidemark::test;
 
-class tst_CliReference : public QObject {
+class TestCliReference : public QObject {
     Q_OBJECT
 
 private slots:
@@ -34,7 +34,7 @@ private:
     QString m_completion;
 };
 
-void tst_CliReference::initTestCase() {
+void TestCliReference::initTestCase() {
     QVERIFY(m_dir.isValid());
     const CliResult generated = runCli({QStringLiteral("--generate"), QStringLiteral("bash-completion")});
     QVERIFY2(generated.exitCode == 0, qPrintable(generated.describe()));
@@ -44,7 +44,7 @@ void tst_CliReference::initTestCase() {
     file.write(generated.out.toUtf8());
 }
 
-QStringList tst_CliReference::complete(const QString &line) {
+QStringList TestCliReference::complete(const QString &line) {
     QStringList words = line.split(QLatin1Char(' '));
     QString array;
     for (const QString &word : words)
@@ -60,7 +60,7 @@ QStringList tst_CliReference::complete(const QString &line) {
     return QString::fromUtf8(bash.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
-void tst_CliReference::completionOffers_data() {
+void TestCliReference::completionOffers_data() {
     QTest::addColumn<QString>("line");
     QTest::addColumn<QStringList>("offered");
     QTest::addColumn<QStringList>("notOffered");
@@ -87,7 +87,7 @@ void tst_CliReference::completionOffers_data() {
         << QStringLiteral("tidemark-cli workspace apply doc.json --") << L({"--dry-run", "--prune"}) << L({});
 }
 
-void tst_CliReference::completionOffers() {
+void TestCliReference::completionOffers() {
     QFETCH(QString, line);
     QFETCH(QStringList, offered);
     QFETCH(QStringList, notOffered);
@@ -99,7 +99,7 @@ void tst_CliReference::completionOffers() {
         QVERIFY2(!words.contains(word), qPrintable(QStringLiteral("'%1' offered for '%2'").arg(word, line)));
 }
 
-void tst_CliReference::manPageNamesEveryCommand() {
+void TestCliReference::manPageNamesEveryCommand() {
     const CliResult man = runCli({QStringLiteral("--generate"), QStringLiteral("man")});
     QVERIFY2(man.exitCode == 0, qPrintable(man.describe()));
     QVERIFY(man.out.startsWith(QStringLiteral(".TH TIDEMARK-CLI 1")));
@@ -140,7 +140,7 @@ void tst_CliReference::manPageNamesEveryCommand() {
 
 // The commands that messages in the sources suggest ("see tidemark-cli table edit --help",
 // "restore it with 'table restore 3'", "(table remove ID)") each exist: `help` knows them.
-void tst_CliReference::suggestedCommandsExist() {
+void TestCliReference::suggestedCommandsExist() {
     const QString root = QStringLiteral(TIDEMARK_SOURCE_DIR);
     const QStringList groups{
         QStringLiteral("table"),    QStringLiteral("connection"), QStringLiteral("schedule"),
@@ -195,11 +195,11 @@ void tst_CliReference::suggestedCommandsExist() {
     }
 }
 
-void tst_CliReference::unknownGenerateKindIsRefused() {
+void TestCliReference::unknownGenerateKindIsRefused() {
     const CliResult refused = runCli({QStringLiteral("--generate"), QStringLiteral("zsh")});
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains(QStringLiteral("'zsh'")), qPrintable(refused.describe()));
 }
 
-QTEST_GUILESS_MAIN(tst_CliReference)
+QTEST_GUILESS_MAIN(TestCliReference)
 #include "tst_clireference.moc"

@@ -176,7 +176,7 @@ QString jsonText(const QJsonValue &value) {
 
 } // namespace
 
-class tst_NumericBounds : public QObject, protected CliFixture {
+class TestNumericBounds : public QObject, protected CliFixture {
     Q_OBJECT
 
 private slots:
@@ -209,7 +209,7 @@ private:
     int m_names = 0;
 };
 
-void tst_NumericBounds::initTestCase() {
+void TestNumericBounds::initTestCase() {
     startFixture();
     makeOrders(m_src, 3);
     setupConnections();
@@ -231,7 +231,7 @@ void tst_NumericBounds::initTestCase() {
              0);
 }
 
-void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange_data() {
+void TestNumericBounds::optionRefusesOutOfRangeAndStoresInRange_data() {
     QTest::addColumn<int>("index");
     QTest::addColumn<QString>("value");
     QTest::addColumn<bool>("accepted");
@@ -266,7 +266,7 @@ void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange_data() {
     }
 }
 
-void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
+void TestNumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
     QFETCH(int, index);
     QFETCH(QString, value);
     QFETCH(bool, accepted);
@@ -355,5 +355,5 @@ void tst_NumericBounds::optionRefusesOutOfRangeAndStoresInRange() {
     }
 }
 
-QTEST_GUILESS_MAIN(tst_NumericBounds)
+QTEST_GUILESS_MAIN(TestNumericBounds)
 #include "tst_numericbounds.moc"

@@ -16,7 +16,7 @@
 
 using namespace tidemark::test;
 
-class tst_Position : public QObject {
+class TestPosition : public QObject {
     Q_OBJECT
 
 private slots:
@@ -59,7 +59,7 @@ private:
     QString m_ws;
 };
 
-void tst_Position::init() {
+void TestPosition::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
     m_ws = path(QStringLiteral("w.tidemark"));
@@ -72,7 +72,7 @@ void tst_Position::init() {
     makeOrders(path(QStringLiteral("src.db")), 10);
 }
 
-void tst_Position::positionShowsWorkspaceAndTarget() {
+void TestPosition::positionShowsWorkspaceAndTarget() {
     addTable();
     QJsonObject shown = position();
     QVERIFY(shown.value(QStringLiteral("watermark")).isNull());
@@ -88,7 +88,7 @@ void tst_Position::positionShowsWorkspaceAndTarget() {
     QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("position"), QStringLiteral("7")}).exitCode, 2);
 }
 
-void tst_Position::forwardAsksThenSkipsAndIsRecorded() {
+void TestPosition::forwardAsksThenSkipsAndIsRecorded() {
     addTable();
     QCOMPARE(cli({QStringLiteral("run")}).exitCode, 0);
     makeOrders(path(QStringLiteral("src.db")), 10, 11); // rows 11..20
@@ -116,7 +116,7 @@ void tst_Position::forwardAsksThenSkipsAndIsRecorded() {
              qint64(0));
 }
 
-void tst_Position::backOnAppendAsksAndMergeRecopies() {
+void TestPosition::backOnAppendAsksAndMergeRecopies() {
     addTable();
     QCOMPARE(cli({QStringLiteral("run")}).exitCode, 0);
     const CliResult refused = setPosition(orderTimestamp(5), false);
@@ -137,7 +137,7 @@ void tst_Position::backOnAppendAsksAndMergeRecopies() {
     QCOMPARE(dstRows(), qint64(10));
 }
 
-void tst_Position::refusedWhileTheTableRuns() {
+void TestPosition::refusedWhileTheTableRuns() {
     addTable({QStringLiteral("--batch-size"), QStringLiteral("2"), QStringLiteral("--max-skipped"),
               QStringLiteral("1")});
     QProcess running;
@@ -157,5 +157,5 @@ void tst_Position::refusedWhileTheTableRuns() {
     QCOMPARE(dstRows(), qint64(10));
 }
 
-QTEST_GUILESS_MAIN(tst_Position)
+QTEST_GUILESS_MAIN(TestPosition)
 #include "tst_position.moc"

@@ -17,7 +17,7 @@
 
 using namespace tidemark::test;
 
-class tst_ScheduleCli : public QObject, protected CliFixture {
+class TestScheduleCli : public QObject, protected CliFixture {
     Q_OBJECT
 
 private slots:
@@ -45,7 +45,7 @@ private:
     }
 };
 
-void tst_ScheduleCli::init() {
+void TestScheduleCli::init() {
     startFixture();
     makeOrders(m_src, 3);
     setupConnections();
@@ -57,7 +57,7 @@ void tst_ScheduleCli::init() {
     QCOMPARE(table.out.trimmed(), QStringLiteral("1"));
 }
 
-void tst_ScheduleCli::addListPauseResumeRemove() {
+void TestScheduleCli::addListPauseResumeRemove() {
     CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("nightly"), QStringLiteral("--cron"),
                        QStringLiteral("0 2 * * mon-fri"), QStringLiteral("--tz"),
                        QStringLiteral("Europe/Paris"), QStringLiteral("--table"), QStringLiteral("1"),
@@ -121,7 +121,7 @@ void tst_ScheduleCli::addListPauseResumeRemove() {
     QCOMPARE(list.at(0)[QStringLiteral("name")].toString(), QStringLiteral("often"));
 }
 
-void tst_ScheduleCli::nextGivesUtcInstantsAcrossDst() {
+void TestScheduleCli::nextGivesUtcInstantsAcrossDst() {
     // Paris leaves winter time on Sunday 29 March 2026: 02:00 local is 01:00Z before, 00:00Z after.
     CLI_EXIT(
         schedule({QStringLiteral("add"), QStringLiteral("nightly"), QStringLiteral("--cron"),
@@ -141,7 +141,7 @@ void tst_ScheduleCli::nextGivesUtcInstantsAcrossDst() {
                                                    QStringLiteral("2026-03-30T00:00:00.000Z")}));
 }
 
-void tst_ScheduleCli::refusalsExitTwoAndChangeNothing_data() {
+void TestScheduleCli::refusalsExitTwoAndChangeNothing_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("culprit");
     const QString add = QStringLiteral("add");
@@ -245,7 +245,7 @@ void tst_ScheduleCli::refusalsExitTwoAndChangeNothing_data() {
         << QStringLiteral("password");
 }
 
-void tst_ScheduleCli::refusalsExitTwoAndChangeNothing() {
+void TestScheduleCli::refusalsExitTwoAndChangeNothing() {
     QFETCH(QStringList, args);
     QFETCH(QString, culprit);
     CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("kept"), QStringLiteral("--cron"),
@@ -261,7 +261,7 @@ void tst_ScheduleCli::refusalsExitTwoAndChangeNothing() {
 }
 
 // Only "never" is refused: a cron that fires once in four years (or eight, across 2100) is kept.
-void tst_ScheduleCli::rareCronIsAccepted() {
+void TestScheduleCli::rareCronIsAccepted() {
     CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("leap"), QStringLiteral("--cron"),
                        QStringLiteral("0 0 29 2 *"), QStringLiteral("--tz"), QStringLiteral("UTC")}),
              0);
@@ -274,7 +274,7 @@ void tst_ScheduleCli::rareCronIsAccepted() {
                                                    QStringLiteral("2108-02-29T00:00:00.000Z")}));
 }
 
-void tst_ScheduleCli::historyJsonHasScheduleField() {
+void TestScheduleCli::historyJsonHasScheduleField() {
     CLI_EXIT(cli({QStringLiteral("run")}), 0);
     const CliResult history = cli({QStringLiteral("history"), QStringLiteral("--json")});
     const QJsonArray runs = parseJsonArray(history.out);
@@ -287,7 +287,7 @@ void tst_ScheduleCli::historyJsonHasScheduleField() {
 
 // A schedule's own alerts: set by `schedule add`/`edit` (only the options given change), shown
 // by `schedule list` beside the contract's fields.
-void tst_ScheduleCli::scheduleAlertsAddEditList() {
+void TestScheduleCli::scheduleAlertsAddEditList() {
     CLI_EXIT(schedule({QStringLiteral("add"), QStringLiteral("nightly"), QStringLiteral("--cron"),
                        QStringLiteral("0 2 * * *"), QStringLiteral("--tz"), QStringLiteral("UTC"),
                        QStringLiteral("--hook"), QStringLiteral("/usr/local/bin/page-team"),
@@ -337,7 +337,7 @@ void tst_ScheduleCli::scheduleAlertsAddEditList() {
 
 // A real `serve` fires a failing schedule every second: the schedule's hook gets the run's JSON
 // (the run names the schedule), and so does the workspace's: one's alerts add to the other's.
-void tst_ScheduleCli::serveRunsTheSchedulesHook() {
+void TestScheduleCli::serveRunsTheSchedulesHook() {
     const QString scheduleFile = path(QStringLiteral("schedule-hook.jsonl"));
     const QString workspaceFile = path(QStringLiteral("workspace-hook.jsonl"));
     CLI_EXIT(cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--hook"),
@@ -389,5 +389,5 @@ void tst_ScheduleCli::serveRunsTheSchedulesHook() {
     QCOMPARE(run[QStringLiteral("workspace")].toString(), m_ws);
 }
 
-QTEST_GUILESS_MAIN(tst_ScheduleCli)
+QTEST_GUILESS_MAIN(TestScheduleCli)
 #include "tst_schedulecli.moc"

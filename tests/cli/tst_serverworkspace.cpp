@@ -57,7 +57,7 @@ CliResult runAs(const QProcessEnvironment &env, const QString &dir, const QStrin
 
 } // namespace
 
-class tst_ServerWorkspace : public QObject {
+class TestServerWorkspace : public QObject {
     Q_OBJECT
 
 private slots:
@@ -84,7 +84,7 @@ private:
     QString m_schema;
 };
 
-void tst_ServerWorkspace::init() {
+void TestServerWorkspace::init() {
     TIDEMARK_REQUIRE_POSTGRES();
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
@@ -92,12 +92,12 @@ void tst_ServerWorkspace::init() {
     m_schema = QStringLiteral("team_%1_%2").arg(QCoreApplication::applicationPid()).arg(std::rand() % 100000);
 }
 
-void tst_ServerWorkspace::cleanup() {
+void TestServerWorkspace::cleanup() {
     if (!m_schema.isEmpty() && !pgPort().isEmpty())
         PgSession().exec(QStringLiteral("DROP SCHEMA IF EXISTS \"%1\" CASCADE").arg(m_schema));
 }
 
-void tst_ServerWorkspace::initCreatesTheSchemaOnce() {
+void TestServerWorkspace::initCreatesTheSchemaOnce() {
     // -w and --workspace-schema name it as the variables do.
     const CliResult created = runCli(
         {QStringLiteral("-w"), m_uri, QStringLiteral("--workspace-schema"), m_schema, QStringLiteral("init")},
@@ -121,7 +121,7 @@ void tst_ServerWorkspace::initCreatesTheSchemaOnce() {
     QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files), QStringList());
 }
 
-void tst_ServerWorkspace::twoClisAndARunnerShareOneWorkspace() {
+void TestServerWorkspace::twoClisAndARunnerShareOneWorkspace() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 5);
@@ -211,7 +211,7 @@ void tst_ServerWorkspace::twoClisAndARunnerShareOneWorkspace() {
         0);
 }
 
-void tst_ServerWorkspace::passwordInTheUriIsRefused() {
+void TestServerWorkspace::passwordInTheUriIsRefused() {
     const QString secret = QStringLiteral("s3cret-%1").arg(std::rand());
     const CliResult refused =
         runCli({QStringLiteral("-w"),
@@ -229,7 +229,7 @@ void tst_ServerWorkspace::passwordInTheUriIsRefused() {
 // The workspace server ends the session (pg_terminate_backend, as a restart does): the call that
 // meets the loss fails naming the workspace, nothing half-written stays, the next call connects
 // again by itself.
-void tst_ServerWorkspace::lostConnectionIsOpenedAgain() {
+void TestServerWorkspace::lostConnectionIsOpenedAgain() {
     // Its sessions named after its schema: the suites beside it on the cluster keep theirs.
     const QString location =
         m_uri + QStringLiteral("?schema=") + m_schema + QStringLiteral("&application_name=") + m_schema;
@@ -259,7 +259,7 @@ void tst_ServerWorkspace::lostConnectionIsOpenedAgain() {
 
 // A server that asks for a password (scram): PGPASSWORD gives it, and it lands nowhere — not in
 // the workspace's rows, not in what the commands print, not in a file beside them.
-void tst_ServerWorkspace::passwordFromLibpqNeverStored() {
+void TestServerWorkspace::passwordFromLibpqNeverStored() {
     const QString role = QStringLiteral("teamrole_%1").arg(QCoreApplication::applicationPid());
     const QString secret = QStringLiteral("Zq9-%1-unlikely").arg(std::rand());
     PgSession admin;
@@ -321,5 +321,5 @@ void tst_ServerWorkspace::passwordFromLibpqNeverStored() {
     admin.exec(QStringLiteral("DROP ROLE \"%1\"").arg(role));
 }
 
-QTEST_GUILESS_MAIN(tst_ServerWorkspace)
+QTEST_GUILESS_MAIN(TestServerWorkspace)
 #include "tst_serverworkspace.moc"

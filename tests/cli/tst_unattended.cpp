@@ -19,7 +19,7 @@
 
 using namespace tidemark::test;
 
-class tst_Unattended : public QObject {
+class TestUnattended : public QObject {
     Q_OBJECT
 
 private slots:
@@ -52,7 +52,7 @@ private:
     QString m_ws;
 };
 
-void tst_Unattended::init() {
+void TestUnattended::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
     m_ws = path(QStringLiteral("w.tidemark"));
@@ -64,7 +64,7 @@ void tst_Unattended::init() {
                  0);
 }
 
-void tst_Unattended::futureRowIsHeldBackNotFrozen() {
+void TestUnattended::futureRowIsHeldBackNotFrozen() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 5);
@@ -120,7 +120,7 @@ void tst_Unattended::futureRowIsHeldBackNotFrozen() {
         0);
 }
 
-void tst_Unattended::integerJumpIsHeldBack() {
+void TestUnattended::integerJumpIsHeldBack() {
     const QString src = path(QStringLiteral("src.db"));
     execSql(src, QStringLiteral("CREATE TABLE events (id INTEGER PRIMARY KEY, v TEXT); "
                                 "INSERT INTO events VALUES (1, 'a'), (2, 'b'), (3, 'c')"));
@@ -142,7 +142,7 @@ void tst_Unattended::integerJumpIsHeldBack() {
              qPrintable(iteration.value(QStringLiteral("error")).toString()));
 }
 
-void tst_Unattended::guardOptionsNameTheirType() {
+void TestUnattended::guardOptionsNameTheirType() {
     makeOrders(path(QStringLiteral("src.db")), 2);
     const QStringList base{QStringLiteral("table"),      QStringLiteral("add"),
                            QStringLiteral("--source"),   QStringLiteral("src:orders"),
@@ -178,7 +178,7 @@ void tst_Unattended::guardOptionsNameTheirType() {
 // SIGKILL just before the window's one transaction commits, its rows streamed into it: the
 // transaction dies with the process, so the closed iteration says 0 written and shows the rows
 // its last progress record had pending (the first batch's) as rolled back.
-void tst_Unattended::killedTransactionClaimsNoRows() {
+void TestUnattended::killedTransactionClaimsNoRows() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 10);
@@ -225,7 +225,7 @@ void tst_Unattended::killedTransactionClaimsNoRows() {
 
 // The target commits 4 rejected rows' count while another process holds the workspace's write
 // lock: their contents cannot be recorded, and the iteration says how many were lost.
-void tst_Unattended::rejectsTheWorkspaceCannotTakeAreCounted() {
+void TestUnattended::rejectsTheWorkspaceCannotTakeAreCounted() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 10);
@@ -269,7 +269,7 @@ void tst_Unattended::rejectsTheWorkspaceCannotTakeAreCounted() {
 
 // The source restored from an older backup: its highest watermark is below the position. The run
 // warns, naming both, where it used to end a quiet "no new rows".
-void tst_Unattended::sourceBehindThePositionIsAnAlarm() {
+void TestUnattended::sourceBehindThePositionIsAnAlarm() {
     const QString src = path(QStringLiteral("src.db"));
     makeOrders(src, 10);
     const CliResult added =
@@ -302,7 +302,7 @@ void tst_Unattended::sourceBehindThePositionIsAnAlarm() {
     QVERIFY(onlyIteration(runJson()).value(QStringLiteral("source_behind")).toBool());
 }
 
-void tst_Unattended::stalledTableIsAnAlarm() {
+void TestUnattended::stalledTableIsAnAlarm() {
     const QString src = path(QStringLiteral("src.db"));
     makeOrders(src, 5);
     const CliResult added =
@@ -370,7 +370,7 @@ void tst_Unattended::stalledTableIsAnAlarm() {
 // Cron's `run` of other tables raises a stalled table's alarm through the workspace's hook: once,
 // though two processes end at the same time, and once more after the table moved and stalled
 // again.
-void tst_Unattended::stalledTableAlarmIsSentOnce() {
+void TestUnattended::stalledTableAlarmIsSentOnce() {
     const QString src = path(QStringLiteral("src.db"));
     makeOrders(src, 5);
     for (const QStringList &extra :
@@ -452,5 +452,5 @@ void tst_Unattended::stalledTableAlarmIsSentOnce() {
     QVERIFY2(refused.err.contains(QStringLiteral("alert set --on ...,stalled")), qPrintable(refused.err));
 }
 
-QTEST_GUILESS_MAIN(tst_Unattended)
+QTEST_GUILESS_MAIN(TestUnattended)
 #include "tst_unattended.moc"

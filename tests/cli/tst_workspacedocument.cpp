@@ -20,7 +20,7 @@
 
 using namespace tidemark::test;
 
-class tst_WorkspaceDocument : public QObject {
+class TestWorkspaceDocument : public QObject {
     Q_OBJECT
 
 private slots:
@@ -74,7 +74,7 @@ private:
 // A workspace with what a document carries: two connections (one PostgreSQL, never reached, with
 // its password in a variable), two tables (one paused, one copied up to row 10), a schedule of
 // one table, and alerts whose webhook secret is a reference.
-void tst_WorkspaceDocument::init() {
+void TestWorkspaceDocument::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
     m_ws = newWorkspace(QStringLiteral("a.tidemark"));
@@ -115,7 +115,7 @@ void tst_WorkspaceDocument::init() {
     QCOMPARE(dstRows(), qint64(10));
 }
 
-void tst_WorkspaceDocument::roundTripGivesSameBytesAndRunGoesOn() {
+void TestWorkspaceDocument::roundTripGivesSameBytesAndRunGoesOn() {
     const QByteArray original = exported(m_ws);
     QVERIFY(!original.isEmpty());
     // Written to a file, the same bytes as on stdout.
@@ -174,7 +174,7 @@ void tst_WorkspaceDocument::roundTripGivesSameBytesAndRunGoesOn() {
     QCOMPARE(position.value(QStringLiteral("tiebreak")).toInt(), 15);
 }
 
-void tst_WorkspaceDocument::planComesFirstAndDryRunChangesNothing() {
+void TestWorkspaceDocument::planComesFirstAndDryRunChangesNothing() {
     QJsonObject document = QJsonDocument::fromJson(exported(m_ws)).object();
     QJsonArray tables = document.value(QStringLiteral("tables")).toArray();
     QJsonObject orders = tables.at(0).toObject();
@@ -201,7 +201,7 @@ void tst_WorkspaceDocument::planComesFirstAndDryRunChangesNothing() {
     QCOMPARE(exported(m_ws), QJsonDocument(document).toJson(QJsonDocument::Indented));
 }
 
-void tst_WorkspaceDocument::removalsNeedPrune() {
+void TestWorkspaceDocument::removalsNeedPrune() {
     QJsonObject document = QJsonDocument::fromJson(exported(m_ws)).object();
     QJsonArray tables = document.value(QStringLiteral("tables")).toArray();
     tables.removeAt(1); // dst:customers
@@ -237,7 +237,7 @@ void tst_WorkspaceDocument::removalsNeedPrune() {
     QCOMPARE(exported(m_ws), QJsonDocument(document).toJson(QJsonDocument::Indented));
 }
 
-void tst_WorkspaceDocument::positionMoveIsRecordedWithItsCause() {
+void TestWorkspaceDocument::positionMoveIsRecordedWithItsCause() {
     QJsonObject document = QJsonDocument::fromJson(exported(m_ws)).object();
     QJsonArray tables = document.value(QStringLiteral("tables")).toArray();
     QJsonObject orders = tables.at(0).toObject();
@@ -265,7 +265,7 @@ void tst_WorkspaceDocument::positionMoveIsRecordedWithItsCause() {
     QCOMPARE(dstRows(), qint64(10));
 }
 
-void tst_WorkspaceDocument::positionChangeRefusedWhileTheTableRuns() {
+void TestWorkspaceDocument::positionChangeRefusedWhileTheTableRuns() {
     // Allowed skips take the batch-by-batch path, where the run can be held after a batch.
     QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("edit"), QStringLiteral("1"),
                   QStringLiteral("--max-skipped"), QStringLiteral("1")})
@@ -300,7 +300,7 @@ void tst_WorkspaceDocument::positionChangeRefusedWhileTheTableRuns() {
     QCOMPARE(dstRows(), qint64(16));
 }
 
-void tst_WorkspaceDocument::badDocumentsAreRefusedNamingTheKey() {
+void TestWorkspaceDocument::badDocumentsAreRefusedNamingTheKey() {
     QJsonObject document = QJsonDocument::fromJson(exported(m_ws)).object();
     QJsonArray tables = document.value(QStringLiteral("tables")).toArray();
     QJsonObject orders = tables.at(0).toObject();
@@ -321,5 +321,5 @@ void tst_WorkspaceDocument::badDocumentsAreRefusedNamingTheKey() {
     QCOMPARE(exported(m_ws), before);
 }
 
-QTEST_GUILESS_MAIN(tst_WorkspaceDocument)
+QTEST_GUILESS_MAIN(TestWorkspaceDocument)
 #include "tst_workspacedocument.moc"

@@ -8,7 +8,7 @@ using namespace tidemark;
 
 Q_DECLARE_METATYPE(tidemark::IterationRecord)
 
-class tst_TableHealth : public QObject {
+class TestTableHealth : public QObject {
     Q_OBJECT
 
 private slots:
@@ -39,7 +39,7 @@ IterationRecord iteration(IterationStatus status, const QDateTime &finished, con
 
 } // namespace
 
-void tst_TableHealth::health_data() {
+void TestTableHealth::health_data() {
     QTest::addColumn<QString>("staleAfter");
     QTest::addColumn<bool>("active");
     QTest::addColumn<IterationRecord>("last");
@@ -76,7 +76,7 @@ void tst_TableHealth::health_data() {
                                                    << "connection refused";
 }
 
-void tst_TableHealth::health() {
+void TestTableHealth::health() {
     QFETCH(QString, staleAfter);
     QFETCH(bool, active);
     QFETCH(IterationRecord, last);
@@ -96,7 +96,7 @@ void tst_TableHealth::health() {
                  qPrintable(found.reason));
 }
 
-void tst_TableHealth::parseStaleAfterAcceptsOneMinuteToTenYears() {
+void TestTableHealth::parseStaleAfterAcceptsOneMinuteToTenYears() {
     QCOMPARE(parseStaleAfter(QStringLiteral("90m"), QStringLiteral("--stale-after")), QStringLiteral("90m"));
     QCOMPARE(parseStaleAfter(QStringLiteral("86400"), QStringLiteral("--stale-after")), QStringLiteral("1d"));
     QCOMPARE(parseStaleAfter(QStringLiteral("none"), QStringLiteral("--stale-after")), QString());
@@ -112,5 +112,5 @@ void tst_TableHealth::parseStaleAfterAcceptsOneMinuteToTenYears() {
     }
 }
 
-QTEST_GUILESS_MAIN(tst_TableHealth)
+QTEST_GUILESS_MAIN(TestTableHealth)
 #include "tst_tablehealth.moc"

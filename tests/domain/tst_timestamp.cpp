@@ -6,7 +6,7 @@
 
 using namespace tidemark;
 
-class tst_Timestamp : public QObject {
+class TestTimestamp : public QObject {
     Q_OBJECT
 
 private slots:
@@ -25,7 +25,7 @@ private slots:
     void describe();
 };
 
-void tst_Timestamp::roundTrip_data() {
+void TestTimestamp::roundTrip_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<qint64>("micros");
     QTest::addColumn<bool>("dateOnly");
@@ -64,7 +64,7 @@ void tst_Timestamp::roundTrip_data() {
                                 << "Z";
 }
 
-void tst_Timestamp::roundTrip() {
+void TestTimestamp::roundTrip() {
     QFETCH(QString, text);
     QFETCH(qint64, micros);
     QFETCH(bool, dateOnly);
@@ -86,7 +86,7 @@ void tst_Timestamp::roundTrip() {
     QCOMPARE(*spelled, text);
 }
 
-void tst_Timestamp::invalid_data() {
+void TestTimestamp::invalid_data() {
     QTest::addColumn<QString>("text");
     QTest::newRow("empty") << "";
     QTest::newRow("garbage") << "yesterday";
@@ -109,12 +109,12 @@ void tst_Timestamp::invalid_data() {
     QTest::newRow("date with zone only") << "2025-07-30Z";
 }
 
-void tst_Timestamp::invalid() {
+void TestTimestamp::invalid() {
     QFETCH(QString, text);
     QVERIFY2(!parseTimestamp(text), qPrintable(text));
 }
 
-void tst_Timestamp::display_data() {
+void TestTimestamp::display_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("display");
     QTest::newRow("millis kept") << "2025-07-30T23:05:18.000Z"
@@ -133,7 +133,7 @@ void tst_Timestamp::display_data() {
                                   << "1969-12-31T23:59:59.999999Z";
 }
 
-void tst_Timestamp::display() {
+void TestTimestamp::display() {
     QFETCH(QString, text);
     QFETCH(QString, display);
     const auto parsed = parseTimestamp(text);
@@ -142,7 +142,7 @@ void tst_Timestamp::display() {
 }
 
 // Cross-check the hand-written calendar arithmetic against Qt's own, millisecond values only.
-void tst_Timestamp::agreesWithQDateTime_data() {
+void TestTimestamp::agreesWithQDateTime_data() {
     QTest::addColumn<QString>("text");
     QTest::newRow("2025") << "2025-07-30T23:05:18.120Z";
     QTest::newRow("1969") << "1969-12-31T23:59:59.999Z";
@@ -152,7 +152,7 @@ void tst_Timestamp::agreesWithQDateTime_data() {
     QTest::newRow("offset") << "2030-01-01T00:30:00.000+01:00";
 }
 
-void tst_Timestamp::agreesWithQDateTime() {
+void TestTimestamp::agreesWithQDateTime() {
     QFETCH(QString, text);
     const auto parsed = parseTimestamp(text);
     QVERIFY(parsed);
@@ -161,7 +161,7 @@ void tst_Timestamp::agreesWithQDateTime() {
     QCOMPARE(parsed->micros, qt.toMSecsSinceEpoch() * 1000);
 }
 
-void tst_Timestamp::spellingCannotHold_data() {
+void TestTimestamp::spellingCannotHold_data() {
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("spelledLike");
     QTest::newRow("micros into seconds") << "2025-07-30T23:05:18.000001Z"
@@ -178,7 +178,7 @@ void tst_Timestamp::spellingCannotHold_data() {
                                                       << "2025-01-01T00:00:00.000Z";
 }
 
-void tst_Timestamp::spellingCannotHold() {
+void TestTimestamp::spellingCannotHold() {
     QFETCH(QString, value);
     QFETCH(QString, spelledLike);
     const auto parsed = parseTimestamp(value);
@@ -187,7 +187,7 @@ void tst_Timestamp::spellingCannotHold() {
     QVERIFY(!formatTimestamp(parsed->micros, column->spelling, parsed->subMicros));
 }
 
-void tst_Timestamp::respellKeepsInstant() {
+void TestTimestamp::respellKeepsInstant() {
     const auto value = parseTimestamp(u"2025-07-31 01:05:18.5+02:00");
     const auto column = parseTimestamp(u"2000-01-01 00:00:00.000000");
     QVERIFY(value && column);
@@ -203,7 +203,7 @@ void tst_Timestamp::respellKeepsInstant() {
              QStringLiteral("2025-07-30"));
 }
 
-void tst_Timestamp::canonical() {
+void TestTimestamp::canonical() {
     QCOMPARE(canonicalTimestamp(0), QStringLiteral("1970-01-01T00:00:00.000000Z"));
     QCOMPARE(canonicalTimestamp(-1), QStringLiteral("1969-12-31T23:59:59.999999Z"));
     const auto parsed = parseTimestamp(canonicalTimestamp(1753916718123456LL));
@@ -212,12 +212,12 @@ void tst_Timestamp::canonical() {
     QCOMPARE(parsed->micros, 1753916718123456LL);
 }
 
-void tst_Timestamp::describe() {
+void TestTimestamp::describe() {
     QCOMPARE(TimestampSpelling::canonical().describe(), QStringLiteral("YYYY-MM-DDTHH:MM:SS.ffffffZ"));
     QCOMPARE(parseTimestamp(u"2025-01-01 00:00:00.000")->spelling.describe(),
              QStringLiteral("YYYY-MM-DD HH:MM:SS.fff"));
     QCOMPARE(parseTimestamp(u"2025-01-01")->spelling.describe(), QStringLiteral("YYYY-MM-DD"));
 }
 
-QTEST_GUILESS_MAIN(tst_Timestamp)
+QTEST_GUILESS_MAIN(TestTimestamp)
 #include "tst_timestamp.moc"

@@ -14,7 +14,7 @@ using namespace tidemark;
 
 Q_DECLARE_METATYPE(tidemark::WatermarkType)
 
-class tst_Watermark : public QObject {
+class TestWatermark : public QObject {
     Q_OBJECT
 
 private slots:
@@ -39,7 +39,7 @@ private slots:
     void connectionDescribeHidesPassword();
 };
 
-void tst_Watermark::integerLossless_data() {
+void TestWatermark::integerLossless_data() {
     QTest::addColumn<qint64>("value");
     QTest::newRow("zero") << qint64(0);
     QTest::newRow("max") << std::numeric_limits<qint64>::max();
@@ -48,7 +48,7 @@ void tst_Watermark::integerLossless_data() {
     QTest::newRow("negative") << qint64(-42);
 }
 
-void tst_Watermark::integerLossless() {
+void TestWatermark::integerLossless() {
     QFETCH(qint64, value);
     const Watermark w = Watermark::integer(value);
     QCOMPARE(w.type(), WatermarkType::Integer);
@@ -62,7 +62,7 @@ void tst_Watermark::integerLossless() {
     QCOMPARE(typed.toInteger(), value);
 }
 
-void tst_Watermark::timestampKeepsSpelling() {
+void TestWatermark::timestampKeepsSpelling() {
     const auto w = Watermark::timestamp(QStringLiteral("2025-07-31 01:05:18.120+02:00"));
     QVERIFY(w);
     QCOMPARE(w->type(), WatermarkType::Timestamp);
@@ -77,7 +77,7 @@ void tst_Watermark::timestampKeepsSpelling() {
     QVERIFY(Watermark().display().isEmpty());
 }
 
-void tst_Watermark::compareOrder() {
+void TestWatermark::compareOrder() {
     QVERIFY(Watermark::integer(-1).compare(Watermark::integer(1)) < 0);
     QVERIFY(Watermark::integer(std::numeric_limits<qint64>::max())
                 .compare(Watermark::integer(std::numeric_limits<qint64>::max() - 1)) > 0);
@@ -91,7 +91,7 @@ void tst_Watermark::compareOrder() {
     QVERIFY(Watermark().compare(c) < 0);
 }
 
-void tst_Watermark::parseUserInteger_data() {
+void TestWatermark::parseUserInteger_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<bool>("valid");
     QTest::addColumn<qint64>("value");
@@ -109,7 +109,7 @@ void tst_Watermark::parseUserInteger_data() {
     QTest::newRow("hex") << "0x10" << false << qint64(0);
 }
 
-void tst_Watermark::parseUserInteger() {
+void TestWatermark::parseUserInteger() {
     QFETCH(QString, text);
     QFETCH(bool, valid);
     QFETCH(qint64, value);
@@ -128,7 +128,7 @@ void tst_Watermark::parseUserInteger() {
     }
 }
 
-void tst_Watermark::parseUserTimestamp_data() {
+void TestWatermark::parseUserTimestamp_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("column"); // a value of the column, empty = none
     QTest::addColumn<QString>("native"); // expected spelling, empty = refused
@@ -171,7 +171,7 @@ void tst_Watermark::parseUserTimestamp_data() {
                              << "";
 }
 
-void tst_Watermark::parseUserTimestamp() {
+void TestWatermark::parseUserTimestamp() {
     QFETCH(QString, text);
     QFETCH(QString, column);
     QFETCH(QString, native);
@@ -196,7 +196,7 @@ void tst_Watermark::parseUserTimestamp() {
     }
 }
 
-void tst_Watermark::lookbackParse_data() {
+void TestWatermark::lookbackParse_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<WatermarkType>("type");
     QTest::addColumn<bool>("valid");
@@ -225,7 +225,7 @@ void tst_Watermark::lookbackParse_data() {
     QTest::newRow("no watermark column") << "5" << WatermarkType::None << false << qint64(0);
 }
 
-void tst_Watermark::lookbackParse() {
+void TestWatermark::lookbackParse() {
     QFETCH(QString, text);
     QFETCH(WatermarkType, type);
     QFETCH(bool, valid);
@@ -246,7 +246,7 @@ void tst_Watermark::lookbackParse() {
     }
 }
 
-void tst_Watermark::subtractLookback_data() {
+void TestWatermark::subtractLookback_data() {
     QTest::addColumn<QString>("position"); // a timestamp's native text
     QTest::addColumn<QString>("lookback");
     QTest::addColumn<QString>("expected");
@@ -273,7 +273,7 @@ void tst_Watermark::subtractLookback_data() {
                                  << "2025-07-30T23:05:18Z";
 }
 
-void tst_Watermark::subtractLookback() {
+void TestWatermark::subtractLookback() {
     QFETCH(QString, position);
     QFETCH(QString, lookback);
     QFETCH(QString, expected);
@@ -282,7 +282,7 @@ void tst_Watermark::subtractLookback() {
     QCOMPARE(moved.nativeText(), expected);
 }
 
-void tst_Watermark::subtractLookbackRefusals() {
+void TestWatermark::subtractLookbackRefusals() {
     QCOMPARE(tidemark::subtractLookback(Watermark::integer(1000),
                                         Lookback::parse(QStringLiteral("500"), WatermarkType::Integer))
                  .toInteger(),
@@ -304,7 +304,7 @@ void tst_Watermark::subtractLookbackRefusals() {
                 .isNull());
 }
 
-void tst_Watermark::deriveRunStatus_data() {
+void TestWatermark::deriveRunStatus_data() {
     QTest::addColumn<QList<IterationStatus>>("statuses");
     QTest::addColumn<bool>("dryRun");
     QTest::addColumn<QString>("expected");
@@ -320,14 +320,14 @@ void tst_Watermark::deriveRunStatus_data() {
     QTest::newRow("dry run with a warning") << QList<S>{S::DryRun, S::Warning} << true << "warning";
 }
 
-void tst_Watermark::deriveRunStatus() {
+void TestWatermark::deriveRunStatus() {
     QFETCH(QList<IterationStatus>, statuses);
     QFETCH(bool, dryRun);
     QFETCH(QString, expected);
     QCOMPARE(tidemark::deriveRunStatus(statuses, dryRun), expected);
 }
 
-void tst_Watermark::statusNames() {
+void TestWatermark::statusNames() {
     const QStringList names{
         QStringLiteral("queued"),      QStringLiteral("running"), QStringLiteral("succeeded"),
         QStringLiteral("no_new_rows"), QStringLiteral("warning"), QStringLiteral("failed"),
@@ -343,20 +343,20 @@ void tst_Watermark::statusNames() {
     QCOMPARE(runTriggerName(RunTrigger::Schedule), QStringLiteral("schedule"));
 }
 
-void tst_Watermark::writeModes() {
+void TestWatermark::writeModes() {
     for (const WriteMode mode : {WriteMode::Append, WriteMode::Merge, WriteMode::Overwrite})
         QCOMPARE(writeModeFromName(writeModeName(mode)), std::optional<WriteMode>(mode));
     QVERIFY(!writeModeFromName(QStringLiteral("upsert")));
     QCOMPARE(watermarkTypeFromName(watermarkTypeName(WatermarkType::Timestamp)), WatermarkType::Timestamp);
 }
 
-void tst_Watermark::isoUtcFormat() {
+void TestWatermark::isoUtcFormat() {
     const QDateTime local = QDateTime(QDate(2026, 11, 30), QTime(3, 0, 0, 120), Qt::OffsetFromUTC, 3600);
     QCOMPARE(isoUtc(local), QStringLiteral("2026-11-30T02:00:00.120Z"));
     QCOMPARE(isoUtc(QDateTime()), QString());
 }
 
-void tst_Watermark::connectionDescribeHidesPassword() {
+void TestWatermark::connectionDescribeHidesPassword() {
     ConnectionSpec pg;
     pg.kind = ConnectionKind::Postgres;
     pg.conninfo =
@@ -370,5 +370,5 @@ void tst_Watermark::connectionDescribeHidesPassword() {
     QCOMPARE(lite.describe(), QStringLiteral("sqlite /data/src.db"));
 }
 
-QTEST_GUILESS_MAIN(tst_Watermark)
+QTEST_GUILESS_MAIN(TestWatermark)
 #include "tst_watermark.moc"

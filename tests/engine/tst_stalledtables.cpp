@@ -20,7 +20,7 @@
 
 using namespace tidemark;
 
-class tst_StalledTables : public QObject {
+class TestStalledTables : public QObject {
     Q_OBJECT
 
 private slots:
@@ -39,18 +39,18 @@ private:
     std::unique_ptr<Workspace> m_workspace;
 };
 
-void tst_StalledTables::initTestCase() {
+void TestStalledTables::initTestCase() {
     TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
 }
 
-void tst_StalledTables::init() {
+void TestStalledTables::init() {
     m_dir = std::make_unique<QTemporaryDir>(test::fastTempTemplate());
     QVERIFY(m_dir->isValid());
     m_location = test::testWorkspaceLocation(*m_dir, QStringLiteral("w.tidemark"));
     m_workspace = Workspace::create(m_location);
 }
 
-qint64 tst_StalledTables::addTable(const QString &target, const QString &staleAfter) {
+qint64 TestStalledTables::addTable(const QString &target, const QString &staleAfter) {
     TableSpec spec;
     spec.sourceConnection = QStringLiteral("src");
     spec.sourceTable = QStringLiteral("orders");
@@ -62,7 +62,7 @@ qint64 tst_StalledTables::addTable(const QString &target, const QString &staleAf
     return m_workspace->addTable(spec);
 }
 
-void tst_StalledTables::standingStillPastStaleAfterIsStalled() {
+void TestStalledTables::standingStillPastStaleAfterIsStalled() {
     const qint64 watched = addTable(QStringLiteral("watched"), QStringLiteral("1h"));
     addTable(QStringLiteral("unwatched"), QString());
     const QDateTime added = QDateTime::currentDateTimeUtc();
@@ -84,13 +84,13 @@ void tst_StalledTables::standingStillPastStaleAfterIsStalled() {
     QVERIFY(stalledTables(*m_workspace, moved.addSecs(2 * 3600)).isEmpty());
 }
 
-void tst_StalledTables::withoutStaleAfterNothingStalls() {
+void TestStalledTables::withoutStaleAfterNothingStalls() {
     addTable(QStringLiteral("orders"), QString());
     QVERIFY(stalledTables(*m_workspace, QDateTime::currentDateTimeUtc().addYears(5)).isEmpty());
 }
 
 // Two connections stand for two processes looking at once (a runner and a cron `run`).
-void tst_StalledTables::eachStallIsRaisedOnce() {
+void TestStalledTables::eachStallIsRaisedOnce() {
     const qint64 first = addTable(QStringLiteral("first"), QStringLiteral("1h"));
     const qint64 second = addTable(QStringLiteral("second"), QStringLiteral("1h"));
     const std::unique_ptr<Workspace> other = Workspace::open(m_location);
@@ -111,7 +111,7 @@ void tst_StalledTables::eachStallIsRaisedOnce() {
              QStringLiteral("0"));
 }
 
-void tst_StalledTables::alarmGoesThroughTheWorkspaceHook() {
+void TestStalledTables::alarmGoesThroughTheWorkspaceHook() {
     const qint64 watched = addTable(QStringLiteral("watched"), QStringLiteral("1h"));
     addTable(QStringLiteral("quiet"), QString());
     const QString out = m_dir->filePath(QStringLiteral("alarms.jsonl"));
@@ -154,5 +154,5 @@ void tst_StalledTables::alarmGoesThroughTheWorkspaceHook() {
     QCOMPARE(env.readAll().trimmed(), QStringLiteral("%1 stalled").arg(watched).toUtf8());
 }
 
-QTEST_GUILESS_MAIN(tst_StalledTables)
+QTEST_GUILESS_MAIN(TestStalledTables)
 #include "tst_stalledtables.moc"

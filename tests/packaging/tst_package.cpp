@@ -74,7 +74,7 @@ QString cpackVariable(const QString &buildDir, const QString &name) {
         }                                                                                                    \
     } while (false)
 
-class TstPackage : public QObject {
+class TestPackage : public QObject {
     Q_OBJECT
 
 private slots:
@@ -96,7 +96,7 @@ private:
     QTemporaryDir m_temp;
 };
 
-void TstPackage::initTestCase() {
+void TestPackage::initTestCase() {
     const QString cpack = QStandardPaths::findExecutable(QStringLiteral("cpack"));
     const QString dpkgDeb = QStandardPaths::findExecutable(QStringLiteral("dpkg-deb"));
     TIDEMARK_REQUIRE_TOOL(!cpack.isEmpty() && !dpkgDeb.isEmpty(),
@@ -126,7 +126,7 @@ void TstPackage::initTestCase() {
     QVERIFY2(unpacked.exitCode == 0, qPrintable(QStringLiteral("dpkg-deb -x failed:\n") + unpacked.output));
 }
 
-void TstPackage::containsTheFiles() {
+void TestPackage::containsTheFiles() {
     QStringList expected{QStringLiteral("usr/bin/tidemark-cli"),
                          QStringLiteral("usr/share/bash-completion/completions/tidemark-cli"),
                          QStringLiteral("usr/share/man/man1/tidemark-cli.1.gz"),
@@ -154,7 +154,7 @@ void TstPackage::containsTheFiles() {
         qPrintable(QStringLiteral("libraries leaked into the package: ") + underLib.join(QLatin1Char(' '))));
 }
 
-void TstPackage::declaresItsDependencies() {
+void TestPackage::declaresItsDependencies() {
     const auto fields =
         runProcess(QStringLiteral("dpkg-deb"), {QStringLiteral("-f"), m_deb, QStringLiteral("Package"),
                                                 QStringLiteral("Version"), QStringLiteral("Depends")});
@@ -176,7 +176,7 @@ void TstPackage::declaresItsDependencies() {
     }
 }
 
-void TstPackage::unpackedCliRuns() {
+void TestPackage::unpackedCliRuns() {
     const QString version = cpackVariable(m_buildDir, "CPACK_PACKAGE_VERSION");
     QVERIFY(!version.isEmpty());
     const auto result =
@@ -191,7 +191,7 @@ void TstPackage::unpackedCliRuns() {
 
 // The .deb's own listing names both files, and they are the CLI's: the completion registers
 // itself for tidemark-cli, the man page is gzipped roff with a section per command.
-void TstPackage::shipsCompletionAndManPage() {
+void TestPackage::shipsCompletionAndManPage() {
     const auto listing = runProcess(QStringLiteral("dpkg-deb"), {QStringLiteral("-c"), m_deb});
     QCOMPARE(listing.exitCode, 0);
     for (const char *file :
@@ -215,7 +215,7 @@ void TstPackage::shipsCompletionAndManPage() {
         QVERIFY2(man.output.contains(QLatin1String(command)), command);
 }
 
-void TstPackage::desktopEntryValidates() {
+void TestPackage::desktopEntryValidates() {
     if (!m_guiBuilt)
         QSKIP("the GUI is not built, so the package carries no desktop entry");
     const QString validator = QStandardPaths::findExecutable(QStringLiteral("desktop-file-validate"));
@@ -226,7 +226,7 @@ void TstPackage::desktopEntryValidates() {
     QVERIFY2(result.exitCode == 0 && result.output.trimmed().isEmpty(), qPrintable(result.output));
 }
 
-void TstPackage::metainfoValidates() {
+void TestPackage::metainfoValidates() {
     if (!m_guiBuilt)
         QSKIP("the GUI is not built, so the package carries no metainfo");
     const QString validator = QStandardPaths::findExecutable(QStringLiteral("appstreamcli"));
@@ -237,7 +237,7 @@ void TstPackage::metainfoValidates() {
     QVERIFY2(result.exitCode == 0, qPrintable(result.output));
 }
 
-void TstPackage::runnerUnitsVerify_data() {
+void TestPackage::runnerUnitsVerify_data() {
     QTest::addColumn<QString>("kind");
     QTest::newRow("user") << QStringLiteral("user");
     QTest::newRow("system") << QStringLiteral("system");
@@ -246,7 +246,7 @@ void TstPackage::runnerUnitsVerify_data() {
 // The units as installed, checked by systemd itself for an instance named the way the README
 // says (systemd-escape --path). verify insists that ExecStart's binary exists, so it checks a
 // copy whose ExecStart points into the unpacked package; everything else is the shipped text.
-void TstPackage::runnerUnitsVerify() {
+void TestPackage::runnerUnitsVerify() {
     QFETCH(QString, kind);
     const QString analyze = QStandardPaths::findExecutable(QStringLiteral("systemd-analyze"));
     const QString escape = QStandardPaths::findExecutable(QStringLiteral("systemd-escape"));
@@ -295,5 +295,5 @@ void TstPackage::runnerUnitsVerify() {
     QVERIFY2(!output.contains(QStringLiteral("tidemark-runner")), qPrintable(output));
 }
 
-QTEST_GUILESS_MAIN(TstPackage)
+QTEST_GUILESS_MAIN(TestPackage)
 #include "tst_package.moc"

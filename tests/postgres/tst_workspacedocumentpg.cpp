@@ -17,7 +17,7 @@
 
 using namespace tidemark::test;
 
-class tst_WorkspaceDocumentPg : public QObject {
+class TestWorkspaceDocumentPg : public QObject {
     Q_OBJECT
 
 private slots:
@@ -49,18 +49,18 @@ private:
     QString m_table = QStringLiteral("wsdoc_%1").arg(QCoreApplication::applicationPid());
 };
 
-void tst_WorkspaceDocumentPg::initTestCase() {
+void TestWorkspaceDocumentPg::initTestCase() {
     TIDEMARK_REQUIRE_POSTGRES();
     QVERIFY(m_dir.isValid());
     forgetTable();
 }
 
-void tst_WorkspaceDocumentPg::cleanupTestCase() {
+void TestWorkspaceDocumentPg::cleanupTestCase() {
     if (!pgPort().isEmpty())
         forgetTable();
 }
 
-void tst_WorkspaceDocumentPg::roundTripIntoPostgresGoesOn() {
+void TestWorkspaceDocumentPg::roundTripIntoPostgresGoesOn() {
     const QString original = path(QStringLiteral("a.tidemark"));
     QCOMPARE(cli(original, {QStringLiteral("init")}).exitCode, 0);
     QCOMPARE(cli(original, {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
@@ -111,5 +111,5 @@ void tst_WorkspaceDocumentPg::roundTripIntoPostgresGoesOn() {
     QCOMPARE(rows(QStringLiteral("count(*)")), QStringLiteral("15"));
 }
 
-QTEST_GUILESS_MAIN(tst_WorkspaceDocumentPg)
+QTEST_GUILESS_MAIN(TestWorkspaceDocumentPg)
 #include "tst_workspacedocumentpg.moc"

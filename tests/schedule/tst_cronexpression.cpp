@@ -57,7 +57,7 @@ while (my $line = <STDIN>) {
 
 } // namespace
 
-class tst_CronExpression : public QObject {
+class TestCronExpression : public QObject {
     Q_OBJECT
 
 private slots:
@@ -76,7 +76,7 @@ private slots:
     void agreesWithScheduleCronEvents();
 };
 
-void tst_CronExpression::refusals_data() {
+void TestCronExpression::refusals_data() {
     QTest::addColumn<QString>("expression");
     QTest::addColumn<QString>("field"); // "" = the expression as a whole
     QTest::addColumn<QString>("culprit");
@@ -185,7 +185,7 @@ void tst_CronExpression::refusals_data() {
                                    << "\"@fortnightly\"";
 }
 
-void tst_CronExpression::refusals() {
+void TestCronExpression::refusals() {
     QFETCH(QString, expression);
     QFETCH(QString, field);
     QFETCH(QString, culprit);
@@ -204,7 +204,7 @@ void tst_CronExpression::refusals() {
     }
 }
 
-void tst_CronExpression::sameAs_data() {
+void TestCronExpression::sameAs_data() {
     QTest::addColumn<QString>("expression");
     QTest::addColumn<QString>("equivalent");
 
@@ -256,7 +256,7 @@ void tst_CronExpression::sameAs_data() {
                                         << "0 9 * * 1";
 }
 
-void tst_CronExpression::sameAs() {
+void TestCronExpression::sameAs() {
     QFETCH(QString, expression);
     QFETCH(QString, equivalent);
     const QDateTime start = utc("2026-02-26T13:07:00Z");
@@ -266,7 +266,7 @@ void tst_CronExpression::sameAs() {
     }
 }
 
-void tst_CronExpression::fireTimes_data() {
+void TestCronExpression::fireTimes_data() {
     QTest::addColumn<QString>("expression");
     QTest::addColumn<QString>("zone");
     QTest::addColumn<QString>("after");
@@ -488,7 +488,7 @@ void tst_CronExpression::fireTimes_data() {
         << QStringList{"2026-04-04T14:50:00Z", "2026-04-04T15:30:00Z", "2026-04-04T15:40:00Z"};
 }
 
-void tst_CronExpression::fireTimes() {
+void TestCronExpression::fireTimes() {
     QFETCH(QString, expression);
     QFETCH(QString, zone);
     QFETCH(QString, after);
@@ -497,7 +497,7 @@ void tst_CronExpression::fireTimes() {
     QCOMPARE(fires(CronExpression::parse(expression), zone, utc(after), int(expected.size())), expected);
 }
 
-void tst_CronExpression::textAndSeconds() {
+void TestCronExpression::textAndSeconds() {
     const CronExpression five = CronExpression::parse(QStringLiteral(" */5 * * * * "));
     QCOMPARE(five.text(), QStringLiteral("*/5 * * * *"));
     QVERIFY(!five.hasSeconds());
@@ -518,7 +518,7 @@ void tst_CronExpression::textAndSeconds() {
     QVERIFY(!five.nextAfter(QDateTime(), QTimeZone::utc()).isValid());
 }
 
-void tst_CronExpression::describe_data() {
+void TestCronExpression::describe_data() {
     QTest::addColumn<QString>("expression");
     QTest::addColumn<QString>("description");
 
@@ -571,7 +571,7 @@ void tst_CronExpression::describe_data() {
                                       << "at second */10 of minute 5 of every hour";
 }
 
-void tst_CronExpression::describe() {
+void TestCronExpression::describe() {
     QFETCH(QString, expression);
     QFETCH(QString, description);
     QCOMPARE(CronExpression::parse(expression).describe(), description);
@@ -581,7 +581,7 @@ void tst_CronExpression::describe() {
 // fire when a matching wall time is seen for the first time, or when the wall clock jumps over
 // matching wall times (at the instant after the jump). Matching alone is asked of the
 // expression, in UTC, where no DST rule applies.
-void tst_CronExpression::agreesWithMinuteByMinuteWalk_data() {
+void TestCronExpression::agreesWithMinuteByMinuteWalk_data() {
     QTest::addColumn<QString>("zone");
     QTest::newRow("Europe/Paris") << "Europe/Paris";
     QTest::newRow("America/New_York") << "America/New_York";
@@ -591,7 +591,7 @@ void tst_CronExpression::agreesWithMinuteByMinuteWalk_data() {
     QTest::newRow("Antarctica/Troll (two hours)") << "Antarctica/Troll";
 }
 
-void tst_CronExpression::agreesWithMinuteByMinuteWalk() {
+void TestCronExpression::agreesWithMinuteByMinuteWalk() {
     QFETCH(QString, zone);
     const QTimeZone tz(zone.toUtf8());
     QVERIFY(tz.isValid());
@@ -651,7 +651,7 @@ void tst_CronExpression::agreesWithMinuteByMinuteWalk() {
     QVERIFY(fired > 0);
 }
 
-void tst_CronExpression::agreesWithScheduleCronEvents_data() {
+void TestCronExpression::agreesWithScheduleCronEvents_data() {
     QTest::addColumn<QString>("zone");
     // Start instants away from DST changes, and expressions that fire outside 01:00-03:00 local
     // when their next fires cross a change: the oracle counts wall times with timelocal, which
@@ -661,7 +661,7 @@ void tst_CronExpression::agreesWithScheduleCronEvents_data() {
     QTest::newRow("America/New_York") << "America/New_York";
 }
 
-void tst_CronExpression::agreesWithScheduleCronEvents() {
+void TestCronExpression::agreesWithScheduleCronEvents() {
     QFETCH(QString, zone);
     const bool ci = qgetenv("CI") == "true";
     const QString hint = QStringLiteral("the oracle needs perl and Schedule::Cron::Events "
@@ -729,5 +729,5 @@ void tst_CronExpression::agreesWithScheduleCronEvents() {
     QCOMPARE(compared, expressions.size() * starts.size() * count);
 }
 
-QTEST_GUILESS_MAIN(tst_CronExpression)
+QTEST_GUILESS_MAIN(TestCronExpression)
 #include "tst_cronexpression.moc"

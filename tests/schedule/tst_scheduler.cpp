@@ -60,7 +60,7 @@ const QString kMissingColumn = QStringLiteral("table 2 (src:orders): column \"up
 
 } // namespace
 
-class tst_Scheduler : public QObject {
+class TestScheduler : public QObject {
     Q_OBJECT
 
 private slots:
@@ -86,7 +86,7 @@ private slots:
 // An NTP correction steps the clock back an hour: the 2-second schedule fires again 2 s later
 // on the new clock (it does not wait the hour out), and the instant it fired last is not fired
 // again by the step.
-void tst_Scheduler::backwardStepNeitherStallsNorFiresTwice() {
+void TestScheduler::backwardStepNeitherStallsNorFiresTwice() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -127,7 +127,7 @@ void tst_Scheduler::backwardStepNeitherStallsNorFiresTwice() {
 }
 
 // A step forward of a day: the firings it jumped over run once, then the schedule goes on.
-void tst_Scheduler::forwardStepFiresOnce() {
+void TestScheduler::forwardStepFiresOnce() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -148,7 +148,7 @@ void tst_Scheduler::forwardStepFiresOnce() {
 
 // A standby whose clock is right takes over a workspace whose last firing was written a day
 // ahead: it fires at the schedule's next time, not a day later.
-void tst_Scheduler::lastFiringInTheFutureCountsAsNow() {
+void TestScheduler::lastFiringInTheFutureCountsAsNow() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -162,7 +162,7 @@ void tst_Scheduler::lastFiringInTheFutureCountsAsNow() {
 
 // Durations are measured on the monotonic clock: a step back does not delay a retry or a
 // timeout, a step forward does not bring them early.
-void tst_Scheduler::backOffAndTimeoutIgnoreClockSteps() {
+void TestScheduler::backOffAndTimeoutIgnoreClockSteps() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes,
@@ -191,7 +191,7 @@ void tst_Scheduler::backOffAndTimeoutIgnoreClockSteps() {
 
 // A firing whose run never came to exist (the runner records it as failed) leaves its schedule
 // free: the next due time fires, never "skipped: its run is still running".
-void tst_Scheduler::failedFiringLeavesNothingRunning() {
+void TestScheduler::failedFiringLeavesNothingRunning() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -206,7 +206,7 @@ void tst_Scheduler::failedFiringLeavesNothingRunning() {
     QVERIFY(scheduler.takeSkipped().isEmpty());
 }
 
-void tst_Scheduler::firesAtEachFireTime() {
+void TestScheduler::firesAtEachFireTime() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -231,7 +231,7 @@ void tst_Scheduler::firesAtEachFireTime() {
     QCOMPARE(scheduler.takeDue().size(), 1);
 }
 
-void tst_Scheduler::missedFiringsRunOnceAtStartUp() {
+void TestScheduler::missedFiringsRunOnceAtStartUp() {
     // The runner was down for an hour: 60 fire times passed; one firing makes up for them.
     FakeClock clock(kStart.addSecs(3600 + 30));
     EveryNSeconds fireTimes;
@@ -246,7 +246,7 @@ void tst_Scheduler::missedFiringsRunOnceAtStartUp() {
     QCOMPARE(scheduler.nextWakeUp(), kStart.addSecs(3600 + 60)); // counted from now
 }
 
-void tst_Scheduler::neverFiredScheduleAnchorsOnCreation() {
+void TestScheduler::neverFiredScheduleAnchorsOnCreation() {
     ScheduleSpec spec = every(QStringLiteral("s"), 60);
     spec.lastFiredAt = QDateTime();
     spec.createdAt = kStart.addSecs(-30);
@@ -264,7 +264,7 @@ void tst_Scheduler::neverFiredScheduleAnchorsOnCreation() {
     QCOMPARE(scheduler.nextFireTime(QStringLiteral("fresh")), kStart.addSecs(60));
 }
 
-void tst_Scheduler::overlapSkipsAndLogs() {
+void TestScheduler::overlapSkipsAndLogs() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -293,7 +293,7 @@ void tst_Scheduler::overlapSkipsAndLogs() {
     QCOMPARE(scheduler.takeDue().size(), 1);
 }
 
-void tst_Scheduler::retriesTransientFailuresWithGrowingDelay() {
+void TestScheduler::retriesTransientFailuresWithGrowingDelay() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes,
@@ -346,7 +346,7 @@ void tst_Scheduler::retriesTransientFailuresWithGrowingDelay() {
     QCOMPARE(scheduler.retryDelay(30), std::chrono::milliseconds(600000)); // capped
 }
 
-void tst_Scheduler::validationErrorsNeverRetried() {
+void TestScheduler::validationErrorsNeverRetried() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -365,7 +365,7 @@ void tst_Scheduler::validationErrorsNeverRetried() {
     QVERIFY(!scheduler.runFinished(QStringLiteral("s"), runOf({cancelled}, QStringLiteral("cancelled"))));
 }
 
-void tst_Scheduler::regularFiringReplacesPendingRetry() {
+void TestScheduler::regularFiringReplacesPendingRetry() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes,
@@ -389,7 +389,7 @@ void tst_Scheduler::regularFiringReplacesPendingRetry() {
     QCOMPARE(later.first().attempt, 0); // the old retry is gone
 }
 
-void tst_Scheduler::failureClassification_data() {
+void TestScheduler::failureClassification_data() {
     QTest::addColumn<QString>("error");
     QTest::addColumn<bool>("transient");
     QTest::newRow("pg refused") << kRefused << true;
@@ -415,13 +415,13 @@ void tst_Scheduler::failureClassification_data() {
     QTest::newRow("empty") << QString() << false;
 }
 
-void tst_Scheduler::failureClassification() {
+void TestScheduler::failureClassification() {
     QFETCH(QString, error);
     QFETCH(bool, transient);
     QCOMPARE(isTransientFailure(error), transient);
 }
 
-void tst_Scheduler::timeoutReportsOverdueIterationsOnce() {
+void TestScheduler::timeoutReportsOverdueIterationsOnce() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -446,7 +446,7 @@ void tst_Scheduler::timeoutReportsOverdueIterationsOnce() {
     QVERIFY(scheduler.takeOverdue().isEmpty()); // 6 has no timeout
 }
 
-void tst_Scheduler::pausedFiresNothingAndResumeDoesNotCatchUp() {
+void TestScheduler::pausedFiresNothingAndResumeDoesNotCatchUp() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -464,7 +464,7 @@ void tst_Scheduler::pausedFiresNothingAndResumeDoesNotCatchUp() {
     QCOMPARE(scheduler.nextFireTime(QStringLiteral("s")), kStart.addSecs(70));
 }
 
-void tst_Scheduler::removedScheduleForgotten() {
+void TestScheduler::removedScheduleForgotten() {
     FakeClock clock(kStart);
     EveryNSeconds fireTimes;
     Scheduler scheduler(clock, fireTimes);
@@ -476,5 +476,5 @@ void tst_Scheduler::removedScheduleForgotten() {
                                    runOf({failedIteration(1, kRefused)}, QStringLiteral("failed"))));
 }
 
-QTEST_GUILESS_MAIN(tst_Scheduler)
+QTEST_GUILESS_MAIN(TestScheduler)
 #include "tst_scheduler.moc"

@@ -73,7 +73,7 @@ private:
 
 } // namespace
 
-class tst_Serve : public QObject {
+class TestServe : public QObject {
     Q_OBJECT
 
 private slots:
@@ -125,7 +125,7 @@ private:
     QString m_ws;
 };
 
-void tst_Serve::init() {
+void TestServe::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
     m_ws = path(QStringLiteral("w.tidemark"));
@@ -140,7 +140,7 @@ void tst_Serve::init() {
              0);
 }
 
-QString tst_Serve::addOrdersTable(const QStringList &extra) {
+QString TestServe::addOrdersTable(const QStringList &extra) {
     const CliResult added = cli(QStringList{QStringLiteral("table"), QStringLiteral("add"),
                                             QStringLiteral("--source"), QStringLiteral("src:orders"),
                                             QStringLiteral("--target"), QStringLiteral("dst:orders"),
@@ -151,7 +151,7 @@ QString tst_Serve::addOrdersTable(const QStringList &extra) {
     return added.out.trimmed();
 }
 
-void tst_Serve::firesCopiesAndHandsOverWithoutDuplicates() {
+void TestServe::firesCopiesAndHandsOverWithoutDuplicates() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 5);
@@ -221,7 +221,7 @@ void tst_Serve::firesCopiesAndHandsOverWithoutDuplicates() {
     QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT count(*) FROM runner")).toLongLong(), qint64(0));
 }
 
-void tst_Serve::sigtermCancelsTheRunningIteration() {
+void TestServe::sigtermCancelsTheRunningIteration() {
     // Hundreds of thousands of batches still to go when the SIGTERM lands, so the cancel (polled
     // every 100 ms) is sure to find the iteration running.
     addLongTable(500000);
@@ -254,7 +254,7 @@ void tst_Serve::sigtermCancelsTheRunningIteration() {
     QCOMPARE(targetRows(), qint64(0));
 }
 
-void tst_Serve::timeoutCancelsALongIteration() {
+void TestServe::timeoutCancelsALongIteration() {
     addLongTable(2000000); // far longer than the 1 s timeout
     QCOMPARE(cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("s"),
                   QStringLiteral("--cron"), QStringLiteral("* * * * * *"), QStringLiteral("--tz"),
@@ -284,7 +284,7 @@ void tst_Serve::timeoutCancelsALongIteration() {
     QCOMPARE(runningRuns(), qint64(0));
 }
 
-void tst_Serve::firingThatCannotStartIsRecordedAndTheScheduleGoesOn() {
+void TestServe::firingThatCannotStartIsRecordedAndTheScheduleGoesOn() {
     const QString src = path(QStringLiteral("src.db"));
     makeOrders(src, 5);
     QCOMPARE(addOrdersTable(), QStringLiteral("1"));
@@ -352,7 +352,7 @@ void tst_Serve::firingThatCannotStartIsRecordedAndTheScheduleGoesOn() {
 // The runner's wall clock steps as NTP steps it (libfaketime, monotonic clock left real): an
 // hour back, a day forward, a day back. New rows are copied within seconds after each step, and
 // a firing never starts two runs at once.
-void tst_Serve::clockStepsNeitherStallNorDoubleFire() {
+void TestServe::clockStepsNeitherStallNorDoubleFire() {
     const QString libfaketime = QStringLiteral("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
     if (!QFileInfo::exists(libfaketime)) {
         if (runningUnderCi())
@@ -416,7 +416,7 @@ void tst_Serve::clockStepsNeitherStallNorDoubleFire() {
 // A workspace file replaced under a running `serve` (a restore from a backup): the runner stops
 // acting on the old file and exits 3 at once, and a fresh one carries on from the new file with
 // the target exact.
-void tst_Serve::replacedWorkspaceFileEndsTheRunner() {
+void TestServe::replacedWorkspaceFileEndsTheRunner() {
     const QString src = path(QStringLiteral("src.db"));
     makeOrders(src, 5);
     QCOMPARE(addOrdersTable(), QStringLiteral("1"));
@@ -452,5 +452,5 @@ void tst_Serve::replacedWorkspaceFileEndsTheRunner() {
     QVERIFY(fresh.process().waitForFinished(30000));
 }
 
-QTEST_GUILESS_MAIN(tst_Serve)
+QTEST_GUILESS_MAIN(TestServe)
 #include "tst_serve.moc"

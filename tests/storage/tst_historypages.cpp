@@ -69,7 +69,7 @@ template <typename Runs> QList<qint64> runIds(const Runs &runs) {
 
 } // namespace
 
-class tst_HistoryPages : public QObject {
+class TestHistoryPages : public QObject {
     Q_OBJECT
 
 private slots:
@@ -329,5 +329,5 @@ private:
     std::unique_ptr<Workspace> m_workspace;
 };
 
-QTEST_GUILESS_MAIN(tst_HistoryPages)
+QTEST_GUILESS_MAIN(TestHistoryPages)
 #include "tst_historypages.moc"

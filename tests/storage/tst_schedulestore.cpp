@@ -61,7 +61,7 @@ ScheduleSpec nightly(const QList<qint64> &tableIds = {}) {
 
 } // namespace
 
-class tst_ScheduleStore : public QObject {
+class TestScheduleStore : public QObject {
     Q_OBJECT
 
 private slots:
@@ -82,18 +82,18 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
 };
 
-void tst_ScheduleStore::initTestCase() {
+void TestScheduleStore::initTestCase() {
     TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
 }
 
-void tst_ScheduleStore::init() {
+void TestScheduleStore::init() {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
 }
 
 // A schema-3 workspace with history opens migrated: runs kept (no schedule), schedules usable
 // (with their own alerts, schema 7).
-void tst_ScheduleStore::version3WorkspaceMigrates() {
+void TestScheduleStore::version3WorkspaceMigrates() {
     if (test::serverWorkspaces())
         QSKIP("the file's own migration steps (3 to 14); a server workspace starts at its version 1");
     const QString path = newPath();
@@ -132,7 +132,7 @@ void tst_ScheduleStore::version3WorkspaceMigrates() {
     QVERIFY(!workspace->runner());
 }
 
-void tst_ScheduleStore::schedulesRoundTrip() {
+void TestScheduleStore::schedulesRoundTrip() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     const qint64 table1 = workspace->addTable(someTable());
@@ -185,7 +185,7 @@ void tst_ScheduleStore::schedulesRoundTrip() {
     QVERIFY(!workspace->schedule(QStringLiteral("hourly")));
 }
 
-void tst_ScheduleStore::refusalsChangeNothing() {
+void TestScheduleStore::refusalsChangeNothing() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     const qint64 table = workspace->addTable(someTable());
@@ -212,7 +212,7 @@ void tst_ScheduleStore::refusalsChangeNothing() {
     QCOMPARE(workspace->schedule(QStringLiteral("nightly"))->cron, QStringLiteral("0 2 * * mon-fri"));
 }
 
-void tst_ScheduleStore::runsRecordTheirSchedule() {
+void TestScheduleStore::runsRecordTheirSchedule() {
     auto workspace = Workspace::create(newPath());
     const qint64 byHand = workspace->beginRun(QStringLiteral("cli"), 2, false);
     const qint64 fired = workspace->beginRun(QStringLiteral("schedule"), 2, false, QStringLiteral("nightly"));
@@ -225,7 +225,7 @@ void tst_ScheduleStore::runsRecordTheirSchedule() {
     QVERIFY(runs.at(1).schedule.isEmpty());
 }
 
-void tst_ScheduleStore::oneRunnerClaimsTheWorkspace() {
+void TestScheduleStore::oneRunnerClaimsTheWorkspace() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     const QDateTime started = QDateTime::currentDateTimeUtc().addSecs(-5);
@@ -258,7 +258,7 @@ void tst_ScheduleStore::oneRunnerClaimsTheWorkspace() {
              qint64(1));
 }
 
-void tst_ScheduleStore::deadOrExpiredRunnerTakenOver() {
+void TestScheduleStore::deadOrExpiredRunnerTakenOver() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     QVERIFY(workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
@@ -284,7 +284,7 @@ void tst_ScheduleStore::deadOrExpiredRunnerTakenOver() {
 
 // A holder on another host whose clock ran a day ahead: its expiry is tomorrow, but a standby
 // that watched its beat stand still for a whole ttl (staleBeat) takes over now.
-void tst_ScheduleStore::heartbeatFromTheFutureTakenOverWhenItStandsStill() {
+void TestScheduleStore::heartbeatFromTheFutureTakenOverWhenItStandsStill() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     QVERIFY(workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
@@ -300,7 +300,7 @@ void tst_ScheduleStore::heartbeatFromTheFutureTakenOverWhenItStandsStill() {
 }
 
 // A failed firing rides on the heartbeat, and the status line says so; a later good one clears it.
-void tst_ScheduleStore::heartbeatCarriesTheLastFiring() {
+void TestScheduleStore::heartbeatCarriesTheLastFiring() {
     const QString path = newPath();
     auto workspace = Workspace::create(path);
     QVERIFY(workspace->claimRunner(QDateTime(), std::chrono::seconds(20)).acquired);
@@ -327,5 +327,5 @@ void tst_ScheduleStore::heartbeatCarriesTheLastFiring() {
     QVERIFY(!fine.text.contains(QStringLiteral("FAILED")));
 }
 
-QTEST_GUILESS_MAIN(tst_ScheduleStore)
+QTEST_GUILESS_MAIN(TestScheduleStore)
 #include "tst_schedulestore.moc"

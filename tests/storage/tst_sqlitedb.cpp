@@ -9,7 +9,7 @@
 
 using namespace tidemark;
 
-class tst_SqliteDb : public QObject {
+class TestSqliteDb : public QObject {
     Q_OBJECT
 private slots:
     // Iterations writing into one target file queue behind each other's commits for minutes if
@@ -69,5 +69,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_SqliteDb)
+QTEST_GUILESS_MAIN(TestSqliteDb)
 #include "tst_sqlitedb.moc"

@@ -117,7 +117,7 @@ void compareConfig(const TableSpec &actual, const TableSpec &expected) {
 
 } // namespace
 
-class tst_Workspace : public QObject {
+class TestWorkspace : public QObject {
     Q_OBJECT
 
 private slots:
@@ -155,16 +155,16 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
 };
 
-void tst_Workspace::initTestCase() {
+void TestWorkspace::initTestCase() {
     TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
 }
 
-void tst_Workspace::init() {
+void TestWorkspace::init() {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
 }
 
-void tst_Workspace::createAndReopen() {
+void TestWorkspace::createAndReopen() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     QString id;
     {
@@ -195,7 +195,7 @@ void tst_Workspace::createAndReopen() {
     QVERIFY(Workspace::create(newPath(QStringLiteral("other.tidemark")))->workspaceId() != id);
 }
 
-void tst_Workspace::createRefusesExistingFile() {
+void TestWorkspace::createRefusesExistingFile() {
     if (test::serverWorkspaces()) {
         // The server's form: the schema exists, whatever it holds.
         const QString location = newPath(QStringLiteral("w"));
@@ -228,7 +228,7 @@ void tst_Workspace::createRefusesExistingFile() {
     QVERIFY_THROWS_EXCEPTION(ValidationError, Workspace::create(workspacePath));
 }
 
-void tst_Workspace::openRefusesMissingFile() {
+void TestWorkspace::openRefusesMissingFile() {
     const QString path = newPath(QStringLiteral("missing.tidemark"));
     if (test::serverWorkspaces()) {
         try {
@@ -253,7 +253,7 @@ void tst_Workspace::openRefusesMissingFile() {
     QVERIFY(!QFileInfo::exists(path));
 }
 
-void tst_Workspace::openRefusesForeignFile_data() {
+void TestWorkspace::openRefusesForeignFile_data() {
     QTest::addColumn<QString>("kind");
     QTest::newRow("text file") << "text";
     QTest::newRow("empty file") << "empty";
@@ -262,7 +262,7 @@ void tst_Workspace::openRefusesForeignFile_data() {
     QTest::newRow("SQLite header only") << "header";
 }
 
-void tst_Workspace::openRefusesForeignFile() {
+void TestWorkspace::openRefusesForeignFile() {
     QFETCH(QString, kind);
     if (test::serverWorkspaces()) {
         // The server's form: a schema that holds other tables is not a workspace, and stays as it was.
@@ -307,7 +307,7 @@ void tst_Workspace::openRefusesForeignFile() {
     QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files), filesBefore); // no -wal/-shm created
 }
 
-void tst_Workspace::openRefusesNewerSchema() {
+void TestWorkspace::openRefusesNewerSchema() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     Workspace::create(path);
     if (test::serverWorkspaces()) {
@@ -328,7 +328,7 @@ void tst_Workspace::openRefusesNewerSchema() {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(999));
 }
 
-void tst_Workspace::connections() {
+void TestWorkspace::connections() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     ConnectionSpec lite;
     lite.name = QStringLiteral("src");
@@ -389,7 +389,7 @@ void tst_Workspace::connections() {
     QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->removeConnection(QStringLiteral("source")));
 }
 
-void tst_Workspace::tables() {
+void TestWorkspace::tables() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     const TableSpec spec = sampleTable();
@@ -448,7 +448,7 @@ void tst_Workspace::tables() {
     QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->updateTable(changed));
 }
 
-void tst_Workspace::idsNeverReused() {
+void TestWorkspace::idsNeverReused() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 last = 0;
     {
@@ -462,7 +462,7 @@ void tst_Workspace::idsNeverReused() {
     QVERIFY2(next > last, qPrintable(QStringLiteral("%1 after %2").arg(next).arg(last)));
 }
 
-void tst_Workspace::setWatermarkLogsChange() {
+void TestWorkspace::setWatermarkLogsChange() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     const qint64 id = workspace->addTable(sampleTable());
     const qint64 runId = workspace->beginRun(QStringLiteral("cli"), 2, false);
@@ -512,7 +512,7 @@ void tst_Workspace::setWatermarkLogsChange() {
 
 // The rule the protocol model proves (docs/protocol.md): the workspace takes a state only if it
 // is newer in (generation, position). Two connections, as two processes would hold them.
-void tst_Workspace::followTargetStateTakesOnlyNewer() {
+void TestWorkspace::followTargetStateTakesOnlyNewer() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto first = Workspace::create(path);
     auto second = Workspace::open(path);
@@ -559,7 +559,7 @@ void tst_Workspace::followTargetStateTakesOnlyNewer() {
 
 // A version-2 workspace (before tables.last_generation) opens migrated: positions kept,
 // generation 0.
-void tst_Workspace::version2WorkspaceMigrates() {
+void TestWorkspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
         QSKIP("the file's own migration steps (2 to 14); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
@@ -601,7 +601,7 @@ void tst_Workspace::version2WorkspaceMigrates() {
 
 // Alerts stored before version 13 that asked for warnings now hear of stalled tables too; those
 // that did not are left as they were.
-void tst_Workspace::version12AlertsOnWarningsGainStalled() {
+void TestWorkspace::version12AlertsOnWarningsGainStalled() {
     if (test::serverWorkspaces())
         QSKIP("the file's own migration step 13; a server workspace makes the same change in its version 3");
     for (const auto &[stored, migrated] :
@@ -629,7 +629,7 @@ void tst_Workspace::version12AlertsOnWarningsGainStalled() {
 
 // A backup restored over the file of a workspace this process pinned (a runner's): the old
 // file's WAL, still under the name, is never read into the restored file.
-void tst_Workspace::pinnedFileReplacedIsNotReadAgain() {
+void TestWorkspace::pinnedFileReplacedIsNotReadAgain() {
     if (test::serverWorkspaces())
         QSKIP("a file's WAL and inode; a server workspace has no file to replace");
     const QString path = newPath(QStringLiteral("w.tidemark"));
@@ -666,7 +666,7 @@ void tst_Workspace::pinnedFileReplacedIsNotReadAgain() {
     QCOMPARE(restored->table(id)->lastWatermark, backedUp);
 }
 
-void tst_Workspace::runsRoundTrip() {
+void TestWorkspace::runsRoundTrip() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
     const qint64 tableId = workspace->addTable(sampleTable());
@@ -780,7 +780,7 @@ void tst_Workspace::runsRoundTrip() {
 
 // The window reads every table's last status at once: the same answers as one query per table
 // (a dry run left out, a table never run empty, a removed table absent).
-void tst_Workspace::lastIterationStatusesInOneRead() {
+void TestWorkspace::lastIterationStatusesInOneRead() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     QList<qint64> ids;
     for (int i = 0; i < 5; ++i)
@@ -814,7 +814,7 @@ void tst_Workspace::lastIterationStatusesInOneRead() {
 // While iterations are open, a LastStatusReader reads again only the tables whose iterations
 // began, moved or ended: each of those moves shows; an ended iteration rewritten (no iteration
 // of its table moved) shows once no iteration is open, when it reads every status again.
-void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
+void TestWorkspace::lastStatusReaderFollowsWhatMoved() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     QList<qint64> ids;
     for (int i = 0; i < 4; ++i)
@@ -875,7 +875,7 @@ void tst_Workspace::lastStatusReaderFollowsWhatMoved() {
         QCOMPARE(statuses.value(table.id), workspace->lastIterationStatus(table.id));
 }
 
-void tst_Workspace::rejects() {
+void TestWorkspace::rejects() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     const qint64 tableId = workspace->addTable(sampleTable());
     RejectedRow row;
@@ -895,7 +895,7 @@ void tst_Workspace::rejects() {
     QVERIFY(workspace->rejects(tableId + 1).isEmpty());
 }
 
-void tst_Workspace::leases() {
+void TestWorkspace::leases() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
     const qint64 tableId = workspace->addTable(sampleTable());
@@ -947,7 +947,7 @@ void tst_Workspace::leases() {
     QVERIFY(other->acquireLease(otherTable, runB, 300).acquired);
 }
 
-void tst_Workspace::deadHolderTakenOver() {
+void TestWorkspace::deadHolderTakenOver() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
     const qint64 tableId = workspace->addTable(sampleTable());
@@ -976,7 +976,7 @@ void tst_Workspace::deadHolderTakenOver() {
     QCOMPARE(attempt.holder->runId, runId + 1000);
 }
 
-void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
+void TestWorkspace::removeArchivesAndRestoreKeepsPosition() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
     for (const QString &name : {QStringLiteral("src"), QStringLiteral("dst")}) {
@@ -1043,7 +1043,7 @@ void tst_Workspace::removeArchivesAndRestoreKeepsPosition() {
              QStringList({QStringLiteral("run"), QStringLiteral("remove"), QStringLiteral("restore")}));
 }
 
-void tst_Workspace::restoreNeedsItsConnections() {
+void TestWorkspace::restoreNeedsItsConnections() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     ConnectionSpec src;
     src.name = QStringLiteral("src");
@@ -1072,7 +1072,7 @@ void tst_Workspace::restoreNeedsItsConnections() {
 
 // Workspace::updateTable decides in its transaction: an edit made from a stale view (Undo of an
 // edit, another process adding a table meanwhile) cannot make a second writer of a target.
-void tst_Workspace::editRefusesATargetAnotherTableWrites() {
+void TestWorkspace::editRefusesATargetAnotherTableWrites() {
     auto workspace = Workspace::create(newPath(QStringLiteral("w.tidemark")));
     ConnectionSpec src;
     src.name = QStringLiteral("src");
@@ -1119,7 +1119,7 @@ void tst_Workspace::editRefusesATargetAnotherTableWrites() {
     QVERIFY_THROWS_EXCEPTION(ValidationError, workspace->restoreTable(first.id));
 }
 
-void tst_Workspace::repairClosesDeadRuns() {
+void TestWorkspace::repairClosesDeadRuns() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
     const qint64 tableId = workspace->addTable(sampleTable());
@@ -1199,7 +1199,7 @@ void tst_Workspace::repairClosesDeadRuns() {
     QCOMPARE(workspace->runs(0, alive).first().status, QStringLiteral("running"));
 }
 
-void tst_Workspace::repairOnceWhenOpenedConcurrently() {
+void TestWorkspace::repairOnceWhenOpenedConcurrently() {
     // Several openers at once (threads with their own connections, as processes would be):
     // each dead run is closed exactly once, with one log line per iteration.
     const QString path = newPath(QStringLiteral("w.tidemark"));
@@ -1249,5 +1249,5 @@ void tst_Workspace::repairOnceWhenOpenedConcurrently() {
     }
 }
 
-QTEST_GUILESS_MAIN(tst_Workspace)
+QTEST_GUILESS_MAIN(TestWorkspace)
 #include "tst_workspace.moc"

@@ -213,6 +213,58 @@ private slots:
         QCOMPARE(countRows(fixture.dst, QStringLiteral("orders")), 120);
     }
 
+    // Re-copy a range: only a merge table offers it. It asks for both ends, counts and deletes
+    // nothing, and the window runs it as a range backfill that leaves the watermark alone.
+    void rangeIsCopiedAgainAndTheWatermarkStays() {
+        BackfillDialog append(tableSpec(WriteMode::Append, WatermarkType::Timestamp));
+        auto *appendRange = append.findChild<QRadioButton *>(QStringLiteral("recopyRange"));
+        QVERIFY(!appendRange->isEnabled());
+        QVERIFY2(appendRange->toolTip().contains(QStringLiteral("append table")),
+                 qPrintable(appendRange->toolTip()));
+
+        UiFixture fixture;
+        makeOrders(fixture.src, 120);
+        TableDraft draft = UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
+        draft.spec.mode = WriteMode::Merge;
+        draft.spec.keyColumns = {QStringLiteral("id")};
+        const qint64 id = fixture.addTable(draft);
+        const CliResult first = runCli({QStringLiteral("-w"), fixture.wsPath, QStringLiteral("run")});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.describe()));
+        execSql(fixture.dst, QStringLiteral("DELETE FROM orders WHERE id BETWEEN 10 AND 19"));
+
+        MainWindow window;
+        openWithOneTableSelected(fixture, window);
+        QVERIFY(!QTest::currentTestFailed());
+        QSignalSpy finished(window.coordinator(), &RunCoordinator::runFinished);
+        window.backfillSelected();
+        auto *dialog = window.findChild<BackfillDialog *>();
+        QVERIFY(dialog);
+        auto *rangeEnd = dialog->findChild<QLineEdit *>(QStringLiteral("rangeEnd"));
+        QVERIFY(!rangeEnd->isVisible());
+        dialog->findChild<QRadioButton *>(QStringLiteral("recopyRange"))->click();
+        QVERIFY(rangeEnd->isVisible());
+        dialog->setValueText(orderTimestamp(10));
+        dialog->setRangeEndText(orderTimestamp(19));
+        QCOMPARE(dialog->range()->from, orderTimestamp(10));
+        QCOMPARE(dialog->range()->to, orderTimestamp(19));
+        QVERIFY(!dialog->isDestructive());
+        auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(ok->isEnabled());
+        QCOMPARE(ok->text(), QStringLiteral("Re-copy"));
+        rangeEnd->clear();
+        QVERIFY(!ok->isEnabled());
+        dialog->setRangeEndText(orderTimestamp(19));
+        ok->click();
+
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const RunRecord run = finished.first().at(0).value<RunRecord>();
+        QCOMPARE(run.kind, QString::fromLatin1(kRunKindRangeBackfill));
+        QCOMPARE(run.iterations.size(), 1);
+        QCOMPARE(run.iterations.first().rowsWritten, 10);
+        QCOMPARE(countRows(fixture.dst, QStringLiteral("orders")), 120);
+        QCOMPARE(fixture.open()->table(id)->lastWatermark.nativeText(), orderTimestamp(120));
+    }
+
     void cancellingTheConfirmationChangesNothing() {
         UiFixture fixture;
         makeOrders(fixture.src, 30);

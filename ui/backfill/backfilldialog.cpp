@@ -67,6 +67,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     , m_keep(new QRadioButton(tr("Keep the target's rows"), this))
     , m_deleteNewer(new QRadioButton(tr("Delete the target's rows newer than the new watermark"), this))
     , m_truncate(new QRadioButton(this))
+    , m_range(new QRadioButton(tr("Re-copy a range and keep the watermark"), this))
     , m_explanation(new QLabel(this))
     , m_previewLabel(new QLabel(this))
     , m_warning(new QLabel(this))
@@ -78,6 +79,14 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     m_keep->setObjectName(QStringLiteral("keep"));
     m_deleteNewer->setObjectName(QStringLiteral("deleteNewer"));
     m_truncate->setObjectName(QStringLiteral("truncate"));
+    m_range->setObjectName(QStringLiteral("recopyRange"));
+    // Only a merge table: its rule keeps the newer version of each key, whichever copy writes last.
+    const QString rangeRefusal = rangeBackfillRefusal(spec);
+    m_range->setEnabled(rangeRefusal.isEmpty() && spec.watermarkType != WatermarkType::None);
+    m_range->setToolTip(rangeRefusal.isEmpty()
+                            ? tr("Copies the rows of a range again beside the table's runs, merged on their "
+                                 "keys; the watermark stays (backfill --range)")
+                            : rangeRefusal);
     m_truncate->setText(spec.initialWatermark.isNull()
                             ? tr("Empty the target and reload it from the beginning")
                             : tr("Empty the target and reload it from the initial watermark (%1)")
@@ -137,7 +146,8 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
         row->addWidget(m_timestamp, 1);
         row->addWidget(m_zone);
         row->addWidget(pick);
-        form->addRow(tr("New watermark:"), row);
+        m_valueLabel = new QLabel(tr("New watermark:"), this);
+        form->addRow(m_valueLabel, row);
         m_resolved = new QLabel(this);
         m_resolved->setObjectName(QStringLiteral("watermarkResolved"));
         form->addRow(QString(), m_resolved);
@@ -150,12 +160,31 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
             new QRegularExpressionValidator(QRegularExpression(QStringLiteral("-?[0-9]{1,19}")), m_number));
         m_number->setText(spec.lastWatermark.isNull() ? QStringLiteral("0") : spec.lastWatermark.display());
         m_number->setEnabled(spec.watermarkType == WatermarkType::Integer);
-        form->addRow(tr("New watermark:"), m_number);
+        m_valueLabel = new QLabel(tr("New watermark:"), this);
+        form->addRow(m_valueLabel, m_number);
         connect(m_number, &QLineEdit::textChanged, this, &BackfillDialog::choicesChanged);
     }
 
+    m_rangeEnd = new QLineEdit(this);
+    m_rangeEnd->setObjectName(QStringLiteral("rangeEnd"));
+    if (m_timestamp) {
+        m_rangeEnd->setPlaceholderText(tr("the range's last watermark, read in the zone shown above"));
+    } else {
+        m_rangeEnd->setValidator(
+            new QRegularExpressionValidator(QRegularExpression(QStringLiteral("-?[0-9]{1,19}")), m_rangeEnd));
+        m_rangeEnd->setPlaceholderText(tr("the range's last watermark"));
+    }
+    m_rangeEnd->setText(m_timestamp ? m_timestamp->text() : m_number->text());
+    form->addRow(tr("Range end:"), m_rangeEnd);
+    form->setRowVisible(m_rangeEnd, false);
+    connect(m_rangeEnd, &QLineEdit::textChanged, this, &BackfillDialog::choicesChanged);
+    connect(m_range, &QRadioButton::toggled, this, [this, form](bool chosen) {
+        form->setRowVisible(m_rangeEnd, chosen);
+        m_valueLabel->setText(chosen ? tr("Range start:") : tr("New watermark:"));
+    });
+
     auto *group = new QButtonGroup(this);
-    for (QRadioButton *button : {m_keep, m_deleteNewer, m_truncate}) {
+    for (QRadioButton *button : {m_keep, m_deleteNewer, m_truncate, m_range}) {
         group->addButton(button);
         connect(button, &QRadioButton::toggled, this, [this](bool checked) {
             if (checked)
@@ -202,7 +231,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     m_previewDelay->setSingleShot(true);
     m_previewDelay->setInterval(300);
     connect(m_previewDelay, &QTimer::timeout, this, [this] {
-        if (m_previewer && canAccept())
+        if (m_previewer && canAccept() && !m_range->isChecked())
             m_previewer->request(request());
     });
     connect(this, &QDialog::finished, this, [this] {
@@ -216,6 +245,7 @@ BackfillDialog::BackfillDialog(const TableSpec &spec, const QString &workspacePa
     layout->addWidget(m_keep);
     layout->addWidget(m_deleteNewer);
     layout->addWidget(m_truncate);
+    layout->addWidget(m_range);
     layout->addWidget(m_explanation);
     layout->addWidget(m_previewLabel);
     layout->addWidget(m_warning);
@@ -240,22 +270,47 @@ QTimeZone BackfillDialog::zone() const {
     return zone.isValid() ? zone : QTimeZone::utc();
 }
 
+QString BackfillDialog::typedValue(const QLineEdit *edit) const {
+    if (m_timestamp) {
+        qint64 micros = 0;
+        return resolveTimestamp(edit->text(), zone(), &micros).value_or(QString());
+    }
+    return edit->hasAcceptableInput() ? edit->text() : QString();
+}
+
 QString BackfillDialog::valueText() const {
     if (action() == BackfillTargetAction::Truncate)
         return m_spec.initialWatermark.isNull() ? QString() : m_spec.initialWatermark.nativeText();
-    if (m_timestamp) {
-        qint64 micros = 0;
-        return resolveTimestamp(m_timestamp->text(), zone(), &micros).value_or(QString());
-    }
+    if (m_timestamp)
+        return typedValue(m_timestamp);
     return m_number ? m_number->text() : QString();
 }
 
+QString BackfillDialog::rangeEndText() const {
+    return typedValue(m_rangeEnd);
+}
+
+std::optional<WatermarkRangeText> BackfillDialog::range() const {
+    if (!m_range->isChecked())
+        return std::nullopt;
+    return WatermarkRangeText{valueText(), rangeEndText()};
+}
+
+void BackfillDialog::setRangeEndText(const QString &text) {
+    m_rangeEnd->setText(text);
+}
+
+void BackfillDialog::setRangeChosen() {
+    m_range->setChecked(true);
+}
+
 bool BackfillDialog::needsDuplicateConfirmation() const {
-    return action() == BackfillTargetAction::Keep && m_spec.mode == WriteMode::Append;
+    return !m_range->isChecked() && action() == BackfillTargetAction::Keep &&
+           m_spec.mode == WriteMode::Append;
 }
 
 bool BackfillDialog::isDestructive() const {
-    return action() != BackfillTargetAction::Keep;
+    return !m_range->isChecked() && action() != BackfillTargetAction::Keep;
 }
 
 bool BackfillDialog::runAfterwards() const {
@@ -265,6 +320,9 @@ bool BackfillDialog::runAfterwards() const {
 bool BackfillDialog::canAccept() const {
     if (m_spec.watermarkType == WatermarkType::None)
         return false; // nothing to reset: the table has no watermark
+    if (m_range->isChecked())
+        return (m_number ? m_number->hasAcceptableInput() : !valueText().isEmpty()) &&
+               !rangeEndText().isEmpty();
     if (action() != BackfillTargetAction::Truncate) {
         if (m_number && !m_number->hasAcceptableInput())
             return false;
@@ -413,6 +471,14 @@ void BackfillDialog::update() {
                                                                                      m_spec.sourceTimezone)));
         break;
     }
+    if (m_range->isChecked())
+        m_explanation->setText(
+            tr("The rows whose %1 lies in the range, both ends included and up to the current watermark, are "
+               "copied again beside the table's runs and merged on their keys: a newer version a run wrote "
+               "stays. Nothing is deleted, and the watermark stays where it is. History shows it as a range "
+               "backfill.")
+                .arg(m_spec.watermarkColumn));
+    m_runAfter->setVisible(!m_range->isChecked());
     const bool duplicates = needsDuplicateConfirmation();
     m_warning->setVisible(duplicates);
     m_confirm->setVisible(duplicates);
@@ -420,7 +486,9 @@ void BackfillDialog::update() {
         m_explanation->setText(
             tr("%1 has no watermark column: there is nothing to reset.").arg(m_spec.sourceDisplay()));
 
-    if (!m_previewer)
+    if (m_range->isChecked())
+        m_previewLabel->clear();
+    else if (!m_previewer)
         m_previewLabel->setText(isDestructive() ? tr("Cannot count the rows this deletes (no workspace).")
                                                 : QString());
     else if (!canAccept())
@@ -435,7 +503,10 @@ void BackfillDialog::update() {
     // A choice that deletes rows is only offered once what it deletes has been counted.
     const bool counted = m_preview.has_value();
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(canAccept() && (!isDestructive() || counted));
-    m_buttons->button(QDialogButtonBox::Ok)->setText(isDestructive() ? tr("Backfill…") : tr("Backfill"));
+    m_buttons->button(QDialogButtonBox::Ok)
+        ->setText(m_range->isChecked() ? tr("Re-copy")
+                  : isDestructive()    ? tr("Backfill…")
+                                       : tr("Backfill"));
 }
 
 } // namespace tidemark

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/tablespec.h"
+#include "model/domain/watermarkrange.h"
 #include "model/engine/backfill.h"
 #include "model/engine/backfillpreview.h"
 
@@ -38,6 +39,11 @@ public:
                             QWidget *parent = nullptr);
 
     BackfillRequest request() const;
+    // "Re-copy a range" (merge tables): the range typed, as `backfill ID --range` takes it; the
+    // window runs it as a run of its own kind, and the watermark stays. None for the other choices.
+    std::optional<WatermarkRangeText> range() const;
+    void setRangeEndText(const QString &text); // with setValueText (the start) and setRangeChosen
+    void setRangeChosen();
     // True when the current choices are valid (the value parses, duplicates are confirmed).
     bool canAccept() const;
     bool needsDuplicateConfirmation() const;
@@ -64,6 +70,9 @@ private:
     void askToConfirm();
     BackfillTargetAction action() const;
     QString valueText() const;
+    QString rangeEndText() const;
+    // A typed timestamp read in the zone shown (the core's text), or a number; empty when invalid.
+    QString typedValue(const QLineEdit *edit) const;
     QTimeZone zone() const;
 
     TableSpec m_spec;
@@ -75,6 +84,9 @@ private:
     QRadioButton *m_keep;
     QRadioButton *m_deleteNewer;
     QRadioButton *m_truncate;
+    QRadioButton *m_range;
+    QLineEdit *m_rangeEnd = nullptr; // the range's end; the value field is its start
+    QLabel *m_valueLabel = nullptr;
     QLabel *m_explanation;
     QLabel *m_previewLabel;
     QLabel *m_warning;

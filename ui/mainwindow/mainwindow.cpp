@@ -658,7 +658,8 @@ void MainWindow::setWorkspace(const QString &path, bool hasTables) {
     emit workspaceOpened(path);
 }
 
-void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun) {
+void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun,
+                          const std::optional<WatermarkRangeText> &range) {
     if (!m_coordinator || m_coordinator->isRunning())
         return;
     RunRequest request;
@@ -666,8 +667,11 @@ void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun) {
     request.concurrency = m_concurrency->value();
     request.dryRun = dryRun;
     request.trigger = QStringLiteral("gui");
+    request.range = range;
     if (m_coordinator->start(request)) {
-        m_runLabel->setText(dryRun ? tr("Starting a dry run…") : tr("Starting a run…"));
+        m_runLabel->setText(range    ? tr("Starting a range backfill…")
+                            : dryRun ? tr("Starting a dry run…")
+                                     : tr("Starting a run…"));
         m_runPanel->showLive();
     }
     updateActions();
@@ -764,6 +768,10 @@ void MainWindow::onRunFinished(const RunRecord &run) {
             rows += it.status == IterationStatus::DryRun ? it.rowsRead : 0;
         m_runLabel->setText(
             tr("Dry run %1: would copy %2 rows; nothing written").arg(run.id).arg(formatCount(rows)));
+    } else if (run.kind == QLatin1String(kRunKindRangeBackfill)) {
+        m_runLabel->setText(tr("Range backfill (run %1) %2; the watermark stays")
+                                .arg(run.id)
+                                .arg(statusLabel(run.status).toLower()));
     } else {
         m_runLabel->setText(tr("Run %1 %2").arg(run.id).arg(statusLabel(run.status).toLower()));
     }
@@ -787,6 +795,13 @@ void MainWindow::backfillSelected() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const BackfillRequest req = dialog->request();
+        if (const auto range = dialog->range()) {
+            if (m_coordinator->isRunning())
+                statusBar()->showMessage(tr("A run is in progress: re-copy the range once it has ended."),
+                                         10000);
+            startRun({req.tableId}, false, range);
+            return;
+        }
         const bool runAfterwards = dialog->runAfterwards();
         m_runLabel->setText(tr("Backfilling table %1…").arg(req.tableId));
         // On a remote-work thread with its own workspace connection: a backfill waits for

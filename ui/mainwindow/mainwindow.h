@@ -2,9 +2,11 @@
 #pragma once
 
 #include "model/domain/runrecord.h"
+#include "model/domain/watermarkrange.h"
 #include "ui/common/settingswriter.h"
 
 #include <QMainWindow>
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -97,7 +99,9 @@ private:
     void createWorkspaceAt(const QString &path);
     void offerToCreate(const QString &path);
     void showWelcome(bool show);
-    void startRun(const QList<qint64> &tableIds, bool dryRun);
+    // `range`: a range backfill of the one table (RunRequest::range).
+    void startRun(const QList<qint64> &tableIds, bool dryRun,
+                  const std::optional<WatermarkRangeText> &range = std::nullopt);
     void updateActions();
     void updateRecentMenu();
     void rememberRecent(const QString &path);
