@@ -295,6 +295,30 @@ private slots:
         QVERIFY(dialog.problems().join(QLatin1Char('\n')).contains(QLatin1String("is no time zone")));
     }
 
+    // Deletes: ignore by default; remove and mark:COLUMN are kept as the CLI takes them, and a
+    // spelling it refuses is named with OK off.
+    void deletesChoiceIsCheckedAndKept() {
+        UiFixture fixture;
+        makeOrders(fixture.src, 3);
+        WorkspaceGateway gateway(fixture.wsPath);
+        TableDialog dialog(&gateway, std::nullopt);
+        chooseOrdersIntoDst(dialog);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(dialog.draft().spec.deletes.isIgnore());
+        auto *deletes = child<QComboBox>(dialog, "deletes");
+        deletes->setCurrentIndex(deletes->findText(QStringLiteral("remove")));
+        QCOMPARE(dialog.draft().spec.deletes.action, DeletePolicy::Action::Remove);
+        deletes->lineEdit()->selectAll();
+        QTest::keyClicks(deletes->lineEdit(), QStringLiteral("mark:"));
+        QVERIFY2(dialog.problems().join(QLatin1Char('\n')).contains(QLatin1String("Deletes: 'mark:'")),
+                 qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+        QVERIFY(!dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        QTest::keyClicks(deletes->lineEdit(), QStringLiteral("gone_at"));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join(QLatin1Char('\n'))));
+        QCOMPARE(dialog.draft().spec.deletes.actionText(), QStringLiteral("mark:gone_at"));
+    }
+
     // The final check refused the target (it belongs to another table): the focus goes to the
     // target table, with the input kept, never to Cancel.
     void focusGoesToTheFieldAtFaultAfterARefusedOk() {

@@ -115,6 +115,7 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
         m_mode->setCurrentIndex(m_mode->findData(int(spec.mode)));
         m_lookback->setText(spec.lookback);
         m_staleAfter->setText(spec.staleAfter);
+        m_deletes->setCurrentText(spec.deletes.actionText());
         m_sourceZone->setCurrentText(spec.sourceTimezone.isEmpty() ? QStringLiteral("UTC")
                                                                    : spec.sourceTimezone);
         m_initialWatermark->setText(shownWatermark(spec.initialWatermark, spec.sourceTimezone));
@@ -185,6 +186,15 @@ void TableDialog::buildUi() {
     m_staleAfter->setPlaceholderText(tr("never — e.g. 6h, 1d"));
     m_staleAfter->setToolTip(tr("A table whose position stands still longer, while rows wait or no run "
                                 "copies it, shows as Stalled"));
+    m_deletes = new QComboBox(this);
+    m_deletes->setObjectName(QStringLiteral("deletes"));
+    m_deletes->setEditable(true);
+    m_deletes->setInsertPolicy(QComboBox::NoInsert);
+    m_deletes->addItems({QStringLiteral("ignore"), QStringLiteral("remove"), QStringLiteral("mark:deleted_at")});
+    m_deletes->setToolTip(tr("What becomes of target rows whose key the source deleted, looked for after each "
+                             "copy: ignore (keep them), remove, or mark:COLUMN (a timestamp column of the target "
+                             "set when the row goes). How often and its guards: table edit --delete-check, "
+                             "--max-delete-ratio, --delete-grace"));
     m_initialWatermark = new QLineEdit(this);
     m_initialWatermark->setObjectName(QStringLiteral("initialWatermark"));
     m_initialWatermark->setPlaceholderText(tr("none — the first run copies every row"));
@@ -217,7 +227,11 @@ void TableDialog::buildUi() {
     form->addRow(tr("Tiebreak column:"), m_tiebreak);
     form->addRow(tr("Key columns:"), m_keys);
     form->addRow(tr("Lookback:"), m_lookback);
-    form->addRow(tr("Stale after:"), m_staleAfter);
+    auto *staleRow = new QHBoxLayout;
+    staleRow->addWidget(m_staleAfter, 1);
+    staleRow->addWidget(new QLabel(tr("Deletes:"), this));
+    staleRow->addWidget(m_deletes);
+    form->addRow(tr("Stale after:"), staleRow);
     form->addRow(tr("Initial watermark:"), m_initialWatermark);
     form->addRow(tr("Max skipped rows:"), m_maxSkipped);
     form->addRow(tr("Batch size:"), m_batchSize);
@@ -258,6 +272,7 @@ void TableDialog::buildUi() {
     connect(m_keys, &QListWidget::itemChanged, this, &TableDialog::revalidate);
     // Typed or picked: the line edit's text is the zone.
     connect(m_sourceZone->lineEdit(), &QLineEdit::textChanged, this, &TableDialog::revalidate);
+    connect(m_deletes->lineEdit(), &QLineEdit::textChanged, this, &TableDialog::revalidate);
     connect(m_maxSkipped, &QSpinBox::valueChanged, this, &TableDialog::revalidate);
 }
 
@@ -515,6 +530,11 @@ TableDraft TableDialog::draft() const {
     } catch (const ValidationError &) {
         // kept as typed: revalidate() names it and keeps OK disabled
     }
+    try {
+        parseDeleteAction(m_deletes->currentText(), spec.deletes, QString());
+    } catch (const ValidationError &) {
+        // kept as it was: revalidate() names it and keeps OK disabled
+    }
     const QString zone = m_sourceZone->currentText().trimmed();
     spec.sourceTimezone = zone == QLatin1String("UTC") ? QString() : zone;
     spec.maxSkipped = m_maxSkipped->value();
@@ -533,6 +553,12 @@ void TableDialog::revalidate() {
     QStringList problems = checkTableRules(spec, Wording::Window);
     try {
         parseStaleAfter(spec.staleAfter, tr("Stale after"));
+    } catch (const ValidationError &error) {
+        problems << error.message();
+    }
+    try {
+        DeletePolicy typed;
+        parseDeleteAction(m_deletes->currentText(), typed, tr("Deletes"));
     } catch (const ValidationError &error) {
         problems << error.message();
     }
@@ -583,6 +609,8 @@ QWidget *TableDialog::fieldAtFault(const QString &problem) const {
         return m_staleAfter;
     if (says("time zone") || says("turns its clocks back"))
         return m_sourceZone;
+    if (says("deletes"))
+        return m_deletes;
     if (says("source table itself") || says("already the target") || says("still belongs") ||
         says("target table"))
         return m_targetTable;

@@ -109,6 +109,7 @@ private:
     QListWidget *m_keys = nullptr;
     QLineEdit *m_lookback = nullptr;
     QLineEdit *m_staleAfter = nullptr;
+    QComboBox *m_deletes = nullptr; // DeletePolicy's action as the CLI spells it: ignore, remove, mark:COL
     QLineEdit *m_initialWatermark = nullptr;
     QSpinBox *m_maxSkipped = nullptr;
     QSpinBox *m_batchSize = nullptr;
