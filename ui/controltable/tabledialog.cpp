@@ -190,11 +190,13 @@ void TableDialog::buildUi() {
     m_deletes->setObjectName(QStringLiteral("deletes"));
     m_deletes->setEditable(true);
     m_deletes->setInsertPolicy(QComboBox::NoInsert);
-    m_deletes->addItems({QStringLiteral("ignore"), QStringLiteral("remove"), QStringLiteral("mark:deleted_at")});
-    m_deletes->setToolTip(tr("What becomes of target rows whose key the source deleted, looked for after each "
-                             "copy: ignore (keep them), remove, or mark:COLUMN (a timestamp column of the target "
-                             "set when the row goes). How often and its guards: table edit --delete-check, "
-                             "--max-delete-ratio, --delete-grace"));
+    m_deletes->addItems(
+        {QStringLiteral("ignore"), QStringLiteral("remove"), QStringLiteral("mark:deleted_at")});
+    m_deletes->setToolTip(
+        tr("What becomes of target rows whose key the source deleted, looked for after each "
+           "copy: ignore (keep them), remove, or mark:COLUMN (a timestamp column of the target "
+           "set when the row goes). How often and its guards: table edit --delete-check, "
+           "--max-delete-ratio, --delete-grace"));
     m_initialWatermark = new QLineEdit(this);
     m_initialWatermark->setObjectName(QStringLiteral("initialWatermark"));
     m_initialWatermark->setPlaceholderText(tr("none — the first run copies every row"));
