@@ -25,6 +25,12 @@ qint64 optionInteger(const SubcommandParser &parser, const QString &option, qint
                         minimum, maximum);
 }
 
+int optionCap(const SubcommandParser &parser, const QString &option) {
+    if (parser.value(option).trimmed() == QLatin1String("none"))
+        return 0;
+    return int(optionInteger(parser, option, 0, kMaxCap));
+}
+
 QString parseMaxFuture(const QString &text, const QString &command) {
     if (text.trimmed() == QLatin1String("none"))
         return QStringLiteral("none");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/domain/connectionspec.h"
 #include "model/domain/tablespec.h"
 
 #include <QList>
@@ -36,6 +37,8 @@ qint64 parseInteger(const QString &text, const QString &what, qint64 minimum,
 // `option` of `parser`'s command as a bounded integer; the error names both.
 qint64 optionInteger(const SubcommandParser &parser, const QString &option, qint64 minimum,
                      qint64 maximum = std::numeric_limits<qint64>::max());
+// A cap (--max-concurrency, --max-connections): 1 to kMaxCap, or 0 / "none" for no cap (0).
+int optionCap(const SubcommandParser &parser, const QString &option);
 // --max-future: a duration from one minute to ten years, or "none" (a table whose watermark is
 // dated ahead on purpose, such as planned events). Stored as its shortest spelling.
 QString parseMaxFuture(const QString &text, const QString &command);

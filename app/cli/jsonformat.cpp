@@ -23,6 +23,8 @@ QJsonObject connectionJson(const ConnectionSpec &spec) {
     object.insert(QStringLiteral("path"), optionalText(spec.path));
     object.insert(QStringLiteral("conninfo"), optionalText(spec.conninfo));
     object.insert(QStringLiteral("password_env"), optionalText(spec.passwordEnv));
+    object.insert(QStringLiteral("max_connections"),
+                  spec.maxConnections > 0 ? QJsonValue(spec.maxConnections) : QJsonValue(QJsonValue::Null));
     return object;
 }
 

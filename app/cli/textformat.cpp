@@ -100,6 +100,8 @@ QString connectionsText(const QList<ConnectionSpec> &connections) {
         QString endpoint = spec.kind == ConnectionKind::Sqlite ? spec.path : spec.conninfo;
         if (!spec.passwordEnv.isEmpty())
             endpoint += QStringLiteral(" (password from $%1)").arg(spec.passwordEnv);
+        if (spec.maxConnections > 0)
+            endpoint += QStringLiteral(" (at most %1 at once)").arg(spec.maxConnections);
         rows.append({QString::number(spec.id), spec.name, connectionKindName(spec.kind), endpoint});
     }
     return alignColumns(rows);

@@ -1403,8 +1403,8 @@ void MariadbConnector::afterImplicitCommit() {
     if (!m_inTransaction)
         return;
     execute(QStringLiteral("START TRANSACTION"));
-    if (!m_stateLock.isEmpty())
-        stateRow(m_stateLock.value(0).toString(), m_stateLock.value(1).toLongLong(), true);
+    if (!m_stateLock.isEmpty()) // the table exists: it was made before the transaction opened
+        query(StateTableSql(StateDialect::Mysql).select(StateTableSql::columnNames(), true), m_stateLock);
 }
 
 QString MariadbConnector::mappedType(const ColumnInfo &column, bool key) {
@@ -1537,13 +1537,11 @@ qint64 MariadbConnector::deleteNewerThan(const TableRef &table, const QString &w
 
 // --- the state row ---
 
-bool MariadbConnector::stateTableExists() {
-    return !query(
-                QStringLiteral("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
-                               "TABLE_NAME = 'tidemark_state'"))
-                .isEmpty();
+QString MariadbConnector::stateContext() const {
+    return QStringLiteral("%1, table 'tidemark_state'").arg(describe());
 }
 
+// Empty when the table does not exist.
 QStringList MariadbConnector::stateColumns() {
     QStringList present;
     for (const QStringList &row :
@@ -1553,97 +1551,75 @@ QStringList MariadbConnector::stateColumns() {
     return present;
 }
 
-// DDL commits implicitly in MySQL, so the table is created or migrated before any transaction opens;
-// IF NOT EXISTS lets two first writers race harmlessly.
-void MariadbConnector::ensureStateTable() {
-    if (m_stateTableReady)
-        return;
-    const StateTableSql sql(StateDialect::Mysql);
-    const QStringList present = stateColumns();
-    QStringList statements = sql.addMissingColumns(present);
-    if (present.isEmpty() || !statements.isEmpty()) {
-        if (m_inTransaction)
-            throw Error(
-                QStringLiteral("%1: tidemark_state must be created before the write transaction opens")
-                    .arg(describe()));
-        statements.prepend(sql.create());
-        statements.append(sql.createOwnerIndex());
-        for (const QString &statement : statements)
-            execute(statement);
+QList<QVariantList> MariadbConnector::stateQuery(const QString &sql, const QVariantList &values) {
+    QList<QVariantList> rows;
+    for (const QStringList &row : query(sql, values)) {
+        QVariantList converted;
+        for (const QString &value : row)
+            converted << (value.isNull() ? QVariant() : QVariant(value));
+        rows << converted;
     }
-    m_stateTableReady = true;
+    return rows;
 }
 
-std::optional<TargetState> MariadbConnector::stateRow(const QString &workspaceId, qint64 tableId,
-                                                      bool forUpdate) {
-    const QStringList present = m_stateTableReady ? StateTableSql::columnNames() : stateColumns();
-    const auto rows = query(StateTableSql(StateDialect::Mysql).select(present, forUpdate),
-                            {workspaceId, QVariant(tableId)});
-    if (rows.isEmpty())
-        return std::nullopt;
-    return stateFromText(rows.first(), workspaceId, tableId);
+qint64 MariadbConnector::stateExec(const QString &sql, const QVariantList &values) {
+    return execute(sql, values);
 }
 
-std::optional<TargetState> MariadbConnector::readState(const QString &workspaceId, qint64 tableId) {
-    if (!m_stateTableReady && !stateTableExists())
-        return std::nullopt;
-    return stateRow(workspaceId, tableId, false);
-}
-
-// The row (or, while there is none, the gap where it would go) is locked FOR UPDATE: a second
-// writer of the same table waits here until this one commits or rolls back, and then reads the
-// moved position, as a locking read sees the latest commit.
-std::optional<TargetState> MariadbConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
-    if (m_inTransaction)
-        throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
-    ensureStateTable();
-    begin();
-    try {
-        m_stateLock = {workspaceId, QVariant(tableId)};
-        return stateRow(workspaceId, tableId, true);
-    } catch (const Error &) {
-        rollback();
-        throw;
-    }
-}
-
-bool MariadbConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
-    const StateTableSql sql(StateDialect::Mysql);
-    QVariantList values = stateRowValues(next);
-    if (expected)
-        values << positionValues(*expected);
+qint64 MariadbConnector::stateTrySet(const QString &sql, const QVariantList &values) {
     unsigned code = 0;
-    const qint64 changed =
-        m_session->execute(expected ? sql.updateIfAt() : sql.insertIfAbsent(), values, &code);
+    const qint64 changed = m_session->execute(sql, values, &code);
     if (changed < 0) {
         // Another writer inserted the row first, or a deadlock chose this transaction (InnoDB then
         // rolled it back whole): either way this commit must not go through.
         if (code == kDuplicateKey || code == kDeadlock || code == kLockWaitTimeout)
-            return false;
+            return -1;
         m_session->fail(QStringLiteral("writing the state row"), QStringLiteral("server error %1").arg(code));
     }
-    return changed == 1;
+    return changed;
+}
+
+// DDL commits implicitly in MySQL, so the table is created or migrated before any transaction opens;
+// IF NOT EXISTS lets two first writers race harmlessly.
+bool MariadbConnector::runStateDdl(const QStringList &statements, const QStringList &) {
+    if (m_inTransaction)
+        throw Error(QStringLiteral("%1: tidemark_state must be created before the write transaction opens")
+                        .arg(describe()));
+    for (const QString &statement : statements)
+        execute(statement);
+    return true;
+}
+
+// The row (or, while there is none, the gap where it would go) is then locked FOR UPDATE: a second
+// writer of the same table waits there until this one commits or rolls back, and then reads the
+// moved position, as a locking read sees the latest commit.
+void MariadbConnector::beginStateTransaction(const QString &workspaceId, qint64 tableId) {
+    begin();
+    m_stateLock = {workspaceId, QVariant(tableId)};
+}
+
+std::optional<TargetState> MariadbConnector::readState(const QString &workspaceId, qint64 tableId) {
+    return m_stateRows.read(workspaceId, tableId);
+}
+
+std::optional<TargetState> MariadbConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
+    return m_stateRows.beginWrite(workspaceId, tableId);
+}
+
+bool MariadbConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
+    return m_stateRows.compareAndSet(expected, next);
 }
 
 void MariadbConnector::writeState(const TargetState &state) {
-    ensureStateTable();
-    execute(StateTableSql(StateDialect::Mysql).upsert(), stateRowValues(state));
+    m_stateRows.write(state);
 }
 
 void MariadbConnector::clearState(const QString &workspaceId, qint64 tableId) {
-    if (!m_stateTableReady && !stateTableExists())
-        return;
-    execute(StateTableSql(StateDialect::Mysql).remove(), {workspaceId, QVariant(tableId)});
+    m_stateRows.clear(workspaceId, tableId);
 }
 
 std::optional<StateOwner> MariadbConnector::readTargetOwner(const QString &targetKey) {
-    if (!m_stateTableReady && !StateTableSql::recordsOwners(stateColumns()))
-        return std::nullopt;
-    const auto rows = query(StateTableSql(StateDialect::Mysql).selectOwner(), {targetKey});
-    if (rows.isEmpty())
-        return std::nullopt;
-    const QStringList &row = rows.first();
-    return StateOwner{row.value(0), row.value(1).toLongLong(), row.value(2)};
+    return m_stateRows.owner(targetKey);
 }
 
 // From any thread: a second, short session asks the server to stop this one's statement.

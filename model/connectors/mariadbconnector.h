@@ -3,6 +3,7 @@
 
 #include "model/connectors/connector.h"
 #include "model/connectors/contractsql.h"
+#include "model/connectors/staterows.h"
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
@@ -90,7 +91,7 @@ private:
 // INSERT … ON DUPLICATE KEY UPDATE guarded by the version columns). The state row lives in
 // `tidemark_state` of the connection's database (InnoDB, binary collation), in the rows'
 // transaction. Owned by one thread; interrupt() may be called from any.
-class MariadbConnector : public Connector {
+class MariadbConnector : public Connector, private StatePort {
 public:
     explicit MariadbConnector(const ConnectionSpec &spec);
     ~MariadbConnector() override;
@@ -155,10 +156,17 @@ private:
     QString spelledWatermark(const TableRef &table, const QString &column);
     std::unique_ptr<SourceCursor> openCursor(const QString &sql, const QVariantList &params,
                                              const QString &what);
-    void ensureStateTable();
-    bool stateTableExists();
-    QStringList stateColumns();
-    std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);
+    // StatePort
+    StateDialect stateDialect() const override { return StateDialect::Mysql; }
+    QString stateContext() const override;
+    QStringList stateColumns() override;
+    QList<QVariantList> stateQuery(const QString &sql, const QVariantList &values) override;
+    qint64 stateExec(const QString &sql, const QVariantList &values) override;
+    qint64 stateTrySet(const QString &sql, const QVariantList &values) override;
+    bool stateDdlInTransaction() const override { return false; }
+    bool runStateDdl(const QStringList &statements, const QStringList &present) override;
+    void beginStateTransaction(const QString &workspaceId, qint64 tableId) override;
+    void rollbackStateTransaction() override { rollback(); }
     // DDL commits the open transaction implicitly: re-opens it and takes the state row's lock again.
     void afterImplicitCommit();
 
@@ -168,10 +176,10 @@ private:
     std::unique_ptr<MariadbSession> m_session;
     std::atomic<unsigned long> m_threadId{0};
     bool m_inTransaction = false;
-    bool m_stateTableReady = false;
     QVariantList m_stateLock; // (workspace id, table id) locked by beginStateWrite(), until the end
     QString m_identity;
     QHash<QString, QHash<QString, QString>> m_typeCache; // "db\0table" -> column -> DATA_TYPE
+    StateRows m_stateRows{*this};
 };
 
 } // namespace tidemark

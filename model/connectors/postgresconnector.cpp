@@ -1359,7 +1359,7 @@ void PostgresConnector::createTable(const TableRef &table, const QList<ColumnInf
     // Two first runs creating one table (or schema) would collide on the catalog ("duplicate key
     // value violates unique constraint pg_type_typname_nsp_index"). A transaction-level advisory
     // lock per name makes the second creator wait for the first one's commit or rollback; IF NOT
-    // EXISTS then sees the winner's table through the catalog, as ensureStateTable() does.
+    // EXISTS then sees the winner's table through the catalog, as the state table's creation does.
     const bool local = !m_inTransaction;
     if (local)
         begin();
@@ -1484,40 +1484,10 @@ QStringList textParams(const QVariantList &values) {
 
 } // namespace
 
-// Creating or migrating is serialized by an advisory lock: two first writers racing on
-// CREATE TABLE IF NOT EXISTS would otherwise collide on the catalog ("duplicate key value
-// violates unique constraint pg_type_typname_nsp_index"). IF NOT EXISTS then sees the winner's
-// table through the catalog, which (unlike a REPEATABLE READ snapshot) is always current.
-void PostgresConnector::ensureStateTable() {
-    if (m_stateTableReady)
-        return;
-    const StateTableSql sql(StateDialect::Postgres);
-    const QStringList present = stateColumns();
-    QStringList statements = sql.addMissingColumns(present);
-    if (!present.isEmpty() && statements.isEmpty()) {
-        m_stateTableReady = true;
-        return;
-    }
-    statements.prepend(sql.create());
-    statements.append(sql.createOwnerIndex());
-    const QString key = QStringLiteral("hashtext('tidemark_state')");
-    if (m_inTransaction) {
-        // Held until this transaction ends, so the next creator sees a committed table.
-        execute(QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(key));
-        for (const QString &statement : statements)
-            execute(statement);
-        return; // may still roll back: checked again next time
-    }
-    execute(QStringLiteral("SELECT pg_advisory_lock(%1)").arg(key));
-    try {
-        for (const QString &statement : statements)
-            execute(statement);
-    } catch (const Error &) {
-        query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
-        throw;
-    }
-    query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
-    m_stateTableReady = true;
+// --- the state row: StateRows over this port ---
+
+QString PostgresConnector::stateContext() const {
+    return QStringLiteral("%1, table 'tidemark_state'").arg(describe());
 }
 
 // Empty when the table does not exist.
@@ -1530,40 +1500,61 @@ QStringList PostgresConnector::stateColumns() {
     return present;
 }
 
-std::optional<TargetState> PostgresConnector::stateRow(const QString &workspaceId, qint64 tableId,
-                                                       bool forUpdate) {
-    // A table this connection created or migrated has every column; any other may be older.
-    const QStringList present = m_stateTableReady ? StateTableSql::columnNames() : stateColumns();
-    const auto rows = query(StateTableSql(StateDialect::Postgres).select(present, forUpdate),
-                            {workspaceId, QString::number(tableId)});
-    if (rows.isEmpty())
-        return std::nullopt;
-    return stateFromText(rows.first(), workspaceId, tableId);
+QList<QVariantList> PostgresConnector::stateQuery(const QString &sql, const QVariantList &values) {
+    QList<QVariantList> rows;
+    for (const QStringList &row : query(sql, textParams(values))) {
+        QVariantList converted;
+        for (const QString &value : row)
+            converted << (value.isNull() ? QVariant() : QVariant(value));
+        rows << converted;
+    }
+    return rows;
 }
 
-std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId) {
-    if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0) !=
-        QLatin1String("t"))
-        return std::nullopt;
-    return stateRow(workspaceId, tableId, false);
+qint64 PostgresConnector::stateExec(const QString &sql, const QVariantList &values) {
+    return execute(sql, textParams(values));
 }
 
-std::optional<TargetState> PostgresConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
+qint64 PostgresConnector::stateTrySet(const QString &sql, const QVariantList &values) {
+    bool conflict = false;
+    const qint64 changed = execute(sql, textParams(values), &conflict);
+    return conflict ? -1 : changed;
+}
+
+// Creating or migrating is serialized by an advisory lock: two first writers racing on
+// CREATE TABLE IF NOT EXISTS would otherwise collide on the catalog ("duplicate key value
+// violates unique constraint pg_type_typname_nsp_index"). IF NOT EXISTS then sees the winner's
+// table through the catalog, which (unlike a REPEATABLE READ snapshot) is always current.
+bool PostgresConnector::runStateDdl(const QStringList &statements, const QStringList &) {
+    const QString key = QStringLiteral("hashtext('tidemark_state')");
+    if (m_inTransaction) {
+        // Held until this transaction ends, so the next creator sees a committed table.
+        execute(QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(key));
+        for (const QString &statement : statements)
+            execute(statement);
+        return false;
+    }
+    execute(QStringLiteral("SELECT pg_advisory_lock(%1)").arg(key));
+    try {
+        for (const QString &statement : statements)
+            execute(statement);
+    } catch (const Error &) {
+        query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
+        throw;
+    }
+    query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(key));
+    return true;
+}
+
+// Taken before the transaction's snapshot: a second writer of this table waits here and its
+// snapshot then holds the first one's commit, so the early check sees the moved position.
+void PostgresConnector::beginStateTransaction(const QString &workspaceId, qint64 tableId) {
     if (m_inTransaction || m_cursorTransaction)
         throw Error(QStringLiteral("%1: a transaction is already open").arg(describe()));
-    ensureStateTable();
-    // Taken before the transaction's snapshot: a second writer of this table waits here and its
-    // snapshot then holds the first one's commit, so the early check sees the moved position.
     const QStringList lockParams{workspaceId, QString::number(tableId)};
     query(QStringLiteral("SELECT pg_advisory_lock(hashtext($1), hashtext($2))"), lockParams);
     m_stateLock = lockParams;
-    try {
-        begin();
-        return stateRow(workspaceId, tableId, true);
-    } catch (const Error &) {
-        rollback();
-        throw;
-    }
+    begin();
 }
 
 void PostgresConnector::releaseStateLock() {
@@ -1579,38 +1570,28 @@ void PostgresConnector::releaseStateLock() {
     }
 }
 
+std::optional<TargetState> PostgresConnector::readState(const QString &workspaceId, qint64 tableId) {
+    return m_stateRows.read(workspaceId, tableId);
+}
+
+std::optional<TargetState> PostgresConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
+    return m_stateRows.beginWrite(workspaceId, tableId);
+}
+
 bool PostgresConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
-    const StateTableSql sql(StateDialect::Postgres);
-    QVariantList values = stateRowValues(next);
-    if (expected)
-        values << positionValues(*expected);
-    bool conflict = false;
-    const qint64 changed =
-        execute(expected ? sql.updateIfAt() : sql.insertIfAbsent(), textParams(values), &conflict);
-    return !conflict && changed == 1;
+    return m_stateRows.compareAndSet(expected, next);
 }
 
 void PostgresConnector::writeState(const TargetState &state) {
-    ensureStateTable();
-    execute(StateTableSql(StateDialect::Postgres).upsert(), textParams(stateRowValues(state)));
+    m_stateRows.write(state);
 }
 
 void PostgresConnector::clearState(const QString &workspaceId, qint64 tableId) {
-    if (query(QStringLiteral("SELECT to_regclass('public.tidemark_state') IS NOT NULL")).value(0).value(0) !=
-        QLatin1String("t"))
-        return;
-    execute(StateTableSql(StateDialect::Postgres).remove(), {workspaceId, QString::number(tableId)});
+    m_stateRows.clear(workspaceId, tableId);
 }
 
 std::optional<StateOwner> PostgresConnector::readTargetOwner(const QString &targetKey) {
-    // Read outside a write: no state table (stateColumns() empty), or one that records no owner.
-    if (!m_stateTableReady && !StateTableSql::recordsOwners(stateColumns()))
-        return std::nullopt;
-    const auto rows = query(StateTableSql(StateDialect::Postgres).selectOwner(), {targetKey});
-    if (rows.isEmpty())
-        return std::nullopt;
-    const QStringList &row = rows.first();
-    return StateOwner{row.value(0), row.value(1).toLongLong(), row.value(2)};
+    return m_stateRows.owner(targetKey);
 }
 
 void PostgresConnector::interrupt() {

@@ -3,6 +3,7 @@
 
 #include "model/connectors/connector.h"
 #include "model/connectors/contractsql.h"
+#include "model/connectors/staterows.h"
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
@@ -25,7 +26,7 @@ std::unique_ptr<Connector> openPostgresConnector(const ConnectionSpec &spec);
 // INSERT … ON CONFLICT). The session runs in UTC with ISO dates, so timestamps travel as
 // ISO-8601 text and compare in the server on their native type.
 // Owned by one thread; the connection is closed by the destructor.
-class PostgresConnector : public Connector {
+class PostgresConnector : public Connector, private StatePort {
 public:
     explicit PostgresConnector(const ConnectionSpec &spec);
     ~PostgresConnector() override;
@@ -99,9 +100,17 @@ private:
     QString watermarkCast(const TableRef &table, const QString &column);
     QString boundWatermark(const Watermark &value, const QString &cast) const;
     void lockName(const QString &kind, const QString &name);
-    void ensureStateTable();
-    QStringList stateColumns();
-    std::optional<TargetState> stateRow(const QString &workspaceId, qint64 tableId, bool forUpdate);
+    // StatePort
+    StateDialect stateDialect() const override { return StateDialect::Postgres; }
+    QString stateContext() const override;
+    QStringList stateColumns() override;
+    QList<QVariantList> stateQuery(const QString &sql, const QVariantList &values) override;
+    qint64 stateExec(const QString &sql, const QVariantList &values) override;
+    qint64 stateTrySet(const QString &sql, const QVariantList &values) override;
+    bool stateDdlInTransaction() const override { return false; }
+    bool runStateDdl(const QStringList &statements, const QStringList &present) override;
+    void beginStateTransaction(const QString &workspaceId, qint64 tableId) override;
+    void rollbackStateTransaction() override { rollback(); }
     void releaseStateLock();
     qint64 execute(const QString &sql, const QStringList &params, bool *conflict);
     std::unique_ptr<SourceCursor> openCursor(const QString &select, const QStringList &params,
@@ -118,10 +127,10 @@ private:
     int m_openCursors = 0;
     quint64 m_generation = 0;
     int m_cursorCounter = 0;
-    bool m_stateTableReady = false;
     QStringList m_stateLock;             // the advisory lock of beginStateWrite(), until commit or rollback
     pg_cancel *m_cancel = nullptr;       // for interrupt(), from any thread
     QHash<QString, QString> m_typeCache; // "schema\0table\0column" -> typname
+    StateRows m_stateRows{*this};
 
     friend class PostgresCursor;
 };

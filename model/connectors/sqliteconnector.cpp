@@ -1064,22 +1064,16 @@ qint64 SqliteConnector::deleteNewerThan(const TableRef &table, const QString &wa
     return db.changes();
 }
 
-bool SqliteConnector::stateTableExists() {
-    if (!m_db)
-        return false;
-    SqliteStatement query(*m_db,
-                          QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"),
-                          stateContext());
-    query.bind(1, kStateTable);
-    return query.step();
-}
+// --- the state row: StateRows over this port ---
 
 QString SqliteConnector::stateContext() const {
     return QStringLiteral("connection '%1', table '%2'").arg(m_name, kStateTable);
 }
 
 QStringList SqliteConnector::stateColumns() {
-    SqliteStatement query(handle(), QStringLiteral("SELECT name FROM pragma_table_info(?1)"), stateContext());
+    if (!m_db)
+        return {}; // no file: no state table either
+    SqliteStatement query(*m_db, QStringLiteral("SELECT name FROM pragma_table_info(?1)"), stateContext());
     query.bind(1, kStateTable);
     QStringList names;
     while (query.step())
@@ -1087,17 +1081,47 @@ QStringList SqliteConnector::stateColumns() {
     return names;
 }
 
+namespace {
+
+void bindAll(SqliteStatement &statement, const QVariantList &values) {
+    for (int i = 0; i < values.size(); ++i)
+        statement.bind(i + 1, values[i]);
+}
+
+} // namespace
+
+QList<QVariantList> SqliteConnector::stateQuery(const QString &sql, const QVariantList &values) {
+    SqliteStatement query(handle(), sql, stateContext());
+    bindAll(query, values);
+    QList<QVariantList> rows;
+    while (query.step()) {
+        QVariantList row;
+        for (int column = 0; column < query.columnCount(); ++column)
+            row << query.columnVariant(column);
+        rows << row;
+    }
+    return rows;
+}
+
+qint64 SqliteConnector::stateExec(const QString &sql, const QVariantList &values) {
+    SqliteStatement statement(writable(), sql, stateContext());
+    bindAll(statement, values);
+    statement.run();
+    return m_db->changes();
+}
+
 // Inside the write transaction, whose write lock serializes concurrent creators.
-void SqliteConnector::ensureStateTable() {
+bool SqliteConnector::runStateDdl(const QStringList &statements, const QStringList &present) {
     SqliteDb &db = writable();
-    const StateTableSql sql(StateDialect::Sqlite);
-    execute(db, sql.create(), stateContext());
-    const QStringList present = stateColumns();
-    for (const QString &statement : sql.addMissingColumns(present))
+    for (const QString &statement : statements)
         execute(db, statement, stateContext());
-    execute(db, sql.createOwnerIndex(), stateContext());
     if (!present.contains(QStringLiteral("state_version")))
         upgradeVersion1Rows();
+    return false;
+}
+
+void SqliteConnector::beginStateTransaction(const QString &, qint64) {
+    begin(); // BEGIN IMMEDIATE: the write lock is ours until commit or rollback
 }
 
 // Version 1 kept the tiebreak as SQLite's own value (an integer stayed an integer) and had no
@@ -1136,83 +1160,27 @@ void SqliteConnector::upgradeVersion1Rows() {
 }
 
 std::optional<TargetState> SqliteConnector::readState(const QString &workspaceId, qint64 tableId) {
-    if (!stateTableExists())
-        return std::nullopt;
-    SqliteStatement query(*m_db, StateTableSql(StateDialect::Sqlite).select(stateColumns()), stateContext());
-    query.bind(1, workspaceId).bind(2, tableId);
-    if (!query.step())
-        return std::nullopt;
-    TargetState state;
-    state.workspaceId = workspaceId;
-    state.tableId = tableId;
-    Watermark watermark;
-    try {
-        watermark = Watermark::fromStored(watermarkTypeFromName(query.columnText(0)), query.columnText(1));
-    } catch (const Error &error) {
-        throw Error(QStringLiteral("%1: %2").arg(stateContext(), error.message()));
-    }
-    // A version-1 row has no tiebreak type: its value kept SQLite's own type.
-    state.position = Position(watermark, query.columnVariant(3).isNull()
-                                             ? query.columnVariant(2)
-                                             : tiebreakFromStored(query.columnText(3), query.columnText(2)));
-    state.runId = query.columnInt64(4);
-    state.generation = query.columnInt64(5);
-    state.iterationId = query.columnInt64(6);
-    state.rowsWritten = query.columnInt64(7);
-    state.rowsSkipped = query.columnInt64(8);
-    state.windowDone = query.columnInt64(9) != 0;
-    return state;
+    return m_stateRows.read(workspaceId, tableId);
 }
 
 std::optional<TargetState> SqliteConnector::beginStateWrite(const QString &workspaceId, qint64 tableId) {
-    begin(); // BEGIN IMMEDIATE: the write lock is ours until commit or rollback
-    ensureStateTable();
-    return readState(workspaceId, tableId);
+    return m_stateRows.beginWrite(workspaceId, tableId);
 }
-
-namespace {
-
-void bindAll(SqliteStatement &statement, const QVariantList &values) {
-    for (int i = 0; i < values.size(); ++i)
-        statement.bind(i + 1, values[i]);
-}
-
-} // namespace
 
 bool SqliteConnector::compareAndSetState(const std::optional<Position> &expected, const TargetState &next) {
-    const StateTableSql sql(StateDialect::Sqlite);
-    QVariantList values = stateRowValues(next);
-    if (expected)
-        values << positionValues(*expected);
-    SqliteStatement statement(handle(), expected ? sql.updateIfAt() : sql.insertIfAbsent(), stateContext());
-    bindAll(statement, values);
-    statement.run();
-    return m_db->changes() == 1;
+    return m_stateRows.compareAndSet(expected, next);
 }
 
 void SqliteConnector::writeState(const TargetState &state) {
-    ensureStateTable();
-    SqliteStatement upsert(*m_db, StateTableSql(StateDialect::Sqlite).upsert(), stateContext());
-    bindAll(upsert, stateRowValues(state));
-    upsert.run();
+    m_stateRows.write(state);
 }
 
 void SqliteConnector::clearState(const QString &workspaceId, qint64 tableId) {
-    if (!stateTableExists())
-        return;
-    SqliteStatement statement(*m_db, StateTableSql(StateDialect::Sqlite).remove(), stateContext());
-    statement.bind(1, workspaceId).bind(2, tableId);
-    statement.run();
+    m_stateRows.clear(workspaceId, tableId);
 }
 
 std::optional<StateOwner> SqliteConnector::readTargetOwner(const QString &targetKey) {
-    if (!stateTableExists() || !StateTableSql::recordsOwners(stateColumns()))
-        return std::nullopt; // read outside a write: no state table, or one that records no owner
-    SqliteStatement query(handle(), StateTableSql(StateDialect::Sqlite).selectOwner(), stateContext());
-    query.bind(1, targetKey);
-    if (!query.step())
-        return std::nullopt;
-    return StateOwner{query.columnText(0), query.columnInt64(1), query.columnText(2)};
+    return m_stateRows.owner(targetKey);
 }
 
 void SqliteConnector::interrupt() {

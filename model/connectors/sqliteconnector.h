@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connectors/connector.h"
+#include "model/connectors/staterows.h"
 #include "model/domain/connectionspec.h"
 
 #include <QHash>
@@ -18,7 +19,7 @@ class SqliteDb;
 // A file that does not exist yet is only created when something is written to it (a target);
 // reading from it as a source fails with an error naming the connection and the path.
 // Cursors and writers borrow the connection: destroy them before the connector.
-class SqliteConnector : public Connector {
+class SqliteConnector : public Connector, private StatePort {
 public:
     explicit SqliteConnector(const ConnectionSpec &spec);
     ~SqliteConnector() override;
@@ -87,10 +88,19 @@ private:
     void markIndexedColumns(TableSchema &schema);
     QString where(const TableRef &table) const;
     bool hasRowid(const TableRef &table);
-    bool stateTableExists();
-    QString stateContext() const;
-    QStringList stateColumns();
-    void ensureStateTable();
+    // StatePort
+    StateDialect stateDialect() const override { return StateDialect::Sqlite; }
+    QString stateContext() const override;
+    QStringList stateColumns() override;
+    QList<QVariantList> stateQuery(const QString &sql, const QVariantList &values) override;
+    qint64 stateExec(const QString &sql, const QVariantList &values) override;
+    qint64 stateTrySet(const QString &sql, const QVariantList &values) override {
+        return stateExec(sql, values);
+    }
+    bool stateDdlInTransaction() const override { return true; }
+    bool runStateDdl(const QStringList &statements, const QStringList &present) override;
+    void beginStateTransaction(const QString &workspaceId, qint64 tableId) override;
+    void rollbackStateTransaction() override { rollback(); }
     void upgradeVersion1Rows();
     QStringList tieOrder(const TableRef &table);
 
@@ -102,6 +112,7 @@ private:
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down
     std::atomic<SqliteDb *> m_interruptible{nullptr}; // m_db, for interrupt()
+    StateRows m_stateRows{*this};
 };
 
 } // namespace tidemark

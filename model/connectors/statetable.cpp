@@ -166,7 +166,7 @@ QString StateTableSql::select(const QStringList &present, bool forUpdate) const 
         .arg(orElse(QStringLiteral("tiebreak_type"), QStringLiteral("NULL")),
              orElse(nameOf(kGenerationColumn), QStringLiteral("0")), iteration.join(QStringLiteral(", ")),
              tableName(), quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2),
-             forUpdate ? QStringLiteral(" FOR UPDATE") : QString());
+             forUpdate && m_dialect != StateDialect::Sqlite ? QStringLiteral(" FOR UPDATE") : QString());
 }
 
 QString StateTableSql::insertIfAbsent() const {
@@ -289,22 +289,6 @@ QVariantList stateRowValues(const TargetState &state) {
 
 QString stateTargetKey(const TableRef &table) {
     return table.schema.isEmpty() ? quoteIdentifier(table.name) : quoteQualified(table.schema, table.name);
-}
-
-TargetState stateFromText(const QStringList &row, const QString &workspaceId, qint64 tableId) {
-    TargetState state;
-    state.workspaceId = workspaceId;
-    state.tableId = tableId;
-    state.position =
-        Position(Watermark::fromStored(watermarkTypeFromName(row.value(0)), row.value(1)),
-                 row.value(2).isNull() ? QVariant() : tiebreakFromStored(row.value(3), row.value(2)));
-    state.runId = row.value(4).toLongLong();
-    state.generation = row.value(5).toLongLong();
-    state.iterationId = row.value(6).toLongLong();
-    state.rowsWritten = row.value(7).toLongLong();
-    state.rowsSkipped = row.value(8).toLongLong();
-    state.windowDone = row.value(9) == QLatin1String("1");
-    return state;
 }
 
 } // namespace tidemark

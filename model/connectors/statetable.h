@@ -53,7 +53,8 @@ public:
     // ALTER TABLE ... ADD COLUMN for each column of the definition not in `present`.
     QStringList addMissingColumns(const QStringList &present) const;
     // watermark_type, watermark, tiebreak, tiebreak_type, run_id, generation, iteration_id,
-    // rows_written, rows_skipped, window_done of (workspace_id ?1, table_id ?2). `present` names
+    // rows_written, rows_skipped, window_done of (workspace_id ?1, table_id ?2), locked FOR UPDATE
+    // when asked (a server; SQLite's write lock covers it). `present` names
     // the table's columns: an older table that lacks tiebreak_type, generation or the iteration
     // columns (not migrated yet, as reads never migrate) reads NULL, 0 and NULLs in their place.
     QString select(const QStringList &present, bool forUpdate = false) const;
@@ -95,8 +96,5 @@ QVariantList positionValues(const Position &position);
 QVariant tiebreakStoredText(const QVariant &tiebreak);
 QVariant tiebreakStoredType(const QVariant &tiebreak);
 QVariant tiebreakFromStored(const QString &type, const QString &text);
-// A state row read as text, in StateTableSql::select()'s column order (a server connector's
-// result), as the state it records.
-TargetState stateFromText(const QStringList &row, const QString &workspaceId, qint64 tableId);
 
 } // namespace tidemark

@@ -14,6 +14,9 @@ ConnectionKind connectionKindFromName(const QString &name);
 // A named endpoint. Never holds a password: PostgreSQL secrets come from the environment
 // variable named in passwordEnv, from the system keychain entry named by keychainKey, or from
 // libpq's ~/.pgpass or service file (model/credentials/credentialstore.h, in that order).
+// The largest cap a workspace takes (its max concurrency, a connection's max connections).
+inline constexpr int kMaxCap = 10'000;
+
 struct ConnectionSpec {
     qint64 id = 0;
     QString name;
@@ -21,6 +24,9 @@ struct ConnectionSpec {
     QString path;        // sqlite: the database file
     QString conninfo;    // postgres, mysql: "host=… port=… dbname=… user=…" without password
     QString passwordEnv; // postgres, mysql: name of the environment variable holding the password
+    // Iterations using the connection (as source or target) at once, across every process and
+    // machine of the workspace; 0 = no cap.
+    int maxConnections = 0;
     // Set by Workspace when it reads the connection (not a column): the key of its password in
     // the system keychain, connectionKeychainKey(workspace id, connection id). Empty = no
     // keychain lookup (a connection not saved yet).

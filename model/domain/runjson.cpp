@@ -57,6 +57,9 @@ QJsonObject iterationJson(const IterationRecord &record) {
     object.insert(QStringLiteral("window_upper"), watermarkJson(record.windowUpper));
     object.insert(QStringLiteral("error"), optionalText(record.error));
     object.insert(QStringLiteral("iteration_id"), record.id);
+    // "host:pid" of the process that ran it; null while queued and in older records.
+    object.insert(QStringLiteral("runner"), optionalText(record.runner));
+    object.insert(QStringLiteral("waiting"), optionalText(record.waiting));
     return object;
 }
 

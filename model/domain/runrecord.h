@@ -73,6 +73,12 @@ struct IterationRecord {
     // Target rows whose key the source deleted, removed or marked by the iteration's reconcile
     // (DeletePolicy), committed with the state row.
     qint64 rowsDeleted = 0;
+    // The process that ran it, "host:pid" (empty while queued, and in records written before
+    // runners were recorded).
+    QString runner;
+    // Why a queued iteration has not started: the cap it waits for ("waiting: connection erp
+    // has 2 of 2 in use"); empty once it runs.
+    QString waiting;
     QList<LogLine> log;
 };
 

@@ -20,6 +20,7 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QThread>
 #include <limits>
 
 namespace tidemark {
@@ -157,8 +158,24 @@ struct CopyIteration::State {
 
     // --- 1. Lease ---
     // Records the iteration's start in the same workspace transaction.
+    // While a cap is full (docs/design.md, "Caps") the iteration stays queued, saying which cap
+    // it waits for, and tries again; a cancel ends the wait.
     void takeLease() {
-        const LeaseAttempt attempt = workspace.startIteration(record, options.leaseTtl);
+        LeaseAttempt attempt = workspace.startIteration(record, options.leaseTtl, options.processSlots);
+        bool waited = false;
+        while (!attempt.acquired && !attempt.waiting.isEmpty()) {
+            waited = true;
+            if (attempt.waiting != record.waiting)
+                showWaiting(attempt.waiting);
+            for (int slept = 0; slept < kCapRetryMs && !cancelRequested(); slept += kCancelCheckMs)
+                QThread::msleep(kCancelCheckMs);
+            if (cancelRequested())
+                throw EarlyEnd{IterationStatus::Cancelled,
+                               QStringLiteral("cancelled by the user while queued (%1)").arg(record.waiting)};
+            attempt = workspace.startIteration(record, options.leaseTtl, options.processSlots);
+        }
+        if (attempt.acquired && waited)
+            clock.start(); // the duration counts from the start, not from the queue
         if (!attempt.acquired) {
             const Lease &holder = *attempt.holder;
             throw EarlyEnd{IterationStatus::Skipped,
@@ -177,6 +194,20 @@ struct CopyIteration::State {
                                                .arg(attempt.holder->host)
                                                .arg(attempt.holder->pid));
     }
+
+    void showWaiting(const QString &reason) {
+        record.status = IterationStatus::Queued;
+        record.startedAt = QDateTime();
+        record.waiting = reason;
+        try {
+            workspace.updateIteration(record); // other windows show why it waits
+        } catch (const Error &) {
+        }
+        log(QStringLiteral("info"), reason);
+        publish();
+    }
+    static constexpr int kCapRetryMs = 500;
+    static constexpr int kCancelCheckMs = 50;
 
     void stopWatchdog() {
         if (watchdog)

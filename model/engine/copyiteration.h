@@ -54,6 +54,9 @@ public:
         // lease, committing per batch and never moving the position or the state row; a backfill
         // that raises the row's generation meanwhile ends it (docs/design.md, "Range backfill").
         std::optional<WatermarkRangeText> range;
+        // This process's own limit on iterations running at once (`serve --slots`), beside the
+        // workspace's caps; 0 = none.
+        int processSlots = 0;
     };
 
     // `workspace` is this thread's own Workspace; `record` is the queued iteration (with id).

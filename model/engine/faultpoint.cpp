@@ -3,6 +3,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QThread>
 #include <QtGlobal>
 #include <atomic>
 #include <csignal>
@@ -30,6 +31,9 @@ void faultPoint(const char *name) {
     static std::atomic<quint64> stopped{0}; // bit i: stops[i] was reached once already
     if (!kill.isEmpty() && std::strcmp(kill.constData(), name) == 0)
         std::raise(SIGKILL);
+    static const QList<QByteArray> delay = qgetenv("TIDEMARK_FAULT_DELAY").split(':');
+    if (delay.size() == 2 && delay[0] == name)
+        QThread::msleep(delay[1].toULong());
     for (int i = 0; i < qMin(int(stops.size()), 64); ++i) {
         const quint64 bit = quint64(1) << i;
         if (!stops[i].isEmpty() && stops[i] == name && !(stopped.fetch_or(bit) & bit))

@@ -12,6 +12,9 @@ namespace tidemark {
 //   reached the process stops itself with SIGSTOP (a closed laptop lid, a paused VM) until
 //   someone sends SIGCONT; its heartbeat stops with it, so its lease expires while it holds an
 //   open target transaction. A test acts between two stops (takes a lock, then releases it).
+// - TIDEMARK_FAULT_DELAY names a point and milliseconds ("before_write_transaction:300"): every
+//   time it is reached, the thread sleeps that long (a slow server), so iterations overlap in
+//   time and the caps have something to hold back.
 // - a hook set by setFaultHook() runs at every point, on the thread that reaches it: an
 //   in-process test interleaves a second iteration or a backfill right there.
 void faultPoint(const char *name);

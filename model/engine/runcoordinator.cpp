@@ -365,6 +365,7 @@ IterationRecord RunCoordinator::runQueued(RunConnections &connections, const Ite
             options.dryRun = request.dryRun;
             options.adopt = request.adopt;
             options.range = request.range;
+            options.processSlots = request.processSlots;
             options.cancel = &cancel;
             options.observer = &observer;
             options.connectors = &worker.connectors;

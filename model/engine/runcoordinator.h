@@ -28,6 +28,8 @@ struct RunRequest {
     // A range backfill (CopyIteration::Options::range) of every table of the run, recorded as
     // a run of kind "range_backfill".
     std::optional<WatermarkRangeText> range;
+    // CopyIteration::Options::processSlots: this process's own cap (`serve --slots`).
+    int processSlots = 0;
 };
 
 // Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time.

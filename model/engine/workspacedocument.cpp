@@ -41,6 +41,11 @@ QJsonValue tiebreakJson(const QVariant &tiebreak) {
     return QJsonValue(tiebreak.toLongLong());
 }
 
+// A cap (docs/design.md, "Caps"): null for none.
+QJsonValue capJson(int cap) {
+    return cap > 0 ? QJsonValue(cap) : QJsonValue(QJsonValue::Null);
+}
+
 QJsonObject connectionJson(const ConnectionSpec &spec) {
     const bool sqlite = spec.kind == ConnectionKind::Sqlite;
     return QJsonObject{
@@ -50,6 +55,7 @@ QJsonObject connectionJson(const ConnectionSpec &spec) {
         {QStringLiteral("conninfo"), sqlite ? QJsonValue(QJsonValue::Null) : optionalText(spec.conninfo)},
         {QStringLiteral("password_env"),
          sqlite ? QJsonValue(QJsonValue::Null) : optionalText(spec.passwordEnv)},
+        {QStringLiteral("max_connections"), capJson(spec.maxConnections)},
     };
 }
 
@@ -203,6 +209,8 @@ ConnectionSpec parseConnection(const Field &field) {
     } else {
         field["kind"].refuse(QStringLiteral("'%1' is not sqlite, postgres or mysql").arg(kind));
     }
+    if (const Field cap = field.optional("max_connections"); !cap.isNull())
+        spec.maxConnections = int(cap.integer(1, kMaxCap));
     return spec;
 }
 
@@ -322,6 +330,7 @@ QByteArray WorkspaceDocument::exportFrom(Workspace &workspace) {
         {QStringLiteral("tables"), tables},
         {QStringLiteral("schedules"), schedules},
         {QStringLiteral("alerts"), alertsJson(workspace.alertSettings())},
+        {QStringLiteral("max_concurrency"), capJson(workspace.maxConcurrency())},
     };
     return QJsonDocument(document).toJson(QJsonDocument::Indented);
 }
@@ -374,6 +383,8 @@ WorkspaceDocument WorkspaceDocument::parse(const QByteArray &json) {
     }
     if (!root["alerts"].isNull())
         document.alerts = alertSettingsFromJson(root["alerts"].value().toObject());
+    if (const Field cap = root.optional("max_concurrency"); !cap.isNull())
+        document.maxConcurrency = int(cap.integer(1, kMaxCap));
     return document;
 }
 
@@ -385,6 +396,7 @@ WorkspaceApply::WorkspaceApply(Workspace &workspace, WorkspaceDocument document,
     planTables();
     planSchedules();
     planAlerts();
+    planCaps();
     planPrune();
 }
 
@@ -411,6 +423,7 @@ void WorkspaceApply::planConnections() {
             edited.path = wanted.path;
             edited.conninfo = wanted.conninfo;
             edited.passwordEnv = wanted.passwordEnv;
+            edited.maxConnections = wanted.maxConnections;
             step(QStringLiteral("change connection %1: %2 -> %3")
                      .arg(wanted.name, stored->describe(), wanted.describe()),
                  [this, edited] { updateCheckedConnection(m_workspace, edited); });
@@ -571,6 +584,15 @@ void WorkspaceApply::planSchedules() {
                  [this, wanted, active] { m_workspace.setScheduleActive(wanted.spec.name, active); });
         }
     }
+}
+
+void WorkspaceApply::planCaps() {
+    const int wanted = m_document.maxConcurrency;
+    if (m_workspace.maxConcurrency() == wanted)
+        return;
+    step(wanted == 0 ? QStringLiteral("remove the workspace's max concurrency")
+                     : QStringLiteral("set the workspace's max concurrency to %1").arg(wanted),
+         [this, wanted] { m_workspace.setMaxConcurrency(wanted); });
 }
 
 void WorkspaceApply::planAlerts() {

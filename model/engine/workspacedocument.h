@@ -36,7 +36,8 @@ struct WorkspaceDocument {
     QList<ConnectionSpec> connections;
     QList<Table> tables;
     QList<Schedule> schedules;
-    AlertSettings alerts; // empty: none
+    AlertSettings alerts;   // empty: none
+    int maxConcurrency = 0; // Workspace::maxConcurrency(); 0: none
 
     // The document of `workspace`, as indented JSON with a final newline.
     static QByteArray exportFrom(Workspace &workspace);
@@ -71,6 +72,7 @@ private:
     void planTables();
     void planSchedules();
     void planAlerts();
+    void planCaps();
     void planPrune();
     void step(const QString &text, std::function<void()> run);
     void addTable(const WorkspaceDocument::Table &table);

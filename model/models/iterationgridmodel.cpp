@@ -19,7 +19,7 @@ bool sameProgress(const IterationRecord &a, const IterationRecord &b) {
            a.watermarkAfter == b.watermarkAfter && a.windowLower == b.windowLower &&
            a.windowUpper == b.windowUpper && a.error == b.error && a.source == b.source &&
            a.target == b.target && a.rowsUnorderableWatermark == b.rowsUnorderableWatermark &&
-           a.rowsDeleted == b.rowsDeleted;
+           a.rowsDeleted == b.rowsDeleted && a.waiting == b.waiting && a.runner == b.runner;
 }
 
 const IterationStatus kSummaryOrder[] = {IterationStatus::Running,   IterationStatus::Queued,
@@ -156,6 +156,8 @@ QVariant IterationGridModel::displayValue(const IterationRecord &record, int col
     case RowsSkipped:
         return formatCount(record.rowsSkipped);
     case Progress:
+        if (record.status == IterationStatus::Queued && !record.waiting.isEmpty())
+            return record.waiting; // "waiting: connection erp has 2 of 2 in use"
         if (record.status == IterationStatus::Skipped)
             return QStringLiteral("—");
         if (record.status == IterationStatus::DryRun)
@@ -233,6 +235,9 @@ QVariant IterationGridModel::data(const QModelIndex &index, int role) const {
                 .arg(formatCount(record.rowsWritten), formatCount(record.rowsPending));
         if (!record.error.isEmpty())
             return record.error;
+        if (record.status == IterationStatus::Queued && !record.waiting.isEmpty())
+            return tr("Queued behind a cap (tidemark-cli workspace set, connection set, serve --slots): %1")
+                .arg(record.waiting);
         if (column == Progress && record.windowRows < 0)
             return tr("Rows read so far (the window's row count is not known yet)");
         return displayValue(record, column);

@@ -307,6 +307,7 @@ void Runner::startRun(const Firing &firing) {
     RunRequest request;
     request.tableIds = tableIds;
     request.concurrency = spec->concurrency;
+    request.processSlots = m_slotLimit;
     request.trigger = runTriggerName(RunTrigger::Schedule);
     request.schedule = name;
     coordinator->start(request);

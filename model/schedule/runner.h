@@ -37,6 +37,9 @@ public:
            QObject *parent = nullptr);
     ~Runner() override;
 
+    // This runner's own limit on iterations running at once, across its schedules (`serve
+    // --slots`); 0 = none. Set before start().
+    void setSlotLimit(int limit) { m_slotLimit = limit; }
     void start();
     // Cancels the running iterations cooperatively (their runs end cancelled), releases the
     // heartbeat row once every run has ended, then emits stopped().
@@ -83,6 +86,7 @@ private:
     std::unique_ptr<Workspace> m_workspace;
     std::unique_ptr<Scheduler> m_scheduler; // made afresh on each takeover: anchors come from the workspace
     QDateTime m_startedAt;
+    int m_slotLimit = 0;
     bool m_active = false;
     bool m_stopping = false;
     bool m_stoppedEmitted = false;

@@ -40,7 +40,7 @@ public:
 // The rows a write must lock before it decides, where the row may not exist yet (a lease, the
 // runner's slot) or the decision reads several rows (the control table's targets). The SQLite
 // file needs none: its write transactions are IMMEDIATE, one writer at a time.
-enum class StoreLock { Lease, RunnerSlot, ControlTable, Migration };
+enum class StoreLock { Lease, RunnerSlot, ControlTable, Migration, Slots };
 
 // One connection to a workspace's store, owned by one thread (never shared). Every failure
 // throws tidemark::Error naming the workspace (location()).

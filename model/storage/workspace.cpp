@@ -15,6 +15,7 @@
 #include "model/storage/stores/storerows.h"
 #include "model/storage/workspacelocation.h"
 
+#include <QCoreApplication>
 #include <QUuid>
 
 namespace tidemark {
@@ -129,6 +130,16 @@ void Workspace::readWorkspaceId() {
     m_workspaceId = select.columnText(0);
     // The connection store names keychain entries by it.
     m_stores = std::make_unique<Stores>(std::move(m_stores->db), m_workspaceId);
+}
+
+// --- caps ---
+
+int Workspace::maxConcurrency() {
+    return m_stores->leases.maxConcurrency();
+}
+
+void Workspace::setMaxConcurrency(int cap) {
+    m_stores->leases.setMaxConcurrency(cap);
 }
 
 // --- alerts ---
@@ -392,14 +403,22 @@ LeaseAttempt Workspace::acquireLease(qint64 tableId, qint64 runId, std::chrono::
     return attempt;
 }
 
-LeaseAttempt Workspace::startIteration(const IterationRecord &record, std::chrono::milliseconds ttl) {
+LeaseAttempt Workspace::startIteration(IterationRecord &record, std::chrono::milliseconds ttl,
+                                       int processSlots) {
     Transaction transaction(*m_stores->db);
-    const LeaseAttempt attempt = m_stores->leases.take(record.tableId, record.runId, ttl);
+    const LeaseAttempt attempt = m_stores->leases.take(record.tableId, record.runId, ttl, true, processSlots);
     if (!attempt.acquired)
         return attempt;
-    if (record.id > 0)
-        m_stores->history.writeIteration(record);
+    IterationRecord started = record;
+    // Taken under the lock that admitted it: after the end of any iteration whose slot it took.
+    started.startedAt = QDateTime::currentDateTimeUtc();
+    started.status = IterationStatus::Running;
+    started.runner = QStringLiteral("%1:%2").arg(hostName()).arg(QCoreApplication::applicationPid());
+    started.waiting.clear();
+    if (started.id > 0)
+        m_stores->history.writeIteration(started);
     transaction.commit();
+    record = started;
     return attempt;
 }
 

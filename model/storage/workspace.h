@@ -143,6 +143,9 @@ struct RunnerClaim {
 struct LeaseAttempt {
     bool acquired = false;
     std::optional<Lease> holder; // the live holder when not acquired; the dead one taken over when acquired
+    // Not acquired because a cap is full (docs/design.md, "Caps"): which one, as the grid shows
+    // it ("waiting: connection erp has 2 of 2 in use"). The caller tries again later.
+    QString waiting;
 };
 
 // One workspace: connections, control table, run history, rejects, leases, schedules, alerts
@@ -189,6 +192,11 @@ public:
     // Whether another file is at the pinned file's name now. Once one is, the old file's WAL and
     // index, still under the name, are removed (SQLite itself leaves them there).
     bool pinnedFileReplaced();
+
+    // --- caps (docs/design.md, "Caps") ---
+    // Iterations running at once, across every process and machine of the workspace; 0 = no cap.
+    int maxConcurrency();
+    void setMaxConcurrency(int cap); // ValidationError when negative
 
     // --- alerts ---
     // The workspace's alert settings; AlertSettings::workspaceDefaults() (empty) when none are set.
@@ -351,10 +359,13 @@ public:
     LeaseAttempt acquireLease(qint64 tableId, qint64 runId, int ttlSeconds) {
         return acquireLease(tableId, runId, std::chrono::seconds(ttlSeconds));
     }
-    // The start of an iteration: takes its table's lease as acquireLease() does and, in the same
-    // transaction, records `record` (running, its start time) unless it has no id yet.
-    // Refused: nothing is written.
-    LeaseAttempt startIteration(const IterationRecord &record, std::chrono::milliseconds ttl);
+    // The start of an iteration: takes its table's lease as acquireLease() does, within the
+    // workspace's caps (its max concurrency, its connections' max connections, and
+    // `processSlots`, this process's own limit; 0 = none), and, in the same transaction, records
+    // `record` as running, started now by this process (its startedAt and runner are set here,
+    // after every iteration it waited for has recorded its end), unless it has no id yet.
+    // Refused: nothing is written, `record` is unchanged.
+    LeaseAttempt startIteration(IterationRecord &record, std::chrono::milliseconds ttl, int processSlots = 0);
     // Throws Error when the lease is no longer held by `runId` (taken over after it expired).
     void renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
     void renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {

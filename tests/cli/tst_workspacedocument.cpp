@@ -72,8 +72,8 @@ private:
 };
 
 // A workspace with what a document carries: two connections (one PostgreSQL, never reached, with
-// its password in a variable), two tables (one paused, one copied up to row 10), a schedule of
-// one table, and alerts whose webhook secret is a reference.
+// its password in a variable and a cap), two tables (one paused, one copied up to row 10), a
+// schedule of one table, alerts whose webhook secret is a reference, and a max concurrency.
 void TestWorkspaceDocument::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
@@ -110,6 +110,14 @@ void TestWorkspaceDocument::init() {
     const CliResult alerts = cli({QStringLiteral("alert"), QStringLiteral("set"), QStringLiteral("--webhook"),
                                   QStringLiteral("https://hooks.example.invalid/T?token=${HOOK_TOKEN}")});
     QVERIFY2(alerts.exitCode == 0, qPrintable(alerts.describe()));
+    QCOMPARE(cli({QStringLiteral("workspace"), QStringLiteral("set"), QStringLiteral("--max-concurrency"),
+                  QStringLiteral("4")})
+                 .exitCode,
+             0);
+    QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("set"), QStringLiteral("warehouse"),
+                  QStringLiteral("--max-connections"), QStringLiteral("2")})
+                 .exitCode,
+             0);
     const CliResult ran = cli({QStringLiteral("run")});
     QVERIFY2(ran.exitCode == 0, qPrintable(ran.describe()));
     QCOMPARE(dstRows(), qint64(10));
@@ -130,7 +138,11 @@ void TestWorkspaceDocument::roundTripGivesSameBytesAndRunGoesOn() {
     const QJsonObject document = QJsonDocument::fromJson(original).object();
     QCOMPARE(document.keys(),
              (QStringList{QStringLiteral("alerts"), QStringLiteral("connections"), QStringLiteral("format"),
-                          QStringLiteral("schedules"), QStringLiteral("tables"), QStringLiteral("version")}));
+                          QStringLiteral("max_concurrency"), QStringLiteral("schedules"),
+                          QStringLiteral("tables"), QStringLiteral("version")}));
+    // The caps travel with it.
+    QCOMPARE(document.value(QStringLiteral("max_concurrency")).toInt(), 4);
+    QVERIFY(original.contains("\"max_connections\": 2"));
     const QJsonObject orders = document.value(QStringLiteral("tables")).toArray().at(0).toObject();
     QCOMPARE(orders.value(QStringLiteral("target")).toString(), QStringLiteral("dst:orders"));
     QCOMPARE(orders.value(QStringLiteral("batch_size")).toInt(), 4);

@@ -116,7 +116,8 @@ void TestScheduleStore::version3WorkspaceMigrates() {
             "ALTER TABLE tables DROP COLUMN max_jump; ALTER TABLE tables DROP COLUMN stale_after; DROP TABLE "
             "table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
             "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP COLUMN kind; ALTER TABLE "
-            "tables DROP COLUMN source_timezone; "
+            "tables DROP COLUMN source_timezone; ALTER TABLE connections DROP COLUMN max_connections; "
+            "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
             "PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);

@@ -276,6 +276,26 @@ private slots:
                  qPrintable(model.summary().text()));
     }
 
+    // An iteration held back by a cap says which one, in its Progress cell and its tooltip, and
+    // shows progress as usual once it runs.
+    void queuedIterationSaysWhatItWaitsFor() {
+        IterationGridModel model;
+        IterationRecord record = queued(11, 1, QStringLiteral("orders"));
+        model.beginRun(11, {record});
+        record.waiting = QStringLiteral("waiting: connection erp has 2 of 2 in use");
+        model.updateIteration(record);
+        const QModelIndex progress = model.index(0, IterationGridModel::Progress);
+        QCOMPARE(progress.data().toString(), record.waiting);
+        QVERIFY2(progress.data(Qt::ToolTipRole).toString().endsWith(record.waiting),
+                 qPrintable(progress.data(Qt::ToolTipRole).toString()));
+        record.waiting.clear();
+        record.status = IterationStatus::Running;
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.runner = QStringLiteral("host:42");
+        model.updateIteration(record);
+        QVERIFY(!progress.data().toString().contains(QLatin1String("waiting")));
+    }
+
     void realRunOfTheCore() {
         UiFixture fixture;
         QVERIFY(fixture.isValid());

@@ -401,6 +401,7 @@ void ConnectionsDialog::saveChanges() {
         return setMessage(tr("Choose the connection to change."), true);
     ConnectionSpec spec = formSpec();
     spec.id = current->id;
+    spec.maxConnections = current->maxConnections; // a command-line setting the form does not show
     if (const QString problem = formProblem(spec); !problem.isEmpty())
         return setMessage(problem, true);
     const QString password = passwordToStore();

@@ -61,7 +61,8 @@ QString ProgressDelegate::shownText(const QString &text, const QFontMetrics &met
         if (metrics.horizontalAdvance(candidate) <= width)
             return candidate;
     }
-    return parts.first();
+    // Words, not figures (why a queued iteration waits): cut, the tooltip has all of it.
+    return metrics.elidedText(parts.first(), Qt::ElideRight, width);
 }
 
 void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,

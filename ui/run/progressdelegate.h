@@ -15,7 +15,7 @@ public:
     // What a bar `width` pixels wide shows of `text` ("379,000 / 1,000,000 · 42,863 rows/s ·
     // about 14.5 s left"): the whole text when it fits; else its figures rounded ("379k / 1M ·
     // 43k rows/s · 14.5 s left"); then without the rate, as the rows and the time left matter
-    // most; then the rows alone.
+    // most; then the rows alone, cut to the width when even they do not fit.
     static QString shownText(const QString &text, const QFontMetrics &metrics, int width);
     void paint(QPainter *painter, const QStyleOptionViewItem &option,
                const QModelIndex &index) const override;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // connection add / edit / remove / test / set-password / forget-password / list.
+#include "app/cli/arguments.h"
 #include "app/cli/clisession.h"
 #include "app/cli/commands/commandgroups.h"
 #include "app/cli/jsonformat.h"
@@ -9,9 +10,9 @@
 #include "app/cli/textformat.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
-#include "model/connectors/mariadbconnector.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
+#include "model/connectors/mariadbconnector.h"
 #include "model/credentials/credentialstore.h"
 #include "model/engine/connectionusage.h"
 #include "model/engine/tablesetup.h"
@@ -120,6 +121,8 @@ int connectionAdd(CliSession &session, const SubcommandParser &parser) {
                                       .arg(name));
     }
 
+    if (parser.isSet(QStringLiteral("max-connections")))
+        spec.maxConnections = optionCap(parser, QStringLiteral("max-connections"));
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     const qint64 id = addCheckedConnection(*workspace, spec, password);
     if (!password.isEmpty())
@@ -138,10 +141,10 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
         throw ValidationError(
             QStringLiteral("%1: give one of --sqlite PATH, --postgres CONNINFO or --mysql SETTINGS")
                 .arg(command));
-    const bool anyGiven = isSqlite || isPostgres || isMysql || parser.isSet(QStringLiteral("password-env")) ||
-                          parser.isSet(QStringLiteral("name")) ||
-                          parser.isSet(QStringLiteral("password-prompt")) ||
-                          parser.isSet(QStringLiteral("password-stdin"));
+    const bool anyGiven =
+        isSqlite || isPostgres || isMysql || parser.isSet(QStringLiteral("password-env")) ||
+        parser.isSet(QStringLiteral("name")) || parser.isSet(QStringLiteral("password-prompt")) ||
+        parser.isSet(QStringLiteral("password-stdin")) || parser.isSet(QStringLiteral("max-connections"));
     if (!anyGiven)
         throw ValidationError(
             QStringLiteral("%1: nothing to change (see tidemark-cli connection edit --help)").arg(command));
@@ -180,6 +183,8 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
                 QStringLiteral("%1: --name: invalid connection name '%2' (empty or with ':')")
                     .arg(command, edited.name));
     }
+    if (parser.isSet(QStringLiteral("max-connections")))
+        edited.maxConnections = optionCap(parser, QStringLiteral("max-connections"));
     if (edited.kind != ConnectionKind::Sqlite) {
         try {
             if (edited.kind == ConnectionKind::Mysql)
@@ -218,6 +223,26 @@ int connectionEdit(CliSession &session, const SubcommandParser &parser) {
     writeOut(
         QStringLiteral("connection '%1' changed%2\n")
             .arg(name, edited.name != name ? QStringLiteral(" (now '%1')").arg(edited.name) : QString()));
+    return 0;
+}
+
+// Only the connection's cap: no address, no password, nothing a run's position depends on.
+int connectionSet(CliSession &session, const SubcommandParser &parser) {
+    const QString name = parser.positional().first();
+    if (!parser.isSet(QStringLiteral("max-connections")))
+        throw ValidationError(
+            QStringLiteral("connection set %1: nothing to change (--max-connections N | none)").arg(name));
+    const int cap = optionCap(parser, QStringLiteral("max-connections"));
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    std::optional<ConnectionSpec> spec = workspace->connection(name);
+    if (!spec)
+        throw ValidationError(QStringLiteral("connection set: connection '%1' does not exist").arg(name));
+    spec->maxConnections = cap;
+    workspace->updateConnection(*spec);
+    writeOut(
+        cap == 0
+            ? QStringLiteral("connection '%1': no cap on its iterations at once\n").arg(name)
+            : QStringLiteral("connection '%1': at most %2 iteration(s) at once use it\n").arg(name).arg(cap));
     return 0;
 }
 
@@ -351,6 +376,10 @@ const QList<OptionSpec> kPasswordOptions{
      QStringLiteral("reads the password from stdin; stored in the system keychain")},
 };
 
+const OptionSpec kMaxConnectionsOption{
+    QStringLiteral("max-connections"), QStringLiteral("N"),
+    QStringLiteral("iterations using the connection at once, across every process (none: no cap)")};
+
 const OptionSpec kSqliteOption{QStringLiteral("sqlite"), QStringLiteral("PATH"),
                                QStringLiteral("a SQLite file")};
 const OptionSpec kPostgresOption{
@@ -373,8 +402,12 @@ QList<CommandSpec> connectionCommands() {
                                          --password-prompt/--password-stdin store the password in
                                          the system keychain (never in the workspace)
   connection add NAME --mysql 'host=H port=P user=U dbname=D [socket=PATH] [sslmode=MODE]'
-                  [the password options of --postgres]   a MySQL or MariaDB server)"),
-         .options = QList<OptionSpec>{kSqliteOption, kPostgresOption, kMysqlOption} + kPasswordOptions,
+                  [the password options of --postgres]   a MySQL or MariaDB server
+  connection add NAME ... --max-connections N
+                                         at most N iterations (as source or target) use it at once,
+                                         across every process and machine of the workspace)"),
+         .options = QList<OptionSpec>{kSqliteOption, kPostgresOption, kMysqlOption} + kPasswordOptions +
+                    QList<OptionSpec>{kMaxConnectionsOption},
          .minPositional = 1,
          .maxPositional = 1,
          .positionalName = name,
@@ -382,7 +415,7 @@ QList<CommandSpec> connectionCommands() {
         {.name = QStringLiteral("connection edit"),
          .usage = QStringLiteral(
              R"(  connection edit NAME [--sqlite PATH | --postgres CONNINFO | --mysql SETTINGS] [--password-env VAR | --password-prompt |
-                  --password-stdin] [--name NEW] [--yes]
+                  --password-stdin] [--name NEW] [--max-connections N | none] [--yes]
                                          only the options given change (--password-env "" removes
                                          it); a new file or server for a connection that tables use
                                          needs --yes: their positions describe what the old one holds)"),
@@ -390,11 +423,23 @@ QList<CommandSpec> connectionCommands() {
              QList<OptionSpec>{kSqliteOption, kPostgresOption, kMysqlOption} + kPasswordOptions +
              QList<OptionSpec>{
                  {QStringLiteral("name"), QStringLiteral("NEW"), QStringLiteral("renames the connection")},
-                 {QStringLiteral("yes"), {}, QStringLiteral("moves a connection that tables use")}},
+                 {QStringLiteral("yes"), {}, QStringLiteral("moves a connection that tables use")},
+                 kMaxConnectionsOption},
          .minPositional = 1,
          .maxPositional = 1,
          .positionalName = name,
          .handler = connectionEdit},
+        {.name = QStringLiteral("connection set"),
+         .usage = QStringLiteral(
+             R"(  connection set NAME --max-connections N | none
+                                         caps the iterations using it at once (as source or target),
+                                         across every run, process and machine of the workspace; the
+                                         others wait queued, saying so)"),
+         .options = {kMaxConnectionsOption},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = name,
+         .handler = connectionSet},
         {.name = QStringLiteral("connection remove"),
          .usage = QStringLiteral(
              R"(  connection remove NAME                 refused while a table, live or removed, uses it)"),

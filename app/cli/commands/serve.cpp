@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // serve (the runner) and runners.
+#include "app/cli/arguments.h"
 #include "app/cli/clisession.h"
 #include "app/cli/commands/commandgroups.h"
 #include "app/cli/jsonformat.h"
@@ -32,6 +33,7 @@ namespace {
 
 // `serve`'s exit status when its workspace file was replaced under it.
 constexpr int kExitWorkspaceReplaced = 3;
+constexpr qint64 kMaxSlots = 256;
 
 // The workspace's runner as its heartbeat row says: alive or not, and how its last firing went.
 int runners(CliSession &session, const SubcommandParser &parser) {
@@ -94,6 +96,8 @@ int serve(CliSession &session, const SubcommandParser &parser) {
     const SystemClock clock;
     const CronFireTimes fireTimes;
     Runner runner(path, clock, fireTimes);
+    if (parser.isSet(QStringLiteral("slots")))
+        runner.setSlotLimit(int(optionInteger(parser, QStringLiteral("slots"), 1, kMaxSlots)));
     // Alerts of finished runs, and of dead processes' runs this runner closes as interrupted
     // (each closed run is alerted once, by whoever closed it). On SIGTERM, deliveries still in
     // flight are abandoned: the stop must take under 10 s.
@@ -152,12 +156,16 @@ QList<CommandSpec> serveCommands() {
     return {
         {.name = QStringLiteral("serve"),
          .usage = QStringLiteral(
-             R"(  serve [--json-log]                  runs due schedules until SIGTERM/SIGINT (exit 0); exits 3
+             R"(  serve [--json-log] [--slots N]      runs due schedules until SIGTERM/SIGINT (exit 0); exits 3
                                       at once when its workspace file is replaced under it, so a
-                                      restart (the unit's Restart=on-failure) opens the new file)"),
+                                      restart (the unit's Restart=on-failure) opens the new file;
+                                      --slots N (1 to 256): iterations this runner runs at once,
+                                      whatever its schedules' concurrency, beside the workspace's caps)"),
          .options = {{QStringLiteral("json-log"),
                       {},
-                      QStringLiteral("logs one JSON object a line on stderr")}},
+                      QStringLiteral("logs one JSON object a line on stderr")},
+                     {QStringLiteral("slots"), QStringLiteral("N"),
+                      QStringLiteral("iterations this runner runs at once")}},
          .handler = serve},
         {.name = QStringLiteral("runners"),
          .usage = QStringLiteral(

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // init, and the workspace as one document.
 #include "model/storage/workspace.h"
+#include "app/cli/arguments.h"
 #include "app/cli/clisession.h"
 #include "app/cli/commands/commandgroups.h"
+#include "app/cli/jsonformat.h"
 #include "app/cli/output.h"
 #include "app/cli/subcommandparser.h"
 #include "model/common/error.h"
@@ -12,6 +14,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonObject>
 #include <QSaveFile>
 
 #include <optional>
@@ -97,6 +100,23 @@ int workspaceApply(CliSession &session, const SubcommandParser &parser) {
     return 0;
 }
 
+// The workspace's caps: set what is given, then print them (all of them, whatever was given).
+int workspaceSet(CliSession &session, const SubcommandParser &parser) {
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    if (parser.isSet(QStringLiteral("max-concurrency")))
+        workspace->setMaxConcurrency(optionCap(parser, QStringLiteral("max-concurrency")));
+    const int cap = workspace->maxConcurrency();
+    if (parser.isSet(QStringLiteral("json"))) {
+        writeOut(toJsonLine(QJsonObject{
+            {QStringLiteral("max_concurrency"), cap > 0 ? QJsonValue(cap) : QJsonValue(QJsonValue::Null)}}));
+        return 0;
+    }
+    writeOut(cap > 0
+                 ? QStringLiteral("max concurrency: %1 iteration(s) at once across the workspace\n").arg(cap)
+                 : QStringLiteral("max concurrency: none\n"));
+    return 0;
+}
+
 } // namespace
 
 QList<CommandSpec> workspaceCommands() {
@@ -116,6 +136,16 @@ QList<CommandSpec> workspaceCommands() {
          .maxPositional = 1,
          .positionalName = QStringLiteral("FILE"),
          .handler = workspaceExport},
+        {.name = QStringLiteral("workspace set"),
+         .usage = QStringLiteral(
+             R"(  workspace set [--max-concurrency N | none] [--json]
+                                         iterations running at once across every run, process and
+                                         machine of the workspace (the others wait queued, saying
+                                         so); prints the settings (alone: changes nothing))"),
+         .options = {{QStringLiteral("max-concurrency"), QStringLiteral("N"),
+                      QStringLiteral("iterations running at once across the workspace (none: no cap)")},
+                     kJsonOption},
+         .handler = workspaceSet},
         {.name = QStringLiteral("workspace apply"),
          .usage = QStringLiteral(R"(  workspace apply FILE [--dry-run] [--prune]
                                          makes the workspace match the document: prints the plan

@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -241,8 +241,18 @@ ALTER TABLE tables ADD COLUMN source_timezone text NOT NULL DEFAULT '';
 )"));
 }
 
+// The file's version 15: a connection's max connections, an iteration's runner and why it waits.
+void migrateTo5(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE connections ADD COLUMN max_connections integer NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN runner text NOT NULL DEFAULT '';
+ALTER TABLE iterations ADD COLUMN waiting text NOT NULL DEFAULT '';
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
+                                                       &migrateTo5};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.
@@ -563,16 +573,16 @@ void PgStoreDb::lock(StoreLock what, qint64 id) {
         exec(QStringLiteral("LOCK TABLE runner IN SHARE ROW EXCLUSIVE MODE"));
         return;
     case StoreLock::Lease:
+    case StoreLock::Slots:
     case StoreLock::Migration: {
         // A lease row may not exist yet, so there is no row to lock: a key per workspace and
-        // table, held to the transaction's end.
+        // table (the slots: per workspace), held to the transaction's end.
         Statement advisory(*this,
                            QStringLiteral("SELECT pg_advisory_xact_lock(hashtext(?1), CAST(?2 AS integer))"));
-        advisory
-            .bind(1, m_location.schema() +
-                         (what == StoreLock::Lease ? QStringLiteral(":lease") : QStringLiteral(":migration")))
-            .bind(2, qint64(id % 2147483647))
-            .run();
+        const QString scope = what == StoreLock::Lease   ? QStringLiteral(":lease")
+                              : what == StoreLock::Slots ? QStringLiteral(":slots")
+                                                         : QStringLiteral(":migration");
+        advisory.bind(1, m_location.schema() + scope).bind(2, qint64(id % 2147483647)).run();
         return;
     }
     }

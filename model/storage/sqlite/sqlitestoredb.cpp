@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 14;
+constexpr int kSchemaVersion = 15;
 
 auto storageLog() {
     return logger("core.storage");
@@ -444,10 +444,22 @@ ALTER TABLE tables ADD COLUMN source_timezone TEXT NOT NULL DEFAULT '';
 )"));
 }
 
+// Version 15: the caps (docs/design.md, "Caps"): a connection's max connections (0 = none; the
+// workspace's max concurrency is a meta key); the process that ran an iteration ("host:pid")
+// and why a queued one waits.
+void migrateTo15(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE connections ADD COLUMN max_connections INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN runner TEXT NOT NULL DEFAULT '';
+ALTER TABLE iterations ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {
-    &migrateTo1, &migrateTo2, &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6,  &migrateTo7,
-    &migrateTo8, &migrateTo9, &migrateTo10, &migrateTo11, &migrateTo12, &migrateTo13, &migrateTo14};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1,  &migrateTo2,  &migrateTo3,  &migrateTo4,
+                                                       &migrateTo5,  &migrateTo6,  &migrateTo7,  &migrateTo8,
+                                                       &migrateTo9,  &migrateTo10, &migrateTo11, &migrateTo12,
+                                                       &migrateTo13, &migrateTo14, &migrateTo15};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

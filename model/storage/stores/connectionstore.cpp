@@ -35,14 +35,17 @@ qint64 ConnectionStore::add(const ConnectionSpec &spec) {
     Transaction transaction(m_db);
     if (connection(spec.name))
         throw ValidationError(QStringLiteral("connection '%1' already exists").arg(spec.name));
-    Statement insert(m_db, QStringLiteral("INSERT INTO connections (name, kind, path, conninfo, "
-                                          "password_env, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    Statement insert(m_db,
+                     QStringLiteral("INSERT INTO connections (name, kind, path, conninfo, "
+                                    "password_env, created_at, max_connections) VALUES (?1, ?2, ?3, ?4, "
+                                    "?5, ?6, ?7)"));
     insert.bind(1, spec.name)
         .bind(2, connectionKindName(spec.kind))
         .bind(3, textOrNull(spec.path))
         .bind(4, textOrNull(spec.conninfo))
         .bind(5, textOrNull(spec.passwordEnv))
         .bind(6, nowText())
+        .bind(7, qint64(spec.maxConnections))
         .run();
     const qint64 id = m_db.lastInsertId();
     transaction.commit();
@@ -68,13 +71,15 @@ void ConnectionStore::update(const ConnectionSpec &spec) {
     if (spec.name != oldName && connection(spec.name))
         throw ValidationError(QStringLiteral("connection '%1' already exists").arg(spec.name));
     Statement update(m_db, QStringLiteral("UPDATE connections SET name = ?1, kind = ?2, path = ?3, "
-                                          "conninfo = ?4, password_env = ?5 WHERE id = ?6"));
+                                          "conninfo = ?4, password_env = ?5, max_connections = ?7 "
+                                          "WHERE id = ?6"));
     update.bind(1, spec.name)
         .bind(2, connectionKindName(spec.kind))
         .bind(3, textOrNull(spec.path))
         .bind(4, textOrNull(spec.conninfo))
         .bind(5, textOrNull(spec.passwordEnv))
         .bind(6, id)
+        .bind(7, qint64(spec.maxConnections))
         .run();
     if (spec.name != oldName) {
         // Tables refer to connections by name; a rename must not orphan them.

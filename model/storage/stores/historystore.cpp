@@ -348,10 +348,10 @@ void HistoryStore::writeIteration(const IterationRecord &record) {
                   "rows_written = ?10, rows_skipped = ?11, rows_null_watermark = ?12, window_rows = ?13, "
                   "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
                   "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19, rows_pending = ?20, "
-                  "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23, rows_deleted = ?24 "
-                  "WHERE id = ?25"));
+                  "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23, rows_deleted = ?24, "
+                  "runner = ?25, waiting = ?26 WHERE id = ?27"));
     bindIteration(update, record);
-    update.bind(25, record.id).run();
+    update.bind(27, record.id).run();
     if (m_db.changes() == 0)
         throw Error(
             QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
@@ -460,8 +460,8 @@ void HistoryStore::addIterations(QList<IterationRecord> &records) {
                   "finished_at, duration_ms, rows_read, rows_written, rows_skipped, rows_null_watermark, "
                   "window_rows, watermark_before, watermark_after, window_lower, window_upper, error, "
                   "rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, source_behind, "
-                  "rows_deleted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                  "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"));
+                  "rows_deleted, runner, waiting) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                  "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"));
     for (IterationRecord &record : records) {
         insert.reset();
         bindIteration(insert, record);

@@ -7,10 +7,12 @@
 #include "model/storage/stores/storerows.h"
 
 #include <QCoreApplication>
+#include <QHash>
 
 namespace tidemark {
 
-LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
+LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl, bool caps,
+                              int processSlots) {
     const QString host = hostName();
     const qint64 pid = QCoreApplication::applicationPid();
     const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -39,6 +41,13 @@ LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::millise
                                expired ? "expired" : "process gone");
         }
     }
+    if (caps) {
+        attempt.waiting = fullCap(tableId, processSlots);
+        if (!attempt.waiting.isEmpty()) {
+            attempt.holder.reset();
+            return attempt; // nothing written
+        }
+    }
     Statement upsert(
         m_db, QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, expires_at) "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (table_id) DO UPDATE SET "
@@ -53,6 +62,89 @@ LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::millise
         .run();
     attempt.acquired = true;
     return attempt;
+}
+
+// The first full cap `tableId` falls under, as a reason to wait; empty when there is room. Counts
+// the live leases of runs' iterations (a backfill's or an edit's short lease takes no slot) under
+// one lock per workspace, so two processes never both see the last free slot. A lease that
+// expired, or whose process is gone on this host, frees its slot as it frees its table.
+QString LeaseStore::fullCap(qint64 tableId, int processSlots) {
+    const int workspaceCap = maxConcurrency();
+    QList<std::pair<QString, int>> connectionCaps; // the table's capped connections
+    {
+        Statement select(m_db,
+                         QStringLiteral("SELECT c.name, c.max_connections FROM tables t JOIN connections c "
+                                        "ON c.name = t.source_connection OR c.name = t.target_connection "
+                                        "WHERE t.id = ?1 AND c.max_connections > 0 ORDER BY c.name"));
+        select.bind(1, tableId);
+        while (select.step())
+            connectionCaps.append({select.columnText(0), int(select.columnInt64(1))});
+    }
+    if (workspaceCap <= 0 && processSlots <= 0 && connectionCaps.isEmpty())
+        return QString();
+    m_db.lock(StoreLock::Slots);
+    const QString host = hostName();
+    const qint64 pid = QCoreApplication::applicationPid();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    int running = 0;
+    int ownRunning = 0;
+    QHash<QString, int> byConnection;
+    Statement live(m_db,
+                   QStringLiteral("SELECT l.host, l.pid, l.expires_at, t.source_connection, "
+                                  "t.target_connection FROM leases l LEFT JOIN tables t ON t.id = l.table_id "
+                                  "WHERE l.table_id <> ?1 AND l.run_id <> 0"));
+    live.bind(1, tableId);
+    while (live.step()) {
+        const QString leaseHost = live.columnText(0);
+        const qint64 leasePid = live.columnInt64(1);
+        const QDateTime expiresAt = readTime(live, 2);
+        if (!expiresAt.isValid() || expiresAt <= now || (leaseHost == host && !processAlive(leasePid)))
+            continue;
+        ++running;
+        if (leaseHost == host && leasePid == pid)
+            ++ownRunning;
+        const QString source = live.columnText(3);
+        const QString target = live.columnText(4);
+        ++byConnection[source];
+        if (target != source)
+            ++byConnection[target];
+    }
+    if (processSlots > 0 && ownRunning >= processSlots)
+        return QStringLiteral("waiting: this process has %1 of %2 slots in use")
+            .arg(ownRunning)
+            .arg(processSlots);
+    if (workspaceCap > 0 && running >= workspaceCap)
+        return QStringLiteral("waiting: the workspace has %1 of %2 iterations running")
+            .arg(running)
+            .arg(workspaceCap);
+    for (const auto &[name, cap] : connectionCaps) {
+        const int used = byConnection.value(name);
+        if (used >= cap)
+            return QStringLiteral("waiting: connection %1 has %2 of %3 in use").arg(name).arg(used).arg(cap);
+    }
+    return QString();
+}
+
+int LeaseStore::maxConcurrency() {
+    Statement select(m_db, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'max_concurrency')"));
+    return select.step() ? select.columnText(0).toInt() : 0;
+}
+
+void LeaseStore::setMaxConcurrency(int cap) {
+    if (cap < 0)
+        throw ValidationError(QStringLiteral("workspace %1: a max concurrency of %2 is not a number of "
+                                             "iterations (0 for none)")
+                                  .arg(m_db.location())
+                                  .arg(cap));
+    Transaction transaction(m_db);
+    Statement remove(m_db, QStringLiteral(R"(DELETE FROM meta WHERE "key" = 'max_concurrency')"));
+    remove.run();
+    if (cap > 0) {
+        Statement insert(m_db,
+                         QStringLiteral(R"(INSERT INTO meta ("key", value) VALUES ('max_concurrency', ?1))"));
+        insert.bind(1, QString::number(cap)).run();
+    }
+    transaction.commit();
 }
 
 void LeaseStore::renew(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {

@@ -13,8 +13,10 @@ class LeaseStore {
 public:
     explicit LeaseStore(StoreDb &db)
         : m_db(db) {}
-    // Inside the caller's write transaction; writes nothing when the lease is refused.
-    LeaseAttempt take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    // Inside the caller's write transaction; writes nothing when the lease is refused. With
+    // `caps`, also refused (LeaseAttempt::waiting) while a cap the table falls under is full.
+    LeaseAttempt take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl, bool caps = false,
+                      int processSlots = 0);
     void renew(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
     void release(qint64 tableId, qint64 runId);
     void releaseAll(qint64 tableId); // whoever holds it: the table leaves
@@ -25,7 +27,11 @@ public:
     void releaseRunner();
     std::optional<RunnerHeartbeat> runner();
 
+    int maxConcurrency();
+    void setMaxConcurrency(int cap);
+
 private:
+    QString fullCap(qint64 tableId, int processSlots);
     StoreDb &m_db;
 };
 

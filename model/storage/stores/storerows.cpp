@@ -105,7 +105,8 @@ QString idsJson(const QList<qint64> &ids) {
 
 // --- row mapping ---
 
-const QString kConnectionColumns = QStringLiteral("id, name, kind, path, conninfo, password_env");
+const QString kConnectionColumns =
+    QStringLiteral("id, name, kind, path, conninfo, password_env, max_connections");
 
 ConnectionSpec readConnection(const Statement &stmt) {
     ConnectionSpec spec;
@@ -115,6 +116,7 @@ ConnectionSpec readConnection(const Statement &stmt) {
     spec.path = stmt.columnText(3);
     spec.conninfo = stmt.columnText(4);
     spec.passwordEnv = stmt.columnText(5);
+    spec.maxConnections = int(stmt.columnInt64(6));
     return spec;
 }
 
@@ -209,7 +211,7 @@ const QString kIterationColumns = QStringLiteral(
     "rows_written, "
     "rows_skipped, rows_null_watermark, window_rows, watermark_before, watermark_after, window_lower, "
     "window_upper, error, rows_unorderable_watermark, rows_pending, rows_rolled_back, rows_future, "
-    "source_behind, rows_deleted");
+    "source_behind, rows_deleted, runner, waiting");
 
 // kIterationColumns, each qualified by `alias`.
 QString iterationColumnsOf(const QString &alias) {
@@ -246,6 +248,8 @@ IterationRecord readIteration(const Statement &stmt, int first) {
     record.rowsFuture = stmt.columnInt64(first + 22);
     record.sourceBehind = stmt.columnInt64(first + 23) != 0;
     record.rowsDeleted = stmt.columnInt64(first + 24);
+    record.runner = stmt.columnText(first + 25);
+    record.waiting = stmt.columnText(first + 26);
     return record;
 }
 
@@ -294,7 +298,9 @@ void bindIteration(Statement &stmt, const IterationRecord &record) {
         .bind(21, record.rowsRolledBack)
         .bind(22, record.rowsFuture)
         .bind(23, record.sourceBehind ? 1 : 0)
-        .bind(24, record.rowsDeleted);
+        .bind(24, record.rowsDeleted)
+        .bind(25, record.runner.isNull() ? QStringLiteral("") : record.runner)
+        .bind(26, record.waiting.isNull() ? QStringLiteral("") : record.waiting);
 }
 
 QString tiebreakText(const QVariant &value) {
