@@ -231,7 +231,7 @@ int connectionSet(CliSession &session, const SubcommandParser &parser) {
     const QString name = parser.positional().first();
     if (!parser.isSet(QStringLiteral("max-connections")))
         throw ValidationError(
-            QStringLiteral("connection set %1: nothing to change (--max-connections N | none)").arg(name));
+            QStringLiteral("connection set %1: nothing to change (--max-connections N|none)").arg(name));
     const int cap = optionCap(parser, QStringLiteral("max-connections"));
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     std::optional<ConnectionSpec> spec = workspace->connection(name);
@@ -415,7 +415,7 @@ QList<CommandSpec> connectionCommands() {
         {.name = QStringLiteral("connection edit"),
          .usage = QStringLiteral(
              R"(  connection edit NAME [--sqlite PATH | --postgres CONNINFO | --mysql SETTINGS] [--password-env VAR | --password-prompt |
-                  --password-stdin] [--name NEW] [--max-connections N | none] [--yes]
+                  --password-stdin] [--name NEW] [--max-connections N|none] [--yes]
                                          only the options given change (--password-env "" removes
                                          it); a new file or server for a connection that tables use
                                          needs --yes: their positions describe what the old one holds)"),
@@ -431,7 +431,7 @@ QList<CommandSpec> connectionCommands() {
          .handler = connectionEdit},
         {.name = QStringLiteral("connection set"),
          .usage = QStringLiteral(
-             R"(  connection set NAME --max-connections N | none
+             R"(  connection set NAME --max-connections N|none
                                          caps the iterations using it at once (as source or target),
                                          across every run, process and machine of the workspace; the
                                          others wait queued, saying so)"),

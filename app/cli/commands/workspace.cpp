@@ -138,7 +138,7 @@ QList<CommandSpec> workspaceCommands() {
          .handler = workspaceExport},
         {.name = QStringLiteral("workspace set"),
          .usage = QStringLiteral(
-             R"(  workspace set [--max-concurrency N | none] [--json]
+             R"(  workspace set [--max-concurrency N|none] [--json]
                                          iterations running at once across every run, process and
                                          machine of the workspace (the others wait queued, saying
                                          so); prints the settings (alone: changes nothing))"),
