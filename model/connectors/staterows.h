@@ -58,8 +58,6 @@ public:
     void write(const TargetState &state);
     void clear(const QString &workspaceId, qint64 tableId);
     std::optional<StateOwner> owner(const QString &targetKey);
-    // The connection was opened afresh (or the database replaced): look at the table again.
-    void forgetTable() { m_tableReady = false; }
 
 private:
     void ensureTable();
