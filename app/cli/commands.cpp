@@ -82,13 +82,14 @@ int Commands::dispatch(const QString &command, const QStringList &rest) {
         (first == QLatin1String("--help") || first == QLatin1String("-h")) &&
         !commandUsage(command).isEmpty())
         throw HelpRequested{command};
+    // "table add", and "run cancel 7" beside "run" (a command that also heads subcommands).
+    const QString sub = rest.value(0);
+    if (const CommandSpec *spec = sub.isEmpty() ? nullptr : findCommand(command + QLatin1Char(' ') + sub))
+        return runCommand(*spec, rest.mid(1));
     if (const CommandSpec *spec = findCommand(command))
         return runCommand(*spec, rest);
     if (!isCommandGroup(command))
         throw ValidationError(QStringLiteral("unknown command '%1' (see tidemark-cli --help)").arg(command));
-    const QString sub = rest.value(0);
-    if (const CommandSpec *spec = sub.isEmpty() ? nullptr : findCommand(command + QLatin1Char(' ') + sub))
-        return runCommand(*spec, rest.mid(1));
     if (sub.isEmpty())
         throw ValidationError(
             QStringLiteral("%1: missing subcommand (see tidemark-cli %1 --help)").arg(command));

@@ -76,6 +76,7 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
         object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
         object.insert(QStringLiteral("concurrency"), run.concurrency);
         object.insert(QStringLiteral("dry_run"), run.dryRun);
+        object.insert(QStringLiteral("queued"), run.queued);
         object.insert(QStringLiteral("schedule"),
                       run.schedule.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.schedule));
         if (!run.error.isEmpty())

@@ -108,6 +108,9 @@ struct RunRecord {
     QString status; // "running", or a final status derived by deriveRunStatus
     int concurrency = 2;
     bool dryRun = false;
+    // Handed to the runners (`run --queue`, a schedule's run on a fleet): any runner of the
+    // workspace claims its iterations (docs/design.md, "The runner fleet").
+    bool queued = false;
     // Why a run failed before it had iterations (a schedule's firing that could not start one).
     QString error;
     QList<IterationRecord> iterations;

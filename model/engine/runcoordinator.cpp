@@ -6,6 +6,7 @@
 #include "model/domain/sourcezone.h"
 #include "model/engine/connectorcache.h"
 #include "model/engine/copyiteration.h"
+#include "model/engine/queuediteration.h"
 #include "model/storage/workspace.h"
 
 #include <QElapsedTimer>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -20,13 +22,18 @@
 namespace tidemark {
 
 // Beats for one run on its own thread and connection, never the GUI thread's nor an
-// iteration's, so a long statement or a busy GUI cannot make a live run look dead. Stopping
-// (the destructor) wakes the thread at once; it is destroyed on the bookkeeping thread.
+// iteration's, so a long statement or a busy GUI cannot make a live run look dead. Each second it
+// also asks whether another process asked an iteration of the run to stop (`run cancel`, a
+// window elsewhere) and hands those to `cancelled`. Stopping (the destructor) wakes the thread
+// at once; it is destroyed on the bookkeeping thread.
 class RunHeartbeat {
 public:
-    RunHeartbeat(const QString &path, qint64 runId)
+    using CancelHandler = std::function<void(const QList<qint64> &iterationIds)>;
+
+    RunHeartbeat(const QString &path, qint64 runId, CancelHandler cancelled)
         : m_path(path)
-        , m_runId(runId) {
+        , m_runId(runId)
+        , m_cancelled(std::move(cancelled)) {
         m_thread = std::thread([this] { beat(); });
     }
     ~RunHeartbeat() {
@@ -43,14 +50,26 @@ public:
 private:
     void beat() {
         const std::chrono::milliseconds interval(Workspace::runHeartbeatIntervalMs());
+        const std::chrono::milliseconds look = std::min(interval, std::chrono::milliseconds(kCancelLookMs));
+        auto lastBeat = std::chrono::steady_clock::now();
         std::unique_ptr<Workspace> workspace;
+        QList<qint64> handed;
         std::unique_lock lock(m_mutex);
-        while (!m_wake.wait_for(lock, interval, [this] { return m_stop; })) {
+        while (!m_wake.wait_for(lock, look, [this] { return m_stop; })) {
             lock.unlock();
             try {
                 if (!workspace)
                     workspace = Workspace::open(m_path);
-                workspace->beatRun(m_runId);
+                if (std::chrono::steady_clock::now() - lastBeat >= interval) {
+                    workspace->beatRun(m_runId);
+                    lastBeat = std::chrono::steady_clock::now();
+                }
+                QList<qint64> asked = workspace->cancelRequested(m_runId);
+                asked.removeIf([&handed](qint64 id) { return handed.contains(id); });
+                if (!asked.isEmpty()) {
+                    handed << asked;
+                    m_cancelled(asked);
+                }
             } catch (const Error &error) {
                 // A missed beat is only a risk if several in a row miss; try a fresh connection.
                 workspace.reset();
@@ -59,9 +78,11 @@ private:
             lock.lock();
         }
     }
+    static constexpr int kCancelLookMs = 1000;
 
     const QString m_path;
     const qint64 m_runId;
+    const CancelHandler m_cancelled;
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;
@@ -73,45 +94,6 @@ struct IterationQueue {
     QList<IterationRecord> iterations;
     QList<std::shared_ptr<std::atomic_bool>> cancels; // iterations' cancel flags, in their order
     std::atomic<qsizetype> next{0};
-};
-
-// What each worker thread keeps open across one run's iterations: its workspace connection and
-// its connectors (model/engine/connectorcache.h). A worker finds its own by its thread id, so
-// no connection is ever used by two threads; they all close when the run ends and the last
-// iteration has let go of this object.
-class RunConnections {
-public:
-    struct Worker {
-        std::unique_ptr<Workspace> workspace;
-        ConnectorCache connectors;
-    };
-
-    explicit RunConnections(const QString &path)
-        : m_path(path) {}
-
-    // The calling thread's own; opens its workspace on first use. Throws Error.
-    Worker &forThisThread() {
-        Worker *worker = nullptr;
-        {
-            const std::lock_guard lock(m_mutex);
-            worker = &m_workers[std::this_thread::get_id()];
-        }
-        // Only this thread touches its entry (std::map never moves its elements).
-        if (!worker->workspace)
-            worker->workspace = Workspace::open(m_path);
-        return *worker;
-    }
-
-    // After a failure that may have left the workspace connection in a bad state.
-    void dropWorkspace() {
-        const std::lock_guard lock(m_mutex);
-        m_workers[std::this_thread::get_id()].workspace.reset();
-    }
-
-private:
-    const QString m_path;
-    std::mutex m_mutex;
-    std::map<std::thread::id, Worker> m_workers;
 };
 
 namespace {
@@ -126,10 +108,10 @@ class ForwardingObserver : public IterationObserver {
 public:
     ForwardingObserver(RunCoordinator *coordinator, Workspace &workspace)
         : m_coordinator(coordinator)
-        , m_workspace(workspace) {}
+        , m_progress(workspace) {}
 
     void iterationChanged(const IterationRecord &record) override {
-        recordProgress(record);
+        m_progress.record(record);
         QPointer<RunCoordinator> coordinator = m_coordinator;
         QMetaObject::invokeMethod(
             m_coordinator,
@@ -154,34 +136,11 @@ public:
     }
 
 private:
-    void recordProgress(const IterationRecord &record) {
-        // The iteration records its start and its end itself.
-        if (record.status != IterationStatus::Running || record.id == 0)
-            return;
-        const bool sizeKnown = record.windowRows != m_recordedWindowRows;
-        const bool moved = record.rowsRead != m_recordedRowsRead;
-        if (!sizeKnown && !(moved && (!m_sinceRecorded.isValid() || m_sinceRecorded.hasExpired(1000))))
-            return;
-        try {
-            m_workspace.updateIteration(record);
-        } catch (const Error &error) {
-            // Progress is a courtesy to other windows; the copy goes on.
-            logger("core.engine")
-                ->debug("run {}: progress not recorded: {}", record.runId, str(error.message()));
-        }
-        m_recordedWindowRows = record.windowRows;
-        m_recordedRowsRead = record.rowsRead;
-        m_sinceRecorded.start();
-    }
-
     RunCoordinator *m_coordinator;
-    Workspace &m_workspace;
-    qint64 m_recordedWindowRows = -1;
-    qint64 m_recordedRowsRead = 0;
-    QElapsedTimer m_sinceRecorded;
+    ProgressRecorder m_progress;
 };
 
-IterationRecord queuedIteration(qint64 runId, const TableSpec &spec) {
+IterationRecord queuedIteration(qint64 runId, const TableSpec &spec, bool forRunners) {
     IterationRecord record;
     record.runId = runId;
     record.tableId = spec.id;
@@ -189,24 +148,95 @@ IterationRecord queuedIteration(qint64 runId, const TableSpec &spec) {
     record.target = spec.targetDisplay();
     record.status = IterationStatus::Queued;
     record.watermarkBefore = shownWatermark(spec.lastWatermark, spec.sourceTimezone);
+    if (forRunners)
+        record.waiting = QStringLiteral("waiting: no runner has taken it yet");
     return record;
+}
+
+// Whether the record of a run another process runs says something new.
+bool moved(const IterationRecord &seen, const IterationRecord &now) {
+    return seen.status != now.status || seen.rowsRead != now.rowsRead ||
+           seen.rowsWritten != now.rowsWritten || seen.windowRows != now.windowRows ||
+           seen.waiting != now.waiting || seen.runner != now.runner ||
+           seen.watermarkAfter != now.watermarkAfter || seen.error != now.error;
 }
 
 } // namespace
 
+// The workspace connection of the bookkeeping thread, for following a queued run and asking for
+// its cancel: that pool's one thread never expires, so it is always the same thread.
+struct RunCoordinator::Follower {
+    std::unique_ptr<Workspace> workspace;
+
+    Workspace &open(const QString &path) {
+        if (!workspace)
+            workspace = Workspace::open(path);
+        return *workspace;
+    }
+};
+
+std::pair<qint64, QList<IterationRecord>> RunCoordinator::prepareRun(Workspace &workspace,
+                                                                     const RunRequest &request) {
+    workspace.repairInterruptedRuns();
+    QList<TableSpec> tables;
+    if (request.tableIds.isEmpty()) {
+        tables = workspace.tables();
+    } else {
+        for (qint64 id : request.tableIds) {
+            const auto spec = workspace.table(id);
+            if (spec) {
+                tables << *spec;
+            } else if (const auto removed = workspace.archivedTable(id)) {
+                throw ValidationError(QStringLiteral("table %1 (%2) is removed; restore it first "
+                                                     "(tidemark-cli table restore %1, or Undo)")
+                                          .arg(id)
+                                          .arg(removed->sourceDisplay()));
+            } else {
+                throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
+            }
+        }
+    }
+    if (request.queued && request.range)
+        throw ValidationError(
+            QStringLiteral("a range backfill runs in the process that asks for it; it cannot "
+                           "be queued for the runners yet"));
+    const qint64 runId = workspace.beginRun(
+        request.trigger, request.concurrency, request.dryRun, request.schedule,
+        QString::fromLatin1(request.range ? kRunKindRangeBackfill : kRunKindCopy), request.queued);
+    QList<IterationRecord> iterations;
+    for (const TableSpec &spec : tables)
+        iterations << queuedIteration(runId, spec, request.queued);
+    workspace.addIterations(iterations);
+    if (request.queued && iterations.isEmpty())
+        workspace.finishRunIfSettled(runId);
+    return {runId, iterations};
+}
+
+qint64 RunCoordinator::enqueue(const QString &workspacePath, RunRequest request) {
+    request.queued = true;
+    return prepareRun(*Workspace::open(workspacePath), request).first;
+}
+
 RunCoordinator::RunCoordinator(const QString &workspacePath, QObject *parent)
     : QObject(parent)
-    , m_workspacePath(workspacePath) {
+    , m_workspacePath(workspacePath)
+    , m_follower(std::make_shared<Follower>()) {
     qRegisterMetaType<tidemark::IterationRecord>();
     qRegisterMetaType<tidemark::RunRecord>();
     qRegisterMetaType<tidemark::LogLine>();
     qRegisterMetaType<QList<tidemark::IterationRecord>>();
     m_bookkeeping.setMaxThreadCount(1);
+    m_bookkeeping.setExpiryTimeout(-1); // one thread for the run's life: the follower's connection is its own
+    m_followTimer.setInterval(kFollowMs);
+    connect(&m_followTimer, &QTimer::timeout, this, &RunCoordinator::follow);
 }
 
+// A queued run goes on on its runners: only what runs here is cancelled.
 RunCoordinator::~RunCoordinator() {
-    cancel();
+    cancelHere();
     waitForDone();
+    m_bookkeeping.start([follower = std::move(m_follower)]() mutable { follower.reset(); });
+    m_bookkeeping.waitForDone();
 }
 
 bool RunCoordinator::start(const RunRequest &request) {
@@ -220,6 +250,7 @@ bool RunCoordinator::start(const RunRequest &request) {
     m_cancel = std::make_shared<std::atomic_bool>(false);
     m_iterationCancels.clear();
     m_results.clear();
+    m_seen.clear();
     m_runId = 0;
     m_pool.setMaxThreadCount(m_request.concurrency);
 
@@ -233,32 +264,23 @@ bool RunCoordinator::start(const RunRequest &request) {
         QString error;
         try {
             auto workspace = Workspace::open(path);
-            workspace->repairInterruptedRuns();
-            QList<TableSpec> tables;
-            if (runRequest.tableIds.isEmpty()) {
-                tables = workspace->tables();
-            } else {
-                for (qint64 id : runRequest.tableIds) {
-                    const auto spec = workspace->table(id);
-                    if (spec) {
-                        tables << *spec;
-                    } else if (const auto removed = workspace->archivedTable(id)) {
-                        throw ValidationError(QStringLiteral("table %1 (%2) is removed; restore it first "
-                                                             "(tidemark-cli table restore %1, or Undo)")
-                                                  .arg(id)
-                                                  .arg(removed->sourceDisplay()));
-                    } else {
-                        throw ValidationError(QStringLiteral("table %1 does not exist").arg(id));
-                    }
-                }
-            }
-            runId = workspace->beginRun(
-                runRequest.trigger, runRequest.concurrency, runRequest.dryRun, runRequest.schedule,
-                QString::fromLatin1(runRequest.range ? kRunKindRangeBackfill : kRunKindCopy));
-            heartbeat = std::make_shared<RunHeartbeat>(path, runId);
-            for (const TableSpec &spec : tables)
-                iterations << queuedIteration(runId, spec);
-            workspace->addIterations(iterations);
+            std::tie(runId, iterations) = prepareRun(*workspace, runRequest);
+            if (!runRequest.queued)
+                heartbeat = std::make_shared<RunHeartbeat>(path, runId, [self](const QList<qint64> &ids) {
+                    if (self)
+                        QMetaObject::invokeMethod(
+                            self,
+                            [self, ids] {
+                                if (!self)
+                                    return;
+                                logger("core.engine")
+                                    ->info("run {}: cancel asked for from elsewhere ({} iteration(s))",
+                                           self->m_runId, ids.size());
+                                for (const qint64 id : ids)
+                                    self->cancelIteration(id);
+                            },
+                            Qt::QueuedConnection);
+                });
         } catch (const std::exception &e) {
             const auto *tidemarkError = dynamic_cast<const Error *>(&e);
             error = tidemarkError ? tidemarkError->message() : QString::fromUtf8(e.what());
@@ -289,6 +311,12 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
     // One allocation: grown one result at a time, 10,000 records were copied at each growth.
     m_results.reserve(iterations.size());
     emit runStarted(runId, iterations);
+    if (m_request.queued && !iterations.isEmpty()) {
+        for (const IterationRecord &queued : iterations)
+            m_seen.insert(queued.id, queued);
+        m_followTimer.start();
+        return;
+    }
     if (iterations.isEmpty()) {
         onIterationDone(IterationRecord());
         return;
@@ -308,7 +336,7 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
         queue->cancels << cancel;
     }
     QPointer<RunCoordinator> self = this;
-    m_connections = std::make_shared<RunConnections>(m_workspacePath);
+    m_connections = std::make_shared<WorkerConnections>(m_workspacePath);
     const qsizetype workers = std::min<qsizetype>(m_pool.maxThreadCount(), iterations.size());
     for (qsizetype w = 0; w < workers; ++w) {
         m_pool.start(
@@ -336,50 +364,30 @@ void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &i
     }
 }
 
-IterationRecord RunCoordinator::runQueued(RunConnections &connections, const IterationRecord &queued,
+IterationRecord RunCoordinator::runQueued(WorkerConnections &connections, const IterationRecord &queued,
                                           std::atomic_bool &cancel, const RunRequest &request,
                                           RunCoordinator *coordinator) {
-    IterationRecord result = queued;
     try {
-        RunConnections::Worker &worker = connections.forThisThread();
-        Workspace *workspace = worker.workspace.get();
-        const auto spec = workspace->table(queued.tableId);
-        if (spec && !spec->active) {
-            // Paused: skipped whether or not the run was cancelled meanwhile.
-            result = CopyIteration(*workspace, *spec, queued, {}).run();
-        } else if (cancel.load()) {
-            result.status = IterationStatus::Cancelled;
-            result.error = QStringLiteral("cancelled before it started");
-            workspace->updateIteration(result);
-        } else if (!spec && workspace->archivedTable(queued.tableId)) {
-            result.status = IterationStatus::Skipped;
-            result.error = QStringLiteral("table %1 was removed before its turn").arg(queued.tableId);
-            workspace->updateIteration(result);
-        } else if (!spec) {
-            result.status = IterationStatus::Failed;
-            result.error = QStringLiteral("table %1 no longer exists").arg(queued.tableId);
-            workspace->updateIteration(result);
-        } else {
-            ForwardingObserver observer(coordinator, *workspace);
-            CopyIteration::Options options;
-            options.dryRun = request.dryRun;
-            options.adopt = request.adopt;
-            options.range = request.range;
-            options.processSlots = request.processSlots;
-            options.cancel = &cancel;
-            options.observer = &observer;
-            options.connectors = &worker.connectors;
-            result = CopyIteration(*workspace, *spec, queued, options).run();
-        }
+        WorkerConnections::Worker &worker = connections.forThisThread();
+        ForwardingObserver observer(coordinator, *worker.workspace);
+        QueuedIterationOptions options;
+        options.dryRun = request.dryRun;
+        options.adopt = request.adopt;
+        options.range = request.range;
+        options.processSlots = request.processSlots;
+        options.cancel = &cancel;
+        options.observer = &observer;
+        return runQueuedIteration(worker, queued, options);
     } catch (const std::exception &e) {
         // Only the workspace itself failing gets here; the iteration never throws.
+        IterationRecord result = queued;
         const auto *tidemarkError = dynamic_cast<const Error *>(&e);
         result.status = IterationStatus::Failed;
         result.error = tidemarkError ? tidemarkError->message() : QString::fromUtf8(e.what());
         logger("core.engine")->error("run {}, table {}: {}", result.runId, result.tableId, str(result.error));
         connections.dropWorkspace(); // the next iteration on this thread opens it afresh
+        return result;
     }
-    return result;
 }
 
 void RunCoordinator::onIterationDone(const IterationRecord &record) {
@@ -447,6 +455,12 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
 }
 
 void RunCoordinator::cancel() {
+    cancelHere();
+    if (m_request.queued && m_running && m_runId > 0)
+        askOnBookkeeping([runId = m_runId](Workspace &workspace) { workspace.requestCancel(runId); });
+}
+
+void RunCoordinator::cancelHere() {
     if (m_cancel)
         m_cancel->store(true);
     for (const auto &cancel : std::as_const(m_iterationCancels))
@@ -454,11 +468,77 @@ void RunCoordinator::cancel() {
 }
 
 void RunCoordinator::cancelIteration(qint64 iterationId) {
+    if (m_request.queued && m_running) {
+        askOnBookkeeping(
+            [iterationId](Workspace &workspace) { workspace.requestIterationCancel(iterationId); });
+        return;
+    }
     if (const auto cancel = m_iterationCancels.value(iterationId))
         cancel->store(true);
 }
 
+void RunCoordinator::askOnBookkeeping(std::function<void(Workspace &)> ask) {
+    m_bookkeeping.start([follower = m_follower, path = m_workspacePath, ask = std::move(ask)] {
+        try {
+            ask(follower->open(path));
+        } catch (const Error &error) {
+            follower->workspace.reset();
+            logger("core.engine")->error("cannot ask the runners: {}", str(error.message()));
+        }
+    });
+}
+
+// A queued run is followed from the workspace: what its runners record, twice a second.
+void RunCoordinator::follow() {
+    if (m_following || !m_running)
+        return;
+    m_following = true;
+    QPointer<RunCoordinator> self = this;
+    m_bookkeeping.start([self, follower = m_follower, path = m_workspacePath, runId = m_runId] {
+        RunRecord run;
+        try {
+            RunPageQuery query;
+            query.runId = runId;
+            query.limit = 1;
+            const QList<RunRecord> runs = follower->open(path).runPage(query);
+            if (!runs.isEmpty())
+                run = runs.first();
+        } catch (const Error &error) {
+            follower->workspace.reset(); // the next look opens it afresh
+            logger("core.engine")->warn("run {}: cannot follow it: {}", runId, str(error.message()));
+        }
+        if (self)
+            QMetaObject::invokeMethod(
+                self,
+                [self, run] {
+                    if (self)
+                        self->onFollowed(run);
+                },
+                Qt::QueuedConnection);
+    });
+}
+
+void RunCoordinator::onFollowed(const RunRecord &run) {
+    m_following = false;
+    if (run.id == 0 || !m_running)
+        return;
+    for (const IterationRecord &record : run.iterations) {
+        const auto seen = m_seen.constFind(record.id);
+        if (seen == m_seen.cend() || moved(*seen, record)) {
+            m_seen.insert(record.id, record);
+            emit iterationChanged(record);
+        }
+    }
+    if (run.status == QLatin1String("running"))
+        return;
+    m_followTimer.stop();
+    m_running = false;
+    m_results = run.iterations;
+    emit runFinished(run);
+}
+
 void RunCoordinator::waitForDone() {
+    m_followTimer.stop();
     m_pool.waitForDone();
     m_bookkeeping.waitForDone();
 }

@@ -9,14 +9,17 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
+#include <QTimer>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
 namespace tidemark {
 
-class RunConnections;
 class RunHeartbeat;
+class WorkerConnections;
+class Workspace;
 
 struct RunRequest {
     QList<qint64> tableIds; // empty = every table of the control table (paused ones end skipped)
@@ -30,6 +33,10 @@ struct RunRequest {
     std::optional<WatermarkRangeText> range;
     // CopyIteration::Options::processSlots: this process's own cap (`serve --slots`).
     int processSlots = 0;
+    // Handed to the workspace's runners (docs/design.md, "The runner fleet"): the coordinator
+    // records the run and its queued iterations, then follows what the runners record; it runs
+    // nothing itself. Its cancel asks the runners (Workspace::requestCancel).
+    bool queued = false;
 };
 
 // Runs a "for each" over tables on its own thread pool, `concurrency` iterations at a time.
@@ -55,7 +62,11 @@ public:
 
     // Starts a run; returns false (and emits runFailedToStart) when one is running already.
     bool start(const RunRequest &request);
+    // Records a queued run (RunRequest::queued) for the runners and returns its id, without
+    // following it (`run --queue --no-wait`). Throws Error.
+    static qint64 enqueue(const QString &workspacePath, RunRequest request);
     // Cooperative: running iterations roll back between batches, queued ones end cancelled.
+    // A queued run's are asked to, on whichever runner holds them (within a second or so).
     void cancel();
     // Cancels one iteration of the current run (a schedule's per-iteration timeout), the same
     // cooperative way; the others go on.
@@ -72,11 +83,18 @@ signals:
     void runFailedToStart(const QString &error);
 
 private:
+    struct Follower;
+    static std::pair<qint64, QList<IterationRecord>> prepareRun(Workspace &workspace,
+                                                                const RunRequest &request);
+    void cancelHere();
+    void askOnBookkeeping(std::function<void(Workspace &)> ask);
+    void follow();
+    void onFollowed(const tidemark::RunRecord &run);
     void onRunPrepared(qint64 runId, const QList<tidemark::IterationRecord> &iterations,
                        const QString &error);
     void onIterationDone(const tidemark::IterationRecord &record);
     // One queued iteration, on a pool thread: copied, or closed as paused, cancelled or gone.
-    static IterationRecord runQueued(RunConnections &connections, const IterationRecord &queued,
+    static IterationRecord runQueued(WorkerConnections &connections, const IterationRecord &queued,
                                      std::atomic_bool &cancel, const RunRequest &request,
                                      RunCoordinator *coordinator);
 
@@ -90,8 +108,15 @@ private:
     qint64 m_runId = 0;
     int m_pending = 0;
     QList<IterationRecord> m_results;
-    std::shared_ptr<RunHeartbeat> m_heartbeat;     // alive from the run's record to its end
-    std::shared_ptr<RunConnections> m_connections; // the workers', from the first iteration to the end
+    std::shared_ptr<RunHeartbeat> m_heartbeat;        // alive from the run's record to its end
+    std::shared_ptr<WorkerConnections> m_connections; // the workers', from the first iteration to the end
+    // A queued run's: the bookkeeping thread's connection, the last record seen of each
+    // iteration, and the look in flight.
+    static constexpr int kFollowMs = 500;
+    std::shared_ptr<Follower> m_follower;
+    QTimer m_followTimer;
+    bool m_following = false;
+    QHash<qint64, IterationRecord> m_seen;
 };
 
 } // namespace tidemark

@@ -6,6 +6,7 @@
 #include "model/engine/runcoordinator.h"
 #include "model/schedule/clock.h"
 #include "model/schedule/firetimes.h"
+#include "model/schedule/fleetworker.h"
 #include "model/storage/workspace.h"
 
 #include <QCoreApplication>
@@ -57,8 +58,10 @@ Runner::Runner(const QString &workspacePath, const Clock &clock, const FireTimes
 }
 
 Runner::~Runner() {
-    for (RunCoordinator *coordinator : std::as_const(m_runs))
-        coordinator->cancel();
+    if (!m_fleet) {
+        for (RunCoordinator *coordinator : std::as_const(m_runs))
+            coordinator->cancel();
+    }
     qDeleteAll(m_runs); // each waits for its iterations to roll back
 }
 
@@ -69,7 +72,25 @@ void Runner::start() {
     runnerLog()->info("runner started for workspace {} (host {}, pid {}, version {})", str(m_path),
                       str(QSysInfo::machineHostName()), QCoreApplication::applicationPid(), TIDEMARK_VERSION);
     m_beatTimer.start();
+    if (m_fleet)
+        startWorker();
     tryClaim();
+}
+
+void Runner::startWorker() {
+    if (m_worker)
+        return;
+    m_worker = new FleetWorker(m_path, m_slotLimit > 0 ? m_slotLimit : kDefaultFleetSlots, this);
+    connect(m_worker, &FleetWorker::stopped, this, [this, worker = m_worker] {
+        if (m_worker == worker)
+            m_worker = nullptr;
+        worker->deleteLater();
+        if (m_stopping)
+            stopIfIdle();
+        else if (m_active)
+            startWorker(); // it became active again while this one was stopping
+    });
+    m_worker->start();
 }
 
 void Runner::beat() {
@@ -141,6 +162,7 @@ void Runner::tryClaim() {
     m_lastHolder.clear();
     m_watchedSince.invalidate();
     runnerLog()->info("active runner for workspace {}", str(m_path));
+    startWorker(); // the active runner takes queued work, fleet or not
     m_scheduler = std::make_unique<Scheduler>(
         m_clock, m_fireTimes,
         Scheduler::Options{std::chrono::milliseconds(retryBaseMs()), std::chrono::minutes(10)});
@@ -152,9 +174,21 @@ void Runner::becomeStandby(const QString &why) {
     runnerLog()->error("runner of workspace {} stands by: {}; cancelling its runs", str(m_path), str(why));
     m_active = false;
     m_tickTimer.stop();
-    for (RunCoordinator *coordinator : std::as_const(m_runs))
-        coordinator->cancel();
+    letGoOfRuns();
+    if (!m_fleet && m_worker)
+        m_worker->stop(); // its iterations go back in the queue for the active runner
     emit activeChanged(false);
+}
+
+void Runner::letGoOfRuns() {
+    if (!m_fleet) {
+        for (RunCoordinator *coordinator : std::as_const(m_runs))
+            coordinator->cancel();
+        return;
+    }
+    const QList<RunCoordinator *> followed = m_runs.values();
+    m_runs.clear();
+    qDeleteAll(followed); // their runs go on; the next active runner's scheduler sees them run
 }
 
 void Runner::tick() {
@@ -242,6 +276,14 @@ void Runner::startRun(const Firing &firing) {
         return;
     }
     QList<qint64> tableIds = firing.tableIds.isEmpty() ? spec->tableIds : firing.tableIds;
+    // A runner that took over from one it thought dead may see the same firing due: one of them
+    // makes its run.
+    if (m_fleet && firing.attempt == 0 && !m_workspace->claimFiring(firing.schedule, firing.at)) {
+        runnerLog()->info("schedule '{}': the firing due {} was made by another runner", str(firing.schedule),
+                          str(isoUtc(firing.at)));
+        m_scheduler->runFinished(firing.schedule, RunRecord());
+        return;
+    }
     if (firing.attempt == 0)
         m_workspace->recordScheduleFiring(firing.schedule, firing.at);
     if (tableIds.isEmpty()) {
@@ -308,6 +350,7 @@ void Runner::startRun(const Firing &firing) {
     request.tableIds = tableIds;
     request.concurrency = spec->concurrency;
     request.processSlots = m_slotLimit;
+    request.queued = m_fleet;
     request.trigger = runTriggerName(RunTrigger::Schedule);
     request.schedule = name;
     coordinator->start(request);
@@ -356,15 +399,21 @@ void Runner::stop() {
     m_stopping = true;
     m_beatTimer.stop();
     m_tickTimer.stop();
-    runnerLog()->info("runner stopping: cancelling {} run(s)", m_runs.size());
-    for (RunCoordinator *coordinator : std::as_const(m_runs))
-        coordinator->cancel();
+    if (m_fleet)
+        runnerLog()->info("runner stopping: its runs go on on the other runners");
+    else
+        runnerLog()->info("runner stopping: cancelling {} run(s)", m_runs.size());
+    letGoOfRuns();
+    if (m_worker)
+        m_worker->stop();
     stopIfIdle();
 }
 
 void Runner::stopIfIdle() {
-    if (!m_runs.isEmpty() || m_stoppedEmitted)
+    if (!m_stopping || !m_runs.isEmpty() || m_stoppedEmitted)
         return;
+    if (m_worker)
+        return; // stopped() comes once its iterations are handed back
     m_stoppedEmitted = true;
     if (m_active && m_workspace) {
         try {

@@ -18,6 +18,7 @@ namespace tidemark {
 
 class Clock;
 class FireTimes;
+class FleetWorker;
 class RunCoordinator;
 class Workspace;
 
@@ -30,6 +31,11 @@ class Workspace;
 // schedule's name); the target's compare-and-set keeps runs from copying a window twice even
 // when two processes overlap for a moment. Lives on the thread that created it (an event
 // loop); workspace calls are short and made there.
+// The active runner also takes queued work (`run --queue`) through a FleetWorker. In a fleet
+// (setFleet; docs/design.md, "The runner fleet") every runner does, while the active one alone
+// decides what is due: its firings make queued runs, each firing at most once
+// (Workspace::claimFiring), which it follows to their end for retries, timeouts and alerts; any
+// runner runs their iterations.
 class Runner : public QObject {
     Q_OBJECT
 public:
@@ -40,6 +46,11 @@ public:
     // This runner's own limit on iterations running at once, across its schedules (`serve
     // --slots`); 0 = none. Set before start().
     void setSlotLimit(int limit) { m_slotLimit = limit; }
+    // Takes work from the workspace's queue whether or not it is the active runner, and queues
+    // its schedules' runs for every runner. Set before start().
+    void setFleet(bool fleet) { m_fleet = fleet; }
+    // A fleet runner's slots when `--slots` is not given.
+    static constexpr int kDefaultFleetSlots = 4;
     void start();
     // Cancels the running iterations cooperatively (their runs end cancelled), releases the
     // heartbeat row once every run has ended, then emits stopped().
@@ -78,6 +89,10 @@ private:
     void onRunFinished(const QString &schedule, RunCoordinator *coordinator, const RunRecord &run);
     void forget(const QString &schedule, RunCoordinator *coordinator);
     void becomeStandby(const QString &why);
+    // The active runner's runs end here: cancelled (a lone runner's), or left to the fleet
+    // (queued runs go on without their follower).
+    void letGoOfRuns();
+    void startWorker();
     void stopIfIdle();
 
     const QString m_path;
@@ -87,6 +102,9 @@ private:
     std::unique_ptr<Scheduler> m_scheduler; // made afresh on each takeover: anchors come from the workspace
     QDateTime m_startedAt;
     int m_slotLimit = 0;
+    bool m_fleet = false;
+    // Takes queued work: a fleet runner's always, a lone runner's while it is active. Child of this.
+    FleetWorker *m_worker = nullptr;
     bool m_active = false;
     bool m_stopping = false;
     bool m_stoppedEmitted = false;

@@ -81,6 +81,9 @@ public:
     virtual QString idsFromJson(int param) const = 0;
     // Appended to a SELECT inside a write transaction whose rows it decides on.
     virtual QString forUpdate() const = 0;
+    // The same, passing over rows another transaction holds (a queue's claim), locking only
+    // `alias`'s rows.
+    virtual QString forUpdateSkipLocked(const QString &alias) const = 0;
     // The value of a LIMIT parameter for "no limit".
     virtual QVariant noLimit() const = 0;
     // Days (fractional) since a fixed epoch of an ISO 8601 text expression.

@@ -11,6 +11,7 @@
 #include "model/storage/stores/controltablestore.h"
 #include "model/storage/stores/historystore.h"
 #include "model/storage/stores/leasestore.h"
+#include "model/storage/stores/queuestore.h"
 #include "model/storage/stores/schedulestore.h"
 #include "model/storage/stores/storerows.h"
 #include "model/storage/workspacelocation.h"
@@ -43,7 +44,8 @@ struct Workspace::Stores {
         , leases(*db)
         , tables(*db, connections, audit, leases)
         , history(*db, audit)
-        , schedules(*db, tables) {}
+        , schedules(*db, tables)
+        , queue(*db, history) {}
 
     std::unique_ptr<StoreDb> db;
     AlertStore alerts;
@@ -53,6 +55,7 @@ struct Workspace::Stores {
     ControlTableStore tables;
     HistoryStore history;
     ScheduleStore schedules;
+    QueueStore queue;
 };
 
 Workspace::Workspace(std::unique_ptr<Stores> stores, const QString &path)
@@ -295,8 +298,56 @@ int Workspace::runHeartbeatIntervalMs() {
 }
 
 qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
-                           const QString &kind) {
-    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind);
+                           const QString &kind, bool queued) {
+    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued);
+}
+
+void Workspace::beatFleetRunner(int slotCount, const QDateTime &startedAt, std::chrono::milliseconds ttl) {
+    m_stores->queue.beatRunner(slotCount, startedAt, ttl);
+}
+
+void Workspace::leaveFleet() {
+    m_stores->queue.leave();
+}
+
+QList<FleetRunner> Workspace::fleetRunners() {
+    return m_stores->queue.runners();
+}
+
+QList<IterationRecord> Workspace::claimIterations(int count) {
+    return m_stores->queue.claim(count);
+}
+
+int Workspace::requeueOrphanedIterations() {
+    return m_stores->queue.requeueOrphans();
+}
+
+void Workspace::requeueIteration(qint64 iterationId, const QString &why) {
+    m_stores->queue.requeue(iterationId, why);
+}
+
+QString Workspace::finishRunIfSettled(qint64 runId) {
+    return m_stores->queue.finishRunIfSettled(runId);
+}
+
+CancelRequest Workspace::requestCancel(qint64 runId) {
+    return m_stores->queue.requestCancel(runId);
+}
+
+void Workspace::requestIterationCancel(qint64 iterationId) {
+    m_stores->queue.requestIterationCancel(iterationId);
+}
+
+QList<qint64> Workspace::cancelRequested(qint64 runId) {
+    return m_stores->queue.cancelRequested(runId);
+}
+
+QList<qint64> Workspace::cancelRequestedOfThisRunner() {
+    return m_stores->queue.cancelRequestedOfThisRunner();
+}
+
+bool Workspace::claimFiring(const QString &schedule, const QDateTime &at) {
+    return m_stores->queue.claimFiring(schedule, at);
 }
 
 void Workspace::beatRun(qint64 runId) {

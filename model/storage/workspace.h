@@ -132,6 +132,28 @@ struct RunnerHeartbeat {
     FiringOutcome lastFiring;
 };
 
+// One runner of the workspace (`serve`) as its row in the fleet records it
+// (docs/design.md, "The runner fleet").
+struct FleetRunner {
+    QString id; // "host:pid"
+    QString host;
+    qint64 pid = 0;
+    QString version;
+    int slotCount = 0; // iterations it runs at once
+    QDateTime startedAt;
+    QDateTime lastBeatAt;
+    QDateTime expiresAt;
+    bool alive = false; // beating, and (on this host) its process is there
+    int running = 0;    // iterations running on it now
+};
+
+// What `run cancel` did.
+struct CancelRequest {
+    QString runStatus;  // the run's status when asked: "running", or how it had ended already
+    int iterations = 0; // iterations asked to stop, wherever they run (or wait)
+    int closed = 0;     // of a queued run, iterations no runner had taken: closed cancelled at once
+};
+
 // The result of trying to become the workspace's active runner.
 struct RunnerClaim {
     bool acquired = false;
@@ -295,8 +317,10 @@ public:
     // Records a running run owned by this process (host, pid) with a first heartbeat;
     // `schedule` names the schedule that fired it (empty: none).
     // `kind`: RunRecord::kind.
+    // `queued`: handed to the runners instead (RunRecord::queued); no process owns it, so it has
+    // no heartbeat and repairInterruptedRuns() leaves it to requeueOrphanedIterations().
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule = QString(),
-                    const QString &kind = QString::fromLatin1(kRunKindCopy));
+                    const QString &kind = QString::fromLatin1(kRunKindCopy), bool queued = false);
     // The owner's heartbeat: call every runHeartbeatIntervalMs() while the run is alive; a run
     // that misses a few beats in a row is taken for dead by repairInterruptedRuns().
     void beatRun(qint64 runId);
@@ -391,6 +415,39 @@ public:
     void setScheduleLastRun(const QString &name, qint64 runId);
     // The status of a run, or empty when there is no such run.
     QString runStatus(qint64 runId);
+
+    // --- the runner fleet (docs/design.md, "The runner fleet") ---
+    // Records this process (host:pid) as a live runner of `slotCount` slots, or renews its row; a row not
+    // renewed for `ttl` is a dead runner's. Forgets rows dead for a day.
+    void beatFleetRunner(int slotCount, const QDateTime &startedAt, std::chrono::milliseconds ttl);
+    void leaveFleet(); // this process's row
+    // Every runner's row, oldest first, alive or not, with the iterations each is running.
+    QList<FleetRunner> fleetRunners();
+    // Claims up to `count` queued iterations of queued runs for this process: each run's oldest
+    // first, round-robin across runs. Two runners never claim the same one: on a server the
+    // claim skips the rows another is claiming (FOR UPDATE SKIP LOCKED); a file's write lock
+    // takes one claim at a time. The claimed stay queued (`runner` set) until their lease.
+    QList<IterationRecord> claimIterations(int count);
+    // Puts back in the queue the iterations of queued runs whose runner died (its row expired
+    // or gone, its pid gone on this host) once no live lease of that runner holds their table;
+    // one whose cancel was asked for ends cancelled. Logged in each. Returns how many.
+    int requeueOrphanedIterations();
+    // Puts back one iteration this process holds (its runner is stopping), or ends it
+    // cancelled when its cancel was asked for.
+    void requeueIteration(qint64 iterationId, const QString &why);
+    // Closes the queued run when none of its iterations is queued or running, with the status
+    // they give; returns it (empty: left open, or closed already by another runner).
+    QString finishRunIfSettled(qint64 runId);
+    // `run cancel`: asks every open iteration of the run to stop, wherever it runs (its process
+    // looks every second); a queued run's iterations no runner took end cancelled at once.
+    // ValidationError when there is no such run.
+    CancelRequest requestCancel(qint64 runId);
+    void requestIterationCancel(qint64 iterationId); // one iteration (a schedule's timeout)
+    // The open iterations whose cancel was asked for: of one run, or held by this process.
+    QList<qint64> cancelRequested(qint64 runId);
+    QList<qint64> cancelRequestedOfThisRunner();
+    // Takes the firing of `schedule` due `at`: true for exactly one caller, whichever runner.
+    bool claimFiring(const QString &schedule, const QDateTime &at);
 
     // --- the runner's heartbeat: one active runner per workspace ---
     // Becomes the active runner (this host and pid) when no runner is recorded, the recorded

@@ -131,7 +131,8 @@ void TestPackage::containsTheFiles() {
                          QStringLiteral("usr/share/bash-completion/completions/tidemark-cli"),
                          QStringLiteral("usr/share/man/man1/tidemark-cli.1.gz"),
                          QStringLiteral("usr/lib/systemd/user/tidemark-runner@.service"),
-                         QStringLiteral("usr/lib/systemd/system/tidemark-runner@.service")};
+                         QStringLiteral("usr/lib/systemd/system/tidemark-runner@.service"),
+                         QStringLiteral("usr/lib/systemd/system/tidemark-runner-server@.service")};
     if (m_guiBuilt) {
         expected << QStringLiteral("usr/bin/tidemark")
                  << QStringLiteral("usr/share/applications/tidemark.desktop")
@@ -239,8 +240,23 @@ void TestPackage::metainfoValidates() {
 
 void TestPackage::runnerUnitsVerify_data() {
     QTest::addColumn<QString>("kind");
-    QTest::newRow("user") << QStringLiteral("user");
-    QTest::newRow("system") << QStringLiteral("system");
+    QTest::addColumn<QString>("unitName");
+    QTest::addColumn<QString>("execStart");
+    QTest::addColumn<QStringList>("escapeArgs");
+    QTest::addColumn<QString>("escaped");
+    const QString forFile = QStringLiteral("--workspace %f serve");
+    const QStringList file{QStringLiteral("--path"), QStringLiteral("/srv/tidemark/sales ws.tidemark")};
+    const QString fileInstance = QStringLiteral("srv-tidemark-sales\\x20ws.tidemark");
+    QTest::newRow("user") << QStringLiteral("user") << QStringLiteral("tidemark-runner@") << forFile << file
+                          << fileInstance;
+    QTest::newRow("system") << QStringLiteral("system") << QStringLiteral("tidemark-runner@") << forFile
+                            << file << fileInstance;
+    // A server workspace: the instance is its URI, escaped as a string; %I gives it back.
+    QTest::newRow("system, server workspace")
+        << QStringLiteral("system") << QStringLiteral("tidemark-runner-server@")
+        << QStringLiteral("--workspace %I serve --fleet --slots 4")
+        << QStringList{QStringLiteral("postgresql://runner@db.example.com/etl")}
+        << QStringLiteral("postgresql:--runner\\x40db.example.com-etl");
 }
 
 // The units as installed, checked by systemd itself for an instance named the way the README
@@ -248,29 +264,32 @@ void TestPackage::runnerUnitsVerify_data() {
 // copy whose ExecStart points into the unpacked package; everything else is the shipped text.
 void TestPackage::runnerUnitsVerify() {
     QFETCH(QString, kind);
+    QFETCH(QString, unitName);
+    QFETCH(QString, execStart);
+    QFETCH(QStringList, escapeArgs);
+    QFETCH(QString, escaped);
     const QString analyze = QStandardPaths::findExecutable(QStringLiteral("systemd-analyze"));
     const QString escape = QStandardPaths::findExecutable(QStringLiteral("systemd-escape"));
     TIDEMARK_REQUIRE_TOOL(!analyze.isEmpty() && !escape.isEmpty(),
                           "systemd-analyze is not installed (package systemd)");
 
-    QFile shipped(m_root + QStringLiteral("/usr/lib/systemd/%1/tidemark-runner@.service").arg(kind));
+    QFile shipped(m_root + QStringLiteral("/usr/lib/systemd/%1/%2.service").arg(kind, unitName));
     QVERIFY(shipped.open(QIODevice::ReadOnly));
     QString unit = QString::fromUtf8(shipped.readAll());
-    const QString execStart = QStringLiteral("\nExecStart=/usr/bin/tidemark-cli --workspace %f serve\n");
-    QVERIFY2(unit.contains(execStart), qPrintable(unit));
+    QVERIFY2(unit.contains(QStringLiteral("\nExecStart=/usr/bin/tidemark-cli %1\n").arg(execStart)),
+             qPrintable(unit));
     for (const char *line : {"\nRestart=on-failure\n", "\nKillSignal=SIGTERM\n", "\nTimeoutStopSec=15s\n"})
         QVERIFY2(unit.contains(QLatin1String(line)), line);
     unit.replace(QStringLiteral("ExecStart=/usr/bin/"), QStringLiteral("ExecStart=%1/usr/bin/").arg(m_root));
 
-    const auto escaped =
-        runProcess(escape, {QStringLiteral("--path"), QStringLiteral("/srv/tidemark/sales ws.tidemark")});
-    QCOMPARE(escaped.exitCode, 0);
-    const QString instance = escaped.output.trimmed();
-    QCOMPARE(instance, QStringLiteral("srv-tidemark-sales\\x20ws.tidemark"));
+    const auto escapedRun = runProcess(escape, escapeArgs);
+    QCOMPARE(escapedRun.exitCode, 0);
+    const QString instance = escapedRun.output.trimmed();
+    QCOMPARE(instance, escaped);
 
-    const QString dir = m_temp.filePath(QStringLiteral("units-") + kind);
+    const QString dir = m_temp.filePath(QStringLiteral("units-%1-%2").arg(kind, unitName));
     QVERIFY(QDir().mkpath(dir));
-    QFile copy(dir + QStringLiteral("/tidemark-runner@.service"));
+    QFile copy(dir + QStringLiteral("/%1.service").arg(unitName));
     QVERIFY(copy.open(QIODevice::WriteOnly));
     copy.write(unit.toUtf8());
     copy.close();
@@ -285,7 +304,7 @@ void TestPackage::runnerUnitsVerify() {
         QVERIFY(QDir().mkpath(runtime));
         environment.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
     }
-    args << dir + QStringLiteral("/tidemark-runner@%1.service").arg(instance);
+    args << dir + QStringLiteral("/%1%2.service").arg(unitName, instance);
     process.setProcessEnvironment(environment);
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start(analyze, args);

@@ -561,7 +561,7 @@ void TestWorkspace::followTargetStateTakesOnlyNewer() {
 // generation 0.
 void TestWorkspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (2 to 15); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (2 to 16); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -572,7 +572,7 @@ void TestWorkspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 15 added.
+        // Back to schema 2: without what versions 3 to 16 added.
         db.exec(QStringLiteral(
             "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
             "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
@@ -586,6 +586,8 @@ void TestWorkspace::version2WorkspaceMigrates() {
             "table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
             "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP COLUMN kind; ALTER TABLE "
             "tables DROP COLUMN source_timezone; ALTER TABLE connections DROP COLUMN max_connections; "
+            "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
+            "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
             "PRAGMA user_version = 2"));
     }
@@ -618,13 +620,16 @@ void TestWorkspace::version12AlertsOnWarningsGainStalled() {
         }
         {
             SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-            db.exec(
-                QStringLiteral("DROP TABLE table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
-                               "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP "
-                               "COLUMN kind; ALTER TABLE tables DROP COLUMN source_timezone; "
-                               "ALTER TABLE connections DROP COLUMN max_connections; ALTER TABLE "
-                               "iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-                               "PRAGMA user_version = 12"));
+            db.exec(QStringLiteral(
+                "DROP TABLE table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
+                "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP "
+                "COLUMN kind; ALTER TABLE tables DROP COLUMN source_timezone; "
+                "ALTER TABLE connections DROP COLUMN max_connections; DROP INDEX "
+                "iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE "
+                "iterations DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE "
+                "schedule_firings; ALTER TABLE "
+                "iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
+                "PRAGMA user_version = 12"));
         }
         test::execSql(path, QStringLiteral("UPDATE alert_settings SET on_statuses = ?1"), {stored});
         QCOMPARE(Workspace::open(path)->alertSettings().on.join(QLatin1Char(',')), migrated);

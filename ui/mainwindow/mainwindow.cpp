@@ -332,6 +332,8 @@ void MainWindow::createActions() {
                           &MainWindow::runAll);
     m_runSelectedAction = make(QStringLiteral("actionRunSelected"), tr("Run &Selected"),
                                QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runSelected);
+    m_runOnRunnersAction = make(QStringLiteral("actionRunOnRunners"), tr("Run All on R&unners"),
+                                QKeySequence(), &MainWindow::runAllOnRunners);
     m_dryRunAction = make(QStringLiteral("actionDryRun"), tr("&Dry Run"), QKeySequence(Qt::CTRL | Qt::Key_F5),
                           &MainWindow::dryRun);
     // Not Esc: Esc means "leave this field" or "close this popup" everywhere else, and pressing
@@ -351,6 +353,9 @@ void MainWindow::createActions() {
 
     m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
     m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
+    m_runOnRunnersAction->setToolTip(
+        tr("Hand every active table to the workspace's runners instead of copying here: any runner "
+           "copies it, and this window follows"));
     m_dryRunAction->setToolTip(tr("Show each window's bounds and row count, write nothing (Ctrl+F5)"));
     m_cancelAction->setToolTip(
         tr("Cancel the run, after asking when rows would be rolled back (Ctrl+Shift+X)"));
@@ -435,6 +440,7 @@ void MainWindow::createMenus() {
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_runAllAction);
     run->addAction(m_runSelectedAction);
+    run->addAction(m_runOnRunnersAction);
     run->addAction(m_dryRunAction);
     run->addAction(m_cancelAction);
     run->addSeparator();
@@ -489,6 +495,7 @@ void MainWindow::updateActions() {
     m_connectionsAction->setEnabled(open);
     m_runAllAction->setEnabled(open && !running);
     m_runSelectedAction->setEnabled(open && !running && selected > 0);
+    m_runOnRunnersAction->setEnabled(open && !running);
     m_dryRunAction->setEnabled(open && !running);
     m_cancelAction->setEnabled(running);
     m_refreshAction->setEnabled(open);
@@ -659,7 +666,7 @@ void MainWindow::setWorkspace(const QString &path, bool hasTables) {
 }
 
 void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun,
-                          const std::optional<WatermarkRangeText> &range) {
+                          const std::optional<WatermarkRangeText> &range, bool onRunners) {
     if (!m_coordinator || m_coordinator->isRunning())
         return;
     RunRequest request;
@@ -668,10 +675,12 @@ void MainWindow::startRun(const QList<qint64> &tableIds, bool dryRun,
     request.dryRun = dryRun;
     request.trigger = QStringLiteral("gui");
     request.range = range;
+    request.queued = onRunners;
     if (m_coordinator->start(request)) {
-        m_runLabel->setText(range    ? tr("Starting a range backfill…")
-                            : dryRun ? tr("Starting a dry run…")
-                                     : tr("Starting a run…"));
+        m_runLabel->setText(range       ? tr("Starting a range backfill…")
+                            : dryRun    ? tr("Starting a dry run…")
+                            : onRunners ? tr("Handing a run to the runners…")
+                                        : tr("Starting a run…"));
         m_runPanel->showLive();
     }
     updateActions();
@@ -697,6 +706,13 @@ void MainWindow::runAll() {
         }
     }
     startRun({}, false);
+}
+
+void MainWindow::runAllOnRunners() {
+    startRun({}, false, std::nullopt, true);
+    statusBar()->showMessage(tr("Handed to the runners: each table waits until a runner (tidemark-cli serve) "
+                                "takes it; Run › Set Up Runner… starts one here."),
+                             10000);
 }
 
 void MainWindow::runSelected() {

@@ -67,6 +67,9 @@ public slots:
     void openDemo();
     void runAll();
     void runSelected();
+    // Every active table, handed to the workspace's runners (RunRequest::queued): the grid
+    // follows what they record.
+    void runAllOnRunners();
     void dryRun();
     // Cancels at once (quitting, tests); the Cancel Run action asks first (confirmCancelRun).
     void cancelRun();
@@ -101,7 +104,7 @@ private:
     void showWelcome(bool show);
     // `range`: a range backfill of the one table (RunRequest::range).
     void startRun(const QList<qint64> &tableIds, bool dryRun,
-                  const std::optional<WatermarkRangeText> &range = std::nullopt);
+                  const std::optional<WatermarkRangeText> &range = std::nullopt, bool onRunners = false);
     void updateActions();
     void updateRecentMenu();
     void rememberRecent(const QString &path);
@@ -161,6 +164,7 @@ private:
     QAction *m_connectionsAction = nullptr;
     QAction *m_runAllAction = nullptr;
     QAction *m_runSelectedAction = nullptr;
+    QAction *m_runOnRunnersAction = nullptr;
     QAction *m_dryRunAction = nullptr;
     QAction *m_cancelAction = nullptr;
     QAction *m_showCurrentRunAction = nullptr;

@@ -17,7 +17,10 @@
 #include "model/storage/workspace.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QJsonObject>
 #include <QMetaType>
+#include <QThread>
 #include <QTimer>
 
 namespace tidemark::cli {
@@ -164,6 +167,17 @@ int run(CliSession &session, const SubcommandParser &parser) {
                                              "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
         request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
+    request.queued = parser.isSet(QStringLiteral("queue"));
+    if (parser.isSet(QStringLiteral("no-wait")) && !request.queued)
+        throw ValidationError(
+            QStringLiteral("run --no-wait: only a run queued for the runners can be left to "
+                           "them (run --queue --no-wait)"));
+    if (request.queued && request.dryRun)
+        throw ValidationError(QStringLiteral("run --queue: a dry run shows the windows here; run --dry-run "
+                                             "without --queue"));
+    if (request.queued && request.adopt)
+        throw ValidationError(QStringLiteral("run --queue: --adopt takes targets over here; run --adopt "
+                                             "without --queue"));
     if (parser.isSet(QStringLiteral("trigger"))) {
         request.trigger = parser.value(QStringLiteral("trigger"));
         if (request.trigger != QLatin1String("cli") && request.trigger != QLatin1String("schedule"))
@@ -176,7 +190,68 @@ int run(CliSession &session, const SubcommandParser &parser) {
         for (qint64 id : request.tableIds)
             requireTable(*workspace, id);
     }
+    if (parser.isSet(QStringLiteral("no-wait"))) {
+        const qint64 runId = RunCoordinator::enqueue(session.workspacePath(), request);
+        if (parser.isSet(QStringLiteral("json")))
+            writeOut(toJsonLine(QJsonObject{{QStringLiteral("run_id"), runId},
+                                            {QStringLiteral("status"), QStringLiteral("running")},
+                                            {QStringLiteral("queued"), true}}));
+        else
+            writeOut(QStringLiteral("run %1 queued for the runners\n").arg(runId));
+        return 0;
+    }
     return runAndReport(session, request, parser.isSet(QStringLiteral("json")));
+}
+
+// Asks every open iteration of the run to stop, wherever it runs; waits (up to --wait seconds,
+// 10 by default) until the run has ended and prints how.
+int runCancel(CliSession &session, const SubcommandParser &parser) {
+    const qint64 runId = parseInteger(parser.positional().first(), QStringLiteral("run cancel: run ID"), 1);
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    const CancelRequest request = workspace->requestCancel(runId);
+    const bool json = parser.isSet(QStringLiteral("json"));
+    if (request.runStatus != QLatin1String("running")) {
+        const QString text = QStringLiteral("run %1 had ended already (%2): nothing to cancel")
+                                 .arg(runId)
+                                 .arg(request.runStatus);
+        if (json)
+            writeOut(toJsonLine(QJsonObject{{QStringLiteral("run_id"), runId},
+                                            {QStringLiteral("status"), request.runStatus},
+                                            {QStringLiteral("cancelled"), false},
+                                            {QStringLiteral("message"), text}}));
+        else
+            writeOut(text + QLatin1Char('\n'));
+        return 0;
+    }
+    const qint64 waitMs = parser.isSet(QStringLiteral("wait"))
+                              ? optionInteger(parser, QStringLiteral("wait"), 0, 3600) * 1000
+                              : qint64(10000);
+    QElapsedTimer waited;
+    waited.start();
+    QString status = workspace->runStatus(runId);
+    while (status == QLatin1String("running") && !waited.hasExpired(waitMs)) {
+        QThread::msleep(200);
+        workspace->repairInterruptedRuns(); // a run whose process is gone ends interrupted
+        status = workspace->runStatus(runId);
+    }
+    const bool ended = status != QLatin1String("running");
+    if (json) {
+        writeOut(toJsonLine(QJsonObject{{QStringLiteral("run_id"), runId},
+                                        {QStringLiteral("status"), status},
+                                        {QStringLiteral("cancelled"), true},
+                                        {QStringLiteral("iterations_asked"), request.iterations},
+                                        {QStringLiteral("iterations_closed"), request.closed},
+                                        {QStringLiteral("ended"), ended}}));
+    } else if (ended) {
+        writeOut(QStringLiteral("run %1 cancelled: it ended %2\n").arg(runId).arg(status));
+    } else {
+        writeOut(QStringLiteral("run %1: cancel asked of %2 iteration(s); the run has not ended within %3 s "
+                                "(tidemark-cli history --run %1 shows it)\n")
+                     .arg(runId)
+                     .arg(request.iterations)
+                     .arg(waitMs / 1000));
+    }
+    return ended ? 0 : 1;
 }
 
 // `backfill ID --range FROM..TO`: a run of its own kind, printed as `run` prints a run.
@@ -269,19 +344,38 @@ QList<CommandSpec> runCommands() {
              R"(  run [--table ID]... [--concurrency N] [--dry-run] [--json] [--trigger cli|schedule]
                                       --concurrency N: 1 to 256
   run --adopt --table ID...           takes the tables' targets over from the workspace or table
-                                      that owns them (after a migration), then runs them)"),
-         .options = {{QStringLiteral("table"), QStringLiteral("ID"),
-                      QStringLiteral("runs this table (repeatable; default: every active table)")},
-                     {QStringLiteral("concurrency"), QStringLiteral("N"),
-                      QStringLiteral("tables copied at once")},
-                     {QStringLiteral("trigger"), QStringLiteral("TRIGGER"),
-                      QStringLiteral("cli or schedule, as history records it")},
-                     {QStringLiteral("dry-run"), {}, QStringLiteral("shows each window without writing")},
-                     kJsonOption,
-                     {QStringLiteral("adopt"),
-                      {},
-                      QStringLiteral("takes the tables' targets over from their owner")}},
+                                      that owns them (after a migration), then runs them
+  run --queue [--no-wait] [--table ID]... [--json]
+                                      hands the run to the workspace's runners (serve): any of
+                                      them copies its tables; waits and prints it as run does,
+                                      or with --no-wait prints its id at once)"),
+         .options =
+             {{QStringLiteral("table"), QStringLiteral("ID"),
+               QStringLiteral("runs this table (repeatable; default: every active table)")},
+              {QStringLiteral("concurrency"), QStringLiteral("N"), QStringLiteral("tables copied at once")},
+              {QStringLiteral("trigger"), QStringLiteral("TRIGGER"),
+               QStringLiteral("cli or schedule, as history records it")},
+              {QStringLiteral("dry-run"), {}, QStringLiteral("shows each window without writing")},
+              kJsonOption,
+              {QStringLiteral("adopt"),
+               {},
+               QStringLiteral("takes the tables' targets over from their owner")},
+              {QStringLiteral("queue"), {}, QStringLiteral("hands the run to the workspace's runners")},
+              {QStringLiteral("no-wait"), {}, QStringLiteral("with --queue: prints the run id at once")}},
          .handler = run},
+        {.name = QStringLiteral("run cancel"),
+         .usage = QStringLiteral(
+             R"(  run cancel RUN_ID [--wait SECONDS] [--json]
+                                      stops the run's iterations wherever they run (a window, a
+                                      run, a runner): each rolls back to its last commit; waits
+                                      up to SECONDS (10) for the run to end; exit 1 if it did not)"),
+         .options = {{QStringLiteral("wait"), QStringLiteral("SECONDS"),
+                      QStringLiteral("how long to wait for the run to end")},
+                     kJsonOption},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("run ID"),
+         .handler = runCancel},
         {.name = QStringLiteral("backfill"),
          .usage = QStringLiteral(R"(  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start

@@ -18,6 +18,7 @@
 #include "model/schedule/runner.h"
 #include "model/schedule/runnerstatus.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -67,6 +68,7 @@ int runners(CliSession &session, const SubcommandParser &parser) {
             {QStringLiteral("last_beat_at"), isoUtc(heartbeat->lastBeatAt)},
             {QStringLiteral("last_firing"),
              firing.at.isValid() ? QJsonValue(lastFiring) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("role"), QStringLiteral("scheduler")},
         });
         rows.append(
             {runner, heartbeat->version, alive ? QStringLiteral("alive") : QStringLiteral("stopped"),
@@ -75,6 +77,27 @@ int runners(CliSession &session, const SubcommandParser &parser) {
              : firing.failed()
                  ? QStringLiteral("FAILED %1 '%2': %3").arg(isoUtc(firing.at), firing.schedule, firing.error)
                  : QStringLiteral("ok %1 '%2'").arg(isoUtc(firing.at), firing.schedule)});
+    }
+    // The fleet (docs/design.md, "The runner fleet"): every runner that takes work from the queue.
+    for (const FleetRunner &runner : workspace->fleetRunners()) {
+        array.append(QJsonObject{
+            {QStringLiteral("runner"), runner.id},
+            {QStringLiteral("host"), runner.host},
+            {QStringLiteral("pid"), runner.pid},
+            {QStringLiteral("version"), runner.version},
+            {QStringLiteral("alive"), runner.alive},
+            {QStringLiteral("started_at"), isoUtc(runner.startedAt)},
+            {QStringLiteral("last_beat_at"), isoUtc(runner.lastBeatAt)},
+            {QStringLiteral("role"), QStringLiteral("worker")},
+            {QStringLiteral("slots"), runner.slotCount},
+            {QStringLiteral("running"), runner.running},
+        });
+        rows.append(
+            {runner.id, runner.version,
+             runner.alive
+                 ? QStringLiteral("alive, %1 of %2 slots busy").arg(runner.running).arg(runner.slotCount)
+                 : QStringLiteral("stopped"),
+             isoUtc(runner.startedAt), isoUtc(runner.lastBeatAt), QStringLiteral("(takes queued work)")});
     }
     writeOut(parser.isSet(QStringLiteral("json")) ? toJsonLine(array) : alignColumns(rows).toUtf8());
     return 0;
@@ -98,6 +121,9 @@ int serve(CliSession &session, const SubcommandParser &parser) {
     Runner runner(path, clock, fireTimes);
     if (parser.isSet(QStringLiteral("slots")))
         runner.setSlotLimit(int(optionInteger(parser, QStringLiteral("slots"), 1, kMaxSlots)));
+    // On a server workspace every runner takes work; a file's runners share its one machine, and
+    // one acts unless asked to share.
+    runner.setFleet(parser.isSet(QStringLiteral("fleet")) || WorkspaceLocation::isServer(path));
     // Alerts of finished runs, and of dead processes' runs this runner closes as interrupted
     // (each closed run is alerted once, by whoever closed it). On SIGTERM, deliveries still in
     // flight are abandoned: the stop must take under 10 s.
@@ -156,21 +182,27 @@ QList<CommandSpec> serveCommands() {
     return {
         {.name = QStringLiteral("serve"),
          .usage = QStringLiteral(
-             R"(  serve [--json-log] [--slots N]      runs due schedules until SIGTERM/SIGINT (exit 0); exits 3
+             R"(  serve [--json-log] [--slots N] [--fleet]
+                                      runs due schedules until SIGTERM/SIGINT (exit 0); exits 3
                                       at once when its workspace file is replaced under it, so a
                                       restart (the unit's Restart=on-failure) opens the new file;
                                       --slots N (1 to 256): iterations this runner runs at once,
-                                      whatever its schedules' concurrency, beside the workspace's caps)"),
-         .options = {{QStringLiteral("json-log"),
-                      {},
-                      QStringLiteral("logs one JSON object a line on stderr")},
-                     {QStringLiteral("slots"), QStringLiteral("N"),
-                      QStringLiteral("iterations this runner runs at once")}},
+                                      whatever its schedules' concurrency, beside the workspace's caps;
+                                      the active runner takes queued work (run --queue); --fleet:
+                                      every runner does, and schedules' runs are queued for all of
+                                      them (always on a server workspace; 4 slots unless --slots))"),
+         .options =
+             {{QStringLiteral("json-log"), {}, QStringLiteral("logs one JSON object a line on stderr")},
+              {QStringLiteral("slots"), QStringLiteral("N"),
+               QStringLiteral("iterations this runner runs at once")},
+              {QStringLiteral("fleet"), {}, QStringLiteral("takes queued work beside the other runners")}},
          .handler = serve},
         {.name = QStringLiteral("runners"),
          .usage = QStringLiteral(
-             R"(  runners [--json]                    the workspace's runner: alive or stopped, last beat, and
-                                      whether its last firing failed (and why))"),
+             R"(  runners [--json]                    the workspace's runners: the one that fires schedules (alive
+                                      or stopped, last beat, whether its last firing failed and
+                                      why), then each that takes queued work (slots, iterations
+                                      running, last beat))"),
          .options = {kJsonOption},
          .handler = runners},
     };

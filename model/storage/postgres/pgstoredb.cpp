@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -250,9 +250,36 @@ ALTER TABLE iterations ADD COLUMN waiting text NOT NULL DEFAULT '';
 )"));
 }
 
+// The file's version 16: the queue runners share.
+void migrateTo6(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN queued integer NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN cancel_requested integer NOT NULL DEFAULT 0;
+CREATE TABLE fleet_runners (
+    id text PRIMARY KEY,
+    host text NOT NULL,
+    pid bigint NOT NULL,
+    version text NOT NULL,
+    slots integer NOT NULL,
+    started_at text NOT NULL,
+    last_beat_at text NOT NULL,
+    expires_at text NOT NULL
+);
+CREATE TABLE schedule_firings (
+    schedule text NOT NULL,
+    fire_at text NOT NULL,
+    host text NOT NULL,
+    pid bigint NOT NULL,
+    PRIMARY KEY (schedule, fire_at)
+);
+CREATE INDEX iterations_by_runner ON iterations(status, runner);
+CREATE INDEX iterations_by_run_status_id ON iterations(run_id, status, id);
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
+                                                       &migrateTo4, &migrateTo5, &migrateTo6};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.

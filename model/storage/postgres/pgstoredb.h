@@ -39,6 +39,9 @@ public:
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return QStringLiteral(" FOR UPDATE"); }
+    QString forUpdateSkipLocked(const QString &alias) const override {
+        return QStringLiteral(" FOR UPDATE OF %1 SKIP LOCKED").arg(alias);
+    }
     QVariant noLimit() const override { return QVariant(); }
     QString dayNumber(const QString &textExpression) const override;
     QString least(const QString &a, const QString &b) const override;

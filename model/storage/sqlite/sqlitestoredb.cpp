@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 15;
+constexpr int kSchemaVersion = 16;
 
 auto storageLog() {
     return logger("core.storage");
@@ -455,11 +455,39 @@ ALTER TABLE iterations ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
 )"));
 }
 
+// Version 16: the queue runners share (docs/design.md, "The runner fleet"): a run handed to the
+// fleet, an iteration's cancel request, every live runner's row, and one row per schedule
+// firing so a firing makes its run once whichever runner sees it due.
+void migrateTo16(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE iterations ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE fleet_runners (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    slots INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    last_beat_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE schedule_firings (
+    schedule TEXT NOT NULL,
+    fire_at TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    PRIMARY KEY (schedule, fire_at)
+);
+CREATE INDEX iterations_by_runner ON iterations(status, runner);
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1,  &migrateTo2,  &migrateTo3,  &migrateTo4,
-                                                       &migrateTo5,  &migrateTo6,  &migrateTo7,  &migrateTo8,
-                                                       &migrateTo9,  &migrateTo10, &migrateTo11, &migrateTo12,
-                                                       &migrateTo13, &migrateTo14, &migrateTo15};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {
+    &migrateTo1,  &migrateTo2,  &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6,
+    &migrateTo7,  &migrateTo8,  &migrateTo9,  &migrateTo10, &migrateTo11, &migrateTo12,
+    &migrateTo13, &migrateTo14, &migrateTo15, &migrateTo16};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

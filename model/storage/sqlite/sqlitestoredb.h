@@ -41,6 +41,7 @@ public:
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return {}; }
+    QString forUpdateSkipLocked(const QString &) const override { return {}; }
     QVariant noLimit() const override { return qint64(-1); }
     QString dayNumber(const QString &textExpression) const override;
     QString least(const QString &a, const QString &b) const override;

@@ -212,12 +212,14 @@ IterationActivity HistoryStore::iterationActivity(std::optional<qint64> afterIte
 }
 
 qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
-                              const QString &kind) {
+                              const QString &kind, bool queued) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     Statement insert(
-        m_db, QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
-                             R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
-                             R"(schedule, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9, ?10))"));
+        m_db,
+        QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
+                       R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
+                       R"(schedule, kind, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9, ?10, )"
+                       R"(?11))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
@@ -228,6 +230,7 @@ qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryR
         .bind(8, isoUtc(now.addMSecs(qint64(Workspace::runHeartbeatIntervalMs()) * kBeatsToExpire)))
         .bind(9, textOrNull(schedule))
         .bind(10, kind)
+        .bind(11, queued ? 1 : 0)
         .run();
     return m_db.lastInsertId();
 }
@@ -258,10 +261,11 @@ struct LiveRun {
     QDateTime expiresAt; // invalid: the run never beat (recorded before schema 2)
 };
 
-// `lock`: StoreDb::forUpdate() inside the transaction that closes them, else empty.
+// `lock`: StoreDb::forUpdate() inside the transaction that closes them, else empty. A queued run
+// belongs to no process: the runners take its iterations over (QueueStore::requeueOrphans).
 QList<LiveRun> runningRuns(StoreDb &db, const QString &lock = QString()) {
     Statement select(db, QStringLiteral("SELECT id, host, pid, heartbeat_expires_at FROM runs "
-                                        "WHERE status = 'running' ORDER BY id") +
+                                        "WHERE status = 'running' AND queued = 0 ORDER BY id") +
                              lock);
     QList<LiveRun> runs;
     while (select.step())

@@ -255,7 +255,7 @@ IterationRecord readIteration(const Statement &stmt, int first) {
 
 const QString kRunColumns = QStringLiteral(
     R"(r.id, r."trigger", r.host, r.pid, r.started_at, r.finished_at, r.status, r.concurrency, r.dry_run, )"
-    "r.schedule, r.kind");
+    "r.schedule, r.kind, r.queued");
 
 RunRecord readRun(const Statement &stmt) {
     RunRecord run;
@@ -270,6 +270,7 @@ RunRecord readRun(const Statement &stmt) {
     run.dryRun = stmt.columnInt64(8) != 0;
     run.schedule = stmt.columnText(9);
     run.kind = stmt.columnText(10);
+    run.queued = stmt.columnInt64(11) != 0;
     return run;
 }
 
