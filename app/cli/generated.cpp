@@ -91,11 +91,12 @@ _tidemark_cli() {
     fi
     case "$command" in
 %2    esac
-    if [[ -n $subs && -z $sub ]]; then
+    # A command that also heads subcommands ("run", "run cancel") takes options of its own.
+    if [[ -n $subs && -z $sub && $cur != -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$subs" -- "$cur"); return
     fi
     local name=$command opts="" values=""
-    [[ -n $subs ]] && name="$command $sub"
+    [[ -n $subs && " $subs " == *" $sub "* ]] && name="$command $sub"
     case "$name" in
 %3    esac
     if [[ $cur == -* ]]; then

@@ -257,7 +257,8 @@ bool RunCoordinator::start(const RunRequest &request) {
     QPointer<RunCoordinator> self = this;
     const QString path = m_workspacePath;
     const RunRequest runRequest = m_request;
-    m_bookkeeping.start([self, path, runRequest] {
+    m_preparedRunId = std::make_shared<std::atomic<qint64>>(0);
+    m_bookkeeping.start([self, path, runRequest, prepared = m_preparedRunId] {
         qint64 runId = 0;
         QList<IterationRecord> iterations;
         std::shared_ptr<RunHeartbeat> heartbeat;
@@ -265,6 +266,7 @@ bool RunCoordinator::start(const RunRequest &request) {
         try {
             auto workspace = Workspace::open(path);
             std::tie(runId, iterations) = prepareRun(*workspace, runRequest);
+            prepared->store(runId);
             if (!runRequest.queued)
                 heartbeat = std::make_shared<RunHeartbeat>(path, runId, [self](const QList<qint64> &ids) {
                     if (self)
@@ -456,8 +458,13 @@ void RunCoordinator::onIterationDone(const IterationRecord &record) {
 
 void RunCoordinator::cancel() {
     cancelHere();
-    if (m_request.queued && m_running && m_runId > 0)
-        askOnBookkeeping([runId = m_runId](Workspace &workspace) { workspace.requestCancel(runId); });
+    // Asked on the bookkeeping thread, after the run's record: its id is known there even when
+    // the cancel comes while it is being recorded.
+    if (m_request.queued && m_running)
+        askOnBookkeeping([prepared = m_preparedRunId](Workspace &workspace) {
+            if (const qint64 runId = prepared->load(); runId > 0)
+                workspace.requestCancel(runId);
+        });
 }
 
 void RunCoordinator::cancelHere() {

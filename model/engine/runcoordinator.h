@@ -114,6 +114,7 @@ private:
     // iteration, and the look in flight.
     static constexpr int kFollowMs = 500;
     std::shared_ptr<Follower> m_follower;
+    std::shared_ptr<std::atomic<qint64>> m_preparedRunId; // set on the bookkeeping thread
     QTimer m_followTimer;
     bool m_following = false;
     QHash<qint64, IterationRecord> m_seen;

@@ -399,14 +399,35 @@ void Runner::stop() {
     m_stopping = true;
     m_beatTimer.stop();
     m_tickTimer.stop();
-    if (m_fleet)
+    if (m_fleet && !otherRunnerAlive()) {
+        // Nobody would take the runs it fired over: they end as a lone runner's do.
+        runnerLog()->info("runner stopping: no other runner is alive; cancelling the {} run(s) it fired",
+                          m_runs.size());
+        for (RunCoordinator *coordinator : std::as_const(m_runs))
+            coordinator->cancel();
+    } else if (m_fleet) {
         runnerLog()->info("runner stopping: its runs go on on the other runners");
-    else
+    } else {
         runnerLog()->info("runner stopping: cancelling {} run(s)", m_runs.size());
+    }
     letGoOfRuns();
     if (m_worker)
         m_worker->stop();
     stopIfIdle();
+}
+
+bool Runner::otherRunnerAlive() {
+    const QString me =
+        QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+    try {
+        for (const FleetRunner &runner : m_workspace->fleetRunners()) {
+            if (runner.alive && runner.id != me)
+                return true;
+        }
+    } catch (const Error &error) {
+        runnerLog()->warn("cannot read the workspace's runners: {}", str(error.message()));
+    }
+    return false;
 }
 
 void Runner::stopIfIdle() {

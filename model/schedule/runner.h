@@ -93,6 +93,7 @@ private:
     // (queued runs go on without their follower).
     void letGoOfRuns();
     void startWorker();
+    bool otherRunnerAlive(); // a fleet runner besides this one is beating
     void stopIfIdle();
 
     const QString m_path;

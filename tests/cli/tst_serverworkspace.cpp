@@ -176,10 +176,14 @@ void TestServerWorkspace::twoClisAndARunnerShareOneWorkspace() {
     makeOrders(src, 5, 6);
     QTRY_VERIFY2_WITH_TIMEOUT(countRows(dst, QStringLiteral("orders")) == 10, qPrintable(err()), kGenerous);
     QTRY_VERIFY2_WITH_TIMEOUT(err().contains(QStringLiteral("active runner")), qPrintable(err()), kGenerous);
+    // The runner that fires schedules first; on a server workspace it takes queued work too.
     const QJsonArray runners =
         parseJsonArray(as(QStringLiteral("bob"), {QStringLiteral("runners"), QStringLiteral("--json")}).out);
-    QCOMPARE(runners.size(), 1);
+    QCOMPARE(runners.size(), 2);
     QCOMPARE(runners.at(0)[QStringLiteral("pid")].toInteger(), serve.processId());
+    QCOMPARE(runners.at(0)[QStringLiteral("role")].toString(), QStringLiteral("scheduler"));
+    QCOMPARE(runners.at(1)[QStringLiteral("pid")].toInteger(), serve.processId());
+    QCOMPARE(runners.at(1)[QStringLiteral("role")].toString(), QStringLiteral("worker"));
 
     // While the runner fires, Bob runs by hand too: the lease keeps them from copying twice.
     makeOrders(src, 5, 11);

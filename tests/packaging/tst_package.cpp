@@ -304,7 +304,12 @@ void TestPackage::runnerUnitsVerify() {
         QVERIFY(QDir().mkpath(runtime));
         environment.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
     }
-    args << dir + QStringLiteral("/%1%2.service").arg(unitName, instance);
+    // A colon in the argument separates a unit file from its alias (systemd-analyze verify
+    // FILE:ALIAS), and a URI's instance has one: that instance is named as the template's alias.
+    if (instance.contains(QLatin1Char(':')))
+        args << dir + QStringLiteral("/%1.service:%1%2.service").arg(unitName, instance);
+    else
+        args << dir + QStringLiteral("/%1%2.service").arg(unitName, instance);
     process.setProcessEnvironment(environment);
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start(analyze, args);

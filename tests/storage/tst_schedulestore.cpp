@@ -117,6 +117,8 @@ void TestScheduleStore::version3WorkspaceMigrates() {
             "table_alarms; ALTER TABLE tables DROP COLUMN delete_policy; "
             "ALTER TABLE iterations DROP COLUMN rows_deleted; ALTER TABLE runs DROP COLUMN kind; ALTER TABLE "
             "tables DROP COLUMN source_timezone; ALTER TABLE connections DROP COLUMN max_connections; "
+            "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
+            "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
             "PRAGMA user_version = 3"));
     }

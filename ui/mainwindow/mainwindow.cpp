@@ -34,6 +34,7 @@
 #include "ui/run/runalerts.h"
 #include "ui/run/runnotifier.h"
 #include "ui/run/runpanel.h"
+#include "ui/schedules/runnersdialog.h"
 #include "ui/schedules/runnersetupdialog.h"
 #include "ui/schedules/runnerstatuswidget.h"
 #include "ui/schedules/schedulespanel.h"
@@ -350,6 +351,16 @@ void MainWindow::createActions() {
     m_setUpRunnerAction =
         make(QStringLiteral("actionSetUpRunner"), tr("Set Up R&unner…"), {}, &MainWindow::setUpRunner);
     m_setUpRunnerAction->setToolTip(tr("Run this workspace's schedules unattended: a systemd user service"));
+    m_runnersAction = make(QStringLiteral("actionRunners"), tr("R&unners…"), {}, [this] {
+        if (!m_gateway)
+            return;
+        auto *dialog = new RunnersDialog(m_gateway, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    m_runnersAction->setToolTip(
+        tr("The workspace's runners: which fires schedules, which take queued work, and "
+           "what each is running"));
 
     m_runAllAction->setToolTip(tr("Copy every active table (F5)"));
     m_runSelectedAction->setToolTip(tr("Copy the selected tables (Shift+F5)"));
@@ -445,6 +456,7 @@ void MainWindow::createMenus() {
     run->addAction(m_cancelAction);
     run->addSeparator();
     run->addAction(m_setUpRunnerAction);
+    run->addAction(m_runnersAction);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_showCurrentRunAction);
@@ -500,6 +512,7 @@ void MainWindow::updateActions() {
     m_cancelAction->setEnabled(running);
     m_refreshAction->setEnabled(open);
     m_setUpRunnerAction->setEnabled(open);
+    m_runnersAction->setEnabled(open);
 }
 
 void MainWindow::chooseWorkspace() {

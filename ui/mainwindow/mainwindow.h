@@ -165,6 +165,7 @@ private:
     QAction *m_runAllAction = nullptr;
     QAction *m_runSelectedAction = nullptr;
     QAction *m_runOnRunnersAction = nullptr;
+    QAction *m_runnersAction = nullptr;
     QAction *m_dryRunAction = nullptr;
     QAction *m_cancelAction = nullptr;
     QAction *m_showCurrentRunAction = nullptr;

@@ -353,12 +353,23 @@ void HistoryStore::writeIteration(const IterationRecord &record) {
                   "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
                   "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19, rows_pending = ?20, "
                   "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23, rows_deleted = ?24, "
-                  "runner = ?25, waiting = ?26 WHERE id = ?27"));
+                  "runner = ?25, waiting = ?26 WHERE id = ?27 AND runner IN ('', ?28)"));
     bindIteration(update, record);
-    update.bind(27, record.id).run();
-    if (m_db.changes() == 0)
-        throw Error(
-            QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
+    const QString me = QStringLiteral("%1:%2").arg(hostName()).arg(QCoreApplication::applicationPid());
+    update.bind(27, record.id).bind(28, me).run();
+    if (m_db.changes() > 0)
+        return;
+    // Another runner holds it: this process's claim was taken over (docs/design.md, "The runner
+    // fleet"), and the record is the new holder's to write.
+    Statement holder(m_db, QStringLiteral("SELECT runner FROM iterations WHERE id = ?1"));
+    holder.bind(1, record.id);
+    if (holder.step())
+        throw Error(QStringLiteral("workspace %1: iteration %2 was taken over by runner %3; this process (%4) "
+                                   "no longer writes its record")
+                        .arg(m_db.location())
+                        .arg(record.id)
+                        .arg(holder.columnText(0), me));
+    throw Error(QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
 }
 
 // The record of the iteration `committed` names, when it is closed and says less than that.

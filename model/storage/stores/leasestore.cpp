@@ -147,12 +147,16 @@ void LeaseStore::setMaxConcurrency(int cap) {
     transaction.commit();
 }
 
+// Only this process's own lease: a queued run's iteration taken over by another runner has the
+// same run id under another host and pid.
 void LeaseStore::renew(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
     Statement update(m_db, QStringLiteral("UPDATE leases SET expires_at = ?1 WHERE table_id = ?2 AND "
-                                          "run_id = ?3"));
+                                          "run_id = ?3 AND host = ?4 AND pid = ?5"));
     update.bind(1, isoUtc(QDateTime::currentDateTimeUtc().addMSecs(ttl.count())))
         .bind(2, tableId)
         .bind(3, runId)
+        .bind(4, hostName())
+        .bind(5, QCoreApplication::applicationPid())
         .run();
     if (m_db.changes() == 0)
         throw Error(QStringLiteral("workspace %1: the lease of table %2 is no longer held by run %3")
@@ -162,8 +166,9 @@ void LeaseStore::renew(qint64 tableId, qint64 runId, std::chrono::milliseconds t
 }
 
 void LeaseStore::release(qint64 tableId, qint64 runId) {
-    Statement remove(m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2"));
-    remove.bind(1, tableId).bind(2, runId).run();
+    Statement remove(m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2 AND host = ?3 "
+                                          "AND pid = ?4"));
+    remove.bind(1, tableId).bind(2, runId).bind(3, hostName()).bind(4, QCoreApplication::applicationPid()).run();
 }
 
 void LeaseStore::releaseAll(qint64 tableId) {
