@@ -7,6 +7,9 @@
 #include "model/storage/stores/storerows.h"
 
 #include <QCoreApplication>
+#include <QSet>
+
+#include <algorithm>
 
 namespace tidemark {
 namespace {
@@ -87,33 +90,71 @@ QList<FleetRunner> QueueStore::runners() {
 }
 
 // Each run's oldest unclaimed iteration first, then each run's second, and so on (ties: the
-// older run first): a run of 500 tables does not starve a run of one queued after it. On a
-// server, rows another runner is claiming at this moment are passed over, not waited for.
+// older run first): a run of 500 tables does not starve a run of one queued after it. Read run by
+// run (a few index probes each, however long the queue), then locked; on a server, rows another
+// runner is claiming at this moment are passed over, not waited for.
 QList<IterationRecord> QueueStore::claim(int count) {
     if (count <= 0)
         return {};
     {
         // A cheap read first: nearly always nothing is queued, and then no write lock is taken.
         Statement any(m_db,
-                      QStringLiteral("SELECT 1 FROM iterations i JOIN runs r ON r.id = i.run_id WHERE "
-                                     "r.queued = 1 AND r.status = 'running' AND i.status = 'queued' AND "
-                                     "i.runner = '' LIMIT 1"));
+                      QStringLiteral("SELECT 1 FROM runs r WHERE r.status = 'running' AND r.queued = 1 AND "
+                                     "EXISTS (SELECT 1 FROM iterations i WHERE i.run_id = r.id AND "
+                                     "i.status = 'queued' AND i.runner = '')"));
         if (!any.step())
             return {};
     }
     const QString runner = thisRunner();
     Transaction transaction(m_db);
-    Statement select(
-        m_db, QStringLiteral("SELECT i.id FROM iterations i JOIN runs r ON r.id = i.run_id "
-                             "WHERE r.queued = 1 AND r.status = 'running' AND i.status = 'queued' AND "
-                             "i.runner = '' ORDER BY i.id - (SELECT min(q.id) FROM iterations q WHERE "
-                             "q.run_id = i.run_id AND q.status = 'queued' AND q.runner = ''), i.run_id, "
-                             "i.id LIMIT ?1") +
-                  m_db.forUpdateSkipLocked(QStringLiteral("i")));
-    select.bind(1, count);
+    QList<QList<qint64>> byRun; // each open queued run's first unclaimed iterations, oldest run first
+    {
+        Statement runs(m_db, QStringLiteral("SELECT id FROM runs WHERE queued = 1 AND status = 'running' "
+                                            "ORDER BY id"));
+        QList<qint64> runIds;
+        while (runs.step())
+            runIds.append(runs.columnInt64(0));
+        // More than `count` of each: the first ones may be another runner's to claim right now.
+        Statement first(m_db,
+                        QStringLiteral("SELECT id FROM iterations WHERE run_id = ?1 AND status = 'queued' "
+                                       "AND runner = '' ORDER BY id LIMIT ?2"));
+        for (const qint64 runId : std::as_const(runIds)) {
+            first.reset();
+            first.bind(1, runId).bind(2, 2 * count + 8);
+            QList<qint64> ids;
+            while (first.step())
+                ids.append(first.columnInt64(0));
+            if (!ids.isEmpty())
+                byRun.append(ids);
+        }
+    }
+    QList<qint64> candidates; // round-robin across runs
+    qsizetype longest = 0;
+    for (const QList<qint64> &ids : std::as_const(byRun))
+        longest = std::max(longest, ids.size());
+    for (qsizetype k = 0; k < longest; ++k) {
+        for (const QList<qint64> &ids : std::as_const(byRun)) {
+            if (k < ids.size())
+                candidates.append(ids.at(k));
+        }
+    }
+    if (candidates.isEmpty())
+        return {};
+    QSet<qint64> lockable;
+    {
+        Statement lock(m_db, QStringLiteral("SELECT i.id FROM iterations i WHERE i.id IN (%1) AND "
+                                            "i.status = 'queued' AND i.runner = ''")
+                                     .arg(m_db.idsFromJson(1)) +
+                                 m_db.forUpdateSkipLocked(QStringLiteral("i")));
+        lock.bind(1, idsJson(candidates));
+        while (lock.step())
+            lockable.insert(lock.columnInt64(0));
+    }
     QList<qint64> ids;
-    while (select.step())
-        ids.append(select.columnInt64(0));
+    for (const qint64 id : std::as_const(candidates)) {
+        if (ids.size() < count && lockable.contains(id))
+            ids.append(id);
+    }
     if (ids.isEmpty())
         return {};
     Statement take(m_db, QStringLiteral("UPDATE iterations SET runner = ?1, waiting = ?2 WHERE id = ?3"));
@@ -141,7 +182,7 @@ int QueueStore::requeueOrphans() {
         Statement open(m_db, QStringLiteral("SELECT i.id, i.run_id, i.table_id, i.runner FROM iterations i "
                                             "JOIN runs r ON r.id = i.run_id WHERE r.queued = 1 AND "
                                             "r.status = 'running' AND i.status IN ('queued', 'running') "
-                                            "AND i.runner <> '' ORDER BY i.id") +
+                                            "AND i.runner > '' ORDER BY i.id") +
                                  lock);
         QList<OpenIteration> found;
         while (open.step())
