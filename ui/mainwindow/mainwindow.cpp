@@ -333,7 +333,7 @@ void MainWindow::createActions() {
                           &MainWindow::runAll);
     m_runSelectedAction = make(QStringLiteral("actionRunSelected"), tr("Run &Selected"),
                                QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runSelected);
-    m_runOnRunnersAction = make(QStringLiteral("actionRunOnRunners"), tr("Run All on R&unners"),
+    m_runOnRunnersAction = make(QStringLiteral("actionRunOnRunners"), tr("Run All on Ru&nners"),
                                 QKeySequence(), &MainWindow::runAllOnRunners);
     m_dryRunAction = make(QStringLiteral("actionDryRun"), tr("&Dry Run"), QKeySequence(Qt::CTRL | Qt::Key_F5),
                           &MainWindow::dryRun);
@@ -351,7 +351,7 @@ void MainWindow::createActions() {
     m_setUpRunnerAction =
         make(QStringLiteral("actionSetUpRunner"), tr("Set Up R&unner…"), {}, &MainWindow::setUpRunner);
     m_setUpRunnerAction->setToolTip(tr("Run this workspace's schedules unattended: a systemd user service"));
-    m_runnersAction = make(QStringLiteral("actionRunners"), tr("R&unners…"), {}, [this] {
+    m_runnersAction = make(QStringLiteral("actionRunners"), tr("Runn&ers…"), {}, [this] {
         if (!m_gateway)
             return;
         auto *dialog = new RunnersDialog(m_gateway, this);
@@ -723,9 +723,7 @@ void MainWindow::runAll() {
 
 void MainWindow::runAllOnRunners() {
     startRun({}, false, std::nullopt, true);
-    statusBar()->showMessage(tr("Handed to the runners: each table waits until a runner (tidemark-cli serve) "
-                                "takes it; Run › Set Up Runner… starts one here."),
-                             10000);
+    statusBar()->showMessage(tr("Handed to the runners (Run › Runners… shows them)."), 10000);
 }
 
 void MainWindow::runSelected() {
