@@ -8,6 +8,7 @@
 // server workspaces (tests/CMakeLists.txt).
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
+#include "tests/support/timespans.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -53,29 +54,6 @@ namespace {
 
 QString thisRunner() {
     return QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
-}
-
-struct Span {
-    QDateTime start;
-    QDateTime finish;
-    QString target;
-};
-
-// The most spans open at one moment; a span that starts when another finishes does not overlap it.
-int mostAtOnce(const QList<Span> &spans) {
-    QList<std::pair<QDateTime, int>> events;
-    for (const Span &span : spans) {
-        events.append({span.start, +1});
-        events.append({span.finish, -1});
-    }
-    std::sort(events.begin(), events.end()); // at one time, a finish (-1) before a start (+1)
-    int open = 0;
-    int most = 0;
-    for (const auto &[at, change] : events) {
-        open += change;
-        most = std::max(most, open);
-    }
-    return most;
 }
 
 } // namespace

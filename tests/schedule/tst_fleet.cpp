@@ -7,6 +7,7 @@
 // Runs on workspace files and on server workspaces (tests/CMakeLists.txt).
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
+#include "tests/support/timespans.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -16,7 +17,6 @@
 #include <QSysInfo>
 #include <QtTest>
 
-#include <algorithm>
 #include <csignal>
 
 using namespace tidemark;
@@ -76,29 +76,6 @@ private:
     QString m_id; // "host:pid", kept after it ends
     QString m_err;
 };
-
-struct Span {
-    QDateTime start;
-    QDateTime finish;
-    QString target;
-};
-
-// The most spans open at one moment; a span that starts when another finishes does not overlap it.
-int mostAtOnce(const QList<Span> &spans) {
-    QList<std::pair<QDateTime, int>> events;
-    for (const Span &span : spans) {
-        events.append({span.start, +1});
-        events.append({span.finish, -1});
-    }
-    std::sort(events.begin(), events.end());
-    int open = 0;
-    int most = 0;
-    for (const auto &[at, change] : events) {
-        open += change;
-        most = std::max(most, open);
-    }
-    return most;
-}
 
 QDateTime timeOf(const QJsonObject &object, const QString &key) {
     return QDateTime::fromString(object.value(key).toString(), Qt::ISODateWithMs);
