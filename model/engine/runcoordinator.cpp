@@ -4,18 +4,15 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/domain/sourcezone.h"
-#include "model/engine/connectorcache.h"
 #include "model/engine/copyiteration.h"
 #include "model/engine/queuediteration.h"
 #include "model/storage/workspace.h"
 
-#include <QElapsedTimer>
 #include <QPointer>
 
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <thread>
 
@@ -196,10 +193,13 @@ std::pair<qint64, QList<IterationRecord>> RunCoordinator::prepareRun(Workspace &
             }
         }
     }
-    if (request.queued && request.range)
-        throw ValidationError(
-            QStringLiteral("a range backfill runs in the process that asks for it; it cannot "
-                           "be queued for the runners yet"));
+    // The runners copy: a range backfill, a dry run or an adoption act in the process that asks.
+    if (request.queued && (request.range || request.dryRun || request.adopt))
+        throw ValidationError(QStringLiteral("a %1 runs in the process that asks for it; it cannot be queued "
+                                             "for the runners")
+                                  .arg(request.range    ? QStringLiteral("range backfill")
+                                       : request.dryRun ? QStringLiteral("dry run")
+                                                        : QStringLiteral("run --adopt")));
     const qint64 runId = workspace.beginRun(
         request.trigger, request.concurrency, request.dryRun, request.schedule,
         QString::fromLatin1(request.range ? kRunKindRangeBackfill : kRunKindCopy), request.queued);

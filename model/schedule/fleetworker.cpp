@@ -3,14 +3,13 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/runnerid.h"
 #include "model/engine/copyiteration.h"
 #include "model/engine/queuediteration.h"
 #include "model/storage/workspace.h"
 
-#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QPointer>
-#include <QSysInfo>
 
 namespace tidemark {
 namespace {
@@ -25,10 +24,6 @@ auto fleetLog() {
 std::chrono::milliseconds fleetTtl() {
     return std::chrono::milliseconds(qint64(Workspace::runnerHeartbeatIntervalMs()) *
                                      Workspace::kRunnerBeatsToExpire);
-}
-
-QString thisRunner() {
-    return QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
 }
 
 // Records a claimed iteration's progress, so every window and `run --queue` follows it.
@@ -93,7 +88,7 @@ FleetWorker::~FleetWorker() {
 }
 
 void FleetWorker::start() {
-    fleetLog()->info("runner {} takes work from the queue of workspace {} ({} slot(s))", str(thisRunner()),
+    fleetLog()->info("runner {} takes work from the queue of workspace {} ({} slot(s))", str(thisRunnerId()),
                      str(m_path), m_slots);
     m_lookTimer.start();
     look();
@@ -122,7 +117,7 @@ void FleetWorker::look() {
                     claimed = workspace.claimIterations(free);
             } catch (const Error &error) {
                 looker->workspace.reset(); // the next look opens it afresh
-                fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunner()),
+                fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunnerId()),
                                  str(error.message()));
             }
             if (self)
@@ -153,7 +148,7 @@ void FleetWorker::onLooked(const QList<IterationRecord> &claimed, const QList<qi
         m_bookkeeping.start([looker = m_looker, path = m_path, id = record.id] {
             try {
                 looker->open(path).requeueIteration(id,
-                                                    QStringLiteral("runner %1 stopped").arg(thisRunner()));
+                                                    QStringLiteral("runner %1 stopped").arg(thisRunnerId()));
             } catch (const Error &error) {
                 fleetLog()->warn("iteration {}: cannot hand it back: {}", id, str(error.message()));
             }
@@ -180,7 +175,7 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
             result = runQueuedIteration(worker, claimed, options);
             if (flags.handBack->load() && result.status == IterationStatus::Cancelled)
                 worker.workspace->requeueIteration(result.id,
-                                                   QStringLiteral("runner %1 stopped").arg(thisRunner()));
+                                                   QStringLiteral("runner %1 stopped").arg(thisRunnerId()));
             closed = worker.workspace->finishRunIfSettled(result.runId);
         } catch (const std::exception &e) {
             // The workspace failed under the iteration: its record may still say running, and
@@ -194,7 +189,7 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
             try {
                 connections->forThisThread().workspace->requeueIteration(
                     claimed.id,
-                    QStringLiteral("runner %1 lost the workspace: %2").arg(thisRunner(), message));
+                    QStringLiteral("runner %1 lost the workspace: %2").arg(thisRunnerId(), message));
             } catch (const std::exception &) {
                 connections->dropWorkspace();
             }
@@ -230,7 +225,7 @@ void FleetWorker::stop() {
     m_stopping = true;
     m_lookTimer.stop();
     fleetLog()->info("runner {} stops taking work; {} running iteration(s) go back in the queue",
-                     str(thisRunner()), m_running.size());
+                     str(thisRunnerId()), m_running.size());
     for (const Running &running : std::as_const(m_running)) {
         running.handBack->store(true);
         running.cancel->store(true);
@@ -247,7 +242,7 @@ void FleetWorker::stopIfIdle() {
         try {
             looker->open(path).leaveFleet();
         } catch (const Error &error) {
-            fleetLog()->warn("runner {}: cannot leave the fleet: {}", str(thisRunner()),
+            fleetLog()->warn("runner {}: cannot leave the fleet: {}", str(thisRunnerId()),
                              str(error.message()));
         }
         if (self)

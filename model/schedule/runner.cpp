@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/runnerid.h"
 #include "model/engine/runcoordinator.h"
 #include "model/schedule/clock.h"
 #include "model/schedule/firetimes.h"
@@ -417,8 +418,7 @@ void Runner::stop() {
 }
 
 bool Runner::otherRunnerAlive() {
-    const QString me =
-        QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+    const QString me = thisRunnerId();
     try {
         for (const FleetRunner &runner : m_workspace->fleetRunners()) {
             if (runner.alive && runner.id != me)

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/runnerid.h"
 #include "model/storage/sqlite/sqlitestoredb.h"
 #include "model/storage/storeopen.h"
 #include "model/storage/stores/alertstore.h"
@@ -464,7 +465,7 @@ LeaseAttempt Workspace::startIteration(IterationRecord &record, std::chrono::mil
     // Taken under the lock that admitted it: after the end of any iteration whose slot it took.
     started.startedAt = QDateTime::currentDateTimeUtc();
     started.status = IterationStatus::Running;
-    started.runner = QStringLiteral("%1:%2").arg(hostName()).arg(QCoreApplication::applicationPid());
+    started.runner = thisRunnerId();
     started.waiting.clear();
     if (started.id > 0)
         m_stores->history.writeIteration(started);

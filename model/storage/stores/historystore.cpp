@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/runnerid.h"
 #include "model/common/timestamp.h"
 #include "model/storage/stores/auditstore.h"
 #include "model/storage/stores/storerows.h"
@@ -355,7 +356,7 @@ void HistoryStore::writeIteration(const IterationRecord &record) {
                   "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23, rows_deleted = ?24, "
                   "runner = ?25, waiting = ?26 WHERE id = ?27 AND runner IN ('', ?28)"));
     bindIteration(update, record);
-    const QString me = QStringLiteral("%1:%2").arg(hostName()).arg(QCoreApplication::applicationPid());
+    const QString me = thisRunnerId();
     update.bind(27, record.id).bind(28, me).run();
     if (m_db.changes() > 0)
         return;
@@ -364,12 +365,14 @@ void HistoryStore::writeIteration(const IterationRecord &record) {
     Statement holder(m_db, QStringLiteral("SELECT runner FROM iterations WHERE id = ?1"));
     holder.bind(1, record.id);
     if (holder.step())
-        throw Error(QStringLiteral("workspace %1: iteration %2 was taken over by runner %3; this process (%4) "
-                                   "no longer writes its record")
-                        .arg(m_db.location())
-                        .arg(record.id)
-                        .arg(holder.columnText(0), me));
-    throw Error(QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
+        throw Error(
+            QStringLiteral("workspace %1: iteration %2 was taken over by runner %3; this process (%4) "
+                           "no longer writes its record")
+                .arg(m_db.location())
+                .arg(record.id)
+                .arg(holder.columnText(0), me));
+    throw Error(
+        QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
 }
 
 // The record of the iteration `committed` names, when it is closed and says less than that.

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/common/runnerid.h"
 #include "model/storage/stores/historystore.h"
 #include "model/storage/stores/storerows.h"
 
@@ -16,10 +17,6 @@ namespace {
 
 // A stopped runner's row stays listed (`runners` shows it stopped) for this long.
 constexpr qint64 kForgetStoppedRunnerMs = 24 * 3600 * 1000;
-
-QString thisRunner() {
-    return QStringLiteral("%1:%2").arg(hostName()).arg(QCoreApplication::applicationPid());
-}
 
 // "host:pid" split at its last colon (a host name may hold none; an IPv6 literal several).
 std::pair<QString, qint64> runnerParts(const QString &runner) {
@@ -46,7 +43,7 @@ void QueueStore::beatRunner(int slotCount, const QDateTime &startedAt, std::chro
                              "last_beat_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
                              "ON CONFLICT (id) DO UPDATE SET slots = excluded.slots, "
                              "last_beat_at = excluded.last_beat_at, expires_at = excluded.expires_at"));
-    upsert.bind(1, thisRunner())
+    upsert.bind(1, thisRunnerId())
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
         .bind(4, QStringLiteral(TIDEMARK_VERSION))
@@ -62,7 +59,7 @@ void QueueStore::beatRunner(int slotCount, const QDateTime &startedAt, std::chro
 
 void QueueStore::leave() {
     Statement remove(m_db, QStringLiteral("DELETE FROM fleet_runners WHERE id = ?1"));
-    remove.bind(1, thisRunner()).run();
+    remove.bind(1, thisRunnerId()).run();
 }
 
 QList<FleetRunner> QueueStore::runners() {
@@ -105,7 +102,7 @@ QList<IterationRecord> QueueStore::claim(int count) {
         if (!any.step())
             return {};
     }
-    const QString runner = thisRunner();
+    const QString runner = thisRunnerId();
     Transaction transaction(m_db);
     QList<QList<qint64>> byRun; // each open queued run's first unclaimed iterations, oldest run first
     {
@@ -226,7 +223,7 @@ int QueueStore::requeueOrphans() {
 
 void QueueStore::requeue(qint64 iterationId, const QString &why) {
     Transaction transaction(m_db);
-    putBack(iterationId, thisRunner(), why);
+    putBack(iterationId, thisRunnerId(), why);
     transaction.commit();
 }
 
@@ -353,7 +350,7 @@ QList<qint64> QueueStore::cancelRequestedOfThisRunner() {
     Statement select(m_db,
                      QStringLiteral("SELECT id FROM iterations WHERE status IN ('queued', 'running') AND "
                                     "runner = ?1 AND cancel_requested = 1 ORDER BY id"));
-    select.bind(1, thisRunner());
+    select.bind(1, thisRunnerId());
     QList<qint64> ids;
     while (select.step())
         ids.append(select.columnInt64(0));
