@@ -301,6 +301,23 @@ bool RunCoordinator::start(const RunRequest &request) {
     return true;
 }
 
+bool RunCoordinator::followRun(qint64 runId) {
+    if (m_running)
+        return false;
+    m_running = true;
+    m_request = RunRequest();
+    m_request.queued = true;
+    m_cancel = std::make_shared<std::atomic_bool>(false);
+    m_iterationCancels.clear();
+    m_results.clear();
+    m_seen.clear();
+    m_runId = runId;
+    m_preparedRunId = std::make_shared<std::atomic<qint64>>(runId);
+    m_followTimer.start();
+    follow();
+    return true;
+}
+
 void RunCoordinator::onRunPrepared(qint64 runId, const QList<IterationRecord> &iterations,
                                    const QString &error) {
     if (!error.isEmpty()) {

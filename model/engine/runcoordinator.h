@@ -65,6 +65,10 @@ public:
     // Records a queued run (RunRequest::queued) for the runners and returns its id, without
     // following it (`run --queue --no-wait`). Throws Error.
     static qint64 enqueue(const QString &workspacePath, RunRequest request);
+    // Follows queued run `runId`, recorded by another process, as if this one had started it:
+    // iterationChanged as its runners record them, runFinished at its end; cancel() asks the
+    // runners. Returns false when a run is in progress already.
+    bool followRun(qint64 runId);
     // Cooperative: running iterations roll back between batches, queued ones end cancelled.
     // A queued run's are asked to, on whichever runner holds them (within a second or so).
     void cancel();

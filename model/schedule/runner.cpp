@@ -164,6 +164,7 @@ void Runner::tryClaim() {
     m_watchedSince.invalidate();
     runnerLog()->info("active runner for workspace {}", str(m_path));
     startWorker(); // the active runner takes queued work, fleet or not
+    m_adoptPending = m_fleet;
     m_scheduler = std::make_unique<Scheduler>(
         m_clock, m_fireTimes,
         Scheduler::Options{std::chrono::milliseconds(retryBaseMs()), std::chrono::minutes(10)});
@@ -198,6 +199,10 @@ void Runner::tick() {
     const FiringOutcome lastFiring = m_lastFiring;
     try {
         m_scheduler->update(m_workspace->schedules());
+        if (m_adoptPending) {
+            m_adoptPending = false;
+            adoptOpenRuns();
+        }
         for (const SkippedFiring &skipped : m_scheduler->takeSkipped())
             runnerLog()->warn("schedule '{}': firing at {} skipped: its run {} is still running",
                               str(skipped.schedule), str(isoUtc(skipped.at)),
@@ -332,15 +337,7 @@ void Runner::startRun(const Firing &firing) {
                     runnerLog()->info("schedule '{}': retry {} is run {} over {} table(s)", str(name),
                                       attempt, runId, iterations.size());
             });
-    connect(coordinator, &RunCoordinator::iterationChanged, this,
-            [this, name](const IterationRecord &record) {
-                if (record.status == IterationStatus::Running)
-                    m_scheduler->iterationStarted(name, record.id);
-                else if (isFinished(record.status))
-                    m_scheduler->iterationEnded(record.id);
-            });
-    connect(coordinator, &RunCoordinator::runFinished, this,
-            [this, name, coordinator](const RunRecord &run) { onRunFinished(name, coordinator, run); });
+    watchRun(name, coordinator);
     connect(coordinator, &RunCoordinator::runFailedToStart, this,
             [this, firing, coordinator](const QString &error) {
                 recordFiringFailure(firing, error);
@@ -355,6 +352,37 @@ void Runner::startRun(const Firing &firing) {
     request.trigger = runTriggerName(RunTrigger::Schedule);
     request.schedule = name;
     coordinator->start(request);
+}
+
+void Runner::watchRun(const QString &schedule, RunCoordinator *coordinator) {
+    connect(coordinator, &RunCoordinator::iterationChanged, this,
+            [this, schedule](const IterationRecord &record) {
+                if (record.status == IterationStatus::Running)
+                    m_scheduler->iterationStarted(schedule, record.id);
+                else if (isFinished(record.status))
+                    m_scheduler->iterationEnded(record.id);
+            });
+    connect(
+        coordinator, &RunCoordinator::runFinished, this,
+        [this, schedule, coordinator](const RunRecord &run) { onRunFinished(schedule, coordinator, run); });
+}
+
+void Runner::adoptOpenRuns() {
+    RunPageQuery open;
+    open.status = QStringLiteral("running");
+    open.limit = 0;
+    for (const RunRecord &run : m_workspace->runPage(open)) {
+        if (!run.queued || run.status != QLatin1String("running") || run.schedule.isEmpty() ||
+            m_runs.contains(run.schedule))
+            continue;
+        auto *coordinator = new RunCoordinator(m_path, this);
+        m_runs.insert(run.schedule, coordinator);
+        m_scheduler->adoptRun(run.schedule, run.id);
+        watchRun(run.schedule, coordinator);
+        coordinator->followRun(run.id);
+        runnerLog()->info("schedule '{}': follows its run {}, fired by runner {}:{}", str(run.schedule),
+                          run.id, str(run.host), run.pid);
+    }
 }
 
 void Runner::onRunFinished(const QString &schedule, RunCoordinator *coordinator, const RunRecord &run) {

@@ -82,6 +82,11 @@ private:
     void armTick();
     void fire(const Firing &firing);
     void startRun(const Firing &firing);
+    // The iterations and end of `coordinator`'s run reach the scheduler (timeouts, retries) and
+    // runFinished (alerts).
+    void watchRun(const QString &schedule, RunCoordinator *coordinator);
+    // A fleet's new active runner follows the queued runs its schedules fired before it took over.
+    void adoptOpenRuns();
     void recordFiringFailure(const Firing &firing, const QString &error);
     void recordFiringStarted(const QString &schedule);
     QDateTime staleHolderBeat(const RunnerHeartbeat &holder);
@@ -107,6 +112,7 @@ private:
     // Takes queued work: a fleet runner's always, a lone runner's while it is active. Child of this.
     FleetWorker *m_worker = nullptr;
     bool m_active = false;
+    bool m_adoptPending = false; // a fleet runner just became active: adopt at the next tick
     bool m_stopping = false;
     bool m_stoppedEmitted = false;
     QString m_lastHolder;       // the holder last logged while standing by

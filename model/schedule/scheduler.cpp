@@ -147,6 +147,14 @@ void Scheduler::runStarted(const QString &schedule, qint64 runId) {
         state->runId = runId;
 }
 
+void Scheduler::adoptRun(const QString &schedule, qint64 runId) {
+    const auto state = m_states.find(schedule);
+    if (state == m_states.end())
+        return;
+    state->running = true;
+    state->runId = runId;
+}
+
 std::optional<Firing> Scheduler::runFinished(const QString &schedule, const RunRecord &run) {
     for (auto it = m_iterations.begin(); it != m_iterations.end();) {
         if (it->schedule == schedule)

@@ -74,6 +74,9 @@ public:
     QDateTime nextFireTime(const QString &schedule) const;
 
     void runStarted(const QString &schedule, qint64 runId);
+    // A run of `schedule` still open from before (fired by the runner this one took over from):
+    // the schedule is running until runFinished(), so its firings meanwhile are skipped.
+    void adoptRun(const QString &schedule, qint64 runId);
     // The run of `schedule` is over (finished, or failed to start: pass a run without
     // iterations). Returns the retry it leads to, if any.
     std::optional<Firing> runFinished(const QString &schedule, const RunRecord &run);

@@ -97,6 +97,7 @@ private slots:
     void runCancelStopsAQueuedRunOnItsRunners();
     void frozenRunnerWakesToFindItsIterationTakenOver();
     void scheduledRunsAreSharedAndEachFiringMakesOneRun();
+    void newActiveRunnerFollowsTheRunsItsPredecessorFired();
 
 private:
     // orders<n> (`rows` rows) copied from src into `target`; `batchSize` rows a batch (a small
@@ -538,6 +539,45 @@ void TestFleet::scheduledRunsAreSharedAndEachFiringMakesOneRun() {
                 .toLongLong(),
             qint64(kRows));
     }
+}
+
+// The runner that fires the schedules is killed while a run it fired is open. The runner that
+// takes over follows that run (its retries, timeouts and alerts are its own now) to its end.
+void TestFleet::newActiveRunnerFollowsTheRunsItsPredecessorFired() {
+    addOrders(1, 300);
+    const CliResult scheduled =
+        cli({QStringLiteral("schedule"), QStringLiteral("add"), QStringLiteral("every-2s"),
+             QStringLiteral("--cron"), QStringLiteral("*/2 * * * * *"), QStringLiteral("--tz"),
+             QStringLiteral("UTC")});
+    QVERIFY2(scheduled.exitCode == 0, qPrintable(scheduled.describe()));
+    FleetRunnerProcess first(m_fixture->wsPath, 1, QStringLiteral("before_write_transaction:4000"));
+    QVERIFY(first.started());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        execWorkspaceSql(m_fixture->wsPath,
+                         QStringLiteral("SELECT count(*) FROM iterations i JOIN runs r ON "
+                                        "r.id = i.run_id WHERE r.schedule = 'every-2s' AND "
+                                        "i.status = 'running'"))
+                .toInt() > 0,
+        kGenerous);
+    const qint64 runId =
+        execWorkspaceSql(m_fixture->wsPath,
+                         QStringLiteral("SELECT max(id) FROM runs WHERE schedule = 'every-2s'"))
+            .toLongLong();
+    first.signal(SIGKILL);
+    QVERIFY(first.stopsWithin(10000));
+
+    FleetRunnerProcess second(m_fixture->wsPath, 1, QString());
+    QVERIFY(second.started());
+    QTRY_VERIFY2_WITH_TIMEOUT(second.err().contains(QStringLiteral("schedule 'every-2s': follows its run %1, "
+                                                                   "fired by runner ")
+                                                        .arg(runId)),
+                              qPrintable(second.err()), kGenerous);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        second.err().contains(QStringLiteral("schedule 'every-2s': run %1 ended succeeded").arg(runId)),
+        qPrintable(second.err()), kGenerous);
+    second.signal(SIGTERM);
+    QVERIFY(second.stopsWithin(kGenerous));
+    QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders1")), qint64(300));
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
