@@ -37,6 +37,18 @@ private:
     ProgressRecorder m_progress;
 };
 
+// Runs `call(worker)` on the worker's own thread, unless it is gone by then.
+template <typename Call> void onWorkerThread(const QPointer<FleetWorker> &worker, Call call) {
+    if (worker)
+        QMetaObject::invokeMethod(
+            worker,
+            [worker, call] {
+                if (worker)
+                    call(*worker);
+            },
+            Qt::QueuedConnection);
+}
+
 } // namespace
 
 // The bookkeeping thread's connection (that pool's one thread never expires) and when it last
@@ -100,35 +112,28 @@ void FleetWorker::look() {
     m_looking = true;
     QPointer<FleetWorker> self = this;
     const int free = m_slots - int(m_running.size());
-    m_bookkeeping.start(
-        [self, looker = m_looker, path = m_path, free, slotCount = m_slots, startedAt = m_startedAt] {
-            QList<IterationRecord> claimed;
-            QList<qint64> cancels;
-            try {
-                Workspace &workspace = looker->open(path);
-                if (!looker->sinceBeat.isValid() ||
-                    looker->sinceBeat.hasExpired(Workspace::runnerHeartbeatIntervalMs())) {
-                    workspace.beatFleetRunner(slotCount, startedAt, fleetTtl());
-                    looker->sinceBeat.start();
-                }
-                workspace.requeueOrphanedIterations();
-                cancels = workspace.cancelRequestedOfThisRunner();
-                if (free > 0)
-                    claimed = workspace.claimIterations(free);
-            } catch (const Error &error) {
-                looker->workspace.reset(); // the next look opens it afresh
-                fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunnerId()),
-                                 str(error.message()));
+    m_bookkeeping.start([self, looker = m_looker, path = m_path, free, slotCount = m_slots,
+                         startedAt = m_startedAt] {
+        QList<IterationRecord> claimed;
+        QList<qint64> cancels;
+        try {
+            Workspace &workspace = looker->open(path);
+            if (!looker->sinceBeat.isValid() ||
+                looker->sinceBeat.hasExpired(Workspace::runnerHeartbeatIntervalMs())) {
+                workspace.beatFleetRunner(slotCount, startedAt, fleetTtl());
+                looker->sinceBeat.start();
             }
-            if (self)
-                QMetaObject::invokeMethod(
-                    self,
-                    [self, claimed, cancels] {
-                        if (self)
-                            self->onLooked(claimed, cancels);
-                    },
-                    Qt::QueuedConnection);
-        });
+            workspace.requeueOrphanedIterations();
+            cancels = workspace.cancelRequestedOfThisRunner();
+            if (free > 0)
+                claimed = workspace.claimIterations(free);
+        } catch (const Error &error) {
+            looker->workspace.reset(); // the next look opens it afresh
+            fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunnerId()),
+                             str(error.message()));
+        }
+        onWorkerThread(self, [claimed, cancels](FleetWorker &worker) { worker.onLooked(claimed, cancels); });
+    });
 }
 
 void FleetWorker::onLooked(const QList<IterationRecord> &claimed, const QList<qint64> &cancels) {
@@ -194,14 +199,8 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
                 connections->dropWorkspace();
             }
         }
-        if (self)
-            QMetaObject::invokeMethod(
-                self,
-                [self, result, closed] {
-                    if (self)
-                        self->onIterationDone(result, closed);
-                },
-                Qt::QueuedConnection);
+        onWorkerThread(self,
+                       [result, closed](FleetWorker &worker) { worker.onIterationDone(result, closed); });
     });
 }
 
@@ -245,14 +244,7 @@ void FleetWorker::stopIfIdle() {
             fleetLog()->warn("runner {}: cannot leave the fleet: {}", str(thisRunnerId()),
                              str(error.message()));
         }
-        if (self)
-            QMetaObject::invokeMethod(
-                self,
-                [self] {
-                    if (self)
-                        emit self->stopped();
-                },
-                Qt::QueuedConnection);
+        onWorkerThread(self, [](FleetWorker &worker) { emit worker.stopped(); });
     });
 }
 
