@@ -153,6 +153,9 @@ struct TargetState {
     qint64 rowsWritten = 0;
     qint64 rowsSkipped = 0;
     bool windowDone = false;
+    // The fencing token of the claim that writes it (docs/design.md, "Fencing"); read: the highest
+    // one any claim on the table has shown the target. A compare-and-set with a lower one fails.
+    qint64 fence = 0;
 };
 
 // The state row that owns a target table.
@@ -271,6 +274,14 @@ public:
     // Writes the row whatever it holds (an explicit backfill); creates the table when missing.
     virtual void writeState(const TargetState &state) = 0;
     virtual void clearState(const QString &workspaceId, qint64 tableId) = 0;
+    // A claim that took the table over tells the target first (its own transaction, committed):
+    // raises the state row's fence to `token`, so the claim it replaced, if it still runs, can
+    // commit nothing more. Only while the row is still at `expected` with `generation`, where
+    // this claim's copy starts: once the replaced claim has committed (a batch, its window) this
+    // one finds the position moved and yields, and the other must be free to finish. Returns
+    // whether it raised it (no row yet: nothing to fence).
+    virtual bool raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                            const std::optional<Position> &expected, qint64 generation) = 0;
     // The row owning `targetKey` (stateTargetKey()); nullopt when no row names it. Inside the
     // write transaction opened by beginStateWrite() it is the answer that transaction acts on;
     // outside one it only reads, like readState() (no tidemark_state, or one from before owners

@@ -1618,6 +1618,13 @@ void MariadbConnector::clearState(const QString &workspaceId, qint64 tableId) {
     m_stateRows.clear(workspaceId, tableId);
 }
 
+bool MariadbConnector::raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                                  const std::optional<Position> &expected, qint64 generation) {
+    const bool raised = m_stateRows.raiseFence(workspaceId, tableId, token, expected, generation);
+    commit();
+    return raised;
+}
+
 std::optional<StateOwner> MariadbConnector::readTargetOwner(const QString &targetKey) {
     return m_stateRows.owner(targetKey);
 }

@@ -67,6 +67,8 @@ public:
     bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    bool raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                    const std::optional<Position> &expected, qint64 generation) override;
     std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
     void interrupt() override;
     std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,

@@ -61,6 +61,8 @@ public:
     bool compareAndSetState(const std::optional<Position> &expected, const TargetState &next) override;
     void writeState(const TargetState &state) override;
     void clearState(const QString &workspaceId, qint64 tableId) override;
+    bool raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                    const std::optional<Position> &expected, qint64 generation) override;
     std::optional<StateOwner> readTargetOwner(const QString &targetKey) override;
     // The file is created with these bits (less the umask) before SQLite opens it: it never
     // exists with SQLite's default 0644 in between.

@@ -32,6 +32,7 @@ TargetState stateFromRow(const QVariantList &row, const QString &workspaceId, qi
     state.rowsWritten = row.value(7).toLongLong();
     state.rowsSkipped = row.value(8).toLongLong();
     state.windowDone = row.value(9).toLongLong() != 0;
+    state.fence = row.value(10).toLongLong();
     return state;
 }
 
@@ -106,6 +107,19 @@ void StateRows::clear(const QString &workspaceId, qint64 tableId) {
     if (presentColumns().isEmpty())
         return;
     m_port.stateExec(m_sql.remove(), {workspaceId, tableId});
+}
+
+bool StateRows::raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                           const std::optional<Position> &expected, qint64 generation) {
+    const std::optional<TargetState> current = beginWrite(workspaceId, tableId);
+    if (!current || current->position != expected || current->generation != generation)
+        return false;
+    try {
+        return m_port.stateExec(m_sql.raiseFence(), {workspaceId, tableId, token}) == 1;
+    } catch (const Error &) {
+        m_port.rollbackStateTransaction();
+        throw;
+    }
 }
 
 std::optional<StateOwner> StateRows::owner(const QString &targetKey) {

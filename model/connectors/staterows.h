@@ -57,6 +57,10 @@ public:
     bool compareAndSet(const std::optional<Position> &expected, const TargetState &next);
     void write(const TargetState &state);
     void clear(const QString &workspaceId, qint64 tableId);
+    // Opens the write transaction and raises the fence in it (TargetWriter::raiseFence); the
+    // caller commits.
+    bool raiseFence(const QString &workspaceId, qint64 tableId, qint64 token,
+                    const std::optional<Position> &expected, qint64 generation);
     std::optional<StateOwner> owner(const QString &targetKey);
 
 private:

@@ -29,6 +29,7 @@ constexpr StateColumn kColumns[] = {
     {"target_table", Kind::Text, false},     {"workspace_path", Kind::Text, false},
     {"iteration_id", Kind::Integer, false},  {"rows_written", Kind::Integer, false},
     {"rows_skipped", Kind::Integer, false},  {"window_done", Kind::Integer, false},
+    {"fence", Kind::Integer, false},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
 constexpr int kPositionFirstColumn = 2; // watermark_type .. tiebreak_type
@@ -37,6 +38,7 @@ constexpr int kGenerationColumn = 9;
 constexpr int kTargetTableColumn = 10;
 constexpr int kIterationFirstColumn = 12; // iteration_id .. window_done
 constexpr int kIterationColumnCount = 4;
+constexpr int kFenceColumn = 16;
 
 QString nameOf(int column) {
     return QString::fromLatin1(kColumns[column].name);
@@ -161,11 +163,13 @@ QString StateTableSql::select(const QStringList &present, bool forUpdate) const 
     QStringList iteration;
     for (int column = kIterationFirstColumn; column < kIterationFirstColumn + kIterationColumnCount; ++column)
         iteration << orElse(nameOf(column), QStringLiteral("NULL"));
-    return QStringLiteral("SELECT watermark_type, watermark, tiebreak, %1, run_id, %2, %3 FROM %4 WHERE %5 = "
-                          "%6 AND %7 = %8%9")
+    return QStringLiteral(
+               "SELECT watermark_type, watermark, tiebreak, %1, run_id, %2, %3, %4 FROM %5 WHERE %6 "
+               "= %7 AND %8 = %9%10")
         .arg(orElse(QStringLiteral("tiebreak_type"), QStringLiteral("NULL")),
              orElse(nameOf(kGenerationColumn), QStringLiteral("0")), iteration.join(QStringLiteral(", ")),
-             tableName(), quoteIdentifier(nameOf(0)), param(1), quoteIdentifier(nameOf(1)), param(2),
+             orElse(nameOf(kFenceColumn), QStringLiteral("NULL")), tableName(), quoteIdentifier(nameOf(0)),
+             param(1), quoteIdentifier(nameOf(1)), param(2),
              forUpdate && m_dialect != StateDialect::Sqlite ? QStringLiteral(" FOR UPDATE") : QString());
 }
 
@@ -195,6 +199,9 @@ QString StateTableSql::updateIfAt() const {
     // A backfill in between moved the generation: the position alone may match again.
     conditions << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(kGenerationColumn)),
                                                 param(kGenerationColumn + 1));
+    // A claim taken over since (a later fencing token raised the fence) writes nothing.
+    conditions << QStringLiteral("COALESCE(%1, 0) <= %2")
+                      .arg(quoteIdentifier(nameOf(kFenceColumn)), param(kFenceColumn + 1));
     return QStringLiteral("UPDATE %1 SET %2 WHERE %3")
         .arg(tableName(), assignments.join(QStringLiteral(", ")), conditions.join(QStringLiteral(" AND ")));
 }
@@ -203,15 +210,24 @@ QString StateTableSql::upsert() const {
     QStringList assignments;
     const QString incoming =
         m_dialect == StateDialect::Mysql ? QStringLiteral("VALUES(%1)") : QStringLiteral("excluded.%1");
-    for (int column = 2; column < kColumnCount; ++column)
-        assignments << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(column)),
-                                                     incoming.arg(quoteIdentifier(nameOf(column))));
+    // The fence stays: only a claim's compare-and-set or raiseFence() moves it, and only up.
+    for (int column = 2; column < kColumnCount; ++column) {
+        if (column != kFenceColumn)
+            assignments << QStringLiteral("%1 = %2").arg(quoteIdentifier(nameOf(column)),
+                                                         incoming.arg(quoteIdentifier(nameOf(column))));
+    }
     QString sql = insertIfAbsent();
     if (m_dialect == StateDialect::Mysql)
         return sql + QStringLiteral(" ON DUPLICATE KEY UPDATE ") + assignments.join(QStringLiteral(", "));
     sql.replace(QStringLiteral("DO NOTHING"),
                 QStringLiteral("DO UPDATE SET ") + assignments.join(QStringLiteral(", ")));
     return sql;
+}
+
+QString StateTableSql::raiseFence() const {
+    return QStringLiteral("UPDATE %1 SET %2 = %3 WHERE %4 = %5 AND %6 = %7 AND COALESCE(%2, 0) < %3")
+        .arg(tableName(), quoteIdentifier(nameOf(kFenceColumn)), param(3), quoteIdentifier(nameOf(0)),
+             param(1), quoteIdentifier(nameOf(1)), param(2));
 }
 
 QString StateTableSql::remove() const {
@@ -284,6 +300,7 @@ QVariantList stateRowValues(const TargetState &state) {
                << qint64(state.windowDone ? 1 : 0);
     else
         values << QVariant() << QVariant() << QVariant() << QVariant();
+    values << state.fence;
     return values;
 }
 

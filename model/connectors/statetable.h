@@ -32,16 +32,19 @@ namespace tidemark {
 //                               window: when the workspace could not record the commit (locked, disk
 //                               full), the next reconcile completes that iteration's history from
 //                               here; NULL when a backfill or adoption wrote the row, and before version 5
+//   fence                       the highest fencing token of a claim on the table (docs/design.md,
+//                               "Fencing"): a compare-and-set carrying a lower one writes nothing;
+//                               NULL (read as 0) before version 6
 // Version 1 (the first builds) lacked state_version everywhere and tiebreak_type in SQLite
 // (where tiebreak kept SQLite's own value type); version 2 lacked generation; version 3 lacked
-// target_table and workspace_path; version 4 the iteration columns. A write migrates
+// target_table and workspace_path; version 4 the iteration columns; version 5 the fence. A write migrates
 // such a table in place: positions kept, generation 0.
 // Only writes create or migrate the table: a read of a target without it means "no state".
 // Every statement takes the row values in stateRowValues() order and the expected position in
 // positionValues() order, as bound parameters.
 using StateDialect = SqlDialect;
 
-inline constexpr int kStateTableVersion = 5;
+inline constexpr int kStateTableVersion = 6;
 
 class StateTableSql {
 public:
@@ -53,18 +56,21 @@ public:
     // ALTER TABLE ... ADD COLUMN for each column of the definition not in `present`.
     QStringList addMissingColumns(const QStringList &present) const;
     // watermark_type, watermark, tiebreak, tiebreak_type, run_id, generation, iteration_id,
-    // rows_written, rows_skipped, window_done of (workspace_id ?1, table_id ?2), locked FOR UPDATE
-    // when asked (a server; SQLite's write lock covers it). `present` names
-    // the table's columns: an older table that lacks tiebreak_type, generation or the iteration
-    // columns (not migrated yet, as reads never migrate) reads NULL, 0 and NULLs in their place.
+    // rows_written, rows_skipped, window_done, fence of (workspace_id ?1, table_id ?2), locked FOR
+    // UPDATE when asked (a server; SQLite's write lock covers it). `present` names the table's
+    // columns: an older table that lacks tiebreak_type, generation, the iteration columns or the
+    // fence (not migrated yet, as reads never migrate) reads NULL, 0, NULLs and NULL in their place.
     QString select(const QStringList &present, bool forUpdate = false) const;
-    // Row values (?1..?16): inserts the row unless one exists for the key.
+    // Row values (?1..?17): inserts the row unless one exists for the key.
     QString insertIfAbsent() const;
-    // Row values (?1..?16), expected position (?17..?20): moves the row only from `expected`, and
-    // only while it still holds the row values' generation (a run never changes it).
+    // Row values (?1..?17), expected position (?18..?21): moves the row only from `expected`, only
+    // while it still holds the row values' generation (a run never changes it), and only while
+    // its fence is not above the row values' (no later claim took the table over).
     QString updateIfAt() const;
-    // Row values (?1..?16): inserts or overwrites (an explicit backfill).
+    // Row values (?1..?17): inserts or overwrites (an explicit backfill), keeping the fence.
     QString upsert() const;
+    // (workspace_id ?1, table_id ?2, token ?3): raises the row's fence to the token, if lower.
+    QString raiseFence() const;
     // (workspace_id ?1, table_id ?2)
     QString remove() const;
     // The unique index on target_table; run after create() and addMissingColumns().
@@ -85,7 +91,7 @@ private:
 
 // workspace_id, table_id, watermark_type, watermark, tiebreak, tiebreak_type, run_id,
 // updated_at (now), state_version, generation, target_table, workspace_path, iteration_id,
-// rows_written, rows_skipped, window_done; NULL as an invalid QVariant.
+// rows_written, rows_skipped, window_done, fence; NULL as an invalid QVariant.
 QVariantList stateRowValues(const TargetState &state);
 // How target_table names `table`: quoted (and schema-qualified in PostgreSQL), so no two tables
 // share a key.

@@ -55,6 +55,8 @@ struct CopyIteration::State {
     TableRef targetTable;
     TableSchema sourceSchema;
     bool leased = false;
+    qint64 leaseToken = 0; // the lease's fencing token, carried by every state row this writes
+    bool tookOver = false; // the lease was taken over from a dead or expired holder
     // Declared after the connectors it interrupts: destroyed (joined) before them.
     std::unique_ptr<IterationWatchdog> watchdog;
 
@@ -101,7 +103,25 @@ struct CopyIteration::State {
     void throwIfCancelled() const {
         if (options.cancel && options.cancel->load())
             throw EarlyEnd{IterationStatus::Cancelled, QStringLiteral("cancelled by the user")};
+        throwIfSlotLost();
     }
+    // Its lease expired while this process was stopped, and the caps gave its slot away: it
+    // commits nothing more, so no more iterations than a cap allows ever write at once.
+    bool slotLost() const { return watchdog && watchdog->slotLost(); }
+    void throwIfSlotLost() const {
+        if (slotLost())
+            throw slotLostEnd();
+    }
+    EarlyEnd slotLostEnd() const {
+        return EarlyEnd{IterationStatus::Skipped,
+                        QStringLiteral("table %1: its lease expired while this process was stopped, and its "
+                                       "slot went to another iteration; %2")
+                            .arg(spec.id)
+                            .arg(committedNothing()
+                                     ? QStringLiteral("nothing written")
+                                     : QStringLiteral("only the batches committed before that stand"))};
+    }
+    bool committedNothing() const { return committedWritten == 0 && committedSkipped == 0; }
 
     void log(const QString &level, const QString &message) {
         const LogLine line{QDateTime::currentDateTimeUtc(), level, message};
@@ -176,6 +196,8 @@ struct CopyIteration::State {
         }
         if (attempt.acquired && waited)
             clock.start(); // the duration counts from the start, not from the queue
+        leaseToken = attempt.token;
+        tookOver = attempt.acquired && attempt.holder.has_value();
         if (!attempt.acquired) {
             const Lease &holder = *attempt.holder;
             throw EarlyEnd{IterationStatus::Skipped,
@@ -219,7 +241,7 @@ struct CopyIteration::State {
     // The iteration's record, its unwritten log lines and the lease's release: one transaction.
     void recordEnd() {
         try {
-            workspace.finishIteration(record, unwrittenLog, leased);
+            workspace.finishIteration(record, unwrittenLog, leased ? leaseToken : 0);
             unwrittenLog.clear();
             leased = false;
             return;
@@ -231,7 +253,7 @@ struct CopyIteration::State {
             return;
         try {
             // The lease on its own, so the next run need not wait for it to expire.
-            workspace.releaseLease(spec.id, record.runId);
+            workspace.releaseLeaseByToken(spec.id, leaseToken);
         } catch (const Error &error) {
             logger("core.engine")
                 ->warn("run {}, {}: could not release the lease: {}", record.runId, str(tableLabel()),
@@ -251,7 +273,7 @@ struct CopyIteration::State {
     void releaseConnections() {
         if (!options.connectors)
             return;
-        const bool clean = !cancelRequested() && !(watchdog && watchdog->interrupted()) &&
+        const bool clean = !cancelRequested() && !(watchdog && watchdog->interrupted()) && !slotLost() &&
                            record.status != IterationStatus::Failed &&
                            record.status != IterationStatus::Cancelled;
         if (clean)
@@ -279,7 +301,7 @@ struct CopyIteration::State {
             watched.push_back(targetConnector.get());
         watchdog = std::make_unique<IterationWatchdog>(options.cancel, watched);
         if (leased)
-            watchdog->keepLease(workspace.path(), spec.id, record.runId, options.leaseTtl);
+            watchdog->keepLease(workspace.path(), spec.id, leaseToken, options.leaseTtl);
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
         sourceSchema = source->describeTable(sourceTable);
@@ -303,6 +325,7 @@ struct CopyIteration::State {
     TargetState stateRow(const Position &at) const {
         TargetState state{workspace.workspaceId(), spec.id, at, record.runId};
         state.generation = generation; // a run never changes it
+        state.fence = leaseToken;
         state.targetTable = stateTargetKey(targetTable);
         state.workspacePath = workspace.path();
         return state;
@@ -696,6 +719,8 @@ struct CopyIteration::State {
         if (mayPushDown())
             target->preparePushDown(*source);
         faultPoint("before_write_transaction");
+        if (tookOver)
+            raiseFence();
         beginWrite();
         prepareTarget();
         if (spec.mode == WriteMode::Overwrite)
@@ -832,6 +857,7 @@ struct CopyIteration::State {
     // --- 6. Commit, 7. Advance ---
     // `last`: this commit ends the window (the state row says so, for completeHistory).
     void commitBatch(RowWriter &writer, std::vector<RowRejection> &rejected, bool last) {
+        throwIfSlotLost();
         rejected.clear();
         writer.finish(rejected);
         if (!rejected.empty()) {
@@ -877,6 +903,8 @@ struct CopyIteration::State {
                 current = target->readState(workspace.workspaceId(), spec.id);
             } catch (const Error &) {
             }
+            if (current && current->fence > leaseToken)
+                fencedOut(*current);
             lost(current);
         }
         faultPoint("before_target_commit");
@@ -941,6 +969,11 @@ struct CopyIteration::State {
         // The live copies move the position under a range backfill; only a backfill (a new
         // generation: a truncate, a set-position) ends it.
         const bool positionMatters = !ranged();
+        // A range backfill holds no lease and is fenced by the generation alone.
+        if (!ranged() && current && current->fence > leaseToken) {
+            rollbackQuietly();
+            fencedOut(*current);
+        }
         if ((positionMatters && found != expected) || (current ? current->generation : 0) != generation) {
             rollbackQuietly();
             lost(current);
@@ -961,6 +994,34 @@ struct CopyIteration::State {
                                 committedWritten > 0 || committedSkipped > 0
                                     ? QStringLiteral("only this run's batches committed before that stand")
                                     : QStringLiteral("nothing written"))};
+    }
+
+    // A later claim on this table (its lease taken over while this process was stopped or cut
+    // off) raised the target's fence: this one commits nothing more (docs/design.md, "Fencing").
+    [[noreturn]] void fencedOut(const TargetState &current) const {
+        throw EarlyEnd{
+            IterationStatus::Skipped,
+            QStringLiteral("table %1: its lease was taken over (the target's fence is at token %2, "
+                           "this claim's is %3); %4")
+                .arg(spec.id)
+                .arg(current.fence)
+                .arg(leaseToken)
+                .arg(committedNothing() ? QStringLiteral("nothing written")
+                                        : QStringLiteral("only the batches committed before that stand"))};
+    }
+
+    // Tells the target this claim replaced another, before its first write transaction: it waits
+    // for the lock as that transaction would, and from its commit on the claim it replaced can
+    // commit nothing, while this one copies.
+    void raiseFence() {
+        tookOver = false; // once
+        if (!target->raiseFence(workspace.workspaceId(), spec.id, leaseToken, expected, generation))
+            return; // no row, or the replaced claim committed since: this one yields in beginWrite()
+        log(QStringLiteral("info"),
+            QStringLiteral("raised the target's fence to token %1: the claim taken over "
+                           "can commit nothing more")
+                .arg(leaseToken));
+        faultPoint("after_fence_raised");
     }
 
     IterationStatus finalStatus() {
@@ -1128,7 +1189,13 @@ IterationRecord CopyIteration::run() {
         d->stopWatchdog();
         d->rollbackQuietly();
         d->keepCommittedCounts();
-        if (d->cancelRequested()) {
+        if (d->slotLost()) {
+            // The watchdog interrupted the running statement: the caps gave its slot away.
+            const EarlyEnd end = d->slotLostEnd();
+            record.status = end.status;
+            record.error = end.reason;
+            d->log(QStringLiteral("info"), end.reason);
+        } else if (d->cancelRequested()) {
             // The watchdog interrupted the running statement: a cancel, not a failure.
             record.status = IterationStatus::Cancelled;
             record.error =

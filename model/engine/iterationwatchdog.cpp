@@ -23,12 +23,12 @@ IterationWatchdog::~IterationWatchdog() {
     stop();
 }
 
-void IterationWatchdog::keepLease(const QString &workspacePath, qint64 tableId, qint64 runId,
+void IterationWatchdog::keepLease(const QString &workspacePath, qint64 tableId, qint64 token,
                                   std::chrono::milliseconds ttl) {
     const std::lock_guard lock(m_mutex);
     m_workspacePath = workspacePath;
     m_tableId = tableId;
-    m_runId = runId;
+    m_token = token;
     m_ttl = ttl;
 }
 
@@ -45,12 +45,16 @@ void IterationWatchdog::stop() {
 void IterationWatchdog::loop() {
     std::unique_ptr<Workspace> workspace; // opened on this thread, used only here
     auto nextRenewal = std::chrono::steady_clock::time_point::max();
+    bool leaseLost = false;
     std::unique_lock lock(m_mutex);
     while (!m_stop) {
         m_wake.wait_for(lock, kTick);
         if (m_stop)
             break;
-        if (m_cancel && m_cancel->load()) {
+        if (m_slotLost) {
+            for (Connector *connector : m_connectors)
+                connector->interrupt();
+        } else if (m_cancel && m_cancel->load()) {
             for (Connector *connector : m_connectors)
                 connector->interrupt();
             m_interrupted = true;
@@ -65,20 +69,41 @@ void IterationWatchdog::loop() {
         nextRenewal = now + m_ttl / 3;
         const QString path = m_workspacePath;
         const qint64 tableId = m_tableId;
-        const qint64 runId = m_runId;
+        const qint64 token = m_token;
         const auto ttl = m_ttl;
         lock.unlock();
         try {
             if (!workspace)
                 workspace = Workspace::open(path);
-            workspace->renewLease(tableId, runId, ttl);
+            switch (workspace->renewLease(tableId, token, ttl)) {
+            case LeaseRenewal::Renewed:
+                break;
+            case LeaseRenewal::TakenOver:
+                // The target's fence says whether the claim that took it copies now (each next
+                // transaction of this one finds the fence above its token and stops) or yielded
+                // to the batches this one committed (this one finishes the window).
+                logger("core.engine")
+                    ->warn("table {}: the lease (token {}) was taken over by another claim", tableId, token);
+                leaseLost = true;
+                break;
+            case LeaseRenewal::SlotLost:
+                logger("core.engine")
+                    ->warn(
+                        "table {}: the lease (token {}) expired while this process was stopped and its slot "
+                        "went to another iteration; stopping",
+                        tableId, token);
+                leaseLost = true;
+                m_slotLost = true;
+                break;
+            }
         } catch (const Error &error) {
-            // Only a courtesy lost: the compare-and-set at commit still keeps the copy exact.
+            // The workspace out of reach: the fence at commit still keeps the copy exact.
             logger("core.engine")
-                ->warn("run {}, table {}: could not renew the lease: {}", runId, tableId,
-                       str(error.message()));
+                ->warn("table {}: could not renew the lease: {}", tableId, str(error.message()));
         }
         lock.lock();
+        if (leaseLost)
+            m_workspacePath.clear(); // nothing left to renew
     }
 }
 

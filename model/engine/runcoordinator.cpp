@@ -193,16 +193,17 @@ std::pair<qint64, QList<IterationRecord>> RunCoordinator::prepareRun(Workspace &
             }
         }
     }
-    // The runners copy: a range backfill, a dry run or an adoption act in the process that asks.
-    if (request.queued && (request.range || request.dryRun || request.adopt))
-        throw ValidationError(QStringLiteral("a %1 runs in the process that asks for it; it cannot be queued "
-                                             "for the runners")
-                                  .arg(request.range    ? QStringLiteral("range backfill")
-                                       : request.dryRun ? QStringLiteral("dry run")
-                                                        : QStringLiteral("run --adopt")));
-    const qint64 runId = workspace.beginRun(
-        request.trigger, request.concurrency, request.dryRun, request.schedule,
-        QString::fromLatin1(request.range ? kRunKindRangeBackfill : kRunKindCopy), request.queued);
+    // The runners copy (a range backfill too: its range is kept with the run); a dry run or an
+    // adoption acts in the process that asks.
+    if (request.queued && (request.dryRun || request.adopt))
+        throw ValidationError(
+            QStringLiteral("a %1 runs in the process that asks for it; it cannot be queued "
+                           "for the runners")
+                .arg(request.dryRun ? QStringLiteral("dry run") : QStringLiteral("run --adopt")));
+    const qint64 runId =
+        workspace.beginRun(request.trigger, request.concurrency, request.dryRun, request.schedule,
+                           QString::fromLatin1(request.range ? kRunKindRangeBackfill : kRunKindCopy),
+                           request.queued, request.range);
     QList<IterationRecord> iterations;
     for (const TableSpec &spec : tables)
         iterations << queuedIteration(runId, spec, request.queued);

@@ -10,6 +10,7 @@
 
 #include <QElapsedTimer>
 #include <QPointer>
+#include <QSet>
 
 namespace tidemark {
 namespace {
@@ -49,13 +50,30 @@ template <typename Call> void onWorkerThread(const QPointer<FleetWorker> &worker
             Qt::QueuedConnection);
 }
 
+// Iterations this runner claimed but no longer runs: their end could not be recorded (the
+// workspace was out of reach when they ended). Back in the queue, from the target's state.
+void putBackStrays(Workspace &workspace, const QSet<qint64> &running) {
+    const QHash<qint64, qint64> claimed = workspace.iterationsClaimedByThisRunner();
+    for (auto it = claimed.cbegin(); it != claimed.cend(); ++it) {
+        if (running.contains(it.key()))
+            continue;
+        fleetLog()->info("run {}: iteration {} ended while the workspace was out of reach: back in the queue",
+                         it.value(), it.key());
+        workspace.requeueIteration(
+            it.key(), QStringLiteral("runner %1 could not record its end: the workspace was out of reach")
+                          .arg(thisRunnerId()));
+        workspace.finishRunIfSettled(it.value()); // it may have ended cancelled
+    }
+}
+
 } // namespace
 
-// The bookkeeping thread's connection (that pool's one thread never expires) and when it last
-// renewed this runner's row.
+// The bookkeeping thread's connection (that pool's one thread never expires), when it last
+// renewed this runner's row and when it last reached the workspace.
 struct FleetWorker::Looker {
     std::unique_ptr<Workspace> workspace;
     QElapsedTimer sinceBeat;
+    QElapsedTimer sinceReached;
 
     Workspace &open(const QString &path) {
         if (!workspace)
@@ -106,16 +124,26 @@ void FleetWorker::start() {
     look();
 }
 
+// What one look found.
+struct FleetWorker::Looked {
+    QList<IterationRecord> claimed;
+    QList<qint64> cancels;
+    qint64 unreachableMs = 0; // how long the workspace has been out of reach; 0: reached
+    QString error;            // why it is out of reach
+};
+
 void FleetWorker::look() {
     if (m_looking || m_stopping)
         return;
     m_looking = true;
     QPointer<FleetWorker> self = this;
     const int free = m_slots - int(m_running.size());
+    QSet<qint64> running;
+    for (auto it = m_running.cbegin(); it != m_running.cend(); ++it)
+        running.insert(it.key());
     m_bookkeeping.start([self, looker = m_looker, path = m_path, free, slotCount = m_slots,
-                         startedAt = m_startedAt] {
-        QList<IterationRecord> claimed;
-        QList<qint64> cancels;
+                         startedAt = m_startedAt, running] {
+        Looked looked;
         try {
             Workspace &workspace = looker->open(path);
             if (!looker->sinceBeat.isValid() ||
@@ -123,21 +151,54 @@ void FleetWorker::look() {
                 workspace.beatFleetRunner(slotCount, startedAt, fleetTtl());
                 looker->sinceBeat.start();
             }
+            putBackStrays(workspace, running);
             workspace.requeueOrphanedIterations();
-            cancels = workspace.cancelRequestedOfThisRunner();
+            looked.cancels = workspace.cancelRequestedOfThisRunner();
             if (free > 0)
-                claimed = workspace.claimIterations(free);
+                looked.claimed = workspace.claimIterations(free);
+            // One this runner still runs was put back while it was stopped: its earlier attempt
+            // ends first (refused as a stale claim), and the queue gives it to whoever is free.
+            for (auto it = looked.claimed.begin(); it != looked.claimed.end();) {
+                if (!running.contains(it->id)) {
+                    ++it;
+                    continue;
+                }
+                workspace.requeueIteration(
+                    it->id, QStringLiteral("runner %1 still ends its earlier attempt").arg(thisRunnerId()));
+                it = looked.claimed.erase(it);
+            }
+            looker->sinceReached.start();
         } catch (const Error &error) {
             looker->workspace.reset(); // the next look opens it afresh
+            if (!looker->sinceReached.isValid())
+                looker->sinceReached.start();
+            looked.unreachableMs = qMax(qint64(1), looker->sinceReached.elapsed());
+            looked.error = error.message();
             fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunnerId()),
                              str(error.message()));
         }
-        onWorkerThread(self, [claimed, cancels](FleetWorker &worker) { worker.onLooked(claimed, cancels); });
+        onWorkerThread(self, [looked](FleetWorker &worker) { worker.onLooked(looked); });
     });
 }
 
-void FleetWorker::onLooked(const QList<IterationRecord> &claimed, const QList<qint64> &cancels) {
+void FleetWorker::onLooked(const Looked &looked) {
     m_looking = false;
+    if (looked.unreachableMs == 0 && m_workspaceLost) {
+        m_workspaceLost = false;
+        fleetLog()->info("runner {} reached the workspace again: it takes work from the queue",
+                         str(thisRunnerId()));
+    }
+    // Out of reach for longer than a beat: before its row expires and another runner takes its
+    // iterations over, it stops them (they roll back to their last commit) rather than copy on
+    // without being able to record anything.
+    if (looked.unreachableMs > Workspace::runnerHeartbeatIntervalMs() && !m_workspaceLost) {
+        m_workspaceLost = true;
+        cancelEverything(QStringLiteral("the workspace has been out of reach for %1 ms (%2)")
+                             .arg(looked.unreachableMs)
+                             .arg(looked.error));
+    }
+    const QList<IterationRecord> &claimed = looked.claimed;
+    const QList<qint64> &cancels = looked.cancels;
     for (const qint64 id : cancels) {
         if (const auto running = m_running.constFind(id);
             running != m_running.cend() && !running->cancel->load()) {
@@ -171,10 +232,12 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
     m_pool.start([self, claimed, flags, connections = m_connections] {
         IterationRecord result = claimed;
         QString closed;
+        bool unrecorded = false; // its end is not in the workspace: putBackStrays() sees to it
         try {
             WorkerConnections::Worker &worker = connections->forThisThread();
             ProgressObserver observer(*worker.workspace);
             QueuedIterationOptions options;
+            options.range = worker.workspace->runRange(claimed.runId);
             options.cancel = flags.cancel.get();
             options.observer = &observer;
             result = runQueuedIteration(worker, claimed, options);
@@ -197,17 +260,26 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
                     QStringLiteral("runner %1 lost the workspace: %2").arg(thisRunnerId(), message));
             } catch (const std::exception &) {
                 connections->dropWorkspace();
+                unrecorded = true;
             }
         }
-        onWorkerThread(self,
-                       [result, closed](FleetWorker &worker) { worker.onIterationDone(result, closed); });
+        onWorkerThread(self, [result, closed, unrecorded](FleetWorker &worker) {
+            worker.onIterationDone(result, closed, unrecorded);
+        });
     });
 }
 
-void FleetWorker::onIterationDone(const IterationRecord &record, const QString &closedRunStatus) {
+void FleetWorker::onIterationDone(const IterationRecord &record, const QString &closedRunStatus,
+                                  bool unrecorded) {
     m_running.remove(record.id);
-    fleetLog()->info("run {}, table {}: iteration {} ended {}", record.runId, record.tableId, record.id,
-                     str(iterationStatusName(record.status)));
+    if (unrecorded)
+        fleetLog()->warn(
+            "run {}, table {}: iteration {} stopped, and its end is not recorded: it goes back in "
+            "the queue once this runner reaches the workspace again",
+            record.runId, record.tableId, record.id);
+    else
+        fleetLog()->info("run {}, table {}: iteration {} ended {}", record.runId, record.tableId, record.id,
+                         str(iterationStatusName(record.status)));
     if (!closedRunStatus.isEmpty()) {
         fleetLog()->info("run {} ended {}: this runner ended its last iteration", record.runId,
                          str(closedRunStatus));
@@ -223,13 +295,17 @@ void FleetWorker::stop() {
         return;
     m_stopping = true;
     m_lookTimer.stop();
-    fleetLog()->info("runner {} stops taking work; {} running iteration(s) go back in the queue",
-                     str(thisRunnerId()), m_running.size());
+    cancelEverything(QStringLiteral("it stops"));
+    stopIfIdle();
+}
+
+void FleetWorker::cancelEverything(const QString &why) {
+    fleetLog()->info("runner {}: {}; its {} running iteration(s) roll back and go back in the queue",
+                     str(thisRunnerId()), str(why), m_running.size());
     for (const Running &running : std::as_const(m_running)) {
         running.handBack->store(true);
         running.cancel->store(true);
     }
-    stopIfIdle();
 }
 
 void FleetWorker::stopIfIdle() {

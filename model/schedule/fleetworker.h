@@ -21,8 +21,10 @@ class Workspace;
 // second it renews its row among the fleet's runners, puts back the iterations of runners that
 // died, passes on the cancels asked for its own, and claims as many queued iterations as it
 // has free slots, which it runs on its own threads under the workspace's caps. Whoever ends a
-// run's last iteration closes the run. Lives on the thread that created it (an event loop);
-// the workspace is only touched on its pools.
+// run's last iteration closes the run. A runner that cannot reach the workspace for longer than
+// a heartbeat cancels what it holds; once it reaches it again, it puts back in the queue the
+// iterations whose end it could not record, and carries on. Lives on the thread that created it (an event
+// loop); the workspace is only touched on its pools.
 class FleetWorker : public QObject {
     Q_OBJECT
 public:
@@ -44,9 +46,12 @@ signals:
 private:
     struct Looker;
     void look();
-    void onLooked(const QList<tidemark::IterationRecord> &claimed, const QList<qint64> &cancels);
+    struct Looked;
+    void onLooked(const Looked &looked);
+    void cancelEverything(const QString &why);
     void runClaimed(const IterationRecord &claimed);
-    void onIterationDone(const tidemark::IterationRecord &record, const QString &closedRunStatus);
+    void onIterationDone(const tidemark::IterationRecord &record, const QString &closedRunStatus,
+                         bool unrecorded);
     void stopIfIdle();
 
     const QString m_path;
@@ -58,6 +63,7 @@ private:
     bool m_looking = false;
     bool m_stopping = false;
     bool m_stoppedEmitted = false;
+    bool m_workspaceLost = false; // its iterations were cancelled for it; not reached since
     std::shared_ptr<Looker> m_looker;
     std::shared_ptr<WorkerConnections> m_connections;
     struct Running {

@@ -299,8 +299,16 @@ int Workspace::runHeartbeatIntervalMs() {
 }
 
 qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
-                           const QString &kind, bool queued) {
-    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued);
+                           const QString &kind, bool queued, const std::optional<WatermarkRangeText> &range) {
+    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued,
+                                      range ? range->display() : QStringLiteral(""));
+}
+
+std::optional<WatermarkRangeText> Workspace::runRange(qint64 runId) {
+    const QString text = m_stores->history.runRange(runId);
+    if (text.isEmpty())
+        return std::nullopt;
+    return WatermarkRangeText::parse(text);
 }
 
 void Workspace::beatFleetRunner(int slotCount, const QDateTime &startedAt, std::chrono::milliseconds ttl) {
@@ -343,6 +351,10 @@ QList<qint64> Workspace::cancelRequested(qint64 runId) {
     return m_stores->queue.cancelRequested(runId);
 }
 
+QHash<qint64, qint64> Workspace::iterationsClaimedByThisRunner() {
+    return m_stores->queue.claimedByThisRunner();
+}
+
 QList<qint64> Workspace::cancelRequestedOfThisRunner() {
     return m_stores->queue.cancelRequestedOfThisRunner();
 }
@@ -382,15 +394,15 @@ void Workspace::updateIteration(const IterationRecord &record) {
 }
 
 void Workspace::finishIteration(const IterationRecord &record, const QList<LogLine> &newLines,
-                                bool releaseLease) {
+                                qint64 leaseToken) {
     Transaction transaction(*m_stores->db);
     if (record.id > 0) {
         m_stores->history.writeIteration(record);
         for (const LogLine &line : newLines)
             m_stores->history.appendLog(record.id, line);
     }
-    if (releaseLease)
-        m_stores->leases.release(record.tableId, record.runId);
+    if (leaseToken != 0)
+        m_stores->leases.releaseByToken(record.tableId, leaseToken);
     transaction.commit();
 }
 
@@ -474,12 +486,16 @@ LeaseAttempt Workspace::startIteration(IterationRecord &record, std::chrono::mil
     return attempt;
 }
 
-void Workspace::renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
-    m_stores->leases.renew(tableId, runId, ttl);
+LeaseRenewal Workspace::renewLease(qint64 tableId, qint64 token, std::chrono::milliseconds ttl) {
+    return m_stores->leases.renew(tableId, token, ttl);
 }
 
 void Workspace::releaseLease(qint64 tableId, qint64 runId) {
     m_stores->leases.release(tableId, runId);
+}
+
+void Workspace::releaseLeaseByToken(qint64 tableId, qint64 token) {
+    m_stores->leases.releaseByToken(tableId, token);
 }
 
 // --- schedules ---

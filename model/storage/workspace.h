@@ -8,6 +8,7 @@
 #include "model/domain/runrecord.h"
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
+#include "model/domain/watermarkrange.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -77,6 +78,9 @@ struct Lease {
     QString host;
     qint64 pid = 0;
     QDateTime expiresAt;
+    // The lease's fencing token (docs/design.md, "Fencing"): drawn at each acquisition from a
+    // number that only rises, whichever process and machine draws it.
+    qint64 token = 0;
 };
 
 // What the workspace did with a state read from the target (Workspace::followTargetState).
@@ -162,9 +166,19 @@ struct RunnerClaim {
 };
 
 // The result of trying to take a table's lease.
+// What renewing a lease found (Workspace::renewLease).
+enum class LeaseRenewal {
+    Renewed,
+    TakenOver, // another acquisition holds it now: the target's fence decides what this one commits
+    // It expired (its process was stopped) and its slot went to another iteration under the
+    // caps: the iteration must commit nothing more.
+    SlotLost,
+};
+
 struct LeaseAttempt {
     bool acquired = false;
     std::optional<Lease> holder; // the live holder when not acquired; the dead one taken over when acquired
+    qint64 token = 0;            // the fencing token of the lease acquired
     // Not acquired because a cap is full (docs/design.md, "Caps"): which one, as the grid shows
     // it ("waiting: connection erp has 2 of 2 in use"). The caller tries again later.
     QString waiting;
@@ -319,8 +333,12 @@ public:
     // `kind`: RunRecord::kind.
     // `queued`: handed to the runners instead (RunRecord::queued); no process owns it, so it has
     // no heartbeat and repairInterruptedRuns() leaves it to requeueOrphanedIterations().
+    // `range`: a range backfill's FROM..TO, kept for the runner that claims it (queuedRunRange()).
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule = QString(),
-                    const QString &kind = QString::fromLatin1(kRunKindCopy), bool queued = false);
+                    const QString &kind = QString::fromLatin1(kRunKindCopy), bool queued = false,
+                    const std::optional<WatermarkRangeText> &range = std::nullopt);
+    // The range a range backfill's run re-copies; nullopt for any other run.
+    std::optional<WatermarkRangeText> runRange(qint64 runId);
     // The owner's heartbeat: call every runHeartbeatIntervalMs() while the run is alive; a run
     // that misses a few beats in a row is taken for dead by repairInterruptedRuns().
     void beatRun(qint64 runId);
@@ -350,9 +368,9 @@ public:
     void addIterations(QList<IterationRecord> &records);
     void updateIteration(const IterationRecord &record); // every field but the log
     // The end of an iteration in one transaction: its record, the log lines not written yet,
-    // and (when `releaseLease`) the release of its table's lease, as releaseLease(). A record
-    // without id (never recorded) only releases the lease.
-    void finishIteration(const IterationRecord &record, const QList<LogLine> &newLines, bool releaseLease);
+    // and (unless `leaseToken` is 0) the release of the table's lease acquired with that token,
+    // as releaseLeaseByToken(). A record without id (never recorded) only releases the lease.
+    void finishIteration(const IterationRecord &record, const QList<LogLine> &newLines, qint64 leaseToken);
     void appendLog(qint64 iterationId, const LogLine &line);
     void appendLogs(qint64 iterationId, const QList<LogLine> &lines); // in one transaction
     void addReject(const RejectedRow &row);
@@ -390,12 +408,14 @@ public:
     // after every iteration it waited for has recorded its end), unless it has no id yet.
     // Refused: nothing is written, `record` is unchanged.
     LeaseAttempt startIteration(IterationRecord &record, std::chrono::milliseconds ttl, int processSlots = 0);
-    // Throws Error when the lease is no longer held by `runId` (taken over after it expired).
-    void renewLease(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
-    void renewLease(qint64 tableId, qint64 runId, int ttlSeconds) {
-        renewLease(tableId, runId, std::chrono::seconds(ttlSeconds));
-    }
+    // The lease of `tableId` acquired with fencing token `token`, while it is unexpired. One
+    // that expired (its process was stopped) and that nobody took over is taken again if the
+    // caps still have a slot for it, and otherwise lost (LeaseRenewal::SlotLost); one another
+    // acquisition holds is TakenOver. Nothing changes unless Renewed.
+    LeaseRenewal renewLease(qint64 tableId, qint64 token, std::chrono::milliseconds ttl);
     void releaseLease(qint64 tableId, qint64 runId);
+    // Only the acquisition that drew `token`: a lease taken over since stays with its new holder.
+    void releaseLeaseByToken(qint64 tableId, qint64 token);
 
     // --- schedules (docs/design.md, "Schedules and the runner") ---
     QList<ScheduleSpec> schedules(); // ordered by name
@@ -435,6 +455,10 @@ public:
     // Puts back one iteration this process holds (its runner is stopping), or ends it
     // cancelled when its cancel was asked for.
     void requeueIteration(qint64 iterationId, const QString &why);
+    // The open iterations of queued runs that this process has claimed, by id, with their run's
+    // id: the runner compares them with what it runs, to put back those whose end it could not
+    // record (the workspace was out of reach).
+    QHash<qint64, qint64> iterationsClaimedByThisRunner();
     // Closes the queued run when none of its iterations is queued or running, with the status
     // they give; returns it (empty: left open, or closed already by another runner).
     QString finishRunIfSettled(qint64 runId);

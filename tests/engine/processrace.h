@@ -168,8 +168,8 @@ inline void verifyOneWinner(const RaceOutcome &outcome, qint64 windowRows) {
     QVERIFY2(outcome.failure.isEmpty(), qPrintable(what));
     QVERIFY2(outcome.tookOver,
              qPrintable(QStringLiteral("the second run never took the lease over\n") + what));
-    QCOMPARE(outcome.frozen.exitCode, 0);
-    QCOMPARE(outcome.takeover.exitCode, 0);
+    QVERIFY2(outcome.frozen.exitCode == 0, qPrintable(what));
+    QVERIFY2(outcome.takeover.exitCode == 0, qPrintable(what));
     const QString frozenStatus = outcome.frozen.iteration.value(QStringLiteral("status")).toString();
     const QString takeoverStatus = outcome.takeover.iteration.value(QStringLiteral("status")).toString();
     const bool frozenWon = frozenStatus == QLatin1String("succeeded");
@@ -180,8 +180,11 @@ inline void verifyOneWinner(const RaceOutcome &outcome, qint64 windowRows) {
     QVERIFY2(loser.iteration.value(QStringLiteral("status")).toString() == QLatin1String("skipped"),
              qPrintable(what));
     QVERIFY2(frozenStatus != takeoverStatus, qPrintable(what));
+    // The loser either finds the winner's commit, or (the frozen one, woken after the takeover)
+    // finds its claim fenced out: the takeover raised the target's fence.
     const QString reason = loser.iteration.value(QStringLiteral("error")).toString();
-    QVERIFY2(reason.contains(QStringLiteral("run %1 committed this table first").arg(winner.runId)),
+    QVERIFY2(reason.contains(QStringLiteral("run %1 committed this table first").arg(winner.runId)) ||
+                 (!frozenWon && reason.contains(QLatin1String("its lease was taken over"))),
              qPrintable(what));
     QCOMPARE(winner.iteration.value(QStringLiteral("rows_written")).toInteger(), windowRows);
     QCOMPARE(loser.iteration.value(QStringLiteral("rows_written")).toInteger(), 0);

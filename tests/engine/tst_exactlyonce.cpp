@@ -244,11 +244,11 @@ void TestExactlyOnce::firstBuildsStateTableMigratesOnWrite() {
     QCOMPARE(stateColumns(f.dst),
              QStringLiteral("workspace_id,table_id,watermark_type,watermark,tiebreak,run_id,"
                             "updated_at,tiebreak_type,state_version,generation,target_table,workspace_path,"
-                            "iteration_id,rows_written,rows_skipped,window_done"));
+                            "iteration_id,rows_written,rows_skipped,window_done,fence"));
     QCOMPARE(
         queryValue(f.dst, QStringLiteral("SELECT tiebreak || '/' || tiebreak_type || '/' || state_version "
                                          "|| '/' || generation FROM tidemark_state")),
-        QVariant(QStringLiteral("5/integer/5/0")));
+        QVariant(QStringLiteral("5/integer/6/0")));
 }
 
 // A target written by state_version 2 (no generation column). A dry run reads it as it is (no
@@ -283,10 +283,10 @@ void TestExactlyOnce::version2StateTableMigratesOnWrite() {
              qint64(0));
     QCOMPARE(stateColumns(f.dst),
              version2Columns + QStringLiteral(",generation,target_table,workspace_path,iteration_id,"
-                                              "rows_written,rows_skipped,window_done"));
+                                              "rows_written,rows_skipped,window_done,fence"));
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT watermark || '/' || state_version || '/' || generation "
                                               "FROM tidemark_state")),
-             QVariant(QStringLiteral("100/5/0")));
+             QVariant(QStringLiteral("100/6/0")));
     QCOMPARE(f.spec(id).lastGeneration, qint64(0));
 }
 

@@ -491,7 +491,7 @@ void TestExactlyOncePg::olderStateTableMigratesOnWrite() {
     QCOMPARE(
         pg.db->query(QStringLiteral("SELECT watermark, state_version, generation FROM public.tidemark_state"))
             .value(0),
-        (QStringList{QStringLiteral("100"), QStringLiteral("5"), QStringLiteral("0")}));
+        (QStringList{QStringLiteral("100"), QStringLiteral("6"), QStringLiteral("0")}));
 }
 
 QTEST_GUILESS_MAIN(TestExactlyOncePg)

@@ -215,11 +215,14 @@ proctype Runner(byte me) {
        if
        :: n == 0 && buf == 0 -> break                 /* window done, nothing left open */
        :: (n == 0 && buf != 0) || (n > 0 && perBatch) ->
-            /* commit data + state row in one target transaction: compare-and-set */
+            /* commit data + state row in one target transaction: compare-and-set on the
+             * position and the generation, as the code's UPDATE ... WHERE position = expected
+             * AND generation = g (a backfill in between may have brought the position back to
+             * the same value) */
             atomic {
                 if
 #ifndef BLIND_WRITE
-                :: tpos != committed ->
+                :: tpos != committed || tgen != g ->
                     buf = 0;                           /* rolled back: nothing written */
                     runStatus[me] = SKIPPED;           /* "run X committed this table first" */
                     goto release

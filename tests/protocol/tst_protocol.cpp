@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The copy protocol's Promela model (copy_protocol.pml, explained in docs/protocol.md), checked
-// exhaustively with spin: the protocol holds every invariant in every interleaving, and each
-// deliberately broken variant is caught with the counterexample it exists for.
+// The Promela models of the copy protocol (copy_protocol.pml) and of the runner fleet with fencing
+// tokens (fleet_protocol.pml), explained in docs/protocol.md, checked exhaustively with spin: each
+// protocol holds every invariant in every interleaving, and each deliberately broken variant is
+// caught with the counterexample it exists for.
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -14,7 +15,8 @@
 
 namespace {
 
-const QString modelName = QStringLiteral("copy_protocol.pml");
+const QString copyModel = QStringLiteral("copy_protocol.pml");
+const QString fleetModel = QStringLiteral("fleet_protocol.pml");
 
 struct Tool {
     QString path;
@@ -92,21 +94,28 @@ private slots:
     void initTestCase();
     void protocolHoldsEveryInvariant_data();
     void protocolHoldsEveryInvariant();
+    void fleetProtocolHoldsEveryInvariant();
     void brokenVariantIsCaught_data();
     void brokenVariantIsCaught();
 
 private:
-    // Generates, compiles and runs the verifier for the model with `defines`, in a fresh directory.
-    Verification verify(const QStringList &defines);
+    // Generates, compiles and runs the verifier for `model` (a file name in tests/protocol/) with
+    // `defines`, in a fresh directory.
+    Verification verify(const QString &model, const QStringList &defines);
+    // Checks that the search covered the whole state space and found nothing.
+    static void expectHolds(const Verification &v);
 
     QString m_spin;
     QString m_gcc;
-    QString m_model;
+    QString m_modelDir;
 };
 
 void TestProtocol::initTestCase() {
-    m_model = QStringLiteral(TIDEMARK_SOURCE_DIR "/tests/protocol/copy_protocol.pml");
-    QVERIFY2(QFileInfo::exists(m_model), qPrintable(m_model + QStringLiteral(" not found")));
+    m_modelDir = QStringLiteral(TIDEMARK_SOURCE_DIR "/tests/protocol");
+    for (const QString &model : {copyModel, fleetModel}) {
+        const QString path = m_modelDir + QLatin1Char('/') + model;
+        QVERIFY2(QFileInfo::exists(path), qPrintable(path + QStringLiteral(" not found")));
+    }
     m_spin = QStandardPaths::findExecutable(QStringLiteral("spin"));
     m_gcc = QStandardPaths::findExecutable(QStringLiteral("gcc"));
     if (m_spin.isEmpty() || m_gcc.isEmpty()) {
@@ -117,16 +126,16 @@ void TestProtocol::initTestCase() {
     }
 }
 
-Verification TestProtocol::verify(const QStringList &defines) {
+Verification TestProtocol::verify(const QString &model, const QStringList &defines) {
     QTemporaryDir dir;
     if (!dir.isValid()) {
         QTest::qFail("no temporary directory", __FILE__, __LINE__);
         return {};
     }
     // pan writes its trail next to the model it was generated from: keep both in the temp dir.
-    QFile::copy(m_model, dir.filePath(modelName));
+    QFile::copy(m_modelDir + QLatin1Char('/') + model, dir.filePath(model));
 
-    const Tool spin = runTool(m_spin, defines + QStringList{QStringLiteral("-a"), modelName}, dir.path());
+    const Tool spin = runTool(m_spin, defines + QStringList{QStringLiteral("-a"), model}, dir.path());
     if (spin.exitCode != 0 || !QFile::exists(dir.filePath(QStringLiteral("pan.c")))) {
         QTest::qFail(qPrintable(QStringLiteral("spin -a failed: ") + spin.output), __FILE__, __LINE__);
         return {};
@@ -142,7 +151,7 @@ Verification TestProtocol::verify(const QStringList &defines) {
         QTest::qFail(qPrintable(QStringLiteral("compiling pan failed: ") + gcc.output), __FILE__, __LINE__);
         return {};
     }
-    // -m: search depth bound, well above the deepest path (under 400 steps).
+    // -m: search depth bound, well above the deepest path of either model (under 400 steps).
     const Tool pan = runTool(dir.filePath(QStringLiteral("pan")), {QStringLiteral("-m10000")}, dir.path());
     return parsePanReport(pan.output);
 }
@@ -153,11 +162,7 @@ void TestProtocol::protocolHoldsEveryInvariant_data() {
     QTest::newRow("merge") << QStringList{QStringLiteral("-DMERGE")};
 }
 
-void TestProtocol::protocolHoldsEveryInvariant() {
-    QFETCH(QStringList, defines);
-    const Verification v = verify(defines);
-    if (QTest::currentTestFailed())
-        return;
+void TestProtocol::expectHolds(const Verification &v) {
     qInfo().noquote() << v.summary();
     QVERIFY2(v.exhaustive(),
              qPrintable(QStringLiteral("the search did not cover the whole state space:\n") + v.report));
@@ -165,31 +170,59 @@ void TestProtocol::protocolHoldsEveryInvariant() {
     QVERIFY2(v.statesStored > 0, qPrintable(v.report));
 }
 
+void TestProtocol::protocolHoldsEveryInvariant() {
+    QFETCH(QStringList, defines);
+    const Verification v = verify(copyModel, defines);
+    if (QTest::currentTestFailed())
+        return;
+    expectHolds(v);
+}
+
+// Three runners share a queue of two iterations of one table: one freezes past its heartbeat and
+// lease and wakes, one crashes; claims, requeues, takeovers and fencing tokens in every order.
+void TestProtocol::fleetProtocolHoldsEveryInvariant() {
+    const Verification v = verify(fleetModel, {});
+    if (QTest::currentTestFailed())
+        return;
+    expectHolds(v);
+}
+
 void TestProtocol::brokenVariantIsCaught_data() {
+    QTest::addColumn<QString>("model");
     QTest::addColumn<QStringList>("defines");
     QTest::addColumn<QString>("expectedViolation"); // the assertion that must fail, as pan prints it
 
     // Today's blind state write: two runners that started from the same position both commit.
     QTest::newRow("blind state write, append: a row twice")
-        << QStringList{QStringLiteral("-DBLIND_WRITE")} << QStringLiteral("(tcount[i]<=1)");
+        << copyModel << QStringList{QStringLiteral("-DBLIND_WRITE")} << QStringLiteral("(tcount[i]<=1)");
     QTest::newRow("blind state write, merge: state row moves back")
-        << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DBLIND_WRITE")}
+        << copyModel << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DBLIND_WRITE")}
         << QStringLiteral("(readPos>tpos)");
     // The workspace following the target without a backfill generation (a rule without generations):
     // a stale reconcile moves the workspace watermark backwards although no backfill happened.
     QTest::newRow("workspace follows without generation: watermark moves back")
-        << QStringList{QStringLiteral("-DPLAIN_FOLLOW")}
+        << copyModel << QStringList{QStringLiteral("-DPLAIN_FOLLOW")}
         << QStringLiteral("((g>wsGen)||((g==wsGen)&&(expected>=wsPos)))");
     // A merge upsert without "never older over newer" (after a backfill that keeps the rows).
     QTest::newRow("merge without the version rule: older over newer")
-        << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DNO_MERGE_RULE")}
+        << copyModel << QStringList{QStringLiteral("-DMERGE"), QStringLiteral("-DNO_MERGE_RULE")}
         << QStringLiteral("((tver[0]==hiVer[0])&&(tver[1]==hiVer[1]))");
+    // A compare-and-set without the fence: a claim whose lease was taken over while it was frozen
+    // wakes and commits where the position still matches, after the target saw a newer token.
+    QTest::newRow("fleet without the fence check: a replaced claim commits")
+        << fleetModel << QStringList{QStringLiteral("-DNO_FENCE")}
+        << QStringLiteral("((fencedOut&(1<<tok))==0)");
+    // A queued iteration's record written WHERE runner IN ('', me): a runner woken after its claim
+    // was put back in the queue closes an iteration that another runner's claim now stands for.
+    QTest::newRow("fleet record without the holder check: a superseded claim writes it")
+        << fleetModel << QStringList{QStringLiteral("-DLAX_RECORD")} << QStringLiteral("(latest[it]==me)");
 }
 
 void TestProtocol::brokenVariantIsCaught() {
+    QFETCH(QString, model);
     QFETCH(QStringList, defines);
     QFETCH(QString, expectedViolation);
-    const Verification v = verify(defines);
+    const Verification v = verify(model, defines);
     if (QTest::currentTestFailed())
         return;
     qInfo().noquote() << v.summary();

@@ -3,10 +3,13 @@
 // workspace's queue. Checked on the store (the claim's order, one claim per iteration, a dead
 // runner's iterations put back, the run closed by whoever ends its last iteration, a firing made
 // once) and with real processes: three runners share a queued run under the workspace's caps
-// while one of them is SIGKILLed mid-copy, and `run cancel` stops a queued run on its runners.
+// while one of them is SIGKILLed mid-copy, `run cancel` stops a queued run on its runners, and a
+// runner cut off from the workspace server stops its copies and carries on once it is back.
 // Runs on workspace files and on server workspaces (tests/CMakeLists.txt).
 #include "model/engine/runcoordinator.h"
 #include "tests/engine/enginefixture.h"
+#include "tests/support/pgsession.h"
+#include "tests/support/tcpcutter.h"
 #include "tests/support/timespans.h"
 
 #include <QCoreApplication>
@@ -98,6 +101,8 @@ private slots:
     void frozenRunnerWakesToFindItsIterationTakenOver();
     void scheduledRunsAreSharedAndEachFiringMakesOneRun();
     void newActiveRunnerFollowsTheRunsItsPredecessorFired();
+    void runnerThatLosesTheWorkspaceCancelsReconnectsAndCarriesOn();
+    void rangeBackfillIsQueuedForTheRunners();
 
 private:
     // orders<n> (`rows` rows) copied from src into `target`; `batchSize` rows a batch (a small
@@ -578,6 +583,135 @@ void TestFleet::newActiveRunnerFollowsTheRunsItsPredecessorFired() {
     second.signal(SIGTERM);
     QVERIFY(second.stopsWithin(kGenerous));
     QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders1")), qint64(300));
+}
+
+// A runner cut off from the workspace server (a relay between them, cut) for longer than its
+// heartbeat cancels what it holds: its copies stop and roll back to their last commit. Once it
+// reaches the server again, it puts back in the queue the iterations whose end it could not
+// record and carries on: the run ends succeeded and every target is exact, with no other
+// runner's help.
+void TestFleet::runnerThatLosesTheWorkspaceCancelsReconnectsAndCarriesOn() {
+    if (!serverWorkspaces())
+        QSKIP("a workspace file has no server to lose (the server run of this suite checks it)");
+    TcpCutter relay(quint16(pgPort().toUInt()));
+    QVERIFY(relay.listening());
+    QString viaRelay = m_fixture->wsPath;
+    viaRelay.replace(QStringLiteral(":%1/").arg(pgPort()), QStringLiteral(":%1/").arg(relay.port()));
+    QVERIFY2(viaRelay != m_fixture->wsPath, qPrintable(viaRelay));
+    constexpr int kRows = 2000;
+    const QList<qint64> ids{addOrders(1, kRows, QStringLiteral("dst"), 10),
+                            addOrders(2, kRows, QStringLiteral("dst"), 10)};
+    // 200 batches of 50 ms each: a copy of some 10 s.
+    FleetRunnerProcess runner(viaRelay, 2, QStringLiteral("after_batch_write:50"));
+    QVERIFY(runner.started());
+    const qint64 runId = enqueue(ids);
+    const auto runningOfRun = [&] {
+        return execWorkspaceSql(m_fixture->wsPath,
+                                QStringLiteral("SELECT count(*) FROM iterations WHERE run_id = ?1 AND "
+                                               "status = 'running' AND runner = ?2"),
+                                {runId, runner.id()})
+            .toInt();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(runningOfRun(), 2, kGenerous);
+
+    relay.cut();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.err().contains(QLatin1String("the workspace has been out of reach")),
+                             kGenerous);
+    // Its copies have stopped: nothing more lands in the targets while it is cut off.
+    const auto landed = [&] {
+        qint64 rows = 0;
+        for (const QString &table : {QStringLiteral("orders1"), QStringLiteral("orders2")}) {
+            if (queryValue(m_fixture->dst,
+                           QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = ?1"), {table})
+                    .toInt() > 0)
+                rows += countRows(m_fixture->dst, table);
+        }
+        return rows;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(runner.err().count(QLatin1String("its end is not recorded")), 2, kGenerous);
+    const qint64 whileCut = landed();
+    QTest::qWait(1500);
+    QCOMPARE(landed(), whileCut);
+    // The workspace still shows them running under this runner: nobody could record otherwise.
+    QCOMPARE(runningOfRun(), 2);
+
+    QVERIFY(relay.restore());
+    QTRY_VERIFY_WITH_TIMEOUT(runner.err().contains(QLatin1String("reached the workspace again")), kGenerous);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        execWorkspaceSql(m_fixture->wsPath, QStringLiteral("SELECT status FROM runs WHERE id = ?1"), {runId}),
+        QStringLiteral("succeeded"), kGenerous);
+    for (const QString &table : {QStringLiteral("orders1"), QStringLiteral("orders2")}) {
+        QCOMPARE(countRows(m_fixture->dst, table), qint64(kRows));
+        QCOMPARE(queryValue(m_fixture->dst, QStringLiteral("SELECT count(DISTINCT id) FROM %1").arg(table))
+                     .toLongLong(),
+                 qint64(kRows));
+    }
+    const QJsonObject run = runJson(runId);
+    for (const QJsonValue &value : run.value(QStringLiteral("iterations")).toArray()) {
+        const QJsonObject iteration = value.toObject();
+        QCOMPARE(iteration.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(iteration.value(QStringLiteral("runner")).toString(), runner.id());
+    }
+    QCOMPARE(execWorkspaceSql(
+                 m_fixture->wsPath,
+                 QStringLiteral("SELECT count(*) FROM iteration_logs l JOIN iterations i ON i.id = "
+                                "l.iteration_id WHERE i.run_id = ?1 AND l.message LIKE ?2"),
+                 {runId, QStringLiteral("%could not record its end: the workspace was out of reach%")})
+                 .toInt(),
+             2);
+}
+
+// `backfill ID --range FROM..TO --queue`: the run keeps its range and a runner re-copies it; the
+// backfills that move the position refuse --queue, naming the range backfill.
+void TestFleet::rangeBackfillIsQueuedForTheRunners() {
+    constexpr int kRows = 1000;
+    makeOrders(m_fixture->src, kRows, 1, QStringLiteral("orders1"));
+    TableDraft draft = EngineFixture::draft(QStringLiteral("orders1"), QStringLiteral("updated_at"));
+    draft.spec.mode = WriteMode::Merge;
+    draft.spec.keyColumns = {QStringLiteral("id")};
+    const qint64 id = m_fixture->addTable(draft);
+    QCOMPARE(m_fixture->run(id).status, IterationStatus::Succeeded);
+    execSql(m_fixture->dst, QStringLiteral("DELETE FROM orders1 WHERE id BETWEEN 100 AND 199"));
+    QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders1")), qint64(kRows - 100));
+
+    const QString range = orderTimestamp(100) + QStringLiteral("..") + orderTimestamp(199);
+    CliResult refused = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--from"),
+                             orderTimestamp(50), QStringLiteral("--keep"), QStringLiteral("--queue")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("backfill %1 --range FROM..TO --queue").arg(id)),
+             qPrintable(refused.err));
+    refused = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--range"), range,
+                   QStringLiteral("--no-wait")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QStringLiteral("--range --queue --no-wait")), qPrintable(refused.err));
+
+    // Queued while no runner is alive: it waits, and says so.
+    const CliResult early = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--range"),
+                                 range, QStringLiteral("--queue"), QStringLiteral("--no-wait")});
+    QCOMPARE(early.exitCode, 0);
+    QVERIFY2(early.err.contains(QLatin1String("no runner of this workspace is alive")),
+             qPrintable(early.err));
+    const qint64 earlyRunId = early.out.section(QLatin1Char(' '), 1, 1).toLongLong();
+    QVERIFY2(earlyRunId > 0 && early.out.endsWith(QLatin1String(" queued for the runners\n")),
+             qPrintable(early.out));
+
+    FleetRunnerProcess runner(m_fixture->wsPath, 1, QString());
+    QVERIFY(runner.started());
+    const CliResult queued = cli({QStringLiteral("backfill"), QString::number(id), QStringLiteral("--range"),
+                                  range, QStringLiteral("--queue"), QStringLiteral("--json")});
+    QVERIFY2(queued.exitCode == 0, qPrintable(queued.describe()));
+    const QJsonObject run = parseJsonObject(queued.out);
+    QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+    QCOMPARE(run.value(QStringLiteral("kind")).toString(), QString::fromLatin1(kRunKindRangeBackfill));
+    const QJsonObject iteration = run.value(QStringLiteral("iterations")).toArray().first().toObject();
+    QCOMPARE(iteration.value(QStringLiteral("runner")).toString(), runner.id());
+    QCOMPARE(iteration.value(QStringLiteral("rows_read")).toInteger(), 100);
+    QCOMPARE(countRows(m_fixture->dst, QStringLiteral("orders1")), qint64(kRows));
+    QCOMPARE(
+        runJson(run.value(QStringLiteral("run_id")).toInteger()).value(QStringLiteral("queued")).toBool(),
+        true);
+    QTRY_COMPARE_WITH_TIMEOUT(runJson(earlyRunId).value(QStringLiteral("status")).toString(),
+                              QStringLiteral("succeeded"), kGenerous);
 }
 
 QTEST_GUILESS_MAIN(TestFleet)

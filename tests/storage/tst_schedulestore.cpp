@@ -120,7 +120,8 @@ void TestScheduleStore::version3WorkspaceMigrates() {
             "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-            "PRAGMA user_version = 3"));
+            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+            "user_version = 3"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(),

@@ -142,6 +142,7 @@ private slots:
     void lastStatusReaderFollowsWhatMoved();
     void rejects();
     void leases();
+    void expiredLeaseRenewsOnlyWithAFreeSlot();
     void deadHolderTakenOver();
     void removeArchivesAndRestoreKeepsPosition();
     void restoreNeedsItsConnections();
@@ -182,7 +183,7 @@ void TestWorkspace::createAndReopen() {
     if (test::serverWorkspaces()) {
         QCOMPARE(test::execWorkspaceSql(
                      path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
-                 QStringLiteral("6"));
+                 QStringLiteral("7"));
     } else {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
@@ -561,7 +562,7 @@ void TestWorkspace::followTargetStateTakesOnlyNewer() {
 // generation 0.
 void TestWorkspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (2 to 16); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (2 to 17); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -589,7 +590,8 @@ void TestWorkspace::version2WorkspaceMigrates() {
             "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-            "PRAGMA user_version = 2"));
+            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+            "user_version = 2"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
@@ -629,7 +631,8 @@ void TestWorkspace::version12AlertsOnWarningsGainStalled() {
                 "iterations DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE "
                 "schedule_firings; ALTER TABLE "
                 "iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-                "PRAGMA user_version = 12"));
+                "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+                "user_version = 12"));
         }
         test::execSql(path, QStringLiteral("UPDATE alert_settings SET on_statuses = ?1"), {stored});
         QCOMPARE(Workspace::open(path)->alertSettings().on.join(QLatin1Char(',')), migrated);
@@ -904,6 +907,37 @@ void TestWorkspace::rejects() {
     QVERIFY(workspace->rejects(tableId + 1).isEmpty());
 }
 
+// A lease that expired while its process was stopped freed its slot: renewing it takes it again
+// only while the caps still have room, else its iteration must stop (LeaseRenewal::SlotLost).
+void TestWorkspace::expiredLeaseRenewsOnlyWithAFreeSlot() {
+    const QString path = newPath(QStringLiteral("w.tidemark"));
+    auto workspace = Workspace::create(path);
+    const qint64 first = workspace->addTable(sampleTable());
+    const qint64 second = workspace->addTable(sampleTable());
+    workspace->setMaxConcurrency(1);
+    const qint64 runA = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    const qint64 runB = workspace->beginRun(QStringLiteral("cli"), 2, false);
+    const LeaseAttempt stopped = workspace->acquireLease(first, runA, 300);
+    QVERIFY(stopped.acquired);
+    const auto expire = [&] {
+        test::execWorkspaceSql(path, QStringLiteral("UPDATE leases SET expires_at = ?1 WHERE table_id = ?2"),
+                               {isoUtc(QDateTime::currentDateTimeUtc().addSecs(-5)), first});
+    };
+    expire();
+    // Its slot went to another iteration meanwhile.
+    QVERIFY(workspace->acquireLease(second, runB, 300).acquired);
+    QVERIFY(workspace->renewLease(first, stopped.token, std::chrono::seconds(300)) == LeaseRenewal::SlotLost);
+    const QString unchanged = test::execWorkspaceSql(
+        path, QStringLiteral("SELECT expires_at FROM leases WHERE table_id = ?1"), {first});
+    QVERIFY(QDateTime::fromString(unchanged, Qt::ISODateWithMs) < QDateTime::currentDateTimeUtc());
+    // With the slot free again it is taken again, extended.
+    workspace->releaseLease(second, runB);
+    QVERIFY(workspace->renewLease(first, stopped.token, std::chrono::seconds(300)) == LeaseRenewal::Renewed);
+    const QString renewed = test::execWorkspaceSql(
+        path, QStringLiteral("SELECT expires_at FROM leases WHERE table_id = ?1"), {first});
+    QVERIFY(QDateTime::fromString(renewed, Qt::ISODateWithMs) > QDateTime::currentDateTimeUtc());
+}
+
 void TestWorkspace::leases() {
     const QString path = newPath(QStringLiteral("w.tidemark"));
     auto workspace = Workspace::create(path);
@@ -926,8 +960,11 @@ void TestWorkspace::leases() {
     QCOMPARE(second.holder->host, QSysInfo::machineHostName());
     QVERIFY(second.holder->expiresAt > QDateTime::currentDateTimeUtc());
 
-    QVERIFY_THROWS_EXCEPTION(Error, other->renewLease(tableId, runB, 300));
-    workspace->renewLease(tableId, runA, 600);
+    // Renewed only by the acquisition that drew its token.
+    QVERIFY(first.token > 0);
+    QVERIFY(other->renewLease(tableId, first.token + 1, std::chrono::seconds(300)) ==
+            LeaseRenewal::TakenOver);
+    QVERIFY(workspace->renewLease(tableId, first.token, std::chrono::seconds(600)) == LeaseRenewal::Renewed);
     other->releaseLease(tableId, runB); // not the holder: no effect
     QVERIFY(!other->acquireLease(tableId, runB, 300).acquired);
 
@@ -945,6 +982,13 @@ void TestWorkspace::leases() {
     QVERIFY(expired.holder);
     QCOMPARE(expired.holder->runId, runB);
     QCOMPARE(expired.holder->host, QStringLiteral("elsewhere.invalid"));
+    // Fencing tokens only rise: the takeover's is above the lease it took over, whose holder can
+    // no longer renew it.
+    QVERIFY(afterRelease.token > first.token);
+    QCOMPARE(expired.holder->token, afterRelease.token);
+    QVERIFY(expired.token > afterRelease.token);
+    QVERIFY(other->renewLease(tableId, afterRelease.token, std::chrono::seconds(300)) ==
+            LeaseRenewal::TakenOver);
 
     // On another host a live-looking lease is respected until it expires.
     test::execWorkspaceSql(path, QStringLiteral("UPDATE leases SET host = ?1, pid = 1 WHERE table_id = ?2"),

@@ -23,6 +23,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace tidemark::cli {
 
 namespace {
@@ -149,6 +151,38 @@ int runAndReport(CliSession &session, const RunRequest &request, bool json) {
     return exitCode;
 }
 
+// `--queue` (run, backfill --range): handed to the runners; refused without it.
+void takeQueueOptions(RunRequest &request, const SubcommandParser &parser, const QString &command) {
+    request.queued = parser.isSet(QStringLiteral("queue"));
+    if (parser.isSet(QStringLiteral("no-wait")) && !request.queued)
+        throw ValidationError(QStringLiteral("%1 --no-wait: only a run queued for the runners can be left to "
+                                             "them (%1 --queue --no-wait)")
+                                  .arg(command));
+}
+
+// Runs the request here, or queued for the runners: then with --no-wait prints its id at once,
+// else waits for them and prints the run as `run` does.
+int startRun(CliSession &session, const RunRequest &request, const SubcommandParser &parser) {
+    const bool json = parser.isSet(QStringLiteral("json"));
+    if (request.queued) {
+        const QList<FleetRunner> runners = session.openWorkspace()->fleetRunners();
+        if (std::none_of(runners.cbegin(), runners.cend(), [](const FleetRunner &r) { return r.alive; }))
+            writeError(
+                QStringLiteral("no runner of this workspace is alive: the run waits in the queue until "
+                               "one starts (tidemark-cli serve; tidemark-cli runners lists them)"));
+    }
+    if (!parser.isSet(QStringLiteral("no-wait")))
+        return runAndReport(session, request, json);
+    const qint64 runId = RunCoordinator::enqueue(session.workspacePath(), request);
+    if (json)
+        writeOut(toJsonLine(QJsonObject{{QStringLiteral("run_id"), runId},
+                                        {QStringLiteral("status"), QStringLiteral("running")},
+                                        {QStringLiteral("queued"), true}}));
+    else
+        writeOut(QStringLiteral("run %1 queued for the runners\n").arg(runId));
+    return 0;
+}
+
 int run(CliSession &session, const SubcommandParser &parser) {
     const TerminationSignals interrupts;
     faultPoint("cli_run_setup"); // lets a test interrupt the set-up
@@ -167,11 +201,7 @@ int run(CliSession &session, const SubcommandParser &parser) {
                                              "target over"));
     if (parser.isSet(QStringLiteral("concurrency")))
         request.concurrency = int(optionInteger(parser, QStringLiteral("concurrency"), 1, kMaxConcurrency));
-    request.queued = parser.isSet(QStringLiteral("queue"));
-    if (parser.isSet(QStringLiteral("no-wait")) && !request.queued)
-        throw ValidationError(
-            QStringLiteral("run --no-wait: only a run queued for the runners can be left to "
-                           "them (run --queue --no-wait)"));
+    takeQueueOptions(request, parser, QStringLiteral("run"));
     if (request.queued && request.dryRun)
         throw ValidationError(QStringLiteral("run --queue: a dry run shows the windows here; run --dry-run "
                                              "without --queue"));
@@ -190,17 +220,7 @@ int run(CliSession &session, const SubcommandParser &parser) {
         for (qint64 id : request.tableIds)
             requireTable(*workspace, id);
     }
-    if (parser.isSet(QStringLiteral("no-wait"))) {
-        const qint64 runId = RunCoordinator::enqueue(session.workspacePath(), request);
-        if (parser.isSet(QStringLiteral("json")))
-            writeOut(toJsonLine(QJsonObject{{QStringLiteral("run_id"), runId},
-                                            {QStringLiteral("status"), QStringLiteral("running")},
-                                            {QStringLiteral("queued"), true}}));
-        else
-            writeOut(QStringLiteral("run %1 queued for the runners\n").arg(runId));
-        return 0;
-    }
-    return runAndReport(session, request, parser.isSet(QStringLiteral("json")));
+    return startRun(session, request, parser);
 }
 
 // Asks every open iteration of the run to stop, wherever it runs; waits (up to --wait seconds,
@@ -271,12 +291,13 @@ int rangeBackfill(CliSession &session, const SubcommandParser &parser, qint64 id
     request.tableIds = {id};
     request.concurrency = 1;
     request.range = WatermarkRangeText::parse(parser.value(QStringLiteral("range")));
+    takeQueueOptions(request, parser, QStringLiteral("backfill %1 --range").arg(id));
     {
         std::unique_ptr<Workspace> workspace = session.openWorkspace();
         requireTable(*workspace, id);
         rangeBackfillableTable(*workspace, id);
     }
-    return runAndReport(session, request, parser.isSet(QStringLiteral("json")));
+    return startRun(session, request, parser);
 }
 
 int backfill(CliSession &session, const SubcommandParser &parser) {
@@ -284,6 +305,15 @@ int backfill(CliSession &session, const SubcommandParser &parser) {
     if (parser.isSet(QStringLiteral("range")))
         return rangeBackfill(session, parser, id);
 
+    for (const char *option : {"queue", "no-wait"}) {
+        if (parser.isSet(QLatin1String(option)))
+            throw ValidationError(
+                QStringLiteral("backfill %1 --%2: only a range backfill copies rows, which the runners can "
+                               "do (backfill %1 --range FROM..TO --queue); --from and --truncate move the "
+                               "position here and now, and `run --queue` then copies from it")
+                    .arg(id)
+                    .arg(QLatin1String(option)));
+    }
     BackfillRequest request;
     request.tableId = id;
     int actions = 0;
@@ -379,10 +409,11 @@ QList<CommandSpec> runCommands() {
         {.name = QStringLiteral("backfill"),
          .usage = QStringLiteral(R"(  backfill ID --from VALUE (--keep | --delete-newer) [--yes] [--json]
   backfill ID --truncate [--json]     empties the target; the next run reloads from the start
-  backfill ID --range FROM..TO [--json]
+  backfill ID --range FROM..TO [--queue [--no-wait]] [--json]
                                       re-copies the rows with a watermark from FROM to TO (both
                                       included, up to the position) into a merge table, beside
-                                      its runs; the position stays; printed as a run)"),
+                                      its runs; the position stays; printed as a run; --queue
+                                      hands it to the workspace's runners as run --queue does)"),
          .options =
              {{QStringLiteral("from"), QStringLiteral("VALUE"), QStringLiteral("the new watermark")},
               {QStringLiteral("range"), QStringLiteral("FROM..TO"),
@@ -390,6 +421,10 @@ QList<CommandSpec> runCommands() {
               {QStringLiteral("keep"), {}, QStringLiteral("keeps the target's rows")},
               {QStringLiteral("delete-newer"), {}, QStringLiteral("deletes the target's rows after --from")},
               {QStringLiteral("truncate"), {}, QStringLiteral("empties the target; the next run reloads it")},
+              {QStringLiteral("queue"),
+               {},
+               QStringLiteral("with --range: hands it to the workspace's runners")},
+              {QStringLiteral("no-wait"), {}, QStringLiteral("with --queue: prints the run id at once")},
               kYesOption,
               kJsonOption},
          .minPositional = 1,

@@ -18,7 +18,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -277,9 +277,19 @@ CREATE INDEX iterations_by_run_status_id ON iterations(run_id, status, id);
 )"));
 }
 
+// The file's version 17: each lease's fencing token and the last one drawn; a queued range
+// backfill's FROM..TO.
+void migrateTo7(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN backfill_range text NOT NULL DEFAULT '';
+ALTER TABLE leases ADD COLUMN token bigint NOT NULL DEFAULT 0;
+INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("key") DO NOTHING;
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
-                                                       &migrateTo4, &migrateTo5, &migrateTo6};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
+                                                       &migrateTo5, &migrateTo6, &migrateTo7};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.

@@ -23,7 +23,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 16;
+constexpr int kSchemaVersion = 17;
 
 auto storageLog() {
     return logger("core.storage");
@@ -483,11 +483,21 @@ CREATE INDEX iterations_by_runner ON iterations(status, runner);
 )"));
 }
 
+// Version 17: each lease's fencing token and the last one drawn (docs/design.md, "Fencing"); a
+// queued range backfill's FROM..TO, for whichever runner claims it.
+void migrateTo17(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN backfill_range TEXT NOT NULL DEFAULT '';
+ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;
+INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("key") DO NOTHING;
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
 constexpr MigrationStep kMigrations[kSchemaVersion] = {
     &migrateTo1,  &migrateTo2,  &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6,
     &migrateTo7,  &migrateTo8,  &migrateTo9,  &migrateTo10, &migrateTo11, &migrateTo12,
-    &migrateTo13, &migrateTo14, &migrateTo15, &migrateTo16};
+    &migrateTo13, &migrateTo14, &migrateTo15, &migrateTo16, &migrateTo17};
 
 class SqliteStatementBackend : public StatementBackend {
 public:

@@ -213,14 +213,14 @@ IterationActivity HistoryStore::iterationActivity(std::optional<qint64> afterIte
 }
 
 qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
-                              const QString &kind, bool queued) {
+                              const QString &kind, bool queued, const QString &range) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     Statement insert(
         m_db,
         QStringLiteral(R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
                        R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
-                       R"(schedule, kind, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?8, ?9, ?10, )"
-                       R"(?11))"));
+                       R"(schedule, kind, queued, backfill_range) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, )"
+                       R"(?8, ?9, ?10, ?11, ?12))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
@@ -232,8 +232,15 @@ qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryR
         .bind(9, textOrNull(schedule))
         .bind(10, kind)
         .bind(11, queued ? 1 : 0)
+        .bind(12, range)
         .run();
     return m_db.lastInsertId();
+}
+
+QString HistoryStore::runRange(qint64 runId) {
+    Statement select(m_db, QStringLiteral("SELECT backfill_range FROM runs WHERE id = ?1"));
+    select.bind(1, runId);
+    return select.step() ? select.columnText(0) : QString();
 }
 
 void HistoryStore::beatRun(qint64 runId) {
@@ -354,23 +361,28 @@ void HistoryStore::writeIteration(const IterationRecord &record) {
                   "watermark_before = ?14, watermark_after = ?15, window_lower = ?16, "
                   "window_upper = ?17, error = ?18, rows_unorderable_watermark = ?19, rows_pending = ?20, "
                   "rows_rolled_back = ?21, rows_future = ?22, source_behind = ?23, rows_deleted = ?24, "
-                  "runner = ?25, waiting = ?26 WHERE id = ?27 AND runner IN ('', ?28)"));
+                  "runner = ?25, waiting = ?26 WHERE id = ?27 AND (runner = ?28 OR (runner = '' AND "
+                  "run_id NOT IN (SELECT id FROM runs WHERE queued = 1)))"));
     bindIteration(update, record);
     const QString me = thisRunnerId();
     update.bind(27, record.id).bind(28, me).run();
     if (m_db.changes() > 0)
         return;
-    // Another runner holds it: this process's claim was taken over (docs/design.md, "The runner
-    // fleet"), and the record is the new holder's to write.
+    // Another runner holds it, or a queued run's iteration went back in the queue: this
+    // process's claim was taken over (docs/design.md, "The runner fleet"), and the record is the
+    // next holder's to write. (A queued iteration is written only by its holder, so a runner woken
+    // after its claim was put back cannot close it before another runner has run it.)
     Statement holder(m_db, QStringLiteral("SELECT runner FROM iterations WHERE id = ?1"));
     holder.bind(1, record.id);
     if (holder.step())
-        throw Error(
-            QStringLiteral("workspace %1: iteration %2 was taken over by runner %3; this process (%4) "
-                           "no longer writes its record")
-                .arg(m_db.location())
-                .arg(record.id)
-                .arg(holder.columnText(0), me));
+        throw Error(QStringLiteral("workspace %1: iteration %2 was taken over by %3; this process (%4) "
+                                   "no longer writes its record")
+                        .arg(m_db.location())
+                        .arg(record.id)
+                        .arg(holder.columnText(0).isEmpty()
+                                 ? QStringLiteral("the queue (it went back for another runner)")
+                                 : QStringLiteral("runner ") + holder.columnText(0),
+                             me));
     throw Error(
         QStringLiteral("workspace %1: iteration %2 does not exist").arg(m_db.location()).arg(record.id));
 }

@@ -25,7 +25,8 @@ public:
     IterationActivity iterationActivity(std::optional<qint64> afterIterationId);
 
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
-                    const QString &kind, bool queued);
+                    const QString &kind, bool queued, const QString &range);
+    QString runRange(qint64 runId); // empty: no range
     void beatRun(qint64 runId);
     void finishRun(qint64 runId, const QString &status);
     int repairInterruptedRuns(QList<qint64> *closedRunIds);

@@ -9,21 +9,29 @@
 #include <QCoreApplication>
 #include <QHash>
 
+#include <algorithm>
+
 namespace tidemark {
 
 LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl, bool caps,
                               int processSlots) {
     const QString host = hostName();
     const qint64 pid = QCoreApplication::applicationPid();
-    const QDateTime now = QDateTime::currentDateTimeUtc();
     LeaseAttempt attempt;
     m_db.lock(StoreLock::Lease, tableId);
-    Statement select(m_db, QStringLiteral("SELECT run_id, host, pid, expires_at FROM leases "
+    // Read after the lock: a take that waited for it (its holder stopped inside its transaction)
+    // judges expiry as of now.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    Statement select(m_db, QStringLiteral("SELECT run_id, host, pid, expires_at, token FROM leases "
                                           "WHERE table_id = ?1"));
     select.bind(1, tableId);
     if (select.step()) {
-        Lease current{tableId, select.columnInt64(0), select.columnText(1), select.columnInt64(2),
-                      readTime(select, 3)};
+        Lease current{tableId,
+                      select.columnInt64(0),
+                      select.columnText(1),
+                      select.columnInt64(2),
+                      readTime(select, 3),
+                      select.columnInt64(4)};
         select.reset();
         const bool sameHost = current.host == host;
         const bool expired = !current.expiresAt.isValid() || current.expiresAt <= now;
@@ -48,17 +56,24 @@ LeaseAttempt LeaseStore::take(qint64 tableId, qint64 runId, std::chrono::millise
             return attempt; // nothing written
         }
     }
+    attempt.token = drawToken();
+    // And the lease's times after the slots' lock too: one written already expired would free
+    // its slot to every take queued behind it.
+    const QDateTime acquired = QDateTime::currentDateTimeUtc();
     Statement upsert(
-        m_db, QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, expires_at) "
-                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (table_id) DO UPDATE SET "
-                             "run_id = excluded.run_id, host = excluded.host, pid = excluded.pid, "
-                             "acquired_at = excluded.acquired_at, expires_at = excluded.expires_at"));
+        m_db,
+        QStringLiteral("INSERT INTO leases (table_id, run_id, host, pid, acquired_at, expires_at, token) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (table_id) DO UPDATE SET "
+                       "run_id = excluded.run_id, host = excluded.host, pid = excluded.pid, "
+                       "acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, "
+                       "token = excluded.token"));
     upsert.bind(1, tableId)
         .bind(2, runId)
         .bind(3, host)
         .bind(4, pid)
-        .bind(5, isoUtc(now))
-        .bind(6, isoUtc(now.addMSecs(ttl.count())))
+        .bind(5, isoUtc(acquired))
+        .bind(6, isoUtc(acquired.addMSecs(ttl.count())))
+        .bind(7, attempt.token)
         .run();
     attempt.acquired = true;
     return attempt;
@@ -147,28 +162,65 @@ void LeaseStore::setMaxConcurrency(int cap) {
     transaction.commit();
 }
 
-// Only this process's own lease: a queued run's iteration taken over by another runner has the
-// same run id under another host and pid.
-void LeaseStore::renew(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl) {
+// Fenced: only the acquisition that drew `token` renews it, so a run whose lease was taken over
+// (even by itself, on another thread or machine) learns so here. An expired lease is not simply
+// extended: its slot was free meanwhile, so it is taken again under the caps, as take() would.
+LeaseRenewal LeaseStore::renew(qint64 tableId, qint64 token, std::chrono::milliseconds ttl) {
+    Transaction transaction(m_db);
+    m_db.lock(StoreLock::Lease, tableId);
+    Statement select(m_db,
+                     QStringLiteral("SELECT expires_at FROM leases WHERE table_id = ?1 AND token = ?2"));
+    select.bind(1, tableId).bind(2, token);
+    if (!select.step())
+        return LeaseRenewal::TakenOver;
+    const QDateTime expiresAt = readTime(select, 0);
+    select.reset();
+    if (!expiresAt.isValid() || expiresAt <= QDateTime::currentDateTimeUtc()) {
+        if (!fullCap(tableId, 0).isEmpty())
+            return LeaseRenewal::SlotLost;
+        storageLog()->info("table {}: its lease (token {}) had expired; taken again, a slot being free",
+                           tableId, token);
+    }
     Statement update(m_db, QStringLiteral("UPDATE leases SET expires_at = ?1 WHERE table_id = ?2 AND "
-                                          "run_id = ?3 AND host = ?4 AND pid = ?5"));
+                                          "token = ?3"));
     update.bind(1, isoUtc(QDateTime::currentDateTimeUtc().addMSecs(ttl.count())))
         .bind(2, tableId)
-        .bind(3, runId)
-        .bind(4, hostName())
-        .bind(5, QCoreApplication::applicationPid())
+        .bind(3, token)
         .run();
-    if (m_db.changes() == 0)
-        throw Error(QStringLiteral("workspace %1: the lease of table %2 is no longer held by run %3")
-                        .arg(m_db.location())
-                        .arg(tableId)
-                        .arg(runId));
+    transaction.commit();
+    return LeaseRenewal::Renewed;
+}
+
+// The next fencing token: above every token drawn before, and never below the clock in
+// microseconds, so a workspace restored from an older backup still draws tokens above those its
+// targets have seen. The last token's row is locked until the caller's transaction ends.
+qint64 LeaseStore::drawToken() {
+    Statement select(m_db, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'last_lease_token')") +
+                               m_db.forUpdate());
+    const qint64 last = select.step() ? select.columnText(0).toLongLong() : 0;
+    select.reset();
+    const qint64 token = std::max(last + 1, QDateTime::currentMSecsSinceEpoch() * 1000);
+    Statement update(m_db,
+                     QStringLiteral(R"(INSERT INTO meta ("key", value) VALUES ('last_lease_token', ?1) )"
+                                    R"(ON CONFLICT ("key") DO UPDATE SET value = excluded.value)"));
+    update.bind(1, QString::number(token)).run();
+    return token;
 }
 
 void LeaseStore::release(qint64 tableId, qint64 runId) {
-    Statement remove(m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2 AND host = ?3 "
-                                          "AND pid = ?4"));
-    remove.bind(1, tableId).bind(2, runId).bind(3, hostName()).bind(4, QCoreApplication::applicationPid()).run();
+    Statement remove(m_db,
+                     QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND run_id = ?2 AND host = ?3 "
+                                    "AND pid = ?4"));
+    remove.bind(1, tableId)
+        .bind(2, runId)
+        .bind(3, hostName())
+        .bind(4, QCoreApplication::applicationPid())
+        .run();
+}
+
+void LeaseStore::releaseByToken(qint64 tableId, qint64 token) {
+    Statement remove(m_db, QStringLiteral("DELETE FROM leases WHERE table_id = ?1 AND token = ?2"));
+    remove.bind(1, tableId).bind(2, token).run();
 }
 
 void LeaseStore::releaseAll(qint64 tableId) {

@@ -17,8 +17,9 @@ public:
     // `caps`, also refused (LeaseAttempt::waiting) while a cap the table falls under is full.
     LeaseAttempt take(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl, bool caps = false,
                       int processSlots = 0);
-    void renew(qint64 tableId, qint64 runId, std::chrono::milliseconds ttl);
+    LeaseRenewal renew(qint64 tableId, qint64 token, std::chrono::milliseconds ttl);
     void release(qint64 tableId, qint64 runId);
+    void releaseByToken(qint64 tableId, qint64 token);
     void releaseAll(qint64 tableId); // whoever holds it: the table leaves
 
     RunnerClaim claimRunner(const QDateTime &startedAt, std::chrono::milliseconds ttl,
@@ -32,6 +33,7 @@ public:
 
 private:
     QString fullCap(qint64 tableId, int processSlots);
+    qint64 drawToken();
     StoreDb &m_db;
 };
 

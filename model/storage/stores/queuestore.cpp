@@ -229,12 +229,15 @@ void QueueStore::requeue(qint64 iterationId, const QString &why) {
 
 // Back in the queue for any runner; the rows its attempt committed stay in the target, whose
 // state row the next attempt starts from. One whose cancel was asked for ends cancelled instead.
-// Only while `runner` still holds it.
+// Only while `runner` still holds it, and only while its run is open: the run's row is locked, as
+// finishRunIfSettled() locks it, so a run is never closed with an iteration that goes back in the
+// queue after (a stopping runner's iteration ends cancelled before it is handed back).
 void QueueStore::putBack(qint64 iterationId, const QString &runner, const QString &why) {
-    Statement counts(m_db,
-                     QStringLiteral("SELECT rows_written, rows_pending, cancel_requested FROM iterations "
-                                    "WHERE id = ?1 AND runner = ?2 AND status IN ('queued', 'running', "
-                                    "'cancelled')"));
+    Statement counts(m_db, QStringLiteral("SELECT i.rows_written, i.rows_pending, i.cancel_requested FROM "
+                                          "iterations i JOIN runs r ON r.id = i.run_id WHERE i.id = ?1 AND "
+                                          "i.runner = ?2 AND i.status IN ('queued', 'running', 'cancelled') "
+                                          "AND r.status = 'running'") +
+                               m_db.forUpdate());
     counts.bind(1, iterationId).bind(2, runner);
     if (!counts.step())
         return;
@@ -344,6 +347,18 @@ QList<qint64> QueueStore::cancelRequested(qint64 runId) {
     while (select.step())
         ids.append(select.columnInt64(0));
     return ids;
+}
+
+QHash<qint64, qint64> QueueStore::claimedByThisRunner() {
+    Statement select(m_db,
+                     QStringLiteral("SELECT i.id, i.run_id FROM iterations i JOIN runs r ON r.id = "
+                                    "i.run_id WHERE i.status IN ('queued', 'running') AND i.runner = ?1 "
+                                    "AND r.queued = 1 AND r.status = 'running'"));
+    select.bind(1, thisRunnerId());
+    QHash<qint64, qint64> runs;
+    while (select.step())
+        runs.insert(select.columnInt64(0), select.columnInt64(1));
+    return runs;
 }
 
 QList<qint64> QueueStore::cancelRequestedOfThisRunner() {

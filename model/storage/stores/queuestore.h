@@ -24,6 +24,7 @@ public:
     QList<IterationRecord> claim(int count);
     int requeueOrphans();
     void requeue(qint64 iterationId, const QString &why);
+    QHash<qint64, qint64> claimedByThisRunner();
     QString finishRunIfSettled(qint64 runId);
     CancelRequest requestCancel(qint64 runId);
     void requestIterationCancel(qint64 iterationId);
