@@ -71,6 +71,7 @@ QJsonObject tableJson(const TableSpec &spec) {
         spec.watermarkType == WatermarkType::Timestamp
             ? QJsonValue(spec.sourceTimezone.isEmpty() ? QStringLiteral("UTC") : spec.sourceTimezone)
             : QJsonValue(QJsonValue::Null));
+    object.insert(QStringLiteral("zero_dates"), zeroDatesName(spec.zeroDates));
     return object;
 }
 

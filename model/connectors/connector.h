@@ -81,6 +81,8 @@ struct WindowQuery {
     // The upper bound holds rows back (the future guard): the copy stops at it, even where a
     // shortcut would copy the whole table.
     bool upperHoldsBack = false;
+    // The table's key: names the row in a read error (a MySQL zero date).
+    QStringList keyColumns;
 };
 
 // What a source knows about a watermark column at the start of an iteration.
@@ -221,6 +223,9 @@ public:
                                                    const QStringList &orderBy) = 0;
     // Where a target could read this source's tables itself (see TargetWriter::pushDown).
     virtual PushDownOrigin pushDownOrigin() = 0;
+    // How the windows and scans opened from now on read a MySQL/MariaDB zero date outside the
+    // watermark column (TableSpec::zeroDates). No other engine holds zero dates.
+    virtual void setZeroDates(ZeroDates) {}
     // Range checksums (model/connectors/rowchecksum.h), computed by the database: one row per
     // bucket of keys that holds rows: (bucket, rows, hash sum). The sum is an integer modulo
     // 2^64 or a decimal text to reduce modulo 2^64. Null: the engine cannot hash rows itself.

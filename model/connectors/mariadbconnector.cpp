@@ -607,10 +607,12 @@ qint64 MariadbSession::execute(const QString &sql, const QVariantList &params, u
 
 class MariadbCursor : public SourceCursor {
 public:
+    // `keyColumns` name the row in an error (a zero date); `zeroDates`: TableSpec::zeroDates.
     MariadbCursor(std::unique_ptr<MariadbSession> session, const QString &sql, const QVariantList &params,
-                  QString what)
+                  QString what, const QStringList &keyColumns, ZeroDates zeroDates)
         : m_session(std::move(session))
-        , m_what(std::move(what)) {
+        , m_what(std::move(what))
+        , m_zeroDates(zeroDates) {
         m_session->execute(QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
         const PositionalSql positional = mysqlPositional(sql);
         const QVariantList ordered = positional.ordered(params);
@@ -625,6 +627,12 @@ public:
             failStatement();
         // No mysql_stmt_store_result: rows come off the network as they are fetched.
         m_result = std::make_unique<ResultBinder>(m_stmt.get(), true);
+        for (const QString &key : keyColumns) {
+            for (int column = 0; column < m_result->columnCount(); ++column) {
+                if (m_result->field(column).name.compare(key, Qt::CaseInsensitive) == 0)
+                    m_keyIndexes << column;
+            }
+        }
     }
 
     ~MariadbCursor() override {
@@ -723,30 +731,72 @@ private:
     // (no zone, like PostgreSQL's timestamp), with "Z" for a TIMESTAMP (read in UTC).
     void appendTime(RowBatch &batch, int column) {
         const MYSQL_TIME &t = m_result->time(column);
-        if (t.year == 0 || t.month == 0 || t.day == 0)
+        if (t.year == 0 || t.month == 0 || t.day == 0) {
+            if (m_zeroDates == ZeroDates::Null) {
+                batch.appendNull();
+                return;
+            }
             m_session->fail(m_what,
-                            QStringLiteral("column '%1' holds the zero date %2-%3-%4, which no other "
-                                           "engine can store: fix the row (UPDATE … SET %1 = NULL) or "
-                                           "leave the column out")
+                            QStringLiteral("column '%1' holds the zero date %2-%3-%4%5, which no other "
+                                           "engine can store: fix the row (UPDATE … SET %1 = NULL), "
+                                           "copy zero dates as NULL (table edit ID --zero-dates null) "
+                                           "or leave the column out")
                                 .arg(m_result->field(column).name)
                                 .arg(t.year, 4, 10, QLatin1Char('0'))
                                 .arg(t.month, 2, 10, QLatin1Char('0'))
-                                .arg(t.day, 2, 10, QLatin1Char('0')));
+                                .arg(t.day, 2, 10, QLatin1Char('0'))
+                                .arg(rowKey()));
+        }
         char buffer[40];
+        batch.appendText(buffer, formatTime(column, buffer));
+    }
+
+    // Tidemark's spelling of a DATE, DATETIME or TIMESTAMP value (appendTime()), in `buffer` (40
+    // bytes); returns its length.
+    std::size_t formatTime(int column, char *buffer) const {
+        const MYSQL_TIME &t = m_result->time(column);
         int size = 0;
         if (m_result->bind(column).buffer_type == MYSQL_TYPE_DATE)
-            size = std::snprintf(buffer, sizeof buffer, "%04u-%02u-%02u", t.year, t.month, t.day);
+            size = std::snprintf(buffer, 40, "%04u-%02u-%02u", t.year, t.month, t.day);
         else
-            size = std::snprintf(buffer, sizeof buffer, "%04u-%02u-%02uT%02u:%02u:%02u.%06lu%s", t.year,
-                                 t.month, t.day, t.hour, t.minute, t.second, t.second_part,
+            size = std::snprintf(buffer, 40, "%04u-%02u-%02uT%02u:%02u:%02u.%06lu%s", t.year, t.month, t.day,
+                                 t.hour, t.minute, t.second, t.second_part,
                                  m_result->bind(column).buffer_type == MYSQL_TYPE_TIMESTAMP ? "Z" : "");
-        batch.appendText(buffer, std::size_t(size));
+        return std::size_t(size);
+    }
+
+    // " in the row with id = 7": the fetched row's key, as far as the read names one.
+    QString rowKey() const {
+        QStringList parts;
+        for (const int column : m_keyIndexes) {
+            QString value;
+            if (m_result->isNull(column))
+                value = QStringLiteral("NULL");
+            else if (m_result->bind(column).buffer_type == MYSQL_TYPE_LONGLONG)
+                value = m_result->field(column).isUnsigned
+                            ? QString::number(static_cast<unsigned long long>(m_result->integer(column)))
+                            : QString::number(m_result->integer(column));
+            else if (const auto type = m_result->bind(column).buffer_type;
+                     type == MYSQL_TYPE_DATE || type == MYSQL_TYPE_DATETIME || type == MYSQL_TYPE_TIMESTAMP) {
+                char buffer[40];
+                value = QString::fromLatin1(buffer, qsizetype(formatTime(column, buffer)));
+            } else
+                value = QLatin1Char('\'') +
+                        QString::fromUtf8(m_result->bytes(column).data(),
+                                          qsizetype(m_result->bytes(column).size())) +
+                        QLatin1Char('\'');
+            parts << QStringLiteral("%1 = %2").arg(m_result->field(column).name, value);
+        }
+        return parts.isEmpty() ? QString()
+                               : QStringLiteral(" in the row with ") + parts.join(QStringLiteral(", "));
     }
 
     std::unique_ptr<MariadbSession> m_session;
     QString m_what;
+    const ZeroDates m_zeroDates;
     Stmt m_stmt;
     std::unique_ptr<ResultBinder> m_result;
+    QList<int> m_keyIndexes;
     bool m_done = false;
 };
 
@@ -1345,10 +1395,11 @@ qint64 MariadbConnector::countWindow(const WindowQuery &query) {
 }
 
 std::unique_ptr<SourceCursor> MariadbConnector::openCursor(const QString &sql, const QVariantList &params,
-                                                           const QString &what) {
+                                                           const QString &what,
+                                                           const QStringList &keyColumns) {
     try {
         return std::make_unique<MariadbCursor>(std::make_unique<MariadbSession>(m_spec, m_params, m_password),
-                                               sql, params, what);
+                                               sql, params, what, keyColumns, m_zeroDates);
     } catch (const Error &error) {
         throw Error(QStringLiteral("%1 (%2)").arg(error.message(), what));
     }
@@ -1358,7 +1409,7 @@ std::unique_ptr<SourceCursor> MariadbConnector::openWindow(const WindowQuery &qu
     const BoundSql select =
         contract(query.table, query.watermarkColumn, query.tiebreakColumn).selectWindow(query);
     return openCursor(select.sql, boundParams(select.bindings),
-                      QStringLiteral("reading window of %1").arg(query.table.display()));
+                      QStringLiteral("reading window of %1").arg(query.table.display()), query.keyColumns);
 }
 
 std::unique_ptr<SourceCursor> MariadbConnector::openScan(const TableRef &table, const QStringList &columns,
@@ -1372,7 +1423,7 @@ std::unique_ptr<SourceCursor> MariadbConnector::openScan(const TableRef &table, 
                          quoteIdentifier(column);
         select += QStringLiteral(" ORDER BY ") + order.join(QStringLiteral(", "));
     }
-    return openCursor(select, {}, QStringLiteral("scanning %1").arg(table.display()));
+    return openCursor(select, {}, QStringLiteral("scanning %1").arg(table.display()), orderBy);
 }
 
 void MariadbConnector::begin() {

@@ -111,6 +111,7 @@ public:
     std::unique_ptr<SourceCursor> openScan(const TableRef &table, const QStringList &columns,
                                            const QStringList &orderBy) override;
     PushDownOrigin pushDownOrigin() override;
+    void setZeroDates(ZeroDates policy) override { m_zeroDates = policy; }
 
     void begin() override;
     void commit() override;
@@ -156,8 +157,9 @@ private:
                          const QString &tiebreakColumn);
     QVariantList boundParams(const SqlBindings &bindings) const;
     QString spelledWatermark(const TableRef &table, const QString &column);
+    // `keyColumns` name a row in a read error.
     std::unique_ptr<SourceCursor> openCursor(const QString &sql, const QVariantList &params,
-                                             const QString &what);
+                                             const QString &what, const QStringList &keyColumns = {});
     // StatePort
     StateDialect stateDialect() const override { return StateDialect::Mysql; }
     QString stateContext() const override;
@@ -178,6 +180,7 @@ private:
     std::unique_ptr<MariadbSession> m_session;
     std::atomic<unsigned long> m_threadId{0};
     bool m_inTransaction = false;
+    ZeroDates m_zeroDates = ZeroDates::Fail;
     QVariantList m_stateLock; // (workspace id, table id) locked by beginStateWrite(), until the end
     QString m_identity;
     QHash<QString, QHash<QString, QString>> m_typeCache; // "db\0table" -> column -> DATA_TYPE

@@ -23,4 +23,16 @@ std::optional<WriteMode> writeModeFromName(const QString &name) {
     return std::nullopt;
 }
 
+QString zeroDatesName(ZeroDates policy) {
+    return policy == ZeroDates::Null ? QStringLiteral("null") : QStringLiteral("fail");
+}
+
+std::optional<ZeroDates> zeroDatesFromName(const QString &name) {
+    for (const ZeroDates policy : {ZeroDates::Fail, ZeroDates::Null}) {
+        if (zeroDatesName(policy) == name)
+            return policy;
+    }
+    return std::nullopt;
+}
+
 } // namespace tidemark

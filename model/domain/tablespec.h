@@ -15,6 +15,15 @@ enum class WriteMode { Append, Merge, Overwrite };
 QString writeModeName(WriteMode mode); // "append" | "merge" | "overwrite"
 std::optional<WriteMode> writeModeFromName(const QString &name);
 
+// What a copy does with a MySQL/MariaDB zero date ('0000-00-00', '2024-00-15') outside the
+// watermark column, which no other engine can store: fail naming the column and the row's key
+// (the default), or copy it as NULL. In the watermark column a zero date is never selectable
+// either way: counted and reported, like a NULL.
+enum class ZeroDates { Fail, Null };
+
+QString zeroDatesName(ZeroDates policy); // "fail" | "null"
+std::optional<ZeroDates> zeroDatesFromName(const QString &name);
+
 // A timestamp watermark's future guard when a table names none (TableSpec::maxFuture).
 inline constexpr const char *kDefaultMaxFuture = "1d";
 
@@ -54,6 +63,7 @@ struct TableSpec {
     // The zone whose wall-clock time a timestamp watermark without zone holds (an IANA name,
     // "Europe/Berlin"); empty = UTC. See docs/design.md, "Naive timestamps".
     QString sourceTimezone;
+    ZeroDates zeroDates = ZeroDates::Fail;
 
     // "conn:table" as the CLI spells it.
     QString sourceDisplay() const { return sourceConnection + QLatin1Char(':') + sourceTable; }

@@ -305,6 +305,7 @@ struct CopyIteration::State {
         sourceTable = source->parseTableName(spec.sourceTable);
         targetTable = target->parseTableName(spec.targetTable);
         sourceSchema = source->describeTable(sourceTable);
+        source->setZeroDates(spec.zeroDates); // a cached connector keeps the last table's otherwise
         for (const QString &column : requiredSourceColumns()) {
             if (!sourceSchema.column(column))
                 throw Error(QStringLiteral("column '%1' does not exist in source table '%2'")
@@ -406,6 +407,19 @@ struct CopyIteration::State {
     // A watermark for people and history: a naive one as an instant in its source zone.
     QString shown(const Watermark &watermark) const { return zone.display(watermark); }
 
+    // What names a row in a read error: the merge key, the source's primary key, else the
+    // watermark and tiebreak.
+    QStringList rowKeyColumns() const {
+        if (!spec.keyColumns.isEmpty())
+            return spec.keyColumns;
+        if (const QStringList primary = sourceSchema.primaryKey(); !primary.isEmpty())
+            return primary;
+        QStringList columns{spec.watermarkColumn};
+        if (!spec.tiebreakColumn.isEmpty())
+            columns << spec.tiebreakColumn;
+        return columns;
+    }
+
     // --- 3. Window ---
     // Returns false when the window is empty for sure (no rows at all past the position).
     bool fixWindow() {
@@ -414,6 +428,7 @@ struct CopyIteration::State {
         window.watermarkColumn = spec.watermarkColumn;
         window.watermarkType = spec.watermarkType;
         window.tiebreakColumn = spec.tiebreakColumn;
+        window.keyColumns = rowKeyColumns();
         record.watermarkBefore = shown(position.watermark());
         if (!hasWatermark())
             return true; // overwrite without watermark: the whole table, every run
@@ -498,6 +513,7 @@ struct CopyIteration::State {
         window.watermarkColumn = spec.watermarkColumn;
         window.watermarkType = spec.watermarkType;
         window.tiebreakColumn = spec.tiebreakColumn;
+        window.keyColumns = rowKeyColumns();
         window.lower = Position(from);
         window.lowerInclusive = true;
         const bool copiedAny = !position.isNull() && from.compare(position.watermark()) <= 0;
@@ -687,9 +703,15 @@ struct CopyIteration::State {
     // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer. A
     // SQLite timestamp watermark becomes one with time zone (SQLite's mean UTC and may carry an
     // offset), unless its declared type says it has none (how a PostgreSQL timestamp came in).
+    // Zero dates copied as NULL need a column that takes NULL, whatever the source declares.
     QList<ColumnInfo> createdColumns() const {
         QList<ColumnInfo> columns = sourceSchema.columns;
         for (ColumnInfo &column : columns) {
+            const bool temporal = column.logical == LogicalType::Date ||
+                                  column.logical == LogicalType::Timestamp ||
+                                  column.logical == LogicalType::TimestampTz;
+            if (spec.zeroDates == ZeroDates::Null && temporal && column.primaryKeyOrdinal == 0)
+                column.notNull = false;
             if (column.name != spec.watermarkColumn)
                 continue;
             if (spec.watermarkType == WatermarkType::Integer) {
@@ -713,7 +735,11 @@ struct CopyIteration::State {
     // A range backfill commits per batch: each commit holds the state row's lock, which the
     // table's live copy waits for.
     bool commitsPerBatch() const { return spec.commitPerBatch || ranged(); }
-    bool mayPushDown() const { return hasWatermark() && !commitsPerBatch() && spec.maxSkipped == 0; }
+    // Zero dates read as NULL pass through Tidemark: the server's own INSERT … SELECT would copy them.
+    bool mayPushDown() const {
+        return hasWatermark() && !commitsPerBatch() && spec.maxSkipped == 0 &&
+               spec.zeroDates == ZeroDates::Fail;
+    }
 
     void copy() {
         if (mayPushDown())

@@ -121,6 +121,7 @@ private:
         const ConnectionSpec sourceConnection = m_workspace.requireConnection(m_spec.sourceConnection);
         const ConnectionSpec targetConnection = m_workspace.requireConnection(m_spec.targetConnection);
         m_source = openConnector(sourceConnection);
+        m_source->setZeroDates(m_spec.zeroDates);
         m_target = openConnector(targetConnection);
         m_sourceTable = m_source->parseTableName(m_spec.sourceTable);
         m_targetTable = m_target->parseTableName(m_spec.targetTable);

@@ -281,6 +281,13 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
     }
     if (postgresTarget)
         requirePostgresTableName(spec.targetTable, say(QStringLiteral("--target"), QStringLiteral("Target")));
+    if (spec.zeroDates == ZeroDates::Null && sourceConnection.kind != ConnectionKind::Mysql)
+        throw ValidationError(
+            say(QStringLiteral("--zero-dates null: only a MySQL/MariaDB source holds zero dates, and "
+                               "'%1' is not one (leave --zero-dates out)"),
+                QStringLiteral("Zero dates as NULL: only a MySQL/MariaDB source holds zero dates, and "
+                               "'%1' is not one."))
+                .arg(spec.sourceConnection));
     requireUnusedTarget(workspace, spec, targetConnection, say);
 
     const std::shared_ptr<SourceReader> source = asValidation([&]() -> std::shared_ptr<SourceReader> {

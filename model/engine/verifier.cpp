@@ -79,6 +79,7 @@ public:
         const ConnectionSpec sourceConnection = m_workspace.requireConnection(m_spec.sourceConnection);
         const ConnectionSpec targetConnection = m_workspace.requireConnection(m_spec.targetConnection);
         m_source = openConnector(sourceConnection);
+        m_source->setZeroDates(m_spec.zeroDates);
         m_target = openConnector(targetConnection);
         const TableRef sourceTable = m_source->parseTableName(m_spec.sourceTable);
         const TableRef targetTable = m_target->parseTableName(m_spec.targetTable);

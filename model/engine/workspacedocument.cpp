@@ -82,6 +82,7 @@ QJsonObject tableSettingsJson(const TableSpec &spec) {
         {QStringLiteral("stale_after"), optionalText(spec.staleAfter)},
         {QStringLiteral("deletes"), deletePolicyToJson(spec.deletes)},
         {QStringLiteral("source_timezone"), optionalText(spec.sourceTimezone)},
+        {QStringLiteral("zero_dates"), zeroDatesName(spec.zeroDates)},
     };
 }
 
@@ -251,6 +252,13 @@ WorkspaceDocument::Table parseTable(const Field &field) {
     const Field sourceTimezone = field.optional("source_timezone");
     if (!SourceZone::parse(sourceTimezone.optionalText(), sourceTimezone.where()).isUtc())
         spec.sourceTimezone = sourceTimezone.optionalText();
+    // Likewise "fail" when missing.
+    if (const Field zeroDates = field.optional("zero_dates"); !zeroDates.isNull()) {
+        const std::optional<ZeroDates> policy = zeroDatesFromName(zeroDates.text());
+        if (!policy)
+            zeroDates.refuse(QStringLiteral("'%1' is not null or fail").arg(zeroDates.text()));
+        spec.zeroDates = *policy;
+    }
     spec.active = field["active"].flag();
     const Field position = field["position"];
     if (!position.isNull()) {

@@ -282,15 +282,41 @@ void TestMariadbCopy::mariadbToSqliteExactTypes() {
     QCOMPARE(run.written(), 0);
     QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT count(*) FROM edge")).toInt(), 4);
 
-    // A zero date outside the watermark column fails the iteration naming the column.
+    // A zero date outside the watermark column fails the iteration (--zero-dates fail, the
+    // default) naming the column and the row's key.
     exec(QStringLiteral(
              "INSERT INTO %1 (id, updated_at, happened) VALUES (7, '2025-03-02', '0000-00-00 00:00:00')")
              .arg(source));
     run = cli({QStringLiteral("run"), QStringLiteral("--json")});
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.all().contains(QLatin1String("happened")) && run.all().contains(QLatin1String("zero date")),
+    QVERIFY2(run.all().contains(QLatin1String("column 'happened' holds the zero date 0000-00-00 in the row "
+                                              "with id = 7")),
              qPrintable(run.all()));
     QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT count(*) FROM edge")).toInt(), 4);
+
+    // --zero-dates null copies it as NULL; the watermark's zero date stays unselected.
+    Run edited = cli({QStringLiteral("table"), QStringLiteral("edit"), QStringLiteral("1"),
+                      QStringLiteral("--zero-dates"), QStringLiteral("null")});
+    QVERIFY2(edited.exitCode == 0, qPrintable(edited.all()));
+    const Run listed = cli({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")});
+    QVERIFY2(listed.out.contains(QLatin1String("\"zero_dates\":\"null\"")), qPrintable(listed.out));
+    run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QCOMPARE(run.written(), 1);
+    QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT count(*) FROM edge")).toInt(), 5);
+    QCOMPARE(queryValue(m_sqlitePath, QStringLiteral("SELECT typeof(happened) FROM edge WHERE id = 7")),
+             QVariant(QStringLiteral("null")));
+    const Run verify = cli({QStringLiteral("verify")});
+    QVERIFY2(verify.exitCode == 0, qPrintable(verify.all()));
+    // Only a MySQL/MariaDB source holds zero dates.
+    const Run refused =
+        cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+             QStringLiteral("lite:edge"), QStringLiteral("--target"), QStringLiteral("lite:edge_again"),
+             QStringLiteral("--watermark"), QStringLiteral("updated_at"), QStringLiteral("--zero-dates"),
+             QStringLiteral("null")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QLatin1String("only a MySQL/MariaDB source holds zero dates")),
+             qPrintable(refused.err));
 }
 
 // MariaDB → MariaDB merge: INSERT … ON DUPLICATE KEY UPDATE keeps a newer stored version.

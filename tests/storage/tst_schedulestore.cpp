@@ -120,7 +120,8 @@ void TestScheduleStore::version3WorkspaceMigrates() {
             "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER TABLE "
+            "tables DROP COLUMN zero_dates; PRAGMA "
             "user_version = 3"));
     }
     auto workspace = Workspace::open(path);

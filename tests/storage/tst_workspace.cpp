@@ -590,7 +590,8 @@ void TestWorkspace::version2WorkspaceMigrates() {
             "DROP INDEX iterations_by_runner; ALTER TABLE runs DROP COLUMN queued; ALTER TABLE iterations "
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+            "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER TABLE "
+            "tables DROP COLUMN zero_dates; PRAGMA "
             "user_version = 2"));
     }
     auto workspace = Workspace::open(path);
@@ -631,7 +632,8 @@ void TestWorkspace::version12AlertsOnWarningsGainStalled() {
                 "iterations DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE "
                 "schedule_firings; ALTER TABLE "
                 "iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
-                "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; PRAGMA "
+                "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER "
+                "TABLE tables DROP COLUMN zero_dates; PRAGMA "
                 "user_version = 12"));
         }
         test::execSql(path, QStringLiteral("UPDATE alert_settings SET on_statuses = ?1"), {stored});

@@ -125,6 +125,7 @@ TableDialog::TableDialog(WorkspaceGateway *gateway, const std::optional<TableSpe
         m_commitPerBatch->setChecked(spec.commitPerBatch);
         m_addNewColumns->setChecked(spec.addNewColumns);
         m_active->setChecked(spec.active);
+        m_zeroDatesNull->setChecked(spec.zeroDates == ZeroDates::Null);
     }
     loadConnections();
     revalidate();
@@ -214,6 +215,8 @@ void TableDialog::buildUi() {
     m_addNewColumns = new QCheckBox(tr("Add source columns that the target lacks"), this);
     m_active = new QCheckBox(tr("Active (paused tables are shown, not run)"), this);
     m_active->setChecked(true);
+    m_zeroDatesNull = new QCheckBox(tr("Zero dates as NULL"), this);
+    m_zeroDatesNull->setObjectName(QStringLiteral("zeroDatesNull"));
 
     form->addRow(tr("Source connection:"), m_sourceConnection);
     form->addRow(tr("Source table:"), m_sourceTable);
@@ -240,7 +243,11 @@ void TableDialog::buildUi() {
     form->addRow(QString(), m_expectRows);
     form->addRow(QString(), m_commitPerBatch);
     form->addRow(QString(), m_addNewColumns);
-    form->addRow(QString(), m_active);
+    auto *activeRow = new QHBoxLayout;
+    activeRow->addWidget(m_active);
+    activeRow->addWidget(m_zeroDatesNull);
+    activeRow->addStretch();
+    form->addRow(QString(), activeRow);
 
     m_problemLabel = new QLabel(this);
     m_problemLabel->setObjectName(QStringLiteral("problems"));
@@ -342,6 +349,15 @@ void TableDialog::fillConnections(const QList<ConnectionSpec> &connections, cons
 }
 
 void TableDialog::sourceConnectionChanged() {
+    // Only MySQL/MariaDB holds zero dates ('0000-00-00'): elsewhere the choice means nothing.
+    const std::optional<ConnectionSpec> source =
+        connectionNamed(m_sourceConnection->currentData().toString());
+    const bool mysql = source && source->kind == ConnectionKind::Mysql;
+    m_zeroDatesNull->setEnabled(mysql);
+    m_zeroDatesNull->setToolTip(
+        mysql ? tr("A zero date ('0000-00-00') outside the watermark column is copied as NULL; unchecked, "
+                   "the copy fails naming the column and the row")
+              : tr("Only a MySQL/MariaDB source holds zero dates"));
     loadTables();
     revalidate();
 }
@@ -545,6 +561,8 @@ TableDraft TableDialog::draft() const {
     spec.commitPerBatch = m_commitPerBatch->isChecked();
     spec.addNewColumns = m_addNewColumns->isChecked();
     spec.active = m_active->isChecked();
+    spec.zeroDates =
+        m_zeroDatesNull->isEnabled() && m_zeroDatesNull->isChecked() ? ZeroDates::Null : ZeroDates::Fail;
     draft.initialWatermarkText = m_initialWatermark->text().trimmed();
     return draft;
 }

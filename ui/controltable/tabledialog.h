@@ -116,6 +116,7 @@ private:
     QCheckBox *m_expectRows = nullptr;
     QCheckBox *m_commitPerBatch = nullptr;
     QCheckBox *m_addNewColumns = nullptr;
+    QCheckBox *m_zeroDatesNull = nullptr; // TableSpec::zeroDates; MySQL/MariaDB sources only
     QCheckBox *m_active = nullptr;
     QLabel *m_watermarkReason = nullptr;
     QLabel *m_problemLabel = nullptr;

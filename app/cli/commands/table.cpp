@@ -53,6 +53,7 @@ QList<OptionSpec> tableAddOptions() {
         value("max-jump", "N", "holds back an integer watermark jumping further (or none)"),
         value("stale-after", "DURATION", "its health is stalled when its position stands still longer"),
         value("source-timezone", "ZONE", "the zone of a watermark without one (default UTC)"),
+        value("zero-dates", "null|fail", "a MySQL/MariaDB zero date outside the watermark: NULL, or fail"),
         value("deletes", "ignore|remove|mark:COL", "what becomes of target rows the source deleted"),
         value("delete-check", "every|N", "looks for deletes after every N-th copy"),
         value("max-delete-ratio", "PERCENT", "refuses to delete more of the target's rows"),
@@ -160,6 +161,16 @@ void applyTableOptions(const SubcommandParser &parser, TableDraft &draft, bool e
             SourceZone::parse(zone, parser.command() + QStringLiteral(": --source-timezone")).isUtc()
                 ? QString()
                 : zone;
+    }
+    if (parser.isSet(QStringLiteral("zero-dates"))) {
+        const QString name = parser.value(QStringLiteral("zero-dates")).trimmed();
+        const std::optional<ZeroDates> policy = zeroDatesFromName(name);
+        if (!policy)
+            throw ValidationError(QStringLiteral("%1: --zero-dates: '%2' is not null or fail (null copies a "
+                                                 "MySQL/MariaDB zero date as NULL; fail, the default, stops "
+                                                 "the copy naming the column and the row)")
+                                      .arg(parser.command(), name));
+        spec.zeroDates = *policy;
     }
     const auto deleteOption = [&](const char *name) {
         return parser.command() + QStringLiteral(": --") + QString::fromLatin1(name);
@@ -515,6 +526,7 @@ QList<CommandSpec> tableCommands() {
             [--max-future DURATION|none] [--max-jump N] [--stale-after DURATION|none]
             [--deletes ignore|remove|mark:COL] [--delete-check every|N]
             [--max-delete-ratio PERCENT] [--delete-grace DURATION]
+            [--source-timezone ZONE] [--zero-dates null|fail]
                                           prints the new table's id alone on stdout
             --max-skipped N: 0 to 9007199254740992 (2^53); --batch-size N: 1 to 1000000;
             --lookback: a duration for a timestamp watermark, a count (0 to 2^63-1) for an integer one;
@@ -532,7 +544,11 @@ QList<CommandSpec> tableCommands() {
             1 to 1000, default every) and by 'reconcile ID'; refused, deleting nothing, above
             --max-delete-ratio (above 0 to 100, default 5%) or when the source has no rows;
             rows copied within --delete-grace (0s to 3650d; default one run interval, the
-            longest between two firings of the cron entries that run it, else 1h) are kept)"),
+            longest between two firings of the cron entries that run it, else 1h) are kept;
+            --zero-dates (a MySQL/MariaDB source): a zero date ('0000-00-00', '2024-00-15')
+            outside the watermark column fails the copy naming the column and the row's key
+            (fail, the default) or is copied as NULL (null); in the watermark column it is never
+            selected either way, counted like a NULL)"),
          .options = tableAddOptions(),
          .handler = tableAdd},
         {.name = QStringLiteral("table edit"),

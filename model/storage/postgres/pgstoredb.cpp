@@ -278,10 +278,11 @@ CREATE INDEX iterations_by_run_status_id ON iterations(run_id, status, id);
 }
 
 // The file's version 17: each lease's fencing token and the last one drawn; a queued range
-// backfill's FROM..TO.
+// backfill's FROM..TO; a table's zero-date policy.
 void migrateTo7(PgStoreDb &db) {
     db.exec(QStringLiteral(R"(
 ALTER TABLE runs ADD COLUMN backfill_range text NOT NULL DEFAULT '';
+ALTER TABLE tables ADD COLUMN zero_dates text NOT NULL DEFAULT 'fail';
 ALTER TABLE leases ADD COLUMN token bigint NOT NULL DEFAULT 0;
 INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("key") DO NOTHING;
 )"));

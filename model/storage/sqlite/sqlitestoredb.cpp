@@ -484,10 +484,11 @@ CREATE INDEX iterations_by_runner ON iterations(status, runner);
 }
 
 // Version 17: each lease's fencing token and the last one drawn (docs/design.md, "Fencing"); a
-// queued range backfill's FROM..TO, for whichever runner claims it.
+// queued range backfill's FROM..TO, for whichever runner claims it; a table's zero-date policy.
 void migrateTo17(SqliteDb &db) {
     db.exec(QStringLiteral(R"(
 ALTER TABLE runs ADD COLUMN backfill_range TEXT NOT NULL DEFAULT '';
+ALTER TABLE tables ADD COLUMN zero_dates TEXT NOT NULL DEFAULT 'fail';
 ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;
 INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("key") DO NOTHING;
 )"));

@@ -65,13 +65,13 @@ qint64 ControlTableStore::add(const TableSpec &spec) {
                   "watermark_column, watermark_type, tiebreak_column, key_columns, mode, lookback, "
                   "initial_watermark, active, max_skipped, expect_rows, commit_per_batch, batch_size, "
                   "add_new_columns, max_future, max_jump, stale_after, delete_policy, source_timezone, "
-                  "last_watermark, last_tiebreak, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                  "?10, ?11, "
-                  "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"));
+                  "zero_dates, last_watermark, last_tiebreak, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                  "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+                  "?25, ?26)"));
     bindTableConfig(insert, spec);
-    insert.bind(23, textOrNull(spec.lastWatermark.nativeText()))
-        .bind(24, m_db.storedTiebreak(spec.lastTiebreak))
-        .bind(25, nowText());
+    insert.bind(24, textOrNull(spec.lastWatermark.nativeText()))
+        .bind(25, m_db.storedTiebreak(spec.lastTiebreak))
+        .bind(26, nowText());
     insert.run();
     const qint64 id = m_db.lastInsertId();
     transaction.commit();
@@ -111,9 +111,10 @@ void ControlTableStore::writeConfig(const TableSpec &spec) {
                        "key_columns = ?8, mode = ?9, lookback = ?10, initial_watermark = ?11, active = ?12, "
                        "max_skipped = ?13, expect_rows = ?14, commit_per_batch = ?15, batch_size = ?16, "
                        "add_new_columns = ?17, max_future = ?18, max_jump = ?19, stale_after = ?20, "
-                       "delete_policy = ?21, source_timezone = ?22 WHERE id = ?23 AND archived_at IS NULL"));
+                       "delete_policy = ?21, source_timezone = ?22, zero_dates = ?23 WHERE id = ?24 AND "
+                       "archived_at IS NULL"));
     bindTableConfig(update, spec);
-    update.bind(23, spec.id).run();
+    update.bind(24, spec.id).run();
 }
 
 std::optional<TableSpec> ControlTableStore::otherTableWritingInto(const ConnectionSpec &target,

@@ -124,7 +124,7 @@ const QString kTableColumns = QStringLiteral(
     "id, source_connection, source_table, target_connection, target_table, watermark_column, watermark_type, "
     "tiebreak_column, key_columns, mode, lookback, initial_watermark, last_watermark, last_tiebreak, active, "
     "max_skipped, expect_rows, commit_per_batch, batch_size, add_new_columns, last_generation, max_future, "
-    "max_jump, stale_after, delete_policy, source_timezone");
+    "max_jump, stale_after, delete_policy, source_timezone, zero_dates");
 
 namespace {
 
@@ -174,10 +174,11 @@ TableSpec readTable(const Statement &stmt, const StoreDb &db) {
         spec.deletes = deletePolicyFromJson(QJsonDocument::fromJson(policy.toUtf8()).object(),
                                             QStringLiteral("table %1: delete policy").arg(spec.id));
     spec.sourceTimezone = stmt.columnText(25);
+    spec.zeroDates = zeroDatesFromName(stmt.columnText(26)).value_or(ZeroDates::Fail);
     return spec;
 }
 
-// Binds the configuration fields (everything but id, last watermark and tiebreak) from ?1.
+// Binds the configuration fields (everything but id, last watermark and tiebreak): ?1 to ?23.
 void bindTableConfig(Statement &stmt, const TableSpec &spec) {
     stmt.bind(1, spec.sourceConnection)
         .bind(2, spec.sourceTable)
@@ -203,7 +204,8 @@ void bindTableConfig(Statement &stmt, const TableSpec &spec) {
                       ? QStringLiteral("")
                       : QString::fromUtf8(
                             QJsonDocument(deletePolicyToJson(spec.deletes)).toJson(QJsonDocument::Compact)))
-        .bind(22, spec.sourceTimezone.isNull() ? QStringLiteral("") : spec.sourceTimezone);
+        .bind(22, spec.sourceTimezone.isNull() ? QStringLiteral("") : spec.sourceTimezone)
+        .bind(23, zeroDatesName(spec.zeroDates));
 }
 
 const QString kIterationColumns = QStringLiteral(
