@@ -274,18 +274,23 @@ int runCancel(CliSession &session, const SubcommandParser &parser) {
     return ended ? 0 : 1;
 }
 
+// Refuses the first of `options` given, saying `why` (with %1 the table's id, %2 the option).
+void refuseOptions(const SubcommandParser &parser, std::initializer_list<const char *> options, qint64 id,
+                   const QString &why) {
+    for (const char *option : options) {
+        if (parser.isSet(QLatin1String(option)))
+            throw ValidationError(why.arg(id).arg(QLatin1String(option)));
+    }
+}
+
 // `backfill ID --range FROM..TO`: a run of its own kind, printed as `run` prints a run.
 int rangeBackfill(CliSession &session, const SubcommandParser &parser, qint64 id) {
     const TerminationSignals interrupts;
-    for (const char *action : {"from", "keep", "delete-newer", "truncate", "yes"}) {
-        if (parser.isSet(QLatin1String(action)))
-            throw ValidationError(
-                QStringLiteral("backfill %1: --range re-copies FROM..TO and leaves the "
-                               "position alone, so it takes no --%2 (an option of the "
-                               "backfills that move the position: 'backfill %1 --from VALUE')")
-                    .arg(id)
-                    .arg(QLatin1String(action)));
-    }
+    refuseOptions(
+        parser, {"from", "keep", "delete-newer", "truncate", "yes"}, id,
+        QStringLiteral("backfill %1: --range re-copies FROM..TO and leaves the position alone, so it "
+                       "takes no --%2 (an option of the backfills that move the position: "
+                       "'backfill %1 --from VALUE')"));
     RunRequest request;
     request.trigger = QStringLiteral("cli");
     request.tableIds = {id};
@@ -305,15 +310,11 @@ int backfill(CliSession &session, const SubcommandParser &parser) {
     if (parser.isSet(QStringLiteral("range")))
         return rangeBackfill(session, parser, id);
 
-    for (const char *option : {"queue", "no-wait"}) {
-        if (parser.isSet(QLatin1String(option)))
-            throw ValidationError(
-                QStringLiteral("backfill %1 --%2: only a range backfill copies rows, which the runners can "
-                               "do (backfill %1 --range FROM..TO --queue); --from and --truncate move the "
-                               "position here and now, and `run --queue` then copies from it")
-                    .arg(id)
-                    .arg(QLatin1String(option)));
-    }
+    refuseOptions(
+        parser, {"queue", "no-wait"}, id,
+        QStringLiteral("backfill %1 --%2: only a range backfill copies rows, which the runners can do "
+                       "(backfill %1 --range FROM..TO --queue); --from and --truncate move the "
+                       "position here and now, and `run --queue` then copies from it"));
     BackfillRequest request;
     request.tableId = id;
     int actions = 0;
