@@ -17,6 +17,8 @@ namespace {
 
 // How often a runner looks at the queue (and at most how late it sees a cancel).
 constexpr int kLookMs = 500;
+// How often a runner that cannot reach the workspace says so again.
+constexpr qint64 kWarnEveryMs = 30000;
 
 auto fleetLog() {
     return logger("core.schedule");
@@ -74,6 +76,7 @@ struct FleetWorker::Looker {
     std::unique_ptr<Workspace> workspace;
     QElapsedTimer sinceBeat;
     QElapsedTimer sinceReached;
+    QElapsedTimer sinceWarned; // while the workspace is out of reach: a line now and then, not each look
 
     Workspace &open(const QString &path) {
         if (!workspace)
@@ -168,14 +171,18 @@ void FleetWorker::look() {
                 it = looked.claimed.erase(it);
             }
             looker->sinceReached.start();
+            looker->sinceWarned.invalidate();
         } catch (const Error &error) {
             looker->workspace.reset(); // the next look opens it afresh
             if (!looker->sinceReached.isValid())
                 looker->sinceReached.start();
             looked.unreachableMs = qMax(qint64(1), looker->sinceReached.elapsed());
             looked.error = error.message();
-            fleetLog()->warn("runner {}: cannot look at the queue: {}", str(thisRunnerId()),
-                             str(error.message()));
+            if (!looker->sinceWarned.isValid() || looker->sinceWarned.hasExpired(kWarnEveryMs)) {
+                fleetLog()->warn("runner {}: cannot look at the queue ({} ms out of reach): {}",
+                                 str(thisRunnerId()), looked.unreachableMs, str(error.message()));
+                looker->sinceWarned.start();
+            }
         }
         onWorkerThread(self, [looked](FleetWorker &worker) { worker.onLooked(looked); });
     });
