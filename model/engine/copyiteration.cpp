@@ -117,11 +117,14 @@ struct CopyIteration::State {
                         QStringLiteral("table %1: its lease expired while this process was stopped, and its "
                                        "slot went to another iteration; %2")
                             .arg(spec.id)
-                            .arg(committedNothing()
-                                     ? QStringLiteral("nothing written")
-                                     : QStringLiteral("only the batches committed before that stand"))};
+                            .arg(whatStands())};
     }
     bool committedNothing() const { return committedWritten == 0 && committedSkipped == 0; }
+    // What an iteration stopped by a later claim leaves in the target.
+    QString whatStands() const {
+        return committedNothing() ? QStringLiteral("nothing written")
+                                  : QStringLiteral("only the batches committed before that stand");
+    }
 
     void log(const QString &level, const QString &message) {
         const LogLine line{QDateTime::currentDateTimeUtc(), level, message};
@@ -1017,9 +1020,9 @@ struct CopyIteration::State {
                        QStringLiteral("table %1: %2 committed this table first (target now at %3); %4")
                            .arg(spec.id)
                            .arg(who, current ? current->position.display() : QStringLiteral("no state"),
-                                committedWritten > 0 || committedSkipped > 0
-                                    ? QStringLiteral("only this run's batches committed before that stand")
-                                    : QStringLiteral("nothing written"))};
+                                committedNothing()
+                                    ? QStringLiteral("nothing written")
+                                    : QStringLiteral("only this run's batches committed before that stand"))};
     }
 
     // A later claim on this table (its lease taken over while this process was stopped or cut
@@ -1032,8 +1035,7 @@ struct CopyIteration::State {
                 .arg(spec.id)
                 .arg(current.fence)
                 .arg(leaseToken)
-                .arg(committedNothing() ? QStringLiteral("nothing written")
-                                        : QStringLiteral("only the batches committed before that stand"))};
+                .arg(whatStands())};
     }
 
     // Tells the target this claim replaced another, before its first write transaction: it waits
