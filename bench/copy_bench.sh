@@ -12,6 +12,10 @@
 # (b) incremental copy of the new rows   vs INSERT ... SELECT ... WHERE updated_at > max(target)
 # (c) merge (key id) of changed rows     vs INSERT ... SELECT ... ON CONFLICT(id) DO UPDATE
 # (d) Tidemark's peak RSS (/usr/bin/time "Maximum resident set size") in every Tidemark row.
+# (e) full load of a table that may skip rows (--max-skipped), none refused
+#                                        vs the same as (a)
+# (f) the same when the target refuses one row (a CHECK): Tidemark streams every row and skips it
+#                                        vs INSERT OR IGNORE ... SELECT into the same table
 # Each Tidemark target is checked against the CLI's target (row count + checksum) after each step.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -105,6 +109,10 @@ ref_schema="id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, status TEXT NO
 "$cli" --workspace "$ws" connection add dst --sqlite "$tm_dst" >/dev/null
 append_id=$("$cli" --workspace "$ws" table add --source src:orders --target dst:orders \
     --watermark updated_at --tiebreak id)
+skipping_id=$("$cli" --workspace "$ws" table add --source src:orders --target dst:orders_skipping \
+    --watermark updated_at --tiebreak id --max-skipped 10)
+refusing_id=$("$cli" --workspace "$ws" table add --source src:orders --target dst:orders_refusing \
+    --watermark updated_at --tiebreak id --max-skipped 10)
 merge_id=$("$cli" --workspace "$ws" table add --source src:orders --target dst:orders_merge \
     --watermark updated_at --tiebreak id --mode merge --key id)
 
@@ -113,6 +121,20 @@ tidemark_run --table "$append_id"
 sqlite_run "ATTACH '$src' AS s; BEGIN; CREATE TABLE orders ($ref_schema);
             INSERT INTO orders SELECT * FROM s.orders; COMMIT;"
 record "(a) full load" "$TM_ROWS" "$TM_NS" "$TM_RSS_KB" "$rows" "$CLI_NS" "$(same orders)"
+
+echo "copy_bench: (e) full load, rows may be skipped, none refused"
+tidemark_run --table "$skipping_id"
+sqlite_run "ATTACH '$src' AS s; BEGIN; CREATE TABLE orders_skipping ($ref_schema);
+            INSERT INTO orders_skipping SELECT * FROM s.orders; COMMIT;"
+record "(e) may skip, none" "$TM_ROWS" "$TM_NS" "$TM_RSS_KB" "$rows" "$CLI_NS" "$(same orders_skipping)"
+
+echo "copy_bench: (f) full load, rows may be skipped, the target refuses one"
+refusing_schema="$ref_schema, CHECK (id <> $((rows / 2)))"
+sqlite3 "$tm_dst" "CREATE TABLE orders_refusing ($refusing_schema)"
+tidemark_run --table "$refusing_id"
+sqlite_run "ATTACH '$src' AS s; BEGIN; CREATE TABLE orders_refusing ($refusing_schema);
+            INSERT OR IGNORE INTO orders_refusing SELECT * FROM s.orders; COMMIT;"
+record "(f) may skip, one" "$TM_ROWS" "$TM_NS" "$TM_RSS_KB" "$((rows - 1))" "$CLI_NS" "$(same orders_refusing)"
 
 echo "copy_bench: (b) incremental, $changed new rows"
 # The new rows start one tick after the current maximum, so the CLI's plain `updated_at > max`

@@ -93,6 +93,9 @@ struct WatermarkProbe {
     // SQLite value that is no timestamp or no integer): like NULLs, counted and never selected.
     qint64 unorderableCount = 0;
     QString unorderableLowest, unorderableHighest; // two of them as the source spells them, for the log
+    // Every row of the table, in the probe's snapshot, when the connector counts them at little
+    // cost (SQLite, probed for a first load): a first window's size without counting it.
+    std::optional<qint64> tableRows;
 };
 
 // Streams a window. fetch() appends up to maxRows rows to `batch` (cleared first) and returns
@@ -306,7 +309,9 @@ public:
     // Copies `window` from `source` into `write.table` as one statement inside this target's
     // open transaction, when this connection reaches the source's database
     // (SourceReader::pushDownOrigin()); no row travels through Tidemark. Returns nullopt when
-    // push-down is not possible (the caller streams instead).
+    // push-down is not possible (the caller streams instead). When `write.tolerateRejects`, a
+    // row the target refuses must leave the transaction as it was, then nullopt: the caller
+    // streams the window and skips that row.
     virtual std::optional<PushDownResult> pushDown(SourceReader &source, const WindowQuery &window,
                                                    const WriteSpec &write) {
         return std::nullopt;

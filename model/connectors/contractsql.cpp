@@ -163,7 +163,7 @@ BoundSql ContractSql::positionReached(const WindowQuery &window, const QStringLi
 }
 
 BoundSql ContractSql::probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
-                                     const QString &spelled) const {
+                                     const QString &spelled, bool countRows) const {
     const QString from = quoteQualified(table.schema, table.name);
     const QString wm = quoteIdentifier(column);
     BoundSql result;
@@ -179,10 +179,12 @@ BoundSql ContractSql::probeWatermark(const TableRef &table, const QString &colum
     const QString asText = m_dialect == SqlDialect::Postgres ? QStringLiteral("::text") : QString();
     // Ordered by the table's own column: `spelled` keeps the column's name and PostgreSQL would
     // order by that output column, as text.
-    result.sql = QStringLiteral("SELECT (SELECT %1 FROM %2 WHERE %3 ORDER BY %2.%4 DESC LIMIT 1), "
-                                "(SELECT count(*) FROM %2 WHERE %4 IS NULL), count(*), min(%4)%5, max(%4)%5 "
-                                "FROM %2 WHERE %6")
-                     .arg(spelled.arg(wm), from, highest, wm, asText, unorderable);
+    result.sql =
+        QStringLiteral("SELECT (SELECT %1 FROM %2 WHERE %3 ORDER BY %2.%4 DESC LIMIT 1), "
+                       "(SELECT count(*) FROM %2 WHERE %4 IS NULL), count(*), min(%4)%5, max(%4)%5%7 "
+                       "FROM %2 WHERE %6")
+            .arg(spelled.arg(wm), from, highest, wm, asText, unorderable,
+                 countRows ? QStringLiteral(", (SELECT count(*) FROM %1)").arg(from) : QString());
     return result;
 }
 

@@ -71,8 +71,9 @@ public:
     // dates, years past 9999); in SQLite, any value but an integer in an integer column and any
     // value but ISO-8601 text (kSqliteIsTimestamp) in a timestamp column. PostgreSQL integers
     // always order.
+    // `countRows` adds every row of the table as a sixth column, counted in the same snapshot.
     BoundSql probeWatermark(const TableRef &table, const QString &column, WatermarkType type,
-                            const QString &spelled = QStringLiteral("%1")) const;
+                            const QString &spelled = QStringLiteral("%1"), bool countRows = false) const;
     // Backfill --delete-newer: deletes the target rows after `position` (every row with a
     // watermark when there is none).
     BoundSql deleteNewer(const TableRef &table, const QString &watermarkColumn,

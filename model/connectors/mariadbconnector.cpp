@@ -1705,6 +1705,9 @@ PushDownOrigin MariadbConnector::pushDownOrigin() {
 // commit, and the position read after it with a locking read sees exactly the rows copied.
 std::optional<PushDownResult> MariadbConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                          const WriteSpec &write) {
+    // A refused row would fail the whole statement; rows that may be skipped stream, one by one.
+    if (write.tolerateRejects)
+        return std::nullopt;
     if (!m_inTransaction || window.watermarkColumn.isEmpty())
         return std::nullopt;
     QStringList columns;

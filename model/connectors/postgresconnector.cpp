@@ -1616,6 +1616,9 @@ PushDownOrigin PostgresConnector::pushDownOrigin() {
 
 std::optional<PushDownResult> PostgresConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                           const WriteSpec &write) {
+    // A refused row would fail the whole statement; rows that may be skipped stream, one by one.
+    if (write.tolerateRejects)
+        return std::nullopt;
     if (!m_inTransaction || window.watermarkColumn.isEmpty())
         return std::nullopt;
     QStringList columns;

@@ -223,6 +223,18 @@ private:
     bool m_done = false;
 };
 
+// An error by which SQLite refused one row, rolling back just its statement.
+bool refusesRow(int code) {
+    switch (code & 0xff) {
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG:
+        return true;
+    default:
+        return false;
+    }
+}
+
 enum class Affinity { Integer, Text, Blob, Real, Numeric }; // the order of affinityName()
 
 // https://www.sqlite.org/datatype3.html#determination_of_column_affinity
@@ -279,16 +291,10 @@ public:
                 continue;
             const QString message = m_context + QStringLiteral(": ") + m_db.lastError();
             sqlite3_reset(m_stmt);
-            switch (rc & 0xff) {
-            case SQLITE_CONSTRAINT:
-            case SQLITE_MISMATCH:
-            case SQLITE_TOOBIG:
-                // SQLite rolled back just this statement; the transaction and earlier rows stand.
-                rejected.push_back(RowRejection{row, message});
-                break;
-            default:
+            if (!refusesRow(rc))
                 throw Error(message);
-            }
+            // SQLite rolled back just this statement; the transaction and earlier rows stand.
+            rejected.push_back(RowRejection{row, message});
         }
         sqlite3_reset(m_stmt);
     }
@@ -389,6 +395,16 @@ bool keepsValues(Affinity affinity, LogicalType logical) {
         return affinity == Affinity::Text || affinity == Affinity::Blob;
     }
     return false;
+}
+
+// The type `target` declares for the source column `column` (SQLite's names ignore case); the
+// source's own when the target lacks the column.
+QString declaredType(const TableSchema &target, const ColumnInfo &column) {
+    for (const ColumnInfo &candidate : target.columns) {
+        if (candidate.name.compare(column.name, Qt::CaseInsensitive) == 0)
+            return candidate.nativeType;
+    }
+    return column.nativeType;
 }
 
 // Creates the empty file `path` with `mode` (less the umask) if nothing is there; SQLite takes an
@@ -689,7 +705,11 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
         throw Error(QStringLiteral("%1 is not a watermark column").arg(what));
 
     WatermarkProbe probe;
-    const BoundSql probeSql = kContract.probeWatermark(table, column, type);
+    // A first window holds every row that orders: SQLite counts the table from its smallest
+    // b-tree, a fraction of counting the window with its conditions.
+    const bool firstWindow = lowerBound && lowerBound->isNull();
+    const BoundSql probeSql =
+        kContract.probeWatermark(table, column, type, QStringLiteral("%1"), firstWindow);
     SqliteStatement summary(handle(), probeSql.sql, where(table));
     bindContract(summary, probeSql.bindings);
     summary.step();
@@ -697,6 +717,8 @@ WatermarkProbe SqliteConnector::probeWatermark(const TableRef &table, const QStr
     probe.unorderableCount = summary.columnInt64(2);
     probe.unorderableLowest = summary.columnText(3);
     probe.unorderableHighest = summary.columnText(4);
+    if (firstWindow)
+        probe.tableRows = summary.columnInt64(5);
     if (summary.isNull(0))
         return probe;
     if (type == WatermarkType::Integer) {
@@ -959,14 +981,8 @@ std::unique_ptr<RowWriter> SqliteConnector::openWriter(const WriteSpec &spec) {
     // The target's own declared types decide what SQLite does to a value (its affinity).
     const TableSchema target = describeTable(spec.table);
     std::vector<Affinity> affinities;
-    for (const ColumnInfo &column : spec.columns) {
-        QString declared = column.nativeType;
-        for (const ColumnInfo &candidate : target.columns) {
-            if (candidate.name.compare(column.name, Qt::CaseInsensitive) == 0)
-                declared = candidate.nativeType;
-        }
-        affinities.push_back(affinityOf(declared));
-    }
+    for (const ColumnInfo &column : spec.columns)
+        affinities.push_back(affinityOf(declaredType(target, column)));
     return std::make_unique<SqliteWriter>(db, statement, columnNames(spec), std::move(affinities),
                                           where(spec.table));
 }
@@ -1262,11 +1278,37 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
     return outside.columnInt64(1) == 0 && outside.columnInt64(2) == 0;
 }
 
+// Every target column has its source column's affinity: SQLite then stores each value as the
+// source holds it, so no row is one the streaming writer would refuse as changed
+// (SqliteWriter::inexact).
+bool SqliteConnector::keepsSourceValues(const WriteSpec &write) {
+    const TableSchema target = describeTable(write.table);
+    for (const ColumnInfo &column : write.columns) {
+        if (column.origin != QLatin1String("sqlite") ||
+            affinityOf(declaredType(target, column)) != affinityOf(column.nativeType))
+            return false;
+    }
+    return true;
+}
+
 std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, const WindowQuery &window,
                                                         const WriteSpec &write) {
     const QString schema = sourceSchema(source);
-    if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable().handle()))
+    if (schema.isEmpty() || window.watermarkColumn.isEmpty() || sqlite3_get_autocommit(writable().handle()) ||
+        !keepsSourceValues(write))
         return std::nullopt;
+    // Runs the INSERT; false when SQLite refused a row (it rolled back that statement alone, the
+    // transaction stands) and the table may skip rows: the caller streams them, skipping that one.
+    const auto inserted = [&](SqliteStatement &insert) {
+        try {
+            insert.step();
+            return true;
+        } catch (const Error &) {
+            if (write.tolerateRejects && refusesRow(sqlite3_extended_errcode(writable().handle())))
+                return false;
+            throw;
+        }
+    };
     WindowQuery attached = comparable(window);
     attached.table.schema = schema;
     const QString context = where(write.table);
@@ -1291,13 +1333,19 @@ std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, co
                                QStringLiteral("INSERT INTO %1 SELECT * FROM %2")
                                    .arg(quoted(write.table), quoted(attached.table)),
                                context);
-        insert.step();
+        // New pages into an empty table need no journal: SQLite's default cache (2 MB) writes
+        // them out as it goes, where the copy cache (writable()) would hold them all to the commit.
+        sqlite3_exec(writable().handle(), "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
+        m_writeCache = false; // writable() raises it again for what follows
+        if (!inserted(insert))
+            return std::nullopt;
         result.rowsRead = result.rowsWritten = writable().changes();
     } else {
         const BoundSql select = kContract.selectWindow(attached, tieOrder(attached.table));
         SqliteStatement insert(writable(), insertSql(write, select.sql), context);
         bindContract(insert, select.bindings);
-        insert.step();
+        if (!inserted(insert))
+            return std::nullopt;
         if (write.mode != WriteMode::Merge)
             result.rowsRead = writable().changes(); // every row inserted, or the statement failed
         result.rowsWritten = result.rowsRead;

@@ -81,6 +81,7 @@ private:
     static QStringList columnNames(const WriteSpec &spec);
     QString insertSql(const WriteSpec &spec, const QString &rows);
     bool copiesWholeTable(const WindowQuery &window, const WriteSpec &write);
+    bool keepsSourceValues(const WriteSpec &write);
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
     QString sourceSchema(SourceReader &source);

@@ -70,6 +70,7 @@ struct CopyIteration::State {
     std::optional<Position> expected;
     qint64 generation = 0;
     WindowQuery window;
+    std::optional<qint64> windowRowsProbed; // the window's size, when the probe gave it
     std::vector<RejectedRow> rejects;
     qint64 committedWritten = 0;
     qint64 committedSkipped = 0;
@@ -469,6 +470,10 @@ struct CopyIteration::State {
             holdBackBeyondGuard();
             noticeSourceBehind(probe.maximum);
         }
+        // A first window that the guard cuts nowhere holds every row that orders.
+        windowRowsProbed = std::nullopt;
+        if (probe.tableRows && window.lower.isNull() && !window.upperHoldsBack)
+            windowRowsProbed = *probe.tableRows - probe.nullCount - probe.unorderableCount;
         record.windowLower = shown(window.lower.watermark());
         record.windowUpper = shown(window.upper);
         return !window.upper.isNull();
@@ -662,6 +667,8 @@ struct CopyIteration::State {
     }
 
     qint64 countWindow() {
+        if (windowRowsProbed)
+            return *windowRowsProbed;
         if (hasWatermark())
             return source->countWindow(window);
         auto cursor = source->openScan(sourceTable, window.columns, {});
@@ -734,14 +741,14 @@ struct CopyIteration::State {
         return columns;
     }
 
-    // Push-down writes the window in one statement: no per-row skips, no per-batch commits.
+    // Push-down writes the window in one statement: no per-batch commits. A table that may skip
+    // rows (WriteSpec::tolerateRejects) streams when the target refuses one, or cannot tell.
     // A range backfill commits per batch: each commit holds the state row's lock, which the
     // table's live copy waits for.
     bool commitsPerBatch() const { return spec.commitPerBatch || ranged(); }
     // Zero dates read as NULL pass through Tidemark: the server's own INSERT … SELECT would copy them.
     bool mayPushDown() const {
-        return hasWatermark() && !commitsPerBatch() && spec.maxSkipped == 0 &&
-               spec.zeroDates == ZeroDates::Fail;
+        return hasWatermark() && !commitsPerBatch() && spec.zeroDates == ZeroDates::Fail;
     }
 
     void copy() {

@@ -38,9 +38,10 @@ inline const QList<Pairing> &pairings() {
     return all;
 }
 
-// How the engine moves a window. Push-down happens only with one commit per window and no
-// tolerated rejects; a tolerated reject (max skipped > 0) or a commit per batch makes it stream
-// batches, which is how the streaming path is forced where a push-down exists.
+// How the engine moves a window. Push-down happens only with one commit per window. A table
+// that tolerates rejects (max skipped > 0) streams batches, except into SQLite, which tries the
+// push-down first and streams once a row is refused (triesPushDownFirst); a commit per batch
+// always streams, which is how the streaming path is forced where a push-down exists.
 struct Route {
     const char *name;
     bool pushDown;
@@ -127,6 +128,12 @@ inline QString ts(int minute) {
 
 inline QString display(const QString &native) {
     return Watermark::timestamp(native)->display();
+}
+
+// SQLite takes back just the statement that a refused row ends: a tolerant table pushes down
+// there until a row is refused, then streams the window (SqliteConnector::pushDown).
+inline bool triesPushDownFirst(const Pairing &pairing, const Route &route) {
+    return pairing.hasPushDown() && !pairing.targetPg && route.maxSkipped > 0 && !route.perBatch;
 }
 
 inline bool accounted(const IterationRecord &record) {

@@ -61,6 +61,8 @@ private slots:
     void watermarkNeverMovesBackwards();
     void expectRowsWithZeroRowsWarns();
     void nullWatermarksCounted();
+    void firstWindowSizedByTheProbe();
+    void pushDownNeverChangesAValue();
     void pausedTableSkipped();
     void leaseHeldByLiveProcessSkips();
     void leaseOfDeadProcessTakenOver();
@@ -137,6 +139,59 @@ void TestSqliteContract::nullWatermarksCounted() {
     const QList<RunRecord> runs = f.ws->runs(1, result.runId);
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs.first().iterations.first().rowsNullWatermark, 3);
+}
+
+// A first window holds every row that orders: the probe's count of the table, less the NULL and
+// unorderable watermarks, gives its size without counting it (a streaming route, so that the
+// size is the probe's, not what a push-down copied).
+void TestSqliteContract::firstWindowSizedByTheProbe() {
+    EngineFixture f;
+    execSql(f.src, QStringLiteral("CREATE TABLE ev (id INTEGER PRIMARY KEY, ts TEXT, v TEXT)"));
+    for (int i = 1; i <= 8; ++i)
+        execSql(f.src, QStringLiteral("INSERT INTO ev VALUES (?1, ?2, 'v')"),
+                {i, i == 2 || i == 5 ? QVariant() : QVariant(ts(i))});
+    TableDraft draft = EngineFixture::draft(QStringLiteral("ev"), QStringLiteral("ts"));
+    draft.spec.commitPerBatch = true;
+    const qint64 id = f.addTable(draft);
+    execSql(f.src, QStringLiteral("UPDATE ev SET ts = 'soon' WHERE id = 6"));
+    IterationRecord first = f.run(id);
+    QCOMPARE(first.rowsNullWatermark, 2);
+    QCOMPARE(first.rowsUnorderableWatermark, 1);
+    QCOMPARE(first.windowRows, 5);
+    QCOMPARE(first.rowsRead, 5);
+
+    for (int i = 9; i <= 10; ++i)
+        execSql(f.src, QStringLiteral("INSERT INTO ev VALUES (?1, ?2, 'v')"), {i, ts(i)});
+    IterationRecord second = f.run(id);
+    QCOMPARE(second.windowRows, 2);
+    QCOMPARE(second.rowsRead, 2);
+}
+
+// A target column whose affinity differs from its source column's would change a value as SQLite
+// stores it (a REAL column rounds 2^53 + 1): such a table is never pushed down, so the row is
+// refused by name, as the streaming writer refuses it, instead of landing rounded.
+void TestSqliteContract::pushDownNeverChangesAValue() {
+    EngineFixture f;
+    const qint64 big = (qint64(1) << 53) + 1;
+    execSql(f.src, QStringLiteral("CREATE TABLE big (id INTEGER PRIMARY KEY, ts TEXT, n INTEGER)"));
+    execSql(f.src, QStringLiteral("INSERT INTO big VALUES (1, ?1, 7), (2, ?2, ?3)"), {ts(1), ts(2), big});
+    execSql(f.dst, QStringLiteral("CREATE TABLE big (id INTEGER PRIMARY KEY, ts TEXT, n REAL)"));
+    const qint64 strict = f.addTable(EngineFixture::draft(QStringLiteral("big"), QStringLiteral("ts")));
+    IterationRecord refused = f.run(strict);
+    QVERIFY2(refused.status == IterationStatus::Failed, qPrintable(describe(refused)));
+    QVERIFY2(refused.error.contains(QLatin1String("'n'")) && refused.error.contains(QLatin1String("REAL")),
+             qPrintable(refused.error));
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM big")).toInt(), 0);
+
+    TableDraft tolerant =
+        EngineFixture::draft(QStringLiteral("big"), QStringLiteral("ts"), QStringLiteral("big2"));
+    tolerant.spec.maxSkipped = 1;
+    execSql(f.dst, QStringLiteral("CREATE TABLE big2 (id INTEGER PRIMARY KEY, ts TEXT, n REAL)"));
+    IterationRecord skipped = f.run(f.addTable(tolerant));
+    QVERIFY2(skipped.status == IterationStatus::Warning, qPrintable(describe(skipped)));
+    QCOMPARE(skipped.rowsSkipped, 1);
+    QCOMPARE(skipped.rowsWritten, 1);
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM big2 WHERE id = 2")).toInt(), 0);
 }
 
 void TestSqliteContract::pausedTableSkipped() {
