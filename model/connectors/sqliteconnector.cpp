@@ -1304,7 +1304,8 @@ std::optional<PushDownResult> SqliteConnector::pushDown(SourceReader &source, co
             insert.step();
             return true;
         } catch (const Error &) {
-            if (write.tolerateRejects && refusesRow(sqlite3_extended_errcode(writable().handle())))
+            // handle(), not writable(): raising the cache again would clear the error code.
+            if (write.tolerateRejects && refusesRow(sqlite3_extended_errcode(handle().handle())))
                 return false;
             throw;
         }

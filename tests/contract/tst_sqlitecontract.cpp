@@ -63,6 +63,7 @@ private slots:
     void nullWatermarksCounted();
     void firstWindowSizedByTheProbe();
     void pushDownNeverChangesAValue();
+    void tolerantFirstLoadSkipsTheRefusedRow();
     void pausedTableSkipped();
     void leaseHeldByLiveProcessSkips();
     void leaseOfDeadProcessTakenOver();
@@ -192,6 +193,24 @@ void TestSqliteContract::pushDownNeverChangesAValue() {
     QCOMPARE(skipped.rowsSkipped, 1);
     QCOMPARE(skipped.rowsWritten, 1);
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM big2 WHERE id = 2")).toInt(), 0);
+}
+
+// A first load copies the whole table in one statement; a row the target refuses ends that
+// statement alone, and a table that may skip rows then streams them, skipping that one.
+void TestSqliteContract::tolerantFirstLoadSkipsTheRefusedRow() {
+    EngineFixture f;
+    makeOrders(f.src, 50);
+    // makeOrders' own columns, with one row refused.
+    execSql(f.dst, QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, "
+                                  "amount REAL, updated_at TIMESTAMP NOT NULL, CHECK (id <> 25))"));
+    TableDraft draft = EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at"));
+    draft.spec.maxSkipped = 1;
+    IterationRecord result = f.run(f.addTable(draft));
+    QVERIFY2(result.status == IterationStatus::Warning, qPrintable(describe(result)));
+    QCOMPARE(result.rowsSkipped, 1);
+    QCOMPARE(result.rowsWritten, 49);
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM orders")).toInt(), 49);
+    QCOMPARE(result.watermarkAfter, display(ts(50)));
 }
 
 void TestSqliteContract::pausedTableSkipped() {
