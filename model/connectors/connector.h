@@ -83,6 +83,10 @@ struct WindowQuery {
     bool upperHoldsBack = false;
     // The table's key: names the row in a read error (a MySQL zero date).
     QStringList keyColumns;
+    // The rows the iteration's probe found in no window (NULL or unorderable watermarks), when it
+    // probed. True of the target's snapshot only where it can tell that nothing was committed to
+    // the source since (SqliteConnector::copiesWholeTable).
+    std::optional<qint64> unselectableRows;
 };
 
 // What a source knows about a watermark column at the start of an iteration.
@@ -303,8 +307,8 @@ public:
     virtual void setNewFileMode(int mode) {}
 
     // --- optional: same-database push-down (default: not possible) ---
-    // Called before begin() when the engine may push the copy down: set-up that cannot run inside
-    // a transaction (SQLite's ATTACH of the source file) happens here.
+    // Called before the source is probed when the engine may push the copy down: set-up that
+    // cannot run inside a transaction (SQLite's ATTACH of the source file) happens here.
     virtual void preparePushDown(SourceReader &source) {}
     // Copies `window` from `source` into `write.table` as one statement inside this target's
     // open transaction, when this connection reaches the source's database

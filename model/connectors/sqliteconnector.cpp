@@ -1232,13 +1232,29 @@ QString SqliteConnector::sourceSchema(SourceReader &source) {
 }
 
 void SqliteConnector::preparePushDown(SourceReader &source) {
-    if (&source == static_cast<SourceReader *>(this) || !m_attachedPath.isEmpty())
+    m_sourceVersion.reset();
+    if (&source == static_cast<SourceReader *>(this))
         return;
     const PushDownOrigin origin = source.pushDownOrigin();
     if (origin.engine != QLatin1String("sqlite"))
         return;
+    if (m_attachedPath.isEmpty())
+        attachSource(source.connectionName(), origin.database);
+    if (m_attachedPath == origin.database)
+        m_sourceVersion = sourceVersion();
+}
+
+// Changes whenever another connection commits to the attached source (PRAGMA data_version).
+qint64 SqliteConnector::sourceVersion() {
+    SqliteStatement version(writable(),
+                            QStringLiteral("PRAGMA %1.data_version").arg(quoteIdentifier(kAttachedSchema)),
+                            QStringLiteral("connection '%1'").arg(m_name));
+    version.step();
+    return version.columnInt64(0);
+}
+
+void SqliteConnector::attachSource(const QString &connectionName, const QString &path) {
     SqliteDb &db = writable();
-    const QString path = origin.database;
     // Read-only, so a source file deleted since it was opened is an error, never a new empty file.
     const QString uri =
         QStringLiteral("file:%1?mode=ro").arg(QString::fromLatin1(QUrl::toPercentEncoding(path, "/")));
@@ -1249,7 +1265,7 @@ void SqliteConnector::preparePushDown(SourceReader &source) {
         attach.step();
     } catch (const Error &error) {
         throw Error(QStringLiteral("connection '%1': cannot open source file %2 read-only: %3")
-                        .arg(source.connectionName(), path, error.message()));
+                        .arg(connectionName, path, error.message()));
     }
     m_attachedPath = path;
 }
@@ -1269,6 +1285,11 @@ bool SqliteConnector::copiesWholeTable(const WindowQuery &window, const WriteSpe
                         context);
     if (any.step())
         return false;
+    // The engine's probe found every row in the window, and nothing was committed to the source
+    // since before it: this transaction's snapshot is the probe's.
+    if (window.unselectableRows == 0 && window.table.schema == QLatin1String(kAttachedSchema) &&
+        m_sourceVersion && sourceVersion() == *m_sourceVersion)
+        return true;
     // Rows no window selects (NULL or unorderable watermarks) would be copied too.
     const BoundSql probe =
         kContract.probeWatermark(window.table, window.watermarkColumn, window.watermarkType);

@@ -82,6 +82,8 @@ private:
     QString insertSql(const WriteSpec &spec, const QString &rows);
     bool copiesWholeTable(const WindowQuery &window, const WriteSpec &write);
     bool keepsSourceValues(const WriteSpec &write);
+    void attachSource(const QString &connectionName, const QString &path);
+    qint64 sourceVersion();
     // The schema under which `source`'s tables are visible on this connection, or empty when
     // they are not (another engine, or not attached).
     QString sourceSchema(SourceReader &source);
@@ -114,6 +116,8 @@ private:
     bool m_writeCache = false; // m_db has the larger page cache writes want (writable())
     QHash<QString, bool> m_rowidTables;
     QString m_attachedPath; // source file attached as "tidemark_source" for push-down
+    // The attached source's data version before the iteration probed it (preparePushDown).
+    std::optional<qint64> m_sourceVersion;
     std::atomic<SqliteDb *> m_interruptible{nullptr}; // m_db, for interrupt()
     StateRows m_stateRows{*this};
 };

@@ -450,6 +450,7 @@ struct CopyIteration::State {
         const WatermarkProbe probe =
             source->probeWatermark(sourceTable, spec.watermarkColumn, spec.watermarkType,
                                    std::optional<Watermark>(window.lower.watermark()));
+        window.unselectableRows = probe.nullCount + probe.unorderableCount;
         record.rowsNullWatermark = probe.nullCount;
         if (probe.nullCount > 0)
             log(QStringLiteral("warning"),
@@ -752,8 +753,6 @@ struct CopyIteration::State {
     }
 
     void copy() {
-        if (mayPushDown())
-            target->preparePushDown(*source);
         faultPoint("before_write_transaction");
         if (tookOver)
             raiseFence();
@@ -1123,6 +1122,9 @@ struct CopyIteration::State {
         if (options.adopt && !options.dryRun)
             adopt();
         reconcile();
+        // Before the probe: a target may tell whether the source changed since (copiesWholeTable).
+        if (mayPushDown() && !options.dryRun)
+            target->preparePushDown(*source);
         const bool anyRows = ranged() ? fixRange() : fixWindow();
         if (options.dryRun) {
             record.rowsRead = anyRows ? countWindow() : 0;

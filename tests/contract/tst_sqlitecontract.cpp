@@ -4,6 +4,7 @@
 #include "model/common/timestamp.h"
 #include "model/domain/watermark.h"
 #include "model/engine/backfill.h"
+#include "model/engine/faultpoint.h"
 #include "model/engine/verifier.h"
 #include "tests/engine/enginefixture.h"
 
@@ -51,6 +52,14 @@ qint64 deadPid() {
     return process.processId() > 0 ? process.processId() : 999999;
 }
 
+bool pushedDownInLog(const IterationRecord &record) {
+    for (const LogLine &line : record.log) {
+        if (line.message.contains(QLatin1String("push-down")))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 class TestSqliteContract : public QObject {
@@ -64,6 +73,7 @@ private slots:
     void firstWindowSizedByTheProbe();
     void pushDownNeverChangesAValue();
     void tolerantFirstLoadSkipsTheRefusedRow();
+    void wholeTableCopySeesARowCommittedAfterTheProbe();
     void pausedTableSkipped();
     void leaseHeldByLiveProcessSkips();
     void leaseOfDeadProcessTakenOver();
@@ -211,6 +221,28 @@ void TestSqliteContract::tolerantFirstLoadSkipsTheRefusedRow() {
     QCOMPARE(result.rowsWritten, 49);
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM orders")).toInt(), 49);
     QCOMPARE(result.watermarkAfter, display(ts(50)));
+}
+
+// A first load copies the whole table in one plain statement only while the source holds no row
+// outside the window. The probe that said so ran before the write transaction: a row with a NULL
+// watermark committed in between must be seen, and left behind.
+void TestSqliteContract::wholeTableCopySeesARowCommittedAfterTheProbe() {
+    EngineFixture f;
+    makeOrders(f.src, 20);
+    execSql(f.src, QStringLiteral("CREATE TABLE ev (id INTEGER PRIMARY KEY, ts TEXT, v TEXT)"));
+    execSql(f.src, QStringLiteral("INSERT INTO ev SELECT id, updated_at, 'v' FROM orders"));
+    const qint64 id = f.addTable(EngineFixture::draft(QStringLiteral("ev"), QStringLiteral("ts")));
+    setFaultHook([&](const char *point) {
+        if (qstrcmp(point, "before_write_transaction") == 0)
+            execSql(f.src, QStringLiteral("INSERT INTO ev VALUES (21, NULL, 'late')"));
+    });
+    IterationRecord result = f.run(id);
+    setFaultHook({});
+    QVERIFY2(result.status == IterationStatus::Succeeded, qPrintable(describe(result)));
+    QVERIFY(pushedDownInLog(result));
+    QCOMPARE(result.rowsWritten, 20);
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM ev")).toInt(), 20);
+    QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM ev WHERE id = 21")).toInt(), 0);
 }
 
 void TestSqliteContract::pausedTableSkipped() {
