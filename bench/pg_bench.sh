@@ -105,7 +105,7 @@ fi
 MAXTS=$(sqlite3 "$DB" "SELECT max(updated_at) FROM orders")
 sqlite3 "$DB" "WITH RECURSIVE g(i) AS (SELECT $ROWS + 1 UNION ALL SELECT i + 1 FROM g WHERE i < $ROWS + $INCR)
 INSERT INTO orders SELECT i, i % 9973, 'new', (i % 100000) / 7.0, 'order number ' || i,
-       strftime('%Y-%m-%dT%H:%M:%fZ', '2030-01-01', '+' || (i / 10) || ' seconds') FROM g;"
+       strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || (i / 10) || ' seconds') FROM g;"
 measure incremental tidemark "$INCR" "$CLI" -w "$WS" run --table "$T1"
 check_count orders_tm $((ROWS + INCR))
 measure incremental pipe "$INCR" bash -c "sqlite3 -csv '$DB' \"$SELECT_ALL WHERE updated_at > '$MAXTS'\" | ${PSQL[*]} -c '\\copy orders_pipe FROM STDIN CSV'"
@@ -126,13 +126,13 @@ measure pg_to_pg psql "$INCR" "${PSQL[@]}" -c "INSERT INTO orders_pp_psql SELECT
     -c "INSERT INTO orders_merge_psql SELECT * FROM orders_tm WHERE id <= $ROWS"
 HALF=$((INCR / 2))
 # the window: HALF existing rows updated, HALF new ones
-sqlite3 "$DB" "UPDATE orders SET status = 'changed', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', '2031-01-01', '+' || id || ' seconds')
+sqlite3 "$DB" "UPDATE orders SET status = 'changed', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', '2025-06-01', '+' || id || ' seconds')
                WHERE id > $ROWS - $HALF AND id <= $ROWS + $HALF;
                DELETE FROM orders WHERE id > $ROWS + $HALF;"
 T4=$("$CLI" -w "$WS" table add --source lite:orders --target pg:orders_merge_tm --watermark updated_at --tiebreak id \
-    --mode merge --key id --initial-watermark "2031-01-01T00:00:00Z" --batch-size 20000)
+    --mode merge --key id --initial-watermark "2025-06-01T00:00:00Z" --batch-size 20000)
 measure merge tidemark "$INCR" "$CLI" -w "$WS" run --table "$T4"
-measure merge psql "$INCR" bash -c "sqlite3 -csv '$DB' \"$SELECT_ALL WHERE updated_at > '2031-01-01T00:00:00Z'\" | ${PSQL[*]} \
+measure merge psql "$INCR" bash -c "sqlite3 -csv '$DB' \"$SELECT_ALL WHERE updated_at > '2025-06-01T00:00:00Z'\" | ${PSQL[*]} \
     -c 'CREATE TEMP TABLE stage (LIKE orders_merge_psql)' -c '\\copy stage FROM STDIN CSV' \
     -c 'INSERT INTO orders_merge_psql SELECT * FROM stage ON CONFLICT (id) DO UPDATE SET customer_id = excluded.customer_id, status = excluded.status, amount = excluded.amount, note = excluded.note, updated_at = excluded.updated_at WHERE excluded.updated_at >= orders_merge_psql.updated_at'"
 check_count orders_merge_tm $((ROWS + HALF))

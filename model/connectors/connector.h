@@ -223,6 +223,8 @@ public:
     // A value of the column, to spell user input like the column does (none when empty).
     virtual Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) = 0;
     virtual qint64 countWindow(const WindowQuery &query) = 0;
+    // Whether the window holds a row: one read, where countWindow() reads every row.
+    virtual bool windowHasRows(const WindowQuery &query) { return countWindow(query) > 0; }
     // The cursor reads from a consistent snapshot; it may keep a transaction open until destroyed.
     virtual std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) = 0;
     // Every row of `table` ordered by `orderBy` (verify reads both sides with it).

@@ -151,6 +151,14 @@ BoundSql ContractSql::countWindow(const WindowQuery &window) const {
     return result;
 }
 
+BoundSql ContractSql::anyInWindow(const WindowQuery &window) const {
+    BoundSql result;
+    result.sql = QStringLiteral("SELECT 1 FROM %1%2 LIMIT 1")
+                     .arg(quoteQualified(window.table.schema, window.table.name),
+                          whereClause(conditions(window, result.bindings)));
+    return result;
+}
+
 BoundSql ContractSql::positionReached(const WindowQuery &window, const QStringList &selected) const {
     const QString table = quoteQualified(window.table.schema, window.table.name);
     BoundSql result;

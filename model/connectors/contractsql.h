@@ -61,6 +61,8 @@ public:
     // orders the rows the keyset leaves tied.
     BoundSql selectWindow(const WindowQuery &window, const QStringList &tieOrder = {}) const;
     BoundSql countWindow(const WindowQuery &window) const;
+    // One row of the window when it holds any: SELECT 1 … LIMIT 1.
+    BoundSql anyInWindow(const WindowQuery &window) const;
     // One row, the window's highest position: `selected` (SQL expressions for the watermark and,
     // with a tiebreak column, the tiebreak) of its last row in keyset order.
     BoundSql positionReached(const WindowQuery &window, const QStringList &selected) const;

