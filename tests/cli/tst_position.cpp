@@ -138,6 +138,7 @@ void TestPosition::backOnAppendAsksAndMergeRecopies() {
 }
 
 void TestPosition::refusedWhileTheTableRuns() {
+    makeStreamingOrdersTarget(path(QStringLiteral("dst.db")));
     addTable({QStringLiteral("--batch-size"), QStringLiteral("2"), QStringLiteral("--max-skipped"),
               QStringLiteral("1")});
     QProcess running;

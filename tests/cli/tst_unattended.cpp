@@ -182,6 +182,7 @@ void TestUnattended::killedTransactionClaimsNoRows() {
     const QString src = path(QStringLiteral("src.db"));
     const QString dst = path(QStringLiteral("dst.db"));
     makeOrders(src, 10);
+    makeStreamingOrdersTarget(dst);
     const CliResult added =
         cli({QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
              QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),

@@ -278,9 +278,9 @@ void TestWorkspaceDocument::positionMoveIsRecordedWithItsCause() {
 }
 
 void TestWorkspaceDocument::positionChangeRefusedWhileTheTableRuns() {
-    // Allowed skips take the batch-by-batch path, where the run can be held after a batch.
+    // A commit per batch takes the batch-by-batch path, where the run can be held after a batch.
     QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("edit"), QStringLiteral("1"),
-                  QStringLiteral("--max-skipped"), QStringLiteral("1")})
+                  QStringLiteral("--commit-per-batch")})
                  .exitCode,
              0);
     QJsonObject document = QJsonDocument::fromJson(exported(m_ws)).object();

@@ -140,8 +140,13 @@ qint64 TestFleet::addOrders(int n, int rows, const QString &target, int batchSiz
     TableDraft draft = EngineFixture::draft(table, QStringLiteral("updated_at"));
     draft.spec.targetConnection = target;
     draft.spec.batchSize = batchSize;
-    if (batchSize < 10000)
+    if (batchSize < 10000) {
         draft.spec.maxSkipped = 1;
+        makeStreamingOrdersTarget(target == QLatin1String("dst")
+                                      ? m_fixture->dst
+                                      : m_fixture->filePath(QStringLiteral("target2.db")),
+                                  table);
+    }
     return m_fixture->addTable(draft);
 }
 

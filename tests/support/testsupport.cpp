@@ -200,6 +200,14 @@ QString orderTimestamp(int id) {
     return canonicalTimestamp(base + qint64(id) * 60LL * 1000000LL);
 }
 
+void makeStreamingOrdersTarget(const QString &dbPath, const QString &table) {
+    execSql(dbPath,
+            QStringLiteral(
+                "CREATE TABLE IF NOT EXISTS %1 (id INTEGER PRIMARY KEY, customer NOT NULL, amount REAL, "
+                "updated_at TIMESTAMP NOT NULL)")
+                .arg(quoteIdentifier(table)));
+}
+
 void makeOrders(const QString &dbPath, int rows, int firstId, const QString &table, bool withPrimaryKey) {
     SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
     db.exec(

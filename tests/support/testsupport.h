@@ -122,4 +122,10 @@ QString orderTimestamp(int id);
 void makeOrders(const QString &dbPath, int rows, int firstId = 1,
                 const QString &table = QStringLiteral("orders"), bool withPrimaryKey = true);
 
+// Creates, in the target file `dbPath`, a makeOrders() `table` whose copies stream row by row: its
+// "customer" column has no declared type (it keeps every text as it is), another affinity than
+// the source's, so a SQLite push-down is never used. A table that may skip rows is no longer
+// enough to stream: into SQLite it pushes down until a row is refused.
+void makeStreamingOrdersTarget(const QString &dbPath, const QString &table = QStringLiteral("orders"));
+
 } // namespace tidemark::test
