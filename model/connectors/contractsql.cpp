@@ -144,18 +144,19 @@ BoundSql ContractSql::selectWindow(const WindowQuery &window, const QStringList 
 }
 
 BoundSql ContractSql::countWindow(const WindowQuery &window) const {
-    BoundSql result;
-    result.sql = QStringLiteral("SELECT count(*) FROM %1%2")
-                     .arg(quoteQualified(window.table.schema, window.table.name),
-                          whereClause(conditions(window, result.bindings)));
-    return result;
+    return overWindow(window, QStringLiteral("count(*)"), QString());
 }
 
 BoundSql ContractSql::anyInWindow(const WindowQuery &window) const {
+    return overWindow(window, QStringLiteral("1"), QStringLiteral(" LIMIT 1"));
+}
+
+BoundSql ContractSql::overWindow(const WindowQuery &window, const QString &selected,
+                                 const QString &tail) const {
     BoundSql result;
-    result.sql = QStringLiteral("SELECT 1 FROM %1%2 LIMIT 1")
-                     .arg(quoteQualified(window.table.schema, window.table.name),
-                          whereClause(conditions(window, result.bindings)));
+    result.sql = QStringLiteral("SELECT %1 FROM %2%3%4")
+                     .arg(selected, quoteQualified(window.table.schema, window.table.name),
+                          whereClause(conditions(window, result.bindings)), tail);
     return result;
 }
 

@@ -101,6 +101,8 @@ private:
                                SqlBindings &bindings) const;
     // The window's conditions (empty without a watermark column); appends the values they bind.
     QString conditions(const WindowQuery &window, SqlBindings &bindings) const;
+    // SELECT `selected` FROM the window's table WHERE its conditions, then `tail`.
+    BoundSql overWindow(const WindowQuery &window, const QString &selected, const QString &tail) const;
     QString keysetOrder(const WindowQuery &window, const QString &qualifier, const QString &direction) const;
     // The tiebreak column (already quoted and qualified) as it compares and orders.
     QString tiebreakTerm(const QString &quoted) const;

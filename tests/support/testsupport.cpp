@@ -9,12 +9,16 @@
 #include "model/common/timestamp.h"
 #include "model/sqlite/sqlitedb.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace tidemark::test {
@@ -198,6 +202,16 @@ QString orderTimestamp(int id) {
     // 2025-01-01T00:00:00Z in microseconds since the epoch.
     constexpr qint64 base = 1735689600LL * 1000000LL;
     return canonicalTimestamp(base + qint64(id) * 60LL * 1000000LL);
+}
+
+void isolateSettings() {
+    static QTemporaryDir settingsDir;
+    QVERIFY2(settingsDir.isValid(), qPrintable(settingsDir.errorString()));
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("TidemarkTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tidemark-ui-tests"));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
 }
 
 void makeStreamingOrdersTarget(const QString &dbPath, const QString &table) {

@@ -119,6 +119,11 @@ QString orderTimestamp(int id);
 //   id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount REAL, updated_at TIMESTAMP NOT NULL
 // and inserts `rows` rows with ids firstId.. (customer "customer <id>", amount id * 1.5,
 // updated_at = orderTimestamp(id)). `withPrimaryKey` false declares id as a plain INTEGER.
+// Keeps the suites' QSettings (recent workspaces, geometry, the time convention) out of the
+// user's own, and each test process's out of the others': CTest runs suites side by side, and
+// a shared file let one suite's opened workspace land first in another's recent list.
+void isolateSettings();
+
 void makeOrders(const QString &dbPath, int rows, int firstId = 1,
                 const QString &table = QStringLiteral("orders"), bool withPrimaryKey = true);
 

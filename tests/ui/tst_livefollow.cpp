@@ -14,6 +14,7 @@
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/run/runpanel.h"
 
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -23,11 +24,58 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
+namespace {
+
+IterationRecord queuedIteration(qint64 runId, qint64 tableId, const QString &table) {
+    IterationRecord r;
+    r.runId = runId;
+    r.tableId = tableId;
+    r.source = QStringLiteral("src:") + table;
+    r.target = QStringLiteral("dst:") + table;
+    return r;
+}
+
+} // namespace
+
 class TestLiveFollow : public QObject {
     Q_OBJECT
 
 private slots:
     void initTestCase() { isolateSettings(); }
+
+    // Each report of a live run changes its summary line, and each new text lays the window out
+    // again: at 10,000 tables that was most of the GUI thread's time during a run. The line is
+    // written again a few times a second while the run goes on, and at once when it ends.
+    void liveSummaryIsNotWrittenAtEachReport() {
+        constexpr int kTables = 1000;
+        RunPanel panel;
+        panel.show();
+        auto *summary = panel.findChild<QLabel *>(QStringLiteral("runSummary"));
+        QVERIFY(summary);
+        IterationGridModel *live = panel.liveModel();
+        QList<IterationRecord> rows;
+        for (int id = 1; id <= kTables; ++id)
+            rows << queuedIteration(5, id, QStringLiteral("t%1").arg(id));
+        live->beginRun(5, rows);
+        QTRY_VERIFY2(summary->text().contains(QStringLiteral("1000 queued")), qPrintable(summary->text()));
+
+        const QString before = summary->text();
+        for (IterationRecord record : std::as_const(rows)) {
+            record.status = IterationStatus::Succeeded;
+            live->updateIteration(record);
+        }
+        QCOMPARE(summary->text(), before); // not once per report
+        QTRY_VERIFY2(summary->text().contains(QStringLiteral("1000 succeeded")), qPrintable(summary->text()));
+
+        RunRecord finished;
+        finished.id = 5;
+        for (IterationRecord record : std::as_const(rows)) {
+            record.status = IterationStatus::Failed;
+            finished.iterations << record;
+        }
+        live->finishRun(finished);
+        QVERIFY2(summary->text().contains(QStringLiteral("1000 failed")), qPrintable(summary->text()));
+    }
 
     void watcherSeesOtherConnectionsOnly() {
         UiFixture fixture;

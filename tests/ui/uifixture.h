@@ -83,17 +83,4 @@ inline void openInWindow(const UiFixture &fixture, MainWindow &window, int table
     QTRY_COMPARE(window.controlTable()->model()->rowCount(), tables);
 }
 
-// Keeps the suites' QSettings (recent workspaces, geometry, the time convention) out of the
-// user's own, and each test process's out of the others': CTest runs suites side by side, and
-// a shared file let one suite's opened workspace land first in another's recent list.
-inline void isolateSettings() {
-    static QTemporaryDir settingsDir;
-    QVERIFY2(settingsDir.isValid(), qPrintable(settingsDir.errorString()));
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("TidemarkTests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tidemark-ui-tests"));
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
-}
-
 } // namespace tidemark::test

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
+// The run grid's model, headless: it builds and runs without the window (TIDEMARK_BUILD_GUI=OFF).
 #include "model/engine/runcoordinator.h"
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
-#include "tests/ui/uifixture.h"
-#include "ui/run/runpanel.h"
+#include "tests/engine/enginefixture.h"
 
 #include <QAbstractItemModelTester>
-#include <QLabel>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -84,40 +83,6 @@ private slots:
         QCOMPARE(changed.first().at(1).value<QModelIndex>().row(), kTables - 1);
         recount();
         QCOMPARE(model.summary().count(IterationStatus::Cancelled), kTables);
-    }
-
-    // Each report of a live run changes its summary line, and each new text lays the window out
-    // again: at 10,000 tables that was most of the GUI thread's time during a run. The line is
-    // written again a few times a second while the run goes on, and at once when it ends.
-    void liveSummaryIsNotWrittenAtEachReport() {
-        constexpr int kTables = 1000;
-        RunPanel panel;
-        panel.show();
-        auto *summary = panel.findChild<QLabel *>(QStringLiteral("runSummary"));
-        QVERIFY(summary);
-        IterationGridModel *live = panel.liveModel();
-        QList<IterationRecord> rows;
-        for (int id = 1; id <= kTables; ++id)
-            rows << queued(5, id, QStringLiteral("t%1").arg(id));
-        live->beginRun(5, rows);
-        QTRY_VERIFY2(summary->text().contains(QStringLiteral("1000 queued")), qPrintable(summary->text()));
-
-        const QString before = summary->text();
-        for (IterationRecord record : std::as_const(rows)) {
-            record.status = IterationStatus::Succeeded;
-            live->updateIteration(record);
-        }
-        QCOMPARE(summary->text(), before); // not once per report
-        QTRY_VERIFY2(summary->text().contains(QStringLiteral("1000 succeeded")), qPrintable(summary->text()));
-
-        RunRecord finished;
-        finished.id = 5;
-        for (IterationRecord record : std::as_const(rows)) {
-            record.status = IterationStatus::Failed;
-            finished.iterations << record;
-        }
-        live->finishRun(finished);
-        QVERIFY2(summary->text().contains(QStringLiteral("1000 failed")), qPrintable(summary->text()));
     }
 
     void oneDataChangedPerUpdateAndStaleRunsDropped() {
@@ -297,21 +262,21 @@ private slots:
     }
 
     void realRunOfTheCore() {
-        UiFixture fixture;
-        QVERIFY(fixture.isValid());
+        EngineFixture fixture;
         makeOrders(fixture.src, 500);
         makeOrders(fixture.src, 300, 1, QStringLiteral("items"));
         makeOrders(fixture.src, 40, 1, QStringLiteral("paused"));
         makeOrders(fixture.src, 40, 1, QStringLiteral("broken"));
         const qint64 orders =
-            fixture.addTable(UiFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
-        const qint64 items = fixture.addTable(
-            UiFixture::draft(QStringLiteral("items"), QStringLiteral("id"), WriteMode::Merge));
+            fixture.addTable(EngineFixture::draft(QStringLiteral("orders"), QStringLiteral("updated_at")));
+        TableDraft itemsDraft = EngineFixture::draft(QStringLiteral("items"), QStringLiteral("id"));
+        itemsDraft.spec.mode = WriteMode::Merge;
+        const qint64 items = fixture.addTable(itemsDraft);
         const qint64 paused =
-            fixture.addTable(UiFixture::draft(QStringLiteral("paused"), QStringLiteral("updated_at")));
+            fixture.addTable(EngineFixture::draft(QStringLiteral("paused"), QStringLiteral("updated_at")));
         const qint64 broken =
-            fixture.addTable(UiFixture::draft(QStringLiteral("broken"), QStringLiteral("updated_at")));
-        fixture.open()->setActive(paused, false);
+            fixture.addTable(EngineFixture::draft(QStringLiteral("broken"), QStringLiteral("updated_at")));
+        fixture.ws->setActive(paused, false);
         // Broken on purpose: the source table disappears after it was added.
         execSql(fixture.src, QStringLiteral("DROP TABLE broken"));
 
@@ -385,5 +350,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestIterationGridModel)
+QTEST_GUILESS_MAIN(TestIterationGridModel)
 #include "tst_iterationgridmodel.moc"
