@@ -12,19 +12,6 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
-namespace {
-
-IterationRecord queued(qint64 runId, qint64 tableId, const QString &table) {
-    IterationRecord r;
-    r.runId = runId;
-    r.tableId = tableId;
-    r.source = QStringLiteral("src:") + table;
-    r.target = QStringLiteral("dst:") + table;
-    return r;
-}
-
-} // namespace
-
 class TestIterationGridModel : public QObject {
     Q_OBJECT
 
@@ -38,7 +25,7 @@ private slots:
         IterationGridModel model;
         QList<IterationRecord> rows;
         for (int id = 1; id <= kTables; ++id)
-            rows << queued(3, id, QStringLiteral("t%1").arg(id));
+            rows << queuedIteration(3, id, QStringLiteral("t%1").arg(id));
         model.beginRun(3, rows);
         const auto recount = [&model] {
             RunSummary expected;
@@ -91,12 +78,13 @@ private slots:
         const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-01-01T10:00:00Z"), Qt::ISODate);
         QDateTime now = t0.addSecs(5);
         model.setClock([&now] { return now; });
-        model.beginRun(7, {queued(7, 1, QStringLiteral("orders")), queued(7, 2, QStringLiteral("items"))});
+        model.beginRun(7, {queuedIteration(7, 1, QStringLiteral("orders")),
+                           queuedIteration(7, 2, QStringLiteral("items"))});
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.index(0, IterationGridModel::Status).data().toString(), QStringLiteral("Queued"));
 
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-        IterationRecord running = queued(7, 2, QStringLiteral("items"));
+        IterationRecord running = queuedIteration(7, 2, QStringLiteral("items"));
         running.status = IterationStatus::Running;
         running.startedAt = t0;
         running.rowsRead = 10000;
@@ -160,10 +148,10 @@ private slots:
         const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-01-01T10:00:00Z"), Qt::ISODate);
         QDateTime now = t0.addSecs(12);
         model.setClock([&now] { return now; });
-        IterationRecord counting = queued(8, 1, QStringLiteral("orders"));
-        IterationRecord copying = queued(8, 2, QStringLiteral("events"));
-        IterationRecord streaming = queued(8, 3, QStringLiteral("items"));
-        IterationRecord quiet = queued(8, 4, QStringLiteral("quiet"));
+        IterationRecord counting = queuedIteration(8, 1, QStringLiteral("orders"));
+        IterationRecord copying = queuedIteration(8, 2, QStringLiteral("events"));
+        IterationRecord streaming = queuedIteration(8, 3, QStringLiteral("items"));
+        IterationRecord quiet = queuedIteration(8, 4, QStringLiteral("quiet"));
         model.beginRun(8, {counting, copying, streaming, quiet});
         for (IterationRecord *r : {&counting, &copying, &streaming}) {
             r->status = IterationStatus::Running;
@@ -202,7 +190,7 @@ private slots:
     // rolls back the Progress cell says so in words that agree with each other.
     void writtenIsWhatLanded() {
         IterationGridModel model;
-        IterationRecord streaming = queued(9, 1, QStringLiteral("orders"));
+        IterationRecord streaming = queuedIteration(9, 1, QStringLiteral("orders"));
         model.beginRun(9, {streaming});
         streaming.status = IterationStatus::Running;
         streaming.startedAt = QDateTime::currentDateTimeUtc();
@@ -229,7 +217,7 @@ private slots:
     // The rows a reconcile removed (the source deleted them) are said beside what was written.
     void deletedRowsAreSaidBesideWritten() {
         IterationGridModel model;
-        IterationRecord record = queued(10, 1, QStringLiteral("orders"));
+        IterationRecord record = queuedIteration(10, 1, QStringLiteral("orders"));
         model.beginRun(10, {record});
         record.status = IterationStatus::Succeeded;
         record.rowsRead = record.rowsWritten = 2500;
@@ -245,7 +233,7 @@ private slots:
     // shows progress as usual once it runs.
     void queuedIterationSaysWhatItWaitsFor() {
         IterationGridModel model;
-        IterationRecord record = queued(11, 1, QStringLiteral("orders"));
+        IterationRecord record = queuedIteration(11, 1, QStringLiteral("orders"));
         model.beginRun(11, {record});
         record.waiting = QStringLiteral("waiting: connection erp has 2 of 2 in use");
         model.updateIteration(record);

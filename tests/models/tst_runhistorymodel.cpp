@@ -55,13 +55,6 @@ struct PagedModel {
     ManualSource source;
 };
 
-QList<qint64> modelIds(const QAbstractItemModel &model) {
-    QList<qint64> ids;
-    for (int row = 0; row < model.rowCount(); ++row)
-        ids << model.index(row, 0).data(RunIdRole).toLongLong();
-    return ids;
-}
-
 RunRecord makeRun(qint64 id, const QDateTime &started, QList<std::pair<qint64, IterationStatus>> iterations) {
     RunRecord run;
     run.id = id;
@@ -129,7 +122,7 @@ private slots:
         QList<qint64> expectedIds;
         for (const RunCursor &cursor : expected)
             expectedIds << cursor.runId;
-        QCOMPARE(modelIds(model), expectedIds);
+        QCOMPARE(runIdsOf(model), expectedIds);
     }
 
     // Filtered to a table, a row shows what that table's iteration did; filters reset the rows.
@@ -196,7 +189,7 @@ private slots:
         RunPageQuery table2;
         table2.tableId = 2;
         QCOMPARE(model.rowCount(), int(workspace->runCount(table2)));
-        const QList<qint64> ids = modelIds(model);
+        const QList<qint64> ids = runIdsOf(model);
         QCOMPARE(QSet<qint64>(ids.cbegin(), ids.cend()).size(), model.rowCount());
     }
 

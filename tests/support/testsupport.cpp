@@ -4,6 +4,7 @@
 #include "model/connectors/rowbatch.h"
 #include "model/domain/connectionspec.h"
 #include "model/engine/rowvalues.h"
+#include "model/models/itemroles.h"
 
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
@@ -202,6 +203,22 @@ QString orderTimestamp(int id) {
     // 2025-01-01T00:00:00Z in microseconds since the epoch.
     constexpr qint64 base = 1735689600LL * 1000000LL;
     return canonicalTimestamp(base + qint64(id) * 60LL * 1000000LL);
+}
+
+IterationRecord queuedIteration(qint64 runId, qint64 tableId, const QString &table) {
+    IterationRecord r;
+    r.runId = runId;
+    r.tableId = tableId;
+    r.source = QStringLiteral("src:") + table;
+    r.target = QStringLiteral("dst:") + table;
+    return r;
+}
+
+QList<qint64> runIdsOf(const QAbstractItemModel &model) {
+    QList<qint64> ids;
+    for (int row = 0; row < model.rowCount(); ++row)
+        ids << model.index(row, 0).data(RunIdRole).toLongLong();
+    return ids;
 }
 
 void isolateSettings() {

@@ -3,6 +3,9 @@
 
 // Helpers shared by several test suites. Additive: add a function, don't change one.
 
+#include "model/domain/runrecord.h"
+
+#include <QAbstractItemModel>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -119,6 +122,12 @@ QString orderTimestamp(int id);
 //   id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount REAL, updated_at TIMESTAMP NOT NULL
 // and inserts `rows` rows with ids firstId.. (customer "customer <id>", amount id * 1.5,
 // updated_at = orderTimestamp(id)). `withPrimaryKey` false declares id as a plain INTEGER.
+// A queued iteration of `runId` copying src:<table> to dst:<table>, as a run's grid first shows it.
+IterationRecord queuedIteration(qint64 runId, qint64 tableId, const QString &table);
+
+// The run ids of `model`'s rows (RunIdRole), top to bottom.
+QList<qint64> runIdsOf(const QAbstractItemModel &model);
+
 // Keeps the suites' QSettings (recent workspaces, geometry, the time convention) out of the
 // user's own, and each test process's out of the others': CTest runs suites side by side, and
 // a shared file let one suite's opened workspace land first in another's recent list.

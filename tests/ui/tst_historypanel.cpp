@@ -34,13 +34,6 @@ using namespace tidemark;
 using namespace tidemark::test;
 namespace {
 
-QList<qint64> modelIds(const QAbstractItemModel &model) {
-    QList<qint64> ids;
-    for (int row = 0; row < model.rowCount(); ++row)
-        ids << model.index(row, 0).data(RunIdRole).toLongLong();
-    return ids;
-}
-
 // Table `id` of the control table, src:t<id> → dst:t<id> (the history's tables need no more).
 TableSpec tableSpec(int id) {
     TableSpec spec;
@@ -363,7 +356,7 @@ private slots:
         for (const auto &[rows, run] : expected)
             expectedIds << run;
         QVERIFY(expectedIds.size() > 200);
-        QCOMPARE(modelIds(model), expectedIds);
+        QCOMPARE(runIdsOf(model), expectedIds);
 
         // Back to every table: that order is not offered there, so newest first again, said so.
         messages.clear();

@@ -24,19 +24,6 @@
 using namespace tidemark;
 using namespace tidemark::test;
 
-namespace {
-
-IterationRecord queuedIteration(qint64 runId, qint64 tableId, const QString &table) {
-    IterationRecord r;
-    r.runId = runId;
-    r.tableId = tableId;
-    r.source = QStringLiteral("src:") + table;
-    r.target = QStringLiteral("dst:") + table;
-    return r;
-}
-
-} // namespace
-
 class TestLiveFollow : public QObject {
     Q_OBJECT
 
