@@ -140,15 +140,6 @@ inline bool accounted(const IterationRecord &record) {
     return record.rowsRead == record.rowsWritten + record.rowsSkipped;
 }
 
-// Whether the iteration copied inside the database (the engine logs that it did).
-inline bool pushedDown(const IterationRecord &record) {
-    for (const LogLine &line : record.log) {
-        if (line.message.contains(QLatin1String("push-down"), Qt::CaseInsensitive))
-            return true;
-    }
-    return false;
-}
-
 class ContractFixture {
 public:
     ContractFixture(const Pairing &pairing, const Route &route)

@@ -52,14 +52,6 @@ qint64 deadPid() {
     return process.processId() > 0 ? process.processId() : 999999;
 }
 
-bool pushedDownInLog(const IterationRecord &record) {
-    for (const LogLine &line : record.log) {
-        if (line.message.contains(QLatin1String("push-down")))
-            return true;
-    }
-    return false;
-}
-
 } // namespace
 
 class TestSqliteContract : public QObject {
@@ -239,7 +231,7 @@ void TestSqliteContract::wholeTableCopySeesARowCommittedAfterTheProbe() {
     IterationRecord result = f.run(id);
     setFaultHook({});
     QVERIFY2(result.status == IterationStatus::Succeeded, qPrintable(describe(result)));
-    QVERIFY(pushedDownInLog(result));
+    QVERIFY(pushedDown(result));
     QCOMPARE(result.rowsWritten, 20);
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM ev")).toInt(), 20);
     QCOMPARE(queryValue(f.dst, QStringLiteral("SELECT count(*) FROM ev WHERE id = 21")).toInt(), 0);

@@ -101,6 +101,15 @@ private:
     QTemporaryDir m_dir{fastTempTemplate()};
 };
 
+// Whether the iteration copied inside the database (the engine logs that it did).
+inline bool pushedDown(const IterationRecord &record) {
+    for (const LogLine &line : record.log) {
+        if (line.message.contains(QLatin1String("push-down"), Qt::CaseInsensitive))
+            return true;
+    }
+    return false;
+}
+
 inline QString describe(const IterationRecord &record) {
     return QStringLiteral(
                "status %1, read %2, written %3, skipped %4, null %5, before '%6', after '%7', error '%8'")
