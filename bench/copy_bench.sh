@@ -14,7 +14,8 @@
 # (d) Tidemark's peak RSS (/usr/bin/time "Maximum resident set size") in every Tidemark row.
 # (e) full load of a table that may skip rows (--max-skipped), none refused
 #                                        vs the same as (a)
-# (f) the same when the target refuses one row (a CHECK): Tidemark streams every row and skips it
+# (f) the same when the target refuses one row (a CHECK): Tidemark tries the copy inside the
+#     database, which the refused row ends, then streams every row and skips that one
 #                                        vs INSERT OR IGNORE ... SELECT into the same table
 # Each Tidemark target is checked against the CLI's target (row count + checksum) after each step.
 set -euo pipefail
