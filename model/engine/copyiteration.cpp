@@ -689,7 +689,7 @@ struct CopyIteration::State {
             const QStringList key =
                 spec.mode == WriteMode::Merge ? spec.keyColumns : sourceSchema.primaryKey();
             try {
-                target->createTable(targetTable, createdColumns(), key);
+                target->createTable(targetTable, createdTargetColumns(spec, sourceSchema), key);
             } catch (const Error &) {
                 // Lost a race to create it: the winner's state row names who owns it now.
                 rollbackQuietly();
@@ -701,48 +701,16 @@ struct CopyIteration::State {
             return;
         }
         const TableSchema targetSchema = target->describeTable(targetTable);
+        const QString problem = targetColumnsProblem(spec, sourceSchema, targetSchema);
+        if (!problem.isEmpty())
+            throw Error(problem);
         for (const ColumnInfo &column : sourceSchema.columns) {
             if (targetSchema.column(column.name))
                 continue;
-            if (!spec.addNewColumns)
-                throw Error(missingTargetColumnMessage(spec, column.name));
             target->addColumn(targetTable, column);
             log(QStringLiteral("info"), QStringLiteral("added column '%1' to target table '%2'")
                                             .arg(column.name, spec.targetDisplay()));
         }
-    }
-
-    // The columns of a target this iteration creates. Its watermark column takes the watermark's
-    // type, whatever the source declares (SQLite: TEXT, NUMERIC, DATE or nothing), so every operator
-    // action (backfill --delete-newer, the merge rule) compares it as a timestamp or an integer. A
-    // SQLite timestamp watermark becomes one with time zone (SQLite's mean UTC and may carry an
-    // offset), unless its declared type says it has none (how a PostgreSQL timestamp came in).
-    // Zero dates copied as NULL need a column that takes NULL, whatever the source declares.
-    QList<ColumnInfo> createdColumns() const {
-        QList<ColumnInfo> columns = sourceSchema.columns;
-        for (ColumnInfo &column : columns) {
-            const bool temporal = column.logical == LogicalType::Date ||
-                                  column.logical == LogicalType::Timestamp ||
-                                  column.logical == LogicalType::TimestampTz;
-            if (spec.zeroDates == ZeroDates::Null && temporal && column.primaryKeyOrdinal == 0)
-                column.notNull = false;
-            if (column.name != spec.watermarkColumn)
-                continue;
-            if (spec.watermarkType == WatermarkType::Integer) {
-                column.logical = LogicalType::Integer;
-            } else if (spec.watermarkType == WatermarkType::Timestamp) {
-                const bool zoneless =
-                    column.logical == LogicalType::Timestamp &&
-                    (column.origin != QLatin1String("sqlite") ||
-                     column.nativeType.contains(QLatin1String("without time zone"), Qt::CaseInsensitive));
-                const bool keeps =
-                    zoneless || column.logical == LogicalType::TimestampTz ||
-                    (column.logical == LogicalType::Date && column.origin != QLatin1String("sqlite"));
-                if (!keeps)
-                    column.logical = LogicalType::TimestampTz;
-            }
-        }
-        return columns;
     }
 
     // Push-down writes the window in one statement: no per-batch commits. A table that may skip

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/timestamp.h"
+#include "model/connectors/columnfit.h"
 #include "model/connectors/connectorfactory.h"
 #include "model/connectors/conninfo.h"
 #include "model/connectors/mariadbconnector.h"
@@ -72,12 +73,13 @@ void requirePostgresTableName(const QString &text, const QString &option) {
     requirePostgresName(dot >= 0 ? text.mid(dot + 1) : text, option + QStringLiteral(" table"));
 }
 
-// An existing target must hold every source column, or the table must add them: refused now
-// with the run's own words rather than at the first run. A target that cannot be reached now, or
-// a SQLite file not there yet (the first run creates it), is left for the run to check.
+// An existing target must hold every source column, or the table must add them, and each column
+// must hold its source column's values unchanged: refused now with the run's own words rather than
+// at the first run. A target that cannot be reached now, or a SQLite file not there yet (the first
+// run creates it), is left for the run to check.
 void requireTargetColumns(const TableSpec &spec, const TableSchema &source, const ConnectionSpec &target,
                           RemoteTask *task) {
-    if (spec.addNewColumns || (target.kind == ConnectionKind::Sqlite && !QFileInfo::exists(target.path)))
+    if (target.kind == ConnectionKind::Sqlite && !QFileInfo::exists(target.path))
         return;
     TableSchema existing;
     try {
@@ -90,9 +92,9 @@ void requireTargetColumns(const TableSpec &spec, const TableSchema &source, cons
     } catch (const Error &) {
         return;
     }
-    for (const ColumnInfo &column : source.columns)
-        if (!existing.column(column.name))
-            throw ValidationError(missingTargetColumnMessage(spec, column.name));
+    const QString problem = targetColumnsProblem(spec, source, existing);
+    if (!problem.isEmpty())
+        throw ValidationError(problem);
 }
 
 // One target table takes one table's rows: a second table writing into it would mix or double
@@ -413,6 +415,54 @@ QString missingTargetColumnMessage(const TableSpec &spec, const QString &column)
     return QStringLiteral("source column '%1' of '%2' does not exist in target table '%3' "
                           "(add it to the target, or enable 'add new columns')")
         .arg(column, spec.sourceDisplay(), spec.targetDisplay());
+}
+
+QList<ColumnInfo> createdTargetColumns(const TableSpec &spec, const TableSchema &source) {
+    QList<ColumnInfo> columns = source.columns;
+    for (ColumnInfo &column : columns) {
+        const bool temporal = column.logical == LogicalType::Date ||
+                              column.logical == LogicalType::Timestamp ||
+                              column.logical == LogicalType::TimestampTz;
+        if (spec.zeroDates == ZeroDates::Null && temporal && column.primaryKeyOrdinal == 0)
+            column.notNull = false;
+        if (column.name != spec.watermarkColumn)
+            continue;
+        if (spec.watermarkType == WatermarkType::Integer) {
+            column.logical = LogicalType::Integer;
+        } else if (spec.watermarkType == WatermarkType::Timestamp) {
+            const bool zoneless =
+                column.logical == LogicalType::Timestamp &&
+                (column.origin != QLatin1String("sqlite") ||
+                 column.nativeType.contains(QLatin1String("without time zone"), Qt::CaseInsensitive));
+            const bool keeps =
+                zoneless || column.logical == LogicalType::TimestampTz ||
+                (column.logical == LogicalType::Date && column.origin != QLatin1String("sqlite"));
+            if (!keeps)
+                column.logical = LogicalType::TimestampTz;
+        }
+    }
+    return columns;
+}
+
+QString targetColumnsProblem(const TableSpec &spec, const TableSchema &source, const TableSchema &target) {
+    // The watermark column as a created target would hold it: its values are known to be integers
+    // or timestamps whatever the source declares.
+    for (const ColumnInfo &column : createdTargetColumns(spec, source)) {
+        const ColumnInfo *targetColumn = target.column(column.name);
+        if (!targetColumn) {
+            if (!spec.addNewColumns)
+                return missingTargetColumnMessage(spec, column.name);
+            continue;
+        }
+        const QString loss = columnLoss(column, *targetColumn);
+        if (!loss.isEmpty())
+            return QStringLiteral("target column '%1' of '%2' (%3) cannot hold every value of source column "
+                                  "'%4' (%5): %6. Widen the target column, or drop the target table so "
+                                  "that the next run creates it with the source's types")
+                .arg(targetColumn->name, spec.targetDisplay(), targetColumn->nativeType, column.name,
+                     column.nativeType, loss);
+    }
+    return QString();
 }
 
 qint64 addCheckedConnection(Workspace &workspace, const ConnectionSpec &spec, const QString &password) {

@@ -44,6 +44,17 @@ TableSpec prepareTable(Workspace &workspace, const TableDraft &draft, Wording wo
 // Why a run refuses a target table that exists without source column `column` (and the table
 // does not add new columns): said the same at Add (prepareTable) as at the run.
 QString missingTargetColumnMessage(const TableSpec &spec, const QString &column);
+// The columns of a target a run creates: the source's, except that the watermark column takes the
+// watermark's type, whatever the source declares (SQLite: TEXT, NUMERIC, DATE or nothing), so every
+// operator action (backfill --delete-newer, the merge rule) compares it as a timestamp or an
+// integer. A SQLite timestamp watermark becomes one with time zone (SQLite's mean UTC and may carry
+// an offset), unless its declared type says it has none (how a PostgreSQL timestamp came in). Zero
+// dates copied as NULL need a column that takes NULL, whatever the source declares.
+QList<ColumnInfo> createdTargetColumns(const TableSpec &spec, const TableSchema &source);
+// Why a run refuses the existing `target` table of `spec`, or empty: a source column it lacks
+// (unless the table adds new columns), or a column that would change its source column's values
+// (columnLoss). Said the same at Add (prepareTable) as at the run.
+QString targetColumnsProblem(const TableSpec &spec, const TableSchema &source, const TableSchema &target);
 
 // Adds a connection after the checks `connection add` makes (a PostgreSQL conninfo must parse and
 // must not hold a password); returns its id. A non-empty `password` goes to the system keychain

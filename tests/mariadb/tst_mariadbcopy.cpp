@@ -67,6 +67,7 @@ private slots:
     void loadedBatchesHideNoRefusedRow();
     void deletesReachAMariadbTarget();
     void naiveDatetimeAcrossFallBack();
+    void lossyTargetColumnsAreRefused();
 
 private:
     Run cli(const QStringList &args, const QString &faultPoint = QString());
@@ -795,3 +796,50 @@ void TestMariadbCopy::naiveDatetimeAcrossFallBack() {
 
 QTEST_GUILESS_MAIN(TestMariadbCopy)
 #include "tst_mariadbcopy.moc"
+
+// An existing target column that would cut what the source holds (fraction digits of a DATETIME(6),
+// digits of a DECIMAL) is refused at table add, naming it; one narrowed after the add fails the
+// run, and the position stays where it was.
+void TestMariadbCopy::lossyTargetColumnsAreRefused() {
+    const QString source = quoteQualified(m_db, QStringLiteral("lossy"));
+    const QString target = quoteQualified(m_otherDb, QStringLiteral("lossy"));
+    exec(QStringLiteral("CREATE TABLE %1 (id INT PRIMARY KEY, at DATETIME(6) NOT NULL, amount DECIMAL(12,4))")
+             .arg(source));
+    exec(QStringLiteral("INSERT INTO %1 VALUES (1, '2025-01-01 00:00:00.000001', 1.2345), "
+                        "(2, '2025-01-01 00:00:00.000002', 2.5)")
+             .arg(source));
+    exec(QStringLiteral("CREATE TABLE %1 (id INT PRIMARY KEY, at DATETIME NOT NULL, amount DECIMAL(12,4))")
+             .arg(target));
+    const QStringList options{QStringLiteral("--source"),    QStringLiteral("my:lossy"),
+                              QStringLiteral("--target"),    QStringLiteral("other:lossy"),
+                              QStringLiteral("--watermark"), QStringLiteral("at")};
+    QStringList add = addTable(options);
+    QCOMPARE(add.value(0), QStringLiteral("2"));
+    QVERIFY2(add.value(2).contains(QLatin1String("target column 'at' of 'other:lossy' (datetime)")) &&
+                 add.value(2).contains(
+                     QLatin1String("keeps 0 fraction digits of a second where the source has 6")),
+             qPrintable(add.value(2)));
+    QCOMPARE(cli({QStringLiteral("table"), QStringLiteral("list")}).out.count(QLatin1String("my:lossy")), 0);
+
+    exec(QStringLiteral("ALTER TABLE %1 MODIFY at DATETIME(6) NOT NULL").arg(target));
+    add = addTable(options);
+    QCOMPARE(add.value(0), QStringLiteral("0"));
+    Run run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QCOMPARE(run.written(), 2);
+
+    exec(QStringLiteral("ALTER TABLE %1 MODIFY amount DECIMAL(12,2)").arg(target));
+    exec(QStringLiteral("INSERT INTO %1 VALUES (3, '2025-01-01 00:00:00.000003', 3.3333)").arg(source));
+    run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.status(), QStringLiteral("failed"));
+    const QString error = run.iteration().value(QStringLiteral("error")).toString();
+    QVERIFY2(error.contains(QLatin1String("target column 'amount'")) &&
+                 error.contains(QLatin1String("keeps 2 digits after the point where the source has 4")),
+             qPrintable(error));
+    QCOMPARE(value(QStringLiteral("SELECT COUNT(*) FROM %1").arg(target)), QStringLiteral("2"));
+    const QString watermark =
+        value(QStringLiteral("SELECT watermark FROM %1.tidemark_state WHERE table_id = 1")
+                  .arg(quoteIdentifier(m_otherDb)));
+    QVERIFY2(watermark.startsWith(QLatin1String("2025-01-01T00:00:00.000002")), qPrintable(watermark));
+}

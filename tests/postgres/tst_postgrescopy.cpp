@@ -65,6 +65,7 @@ private slots:
     void postgresToPostgresMergeWithLookback();
     void overwriteReplacesInOneTransaction();
     void newSourceColumnFailsByName();
+    void lossyTargetColumnRefusedAtAdd();
     void serverStoppedMidCopy();
 
 private:
@@ -340,6 +341,45 @@ void TestPostgresCopy::newSourceColumnFailsByName() {
     QCOMPARE(
         pgValue(QStringLiteral("SELECT count(*) FROM %1").arg(quoteQualified(m_schema, QStringLiteral("t")))),
         QStringLiteral("1"));
+}
+
+// An existing target whose columns would round what the source holds (a double into numeric(10,2),
+// microseconds into timestamp(0)) is refused at table add, naming the column; widened, it is taken.
+void TestPostgresCopy::lossyTargetColumnRefusedAtAdd() {
+    sqliteExec(QStringLiteral("CREATE TABLE t (id INTEGER PRIMARY KEY, at TEXT NOT NULL, amount REAL);"
+                              "INSERT INTO t VALUES (1, '2025-01-01T00:00:00.123456Z', 0.125)"));
+    const QString target = quoteQualified(m_schema, QStringLiteral("t"));
+    m_admin->execute(
+        QStringLiteral(
+            "CREATE TABLE %1 (id bigint PRIMARY KEY, at timestamptz NOT NULL, amount numeric(10,2))")
+            .arg(target));
+    const QStringList add{QStringLiteral("table"),       QStringLiteral("add"),
+                          QStringLiteral("--source"),    QStringLiteral("lite:t"),
+                          QStringLiteral("--target"),    QStringLiteral("pg:%1.t").arg(m_schema),
+                          QStringLiteral("--watermark"), QStringLiteral("at")};
+    CliResult refused = cli(add);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QLatin1String("target column 'amount'")) &&
+                 refused.err.contains(QLatin1String("(numeric(10,2))")) &&
+                 refused.err.contains(QLatin1String("would round the source's floating-point values")),
+             qPrintable(refused.err));
+    m_admin->execute(QStringLiteral("ALTER TABLE %1 ALTER amount TYPE double precision, ALTER at TYPE "
+                                    "timestamp(0) with time zone")
+                         .arg(target));
+    refused = cli(add);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(
+        refused.err.contains(QLatin1String("target column 'at'")) &&
+            refused.err.contains(QLatin1String("keeps 0 fraction digits of a second where the source has 6")),
+        qPrintable(refused.err));
+    m_admin->execute(QStringLiteral("ALTER TABLE %1 ALTER at TYPE timestamptz").arg(target));
+    const CliResult taken = cli(add);
+    QVERIFY2(taken.exitCode == 0, qPrintable(taken.err));
+    const CliResult run = cli({QStringLiteral("run"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+    QCOMPARE(
+        pgValue(QStringLiteral("SELECT amount || ' ' || extract(microseconds FROM at) FROM %1").arg(target)),
+        QStringLiteral("0.125 123456"));
 }
 
 // The target server stops while a window is being written: the iteration fails with a clear

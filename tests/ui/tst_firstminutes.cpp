@@ -247,40 +247,6 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 20000);
     }
 
-    // A firing that came due and was not fired shows as missed, with how many since; it does not
-    // roll forward to the next one.
-    void missedFiringsShowAsMissed() {
-        const QDateTime now = QDateTime::fromString(QStringLiteral("2026-12-06T10:02:00Z"), Qt::ISODate);
-        ScheduleSpec every5;
-        every5.name = QStringLiteral("every5");
-        every5.cron = QStringLiteral("*/5 * * * *");
-        every5.timeZone = QStringLiteral("UTC");
-        every5.createdAt = now.addSecs(-3600); // 09:02: due 09:05, 09:10, ..., 10:00
-        ScheduleSpec fired = every5;
-        fired.name = QStringLiteral("fired");
-        fired.lastFiredAt = QDateTime::fromString(QStringLiteral("2026-12-06T10:00:00Z"), Qt::ISODate);
-        ScheduleSpec paused = every5;
-        paused.name = QStringLiteral("paused");
-        paused.active = false;
-        ScheduleListModel model;
-        model.setSchedules({every5, fired, paused}, {}, now);
-        QCOMPARE(model.missedAt(0),
-                 QDateTime::fromString(QStringLiteral("2026-12-06T09:05:00Z"), Qt::ISODate));
-        QCOMPARE(model.index(0, ScheduleListModel::NextLocal).data().toString(),
-                 QStringLiteral("missed since 2026-12-06 09:05 UTC (12 firings)"));
-        QVERIFY(model.index(0, ScheduleListModel::NextLocal)
-                    .data(Qt::ToolTipRole)
-                    .toString()
-                    .contains(QStringLiteral("not fired")));
-        QVERIFY(!model.missedAt(1).isValid());
-        QVERIFY(model.index(1, ScheduleListModel::NextLocal)
-                    .data()
-                    .toString()
-                    .startsWith(QStringLiteral("2026-12-06 10:05:00")));
-        QVERIFY(!model.missedAt(2).isValid());
-        QCOMPARE(model.index(2, ScheduleListModel::NextLocal).data().toString(), QStringLiteral("paused"));
-    }
-
     // The control table's "Next run" says the same as the Schedules dock: a table whose firing
     // was missed shows it missed, not the next firing.
     void controlTableShowsMissedFirings() {

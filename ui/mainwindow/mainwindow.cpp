@@ -16,7 +16,7 @@
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
-#include "ui/common/englishplurals.h"
+#include "model/common/englishplurals.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/common/englishplurals.h"
+#include "model/common/englishplurals.h"
 
 #include <QCoreApplication>
 
