@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/mainwindow.h"
 
+#include "model/common/englishplurals.h"
 #include "model/common/error.h"
 #include "model/engine/backfill.h"
 #include "model/engine/remotework.h"
@@ -11,12 +12,12 @@
 #include "model/models/runhistorymodel.h"
 #include "model/models/schedulelistmodel.h"
 #include "model/models/timeconvention.h"
+#include "model/storage/serverworkspaceaddress.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacelocation.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
-#include "model/common/englishplurals.h"
 #include "ui/common/resources.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
@@ -26,6 +27,7 @@
 #include "ui/history/historypanel.h"
 #include "ui/mainwindow/demoworkspace.h"
 #include "ui/mainwindow/helpdialogs.h"
+#include "ui/mainwindow/serverworkspacedialog.h"
 #include "ui/mainwindow/welcomepage.h"
 #include "ui/mainwindow/windowfit.h"
 #include "ui/mainwindow/windowtray.h"
@@ -72,8 +74,12 @@ const char *const kTimesInUtcKey = "view/timesInUtc";
 const char *const kReopenLastKey = "workspace/reopenLast";
 
 QString windowTitleFor(const QString &workspace) {
-    return workspace.isEmpty() ? QStringLiteral("Tidemark")
-                               : QStringLiteral("%1 — Tidemark").arg(QFileInfo(workspace).fileName());
+    if (workspace.isEmpty())
+        return QStringLiteral("Tidemark");
+    const QString name = WorkspaceLocation::isServer(workspace)
+                             ? ServerWorkspaceAddress::fromLocation(workspace).displayName()
+                             : QFileInfo(workspace).fileName();
+    return QStringLiteral("%1 — Tidemark").arg(name);
 }
 
 // What the look at a workspace file before opening it found: why it cannot be opened, or
@@ -148,7 +154,8 @@ MainWindow::MainWindow(QWidget *parent)
     createMenus();
     m_tray = new WindowTray(this, m_runAllAction, m_quitAction);
     m_notifier->setTray(m_tray->icon());
-    m_welcome = new WelcomePage(m_newAction, m_openAction, m_demoAction, m_reopenLastAction, this);
+    m_welcome = new WelcomePage(m_newAction, m_openAction, m_openServerAction, m_demoAction,
+                                m_reopenLastAction, this);
     m_welcome->setRecent(m_recent);
     m_pages->addWidget(m_welcome);
     connect(m_welcome, &WelcomePage::recentChosen, this, &MainWindow::openWorkspace);
@@ -271,6 +278,9 @@ void MainWindow::createActions() {
                        &MainWindow::newWorkspace);
     m_openAction = make(QStringLiteral("actionOpenWorkspace"), tr("&Open Workspace…"), QKeySequence::Open,
                         &MainWindow::chooseWorkspace);
+    m_openServerAction = make(QStringLiteral("actionOpenServerWorkspace"), tr("Open &Server Workspace…"),
+                              QKeySequence(), &MainWindow::chooseServerWorkspace);
+    m_openServerAction->setToolTip(tr("A team's workspace in a PostgreSQL database"));
     m_demoAction =
         make(QStringLiteral("actionOpenDemo"), tr("Open the &Demo"), QKeySequence(), &MainWindow::openDemo);
     m_demoAction->setToolTip(
@@ -420,6 +430,7 @@ void MainWindow::createMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
     file->addAction(m_openAction);
+    file->addAction(m_openServerAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(m_demoAction);
     file->addAction(m_reopenLastAction);
@@ -521,6 +532,19 @@ void MainWindow::chooseWorkspace() {
                                      tr("Tidemark workspaces (*.tidemark);;All files (*)"));
     if (!path.isEmpty())
         openWorkspace(path);
+}
+
+void MainWindow::chooseServerWorkspace() {
+    // Starts from the server workspace open now, else the last one opened.
+    QString start = WorkspaceLocation::isServer(workspacePath()) ? workspacePath() : QString();
+    for (const QString &recent : std::as_const(m_recent)) {
+        if (start.isEmpty() && WorkspaceLocation::isServer(recent))
+            start = recent;
+    }
+    auto *dialog = new ServerWorkspaceDialog(ServerWorkspaceAddress::fromLocation(start), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { openWorkspace(dialog->location()); });
+    dialog->open();
 }
 
 void MainWindow::newWorkspace() {

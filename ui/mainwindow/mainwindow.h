@@ -60,6 +60,7 @@ public slots:
     void openWorkspace(const QString &path);
     void newWorkspace();
     void chooseWorkspace();
+    void chooseServerWorkspace();
     // At start: `workspace` when one is named, else the last one when the setting says so
     // (and its file is there), else the welcome page.
     void openOnStart(const QString &workspace);
@@ -147,6 +148,7 @@ private:
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;
+    QAction *m_openServerAction = nullptr;
     QAction *m_demoAction = nullptr;
     QAction *m_reopenLastAction = nullptr;
     QAction *m_quitAction = nullptr;

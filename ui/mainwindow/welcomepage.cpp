@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/welcomepage.h"
 
+#include "model/storage/serverworkspaceaddress.h"
+#include "model/storage/workspacelocation.h"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QDir>
@@ -35,8 +38,8 @@ QPushButton *buttonFor(QAction *action, QWidget *parent) {
 
 } // namespace
 
-WelcomePage::WelcomePage(QAction *newAction, QAction *openAction, QAction *demoAction,
-                         QAction *reopenLastAction, QWidget *parent)
+WelcomePage::WelcomePage(QAction *newAction, QAction *openAction, QAction *openServerAction,
+                         QAction *demoAction, QAction *reopenLastAction, QWidget *parent)
     : QWidget(parent)
     , m_demo(buttonFor(demoAction, this))
     , m_recent(new QListWidget(this))
@@ -44,19 +47,22 @@ WelcomePage::WelcomePage(QAction *newAction, QAction *openAction, QAction *demoA
     , m_note(new QLabel(this)) {
     setObjectName(QStringLiteral("welcomePage"));
     auto *title = new QLabel(tr("<h2>Welcome to Tidemark</h2>"), this);
-    auto *intro = new QLabel(tr("Tidemark copies tables from a source database to a target, each run taking "
-                                "only the rows past the table's watermark. A workspace file holds the "
-                                "connections, the tables, their watermarks, the schedules and the history "
-                                "of every run."),
-                             this);
+    auto *intro =
+        new QLabel(tr("Tidemark copies tables from a source database to a target, each run taking "
+                      "only the rows past the table's watermark. A workspace holds the connections, "
+                      "the tables, their watermarks, the schedules and the history of every run: "
+                      "a file on this machine, or a PostgreSQL database a team shares."),
+                   this);
     intro->setWordWrap(true);
 
     QPushButton *create = buttonFor(newAction, this);
     QPushButton *open = buttonFor(openAction, this);
+    QPushButton *openServer = buttonFor(openServerAction, this);
     create->setDefault(true);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(create);
     buttons->addWidget(open);
+    buttons->addWidget(openServer);
     buttons->addWidget(m_demo);
     buttons->addStretch(1);
 
@@ -97,7 +103,8 @@ WelcomePage::WelcomePage(QAction *newAction, QAction *openAction, QAction *demoA
     outer->addWidget(column, 4);
     outer->addStretch(1);
     setTabOrder(create, open);
-    setTabOrder(open, m_demo);
+    setTabOrder(open, openServer);
+    setTabOrder(openServer, m_demo);
     setTabOrder(m_demo, m_recent);
     setTabOrder(m_recent, reopen);
     setRecent({});
@@ -108,7 +115,9 @@ void WelcomePage::setRecent(const QStringList &paths) {
     for (const QString &path : paths) {
         const QFileInfo file(path);
         const QString shown =
-            file.exists()
+            WorkspaceLocation::isServer(path)
+                ? tr("%1 — server workspace").arg(ServerWorkspaceAddress::fromLocation(path).displayName())
+            : file.exists()
                 ? tr("%1 — %2").arg(file.fileName(), QDir::toNativeSeparators(file.path()))
                 : tr("%1 — %2 (missing)").arg(file.fileName(), QDir::toNativeSeparators(file.path()));
         auto *item = new QListWidgetItem(shown, m_recent);

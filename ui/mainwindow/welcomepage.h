@@ -19,8 +19,8 @@ namespace tidemark {
 class WelcomePage : public QWidget {
     Q_OBJECT
 public:
-    WelcomePage(QAction *newAction, QAction *openAction, QAction *demoAction, QAction *reopenLastAction,
-                QWidget *parent = nullptr);
+    WelcomePage(QAction *newAction, QAction *openAction, QAction *openServerAction, QAction *demoAction,
+                QAction *reopenLastAction, QWidget *parent = nullptr);
 
     // Newest first; a path whose file is gone is listed as missing (opening it offers to create it).
     void setRecent(const QStringList &paths);

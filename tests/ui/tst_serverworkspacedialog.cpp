@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// File › Open Server Workspace…: a team's workspace on the throwaway PostgreSQL cluster
+// (TIDEMARK_PG_PORT, scripts/pgcluster.sh), found by its parts, tested, then opened in the window.
+#include "model/common/sqlquote.h"
+#include "model/engine/tablesetup.h"
+#include "model/models/controltablemodel.h"
+#include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
+#include "tests/support/pgsession.h"
+#include "tests/support/testsupport.h"
+#include "ui/controltable/controltablepanel.h"
+#include "ui/mainwindow/mainwindow.h"
+#include "ui/mainwindow/serverworkspacedialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tidemark;
+using namespace tidemark::test;
+
+class TestServerWorkspaceDialog : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        isolateSettings();
+        QVERIFY(m_dir.isValid());
+        m_schema = QStringLiteral("ui_dialog_%1").arg(QCoreApplication::applicationPid());
+        PgSession().exec(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
+        m_location =
+            QStringLiteral("postgresql://tidemark@127.0.0.1:%1/tidemark?schema=%2").arg(pgPort(), m_schema);
+        auto ws = Workspace::create(m_location);
+        const QString src = m_dir.filePath(QStringLiteral("source.db"));
+        makeOrders(src, 5);
+        for (const QString &name : {QStringLiteral("src"), QStringLiteral("dst")}) {
+            ConnectionSpec spec;
+            spec.name = name;
+            spec.path = name == QLatin1String("src") ? src : m_dir.filePath(QStringLiteral("target.db"));
+            ws->addConnection(spec);
+        }
+        TableDraft draft;
+        draft.spec.sourceConnection = QStringLiteral("src");
+        draft.spec.sourceTable = QStringLiteral("orders");
+        draft.spec.targetConnection = QStringLiteral("dst");
+        draft.spec.targetTable = QStringLiteral("orders");
+        draft.spec.watermarkColumn = QStringLiteral("updated_at");
+        ws->addTable(prepareTable(*ws, draft));
+    }
+
+    void cleanupTestCase() {
+        if (!m_schema.isEmpty() && !qEnvironmentVariableIsEmpty("TIDEMARK_PG_PORT"))
+            PgSession().exec(
+                QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
+    }
+
+    // The parts make the address shown; Test says what is there (or why nothing is); Open opens
+    // it in the window, and the next time the dialog starts from it.
+    void findTestAndOpen() {
+        MainWindow window;
+        window.resize(1024, 768);
+        window.show();
+        ServerWorkspaceDialog *dialog = openDialog(window);
+        QVERIFY(dialog);
+        auto *host = dialog->findChild<QLineEdit *>(QStringLiteral("serverHost"));
+        auto *port = dialog->findChild<QSpinBox *>(QStringLiteral("serverPort"));
+        auto *database = dialog->findChild<QLineEdit *>(QStringLiteral("serverDatabase"));
+        auto *user = dialog->findChild<QLineEdit *>(QStringLiteral("serverUser"));
+        auto *schema = dialog->findChild<QLineEdit *>(QStringLiteral("serverSchema"));
+        auto *location = dialog->findChild<QLineEdit *>(QStringLiteral("serverLocation"));
+        auto *test = dialog->findChild<QPushButton *>(QStringLiteral("serverTest"));
+        auto *message = dialog->findChild<QLabel *>(QStringLiteral("serverMessage"));
+        QPushButton *open = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open);
+        QVERIFY(host && port && database && user && schema && location && test && message && open);
+
+        // A new user starts from the defaults, and is told what is missing.
+        QCOMPARE(host->text(), QStringLiteral("localhost"));
+        QCOMPARE(port->value(), 5432);
+        QVERIFY(!open->isEnabled());
+        QVERIFY(!test->isEnabled());
+        QVERIFY2(message->text().contains(QLatin1String("database")), qPrintable(message->text()));
+
+        host->setText(QStringLiteral("127.0.0.1"));
+        port->setValue(pgPort().toInt());
+        database->setText(QStringLiteral("tidemark"));
+        user->setText(QStringLiteral("tidemark"));
+        schema->setText(QStringLiteral("no_such_workspace"));
+        QVERIFY(open->isEnabled());
+        QTest::mouseClick(test, Qt::LeftButton);
+        QTRY_VERIFY2_WITH_TIMEOUT(message->text().contains(QLatin1String("does not exist")),
+                                  qPrintable(message->text()), 20000);
+
+        schema->setText(m_schema);
+        QCOMPARE(WorkspaceLocation::resolve(location->text()).text(),
+                 WorkspaceLocation::resolve(m_location).text());
+        QTest::mouseClick(test, Qt::LeftButton);
+        QTRY_VERIFY2_WITH_TIMEOUT(message->text().endsWith(QLatin1String("opens: 1 table.")),
+                                  qPrintable(message->text()), 20000);
+
+        const QString opening = location->text();
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        QTest::mouseClick(open, Qt::LeftButton); // the dialog closes and is deleted
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+        QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
+        QCOMPARE(window.windowTitle(),
+                 QStringLiteral("%1 in tidemark on 127.0.0.1:%2 — Tidemark").arg(m_schema, pgPort()));
+
+        ServerWorkspaceDialog *again = openDialog(window);
+        QVERIFY(again);
+        QCOMPARE(again->findChild<QLineEdit *>(QStringLiteral("serverSchema"))->text(), m_schema);
+        QCOMPARE(again->location(), opening);
+        again->reject();
+    }
+
+private:
+    ServerWorkspaceDialog *openDialog(MainWindow &window) {
+        auto *action = window.findChild<QAction *>(QStringLiteral("actionOpenServerWorkspace"));
+        if (!action)
+            return nullptr;
+        action->trigger();
+        const QList<ServerWorkspaceDialog *> dialogs = window.findChildren<ServerWorkspaceDialog *>();
+        for (ServerWorkspaceDialog *dialog : dialogs)
+            if (dialog->isVisible())
+                return dialog;
+        return nullptr;
+    }
+
+    QTemporaryDir m_dir;
+    QString m_schema;
+    QString m_location;
+};
+
+QTEST_MAIN(TestServerWorkspaceDialog)
+#include "tst_serverworkspacedialog.moc"
