@@ -32,8 +32,7 @@ void CliSession::installLogging(const QString &path) {
         return;
     m_loggingInstalled = true;
     try {
-        // A server workspace has no folder of its own for a log file: stderr only.
-        installLogSinks(WorkspaceLocation::isServer(path) ? QString() : path, true);
+        installLogSinks(WorkspaceLocation::logFileFor(path), true);
     } catch (const std::exception &error) {
         // A log file we cannot write must not stop an operator's command.
         writeError(QStringLiteral("warning: no log file beside %1: %2")

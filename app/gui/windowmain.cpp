@@ -3,6 +3,7 @@
 
 #include "model/common/cryptoexit.h"
 #include "model/common/logging.h"
+#include "model/storage/workspacelocation.h"
 #include "ui/common/resources.h"
 #include "ui/mainwindow/mainwindow.h"
 
@@ -82,7 +83,7 @@ int runWindow(int argc, char *argv[], const std::function<void(MainWindow &)> &i
 
     MainWindow window;
     QObject::connect(&window, &MainWindow::workspaceOpened,
-                     [](const QString &path) { installLogSinks(path, true); });
+                     [](const QString &path) { installLogSinks(WorkspaceLocation::logFileFor(path), true); });
     if (instrument)
         instrument(window);
     // Opened before it is shown: its file is checked meanwhile, and the window is created with

@@ -38,7 +38,7 @@ std::shared_ptr<spdlog::logger> logger(const char *name) {
     return created;
 }
 
-void installLogSinks(const QString &workspacePath, bool toStderr) {
+void installLogSinks(const QString &logFile, bool toStderr) {
     std::lock_guard lock(g_mutex);
     g_sinks.clear();
     if (toStderr) {
@@ -46,7 +46,7 @@ void installLogSinks(const QString &workspacePath, bool toStderr) {
         console->set_level(spdlog::level::warn);
         g_sinks.push_back(console);
     }
-    if (!workspacePath.isEmpty()) {
+    if (!logFile.isEmpty()) {
         try {
             // Private like the workspace whatever the umask, and again after each rotation.
             spdlog::file_event_handlers privateFile;
@@ -54,8 +54,7 @@ void installLogSinks(const QString &workspacePath, bool toStderr) {
                 ::fchmod(::fileno(file), S_IRUSR | S_IWUSR);
             };
             g_sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-                (workspacePath + QStringLiteral(".log")).toStdString(), 5 * 1024 * 1024, 5, false,
-                privateFile));
+                logFile.toStdString(), 5 * 1024 * 1024, 5, false, privateFile));
         } catch (const spdlog::spdlog_ex &) {
             // A read-only folder must not stop a run; the iteration logs still go to history.
         }

@@ -58,6 +58,10 @@ bool WorkspaceLocation::isServer(const QString &text) {
     return text.startsWith(QLatin1String("postgresql://")) || text.startsWith(QLatin1String("postgres://"));
 }
 
+QString WorkspaceLocation::logFileFor(const QString &text) {
+    return text.isEmpty() || isServer(text) ? QString() : text + QStringLiteral(".log");
+}
+
 WorkspaceLocation WorkspaceLocation::resolve(const QString &text, const QString &schema) {
     if (text.isEmpty())
         throw ValidationError(QStringLiteral("no workspace: pass -w FILE|URI or set TIDEMARK_WORKSPACE"));

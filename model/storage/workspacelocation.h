@@ -23,6 +23,10 @@ public:
     static WorkspaceLocation resolve(const QString &text, const QString &schema = QString());
     // Whether `text` names a server workspace (a postgresql:// or postgres:// URI).
     static bool isServer(const QString &text);
+    // The log file of the workspace named `text`: "<file>.log" beside a workspace file; empty for a
+    // server workspace, which has no folder of its own (its processes log to stderr, a runner to its
+    // journal).
+    static QString logFileFor(const QString &text);
 
     Kind kind() const { return m_kind; }
     bool isServer() const { return m_kind == Kind::Server; }

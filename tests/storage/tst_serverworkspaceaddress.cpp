@@ -89,6 +89,16 @@ private slots:
         QVERIFY(address.problem().contains(QLatin1String("host")));
     }
 
+    // A server workspace has no folder for a log file: none is named (the window once wrote
+    // "postgresql:/…?schema=x.log" under its working directory).
+    void onlyAFileHasALogFile() {
+        QCOMPARE(WorkspaceLocation::logFileFor(QStringLiteral("/tmp/a.tidemark")),
+                 QStringLiteral("/tmp/a.tidemark.log"));
+        QCOMPARE(WorkspaceLocation::logFileFor(QStringLiteral("postgresql://ana@db/warehouse?schema=x")),
+                 QString());
+        QCOMPARE(WorkspaceLocation::logFileFor(QString()), QString());
+    }
+
     void aFileStartsFromTheDefaults() {
         const ServerWorkspaceAddress address =
             ServerWorkspaceAddress::fromLocation(QStringLiteral("/tmp/a.tidemark"));

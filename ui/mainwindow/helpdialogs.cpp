@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/helpdialogs.h"
 
+#include "model/storage/workspacelocation.h"
+
 #include <QAction>
 #include <QCoreApplication>
 #include <QDesktopServices>
@@ -63,11 +65,16 @@ LogFileDialog::LogFileDialog(const QString &workspacePath, QWidget *parent)
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    const QString path = WorkspaceLocation::logFileFor(workspacePath);
     if (workspacePath.isEmpty()) {
         label->setText(tr("Each workspace writes its log beside it (<i>workspace</i>.log). Open a "
                           "workspace to see where."));
+    } else if (path.isEmpty()) {
+        label->setText(tr("A server workspace has no folder of its own, so it writes no log file: the "
+                          "window logs to its standard error, a runner service to its journal "
+                          "(journalctl --user -u 'tidemark-runner@*'), and every iteration's log is in the "
+                          "run history."));
     } else {
-        const QString path = workspacePath + QStringLiteral(".log"); // as installLogSinks() names it
         label->setText(tr("The log of this workspace (rotated at 5 MB, five files kept):\n%1")
                            .arg(QDir::toNativeSeparators(path)));
         QPushButton *open = buttons->addButton(tr("Open Folder"), QDialogButtonBox::ActionRole);
