@@ -56,12 +56,15 @@ std::optional<DecimalBounds> decimalBounds(const ColumnInfo &column) {
     return DecimalBounds{match.captured(1).toInt(), match.captured(2).toInt()};
 }
 
+// PostgreSQL's real, MySQL's FLOAT; a SQLite REAL is a double.
 bool singlePrecision(const ColumnInfo &column) {
     const QString type = typeOf(column);
-    return fromMysql(column) ? type.startsWith(QLatin1String("float")) : type == QLatin1String("real");
+    return (fromMysql(column) && type.startsWith(QLatin1String("float"))) ||
+           (fromPostgres(column) && type == QLatin1String("real"));
 }
 
-// Significant decimal digits every value of that many digits keeps through the float type.
+// Significant decimal digits a float column keeps: any decimal of that many digits comes back
+// unchanged (FLT_DIG, DBL_DIG).
 int floatDigits(const ColumnInfo &column) {
     return singlePrecision(column) ? 6 : 15;
 }

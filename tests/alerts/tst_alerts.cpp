@@ -5,12 +5,13 @@
 // environment, and found neither in the workspace file nor in its log.
 
 #include "model/alerts/alertdispatcher.h"
-#include "model/domain/alertsettings.h"
-#include "model/domain/secretreference.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/domain/alertsettings.h"
+#include "model/domain/secretreference.h"
 #include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QFile>
 #include <QHash>
@@ -163,7 +164,7 @@ private slots:
         QVERIFY(m_dir->isValid());
         m_ws = path(QStringLiteral("w.tidemark"));
         Workspace::create(m_ws);
-        installLogSinks(m_ws, false);
+        installLogSinks(WorkspaceLocation::logFileFor(m_ws), false);
     }
     void cleanup() {
         installLogSinks(QString(), false);

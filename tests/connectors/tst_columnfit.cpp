@@ -89,6 +89,9 @@ private slots:
         QTest::newRow("double into real")
             << column("postgres", "double precision", real) << column("postgres", "real", real)
             << "single-precision column rounds the source's double-precision";
+        QTest::newRow("SQLite REAL (a double) into real")
+            << column("sqlite", "REAL", real) << column("postgres", "real", real)
+            << "single-precision column rounds the source's double-precision";
         QTest::newRow("float into double")
             << column("mysql", "float", real) << column("postgres", "double precision", real) << "";
         QTest::newRow("double into decimal(10,2)")
