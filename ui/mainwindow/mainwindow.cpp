@@ -535,11 +535,13 @@ void MainWindow::chooseWorkspace() {
 }
 
 void MainWindow::chooseServerWorkspace() {
-    // Starts from the server workspace open now, else the last one opened.
-    QString start = WorkspaceLocation::isServer(workspacePath()) ? workspacePath() : QString();
-    for (const QString &recent : std::as_const(m_recent)) {
-        if (start.isEmpty() && WorkspaceLocation::isServer(recent))
-            start = recent;
+    // Starts from the server workspace open now, else the last one opened (else the defaults).
+    QString start = workspacePath();
+    if (!WorkspaceLocation::isServer(start)) {
+        const auto recent = std::find_if(m_recent.cbegin(), m_recent.cend(), [](const QString &path) {
+            return WorkspaceLocation::isServer(path);
+        });
+        start = recent != m_recent.cend() ? *recent : QString();
     }
     auto *dialog = new ServerWorkspaceDialog(ServerWorkspaceAddress::fromLocation(start), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
