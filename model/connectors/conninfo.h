@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace tidemark {
 
@@ -12,5 +13,8 @@ void checkConninfo(const QString &connectionName, const QString &conninfo);
 
 // The conninfo with any password removed, for messages and logs.
 QString redactConninfo(const QString &conninfo);
+
+// libpq's sslmode values, its default (prefer) first: what a dialog offers.
+QStringList postgresSslModes();
 
 } // namespace tidemark

@@ -2,6 +2,7 @@
 #include "ui/connections/connectionsdialog.h"
 
 #include "model/common/error.h"
+#include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
 #include "model/engine/remotework.h"
 #include "model/engine/sourcecatalog.h"
@@ -121,8 +122,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     m_host->setPlaceholderText(QStringLiteral("localhost"));
     m_port->setRange(1, 65535);
     m_port->setValue(5432);
-    for (const char *mode : {"prefer", "disable", "allow", "require", "verify-ca", "verify-full"})
-        m_sslmode->addItem(QString::fromLatin1(mode));
+    m_sslmode->addItems(postgresSslModes());
     m_passwordEnv->setPlaceholderText(tr("e.g. TIDEMARK_PG_PASSWORD (empty = ~/.pgpass or no password)"));
     pgForm->addRow(tr("Host:"), m_host);
     pgForm->addRow(tr("Port:"), m_port);

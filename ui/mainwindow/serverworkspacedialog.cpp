@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/serverworkspacedialog.h"
 
+#include "model/connectors/conninfo.h"
 #include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
@@ -33,8 +34,7 @@ ServerWorkspaceDialog::ServerWorkspaceDialog(const ServerWorkspaceAddress &start
     m_port->setRange(1, 65535);
     m_port->setValue(start.port);
     m_user->setPlaceholderText(qEnvironmentVariable("USER"));
-    for (const char *mode : {"prefer", "disable", "allow", "require", "verify-ca", "verify-full"})
-        m_sslmode->addItem(QString::fromLatin1(mode));
+    m_sslmode->addItems(postgresSslModes());
     m_sslmode->setCurrentText(start.sslmode);
     m_location->setReadOnly(true);
     m_message->setWordWrap(true);
