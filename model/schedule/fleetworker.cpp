@@ -64,7 +64,6 @@ void putBackStrays(Workspace &workspace, const QSet<qint64> &running) {
         workspace.requeueIteration(
             it.key(), QStringLiteral("runner %1 could not record its end: the workspace was out of reach")
                           .arg(thisRunnerId()));
-        workspace.finishRunIfSettled(it.value()); // it may have ended cancelled
     }
 }
 
@@ -248,10 +247,10 @@ void FleetWorker::runClaimed(const IterationRecord &claimed) {
             options.cancel = flags.cancel.get();
             options.observer = &observer;
             result = runQueuedIteration(worker, claimed, options);
-            if (flags.handBack->load() && result.status == IterationStatus::Cancelled)
-                worker.workspace->requeueIteration(result.id,
-                                                   QStringLiteral("runner %1 stopped").arg(thisRunnerId()));
-            closed = worker.workspace->finishRunIfSettled(result.runId);
+            closed = flags.handBack->load() && result.status == IterationStatus::Cancelled
+                         ? worker.workspace->requeueIteration(
+                               result.id, QStringLiteral("runner %1 stopped").arg(thisRunnerId()))
+                         : worker.workspace->finishRunIfSettled(result.runId);
         } catch (const std::exception &e) {
             // The workspace failed under the iteration: its record may still say running, and
             // this runner is alive, so nobody else would take it over. Handed back, if it can be.

@@ -331,8 +331,8 @@ int Workspace::requeueOrphanedIterations() {
     return m_stores->queue.requeueOrphans();
 }
 
-void Workspace::requeueIteration(qint64 iterationId, const QString &why) {
-    m_stores->queue.requeue(iterationId, why);
+QString Workspace::requeueIteration(qint64 iterationId, const QString &why) {
+    return m_stores->queue.requeue(iterationId, why);
 }
 
 QString Workspace::finishRunIfSettled(qint64 runId) {

@@ -453,8 +453,9 @@ public:
     // one whose cancel was asked for ends cancelled. Logged in each. Returns how many.
     int requeueOrphanedIterations();
     // Puts back one iteration this process holds (its runner is stopping), or ends it
-    // cancelled when its cancel was asked for.
-    void requeueIteration(qint64 iterationId, const QString &why);
+    // cancelled when its cancel was asked for; then, when that closed its run, returns the
+    // run's status as finishRunIfSettled() does.
+    QString requeueIteration(qint64 iterationId, const QString &why);
     // The open iterations of queued runs that this process has claimed, by id, with their run's
     // id: the runner compares them with what it runs, to put back those whose end it could not
     // record (the workspace was out of reach).

@@ -221,10 +221,15 @@ int QueueStore::requeueOrphans() {
     return int(dead.size());
 }
 
-void QueueStore::requeue(qint64 iterationId, const QString &why) {
-    Transaction transaction(m_db);
-    putBack(iterationId, thisRunnerId(), why);
-    transaction.commit();
+QString QueueStore::requeue(qint64 iterationId, const QString &why) {
+    std::optional<qint64> endedRun;
+    {
+        Transaction transaction(m_db);
+        endedRun = putBack(iterationId, thisRunnerId(), why);
+        transaction.commit();
+    }
+    // It may have been its run's last open iteration.
+    return endedRun ? finishRunIfSettled(*endedRun) : QString();
 }
 
 // Back in the queue for any runner; the rows its attempt committed stay in the target, whose
@@ -232,18 +237,21 @@ void QueueStore::requeue(qint64 iterationId, const QString &why) {
 // Only while `runner` still holds it, and only while its run is open: the run's row is locked, as
 // finishRunIfSettled() locks it, so a run is never closed with an iteration that goes back in the
 // queue after (a stopping runner's iteration ends cancelled before it is handed back).
-void QueueStore::putBack(qint64 iterationId, const QString &runner, const QString &why) {
-    Statement counts(m_db, QStringLiteral("SELECT i.rows_written, i.rows_pending, i.cancel_requested FROM "
+// Returns the run of an iteration that ended cancelled.
+std::optional<qint64> QueueStore::putBack(qint64 iterationId, const QString &runner, const QString &why) {
+    Statement counts(m_db, QStringLiteral("SELECT i.rows_written, i.rows_pending, i.cancel_requested, "
+                                          "i.run_id FROM "
                                           "iterations i JOIN runs r ON r.id = i.run_id WHERE i.id = ?1 AND "
                                           "i.runner = ?2 AND i.status IN ('queued', 'running', 'cancelled') "
                                           "AND r.status = 'running'") +
                                m_db.forUpdate());
     counts.bind(1, iterationId).bind(2, runner);
     if (!counts.step())
-        return;
+        return std::nullopt;
     const qint64 written = counts.columnInt64(0);
     const qint64 pending = counts.columnInt64(1);
     const bool cancelled = counts.columnInt64(2) != 0;
+    const qint64 runId = counts.columnInt64(3);
     counts.reset();
     QString message;
     if (cancelled) {
@@ -270,6 +278,7 @@ void QueueStore::putBack(qint64 iterationId, const QString &runner, const QStrin
     m_history.appendLog(iterationId,
                         LogLine{QDateTime::currentDateTimeUtc(), QStringLiteral("warning"), message});
     storageLog()->warn("workspace {}: iteration {}: {}", str(m_db.location()), iterationId, str(message));
+    return cancelled ? std::optional(runId) : std::nullopt;
 }
 
 QString QueueStore::finishRunIfSettled(qint64 runId) {

@@ -23,7 +23,7 @@ public:
     QList<FleetRunner> runners();
     QList<IterationRecord> claim(int count);
     int requeueOrphans();
-    void requeue(qint64 iterationId, const QString &why);
+    QString requeue(qint64 iterationId, const QString &why);
     QHash<qint64, qint64> claimedByThisRunner();
     QString finishRunIfSettled(qint64 runId);
     CancelRequest requestCancel(qint64 runId);
@@ -33,7 +33,7 @@ public:
     bool claimFiring(const QString &schedule, const QDateTime &at);
 
 private:
-    void putBack(qint64 iterationId, const QString &runner, const QString &why);
+    std::optional<qint64> putBack(qint64 iterationId, const QString &runner, const QString &why);
 
     StoreDb &m_db;
     HistoryStore &m_history;
