@@ -14,7 +14,8 @@
 # qtkeychain-qt6-dev stores connection passwords in the Secret Service; the keychain tests start a
 # private gnome-keyring-daemon inside dbus-run-session (dbus-daemon); secret-tool checks entries.
 # libmariadb-dev is MariaDB Connector/C, the MySQL/MariaDB connector's client library; mariadb-server
-# is the throwaway server scripts/mariadbcluster.sh starts for the MariaDB suites.
+# is the throwaway server scripts/mariadbcluster.sh starts for the MariaDB suites. openssl makes the
+# throwaway PostgreSQL cluster's TLS certificate (scripts/pgcluster.sh).
 
 TIDEMARK_PACKAGES=(
     cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
@@ -22,7 +23,7 @@ TIDEMARK_PACKAGES=(
     libqt6svg6 xvfb xauth appstream desktop-file-utils dpkg-dev file spin systemd
     libschedule-cron-events-perl faketime
     qtkeychain-qt6-dev gnome-keyring dbus-daemon libsecret-tools
-    libmariadb-dev mariadb-server mariadb-client
+    libmariadb-dev mariadb-server mariadb-client openssl
 )
 
 tidemark_deps() {

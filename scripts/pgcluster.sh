@@ -10,7 +10,9 @@
 #
 # Installs nothing (scripts/deps.sh does). Roles: `tidemark` (superuser, password 'tidemark').
 # Databases: `tidemark` (trust on 127.0.0.1) and `tidemark_pw` (scram-sha-256 on 127.0.0.1, so
-# password handling can be tested). Several clusters can run at once, one per state file.
+# password handling can be tested). TLS is on, with a self-signed certificate for 127.0.0.1 (a
+# copy at <base>/server.crt, the base being the socket directory). Several clusters can run at
+# once, one per state file.
 set -euo pipefail
 
 STATE=${TIDEMARK_PG_STATE:-/tmp/tidemark-pgcluster.state}
@@ -105,7 +107,17 @@ cmd_start() {
     as_owner "$BINDIR/initdb" -D "$DATADIR" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$BASEDIR/initdb.log" 2>&1 \
         || as_owner "$BINDIR/initdb" -D "$DATADIR" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$BASEDIR/initdb.log" 2>&1 \
         || { cat "$BASEDIR/initdb.log" >&2; rm -rf "$BASEDIR"; die "initdb failed"; }
+    # TLS as a team's server offers it: libpq's default (sslmode=prefer) takes it, and tests check
+    # require and verify-full against the certificate, readable at $BASEDIR/server.crt.
+    as_owner openssl req -x509 -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 30 \
+        -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+        -keyout "$DATADIR/server.key" -out "$DATADIR/server.crt" >"$BASEDIR/openssl.log" 2>&1 \
+        || { cat "$BASEDIR/openssl.log" >&2; rm -rf "$BASEDIR"; die "openssl could not make the server's certificate"; }
+    as_owner chmod 600 "$DATADIR/server.key"
+    cp "$DATADIR/server.crt" "$BASEDIR/server.crt"
+    chmod 644 "$BASEDIR/server.crt"
     as_owner tee -a "$DATADIR/postgresql.conf" >/dev/null <<EOF
+ssl = on
 fsync = off
 # synchronous_commit stays on: an immediate stop (the fault tests) must keep every commit.
 unix_socket_directories = '$BASEDIR'

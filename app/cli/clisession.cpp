@@ -6,6 +6,7 @@
 #include "model/alerts/alertdispatcher.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/credentials/credentialstore.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacelocation.h"
 
@@ -47,7 +48,7 @@ std::unique_ptr<Workspace> CliSession::openWorkspace() {
             QStringLiteral("workspace %1 does not exist (create it with: tidemark-cli -w %1 init)")
                 .arg(path));
     try {
-        std::unique_ptr<Workspace> workspace = Workspace::open(path);
+        std::unique_ptr<Workspace> workspace = withKeychainPassword([&] { return Workspace::open(path); });
         // Only now: a file that is not a workspace gets no `<file>.log` beside it.
         installLogging(path);
         AlertDispatcher alerts(path);

@@ -3,6 +3,7 @@
 
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/storage/workspacepasswords.h"
 
 #include <qt6keychain/keychain.h>
 
@@ -69,15 +70,28 @@ private:
     static inline KeychainThread *s_instance = nullptr;
 };
 
-JobOutcome runJob(const ConnectionSpec &spec, const QString &action,
-                  std::function<QKeychain::Job *()> makeJob) {
+// One keychain entry: how messages name it ("connection 'erp'", "workspace server …") and its key.
+struct Entry {
+    QString name;
+    QString key;
+};
+
+Entry connectionEntry(const ConnectionSpec &spec, const QString &action) {
     if (spec.keychainKey.isEmpty())
         throw Error(QStringLiteral("connection '%1': %2: the connection is not saved in a workspace yet")
                         .arg(spec.name, action));
+    return {QStringLiteral("connection '%1'").arg(spec.name), spec.keychainKey};
+}
+
+Entry workspaceEntry(const QString &target) {
+    return {QStringLiteral("workspace server %1").arg(target), workspaceKeychainKey(target)};
+}
+
+JobOutcome runJob(const Entry &entry, const QString &action, std::function<QKeychain::Job *()> makeJob) {
     QObject *context = KeychainThread::context();
     if (!context)
-        throw Error(QStringLiteral("connection '%1': %2: the keychain needs a running application")
-                        .arg(spec.name, action));
+        throw Error(
+            QStringLiteral("%1: %2: the keychain needs a running application").arg(entry.name, action));
     auto promise = std::make_shared<std::promise<JobOutcome>>();
     std::future<JobOutcome> answer = promise->get_future();
     QMetaObject::invokeMethod(
@@ -97,65 +111,92 @@ JobOutcome runJob(const ConnectionSpec &spec, const QString &action,
         },
         Qt::QueuedConnection);
     if (answer.wait_for(kAnswerTimeout) != std::future_status::ready)
-        throw Error(QStringLiteral("connection '%1': %2: the system keychain did not answer within %3 s")
-                        .arg(spec.name, action)
+        throw Error(QStringLiteral("%1: %2: the system keychain did not answer within %3 s")
+                        .arg(entry.name, action)
                         .arg(kAnswerTimeout.count()));
     return answer.get();
 }
 
-[[noreturn]] void throwKeychainError(const ConnectionSpec &spec, const QString &action,
-                                     const JobOutcome &outcome) {
-    throw Error(QStringLiteral("connection '%1': %2: the system keychain failed: %3 "
+[[noreturn]] void throwKeychainError(const Entry &entry, const QString &action, const JobOutcome &outcome) {
+    throw Error(QStringLiteral("%1: %2: the system keychain failed: %3 "
                                "(is a Secret Service such as gnome-keyring or KWallet running and unlocked?)")
-                    .arg(spec.name, action, outcome.errorString));
+                    .arg(entry.name, action, outcome.errorString));
 }
 
-} // namespace
+const QString kReading = QStringLiteral("reading its password");
+const QString kStoring = QStringLiteral("storing its password");
+const QString kForgetting = QStringLiteral("forgetting its password");
 
-std::optional<QString> CredentialStore::readPassword(const ConnectionSpec &spec) {
-    const QString action = QStringLiteral("reading its password");
-    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey] {
-        auto *job = new QKeychain::ReadPasswordJob(QString::fromLatin1(serviceName));
+std::optional<QString> readEntry(const Entry &entry) {
+    const JobOutcome outcome = runJob(entry, kReading, [key = entry.key] {
+        auto *job = new QKeychain::ReadPasswordJob(QString::fromLatin1(CredentialStore::serviceName));
         job->setKey(key);
         return job;
     });
     if (outcome.error == QKeychain::EntryNotFound)
         return std::nullopt;
     if (outcome.error != QKeychain::NoError)
-        throwKeychainError(spec, action, outcome);
+        throwKeychainError(entry, kReading, outcome);
     return outcome.text;
 }
 
-void CredentialStore::savePassword(const ConnectionSpec &spec, const QString &password) {
+void saveEntry(const Entry &entry, const QString &password) {
     if (password.isEmpty())
-        throw ValidationError(
-            QStringLiteral("connection '%1': an empty password is not stored").arg(spec.name));
-    const QString action = QStringLiteral("storing its password");
-    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey, password] {
-        auto *job = new QKeychain::WritePasswordJob(QString::fromLatin1(serviceName));
+        throw ValidationError(QStringLiteral("%1: an empty password is not stored").arg(entry.name));
+    const JobOutcome outcome = runJob(entry, kStoring, [key = entry.key, password] {
+        auto *job = new QKeychain::WritePasswordJob(QString::fromLatin1(CredentialStore::serviceName));
         job->setKey(key);
         job->setTextData(password);
         return job;
     });
     if (outcome.error != QKeychain::NoError)
-        throwKeychainError(spec, action, outcome);
+        throwKeychainError(entry, kStoring, outcome);
 }
 
-bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
-    const QString action = QStringLiteral("forgetting its password");
+bool forgetEntry(const Entry &entry) {
     // libsecret deletes a missing entry without complaint: read first to tell the two apart.
-    if (!readPassword(spec))
+    if (!readEntry(entry))
         return false;
-    const JobOutcome outcome = runJob(spec, action, [key = spec.keychainKey] {
-        auto *job = new QKeychain::DeletePasswordJob(QString::fromLatin1(serviceName));
+    const JobOutcome outcome = runJob(entry, kForgetting, [key = entry.key] {
+        auto *job = new QKeychain::DeletePasswordJob(QString::fromLatin1(CredentialStore::serviceName));
         job->setKey(key);
         return job;
     });
     if (outcome.error == QKeychain::EntryNotFound)
         return false;
     if (outcome.error != QKeychain::NoError)
-        throwKeychainError(spec, action, outcome);
+        throwKeychainError(entry, kForgetting, outcome);
     return true;
+}
+
+} // namespace
+
+QString workspaceKeychainKey(const QString &target) {
+    return QStringLiteral("workspace/") + target;
+}
+
+std::optional<QString> CredentialStore::readPassword(const ConnectionSpec &spec) {
+    return readEntry(connectionEntry(spec, kReading));
+}
+
+void CredentialStore::savePassword(const ConnectionSpec &spec, const QString &password) {
+    saveEntry(connectionEntry(spec, kStoring), password);
+}
+
+bool CredentialStore::forgetPassword(const ConnectionSpec &spec) {
+    return forgetEntry(connectionEntry(spec, kForgetting));
+}
+
+std::optional<QString> CredentialStore::readWorkspacePassword(const QString &target) {
+    return readEntry(workspaceEntry(target));
+}
+
+void CredentialStore::saveWorkspacePassword(const QString &target, const QString &password) {
+    saveEntry(workspaceEntry(target), password);
+}
+
+bool CredentialStore::forgetWorkspacePassword(const QString &target) {
+    return forgetEntry(workspaceEntry(target));
 }
 
 QString CredentialStore::unavailableReason() {
@@ -166,11 +207,9 @@ QString CredentialStore::unavailableReason() {
     if (qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS") &&
         !QFileInfo::exists(qEnvironmentVariable("XDG_RUNTIME_DIR") + QStringLiteral("/bus")))
         return QStringLiteral("there is no D-Bus session bus, so no Secret Service");
-    ConnectionSpec probe;
-    probe.name = QStringLiteral("(keychain probe)");
-    probe.keychainKey = QStringLiteral("tidemark-keychain-probe");
+    const Entry probe{QStringLiteral("(keychain probe)"), QStringLiteral("tidemark-keychain-probe")};
     try {
-        const JobOutcome outcome = runJob(probe, QStringLiteral("probing"), [key = probe.keychainKey] {
+        const JobOutcome outcome = runJob(probe, QStringLiteral("probing"), [key = probe.key] {
             auto *job = new QKeychain::ReadPasswordJob(QString::fromLatin1(serviceName));
             job->setKey(key);
             return job;
@@ -205,6 +244,21 @@ QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychain
             *keychainProblem = error.message();
     }
     return {};
+}
+
+bool rememberWorkspacePasswordFromKeychain(const QString &target) {
+    if (qgetenv("TIDEMARK_NO_KEYCHAIN") == "1")
+        return false;
+    try {
+        const std::optional<QString> password = CredentialStore::readWorkspacePassword(target);
+        if (!password)
+            return false;
+        WorkspacePasswords::remember(target, password->toUtf8());
+        return true;
+    } catch (const Error &error) {
+        logger("core.credentials")->debug("{}", str(error.message()));
+        return false;
+    }
 }
 
 } // namespace tidemark

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/domain/connectionspec.h"
+#include "model/storage/workspacepasswords.h"
 
 #include <QByteArray>
 #include <QString>
@@ -32,6 +33,10 @@ public:
     static void savePassword(const ConnectionSpec &spec, const QString &password);
     // Removes the entry; returns false when there was none. Throws Error when no keychain answers.
     static bool forgetPassword(const ConnectionSpec &spec);
+    // The same for a server workspace's password, by its server (WorkspaceLocation::target()).
+    static std::optional<QString> readWorkspacePassword(const QString &target);
+    static void saveWorkspacePassword(const QString &target, const QString &password);
+    static bool forgetWorkspacePassword(const QString &target);
     // Why no keychain can be used here (TIDEMARK_NO_KEYCHAIN=1, no D-Bus session bus, no Secret
     // Service answering), or an empty string when one answers. Blocks while it asks.
     static QString unavailableReason();
@@ -46,5 +51,29 @@ public:
 // `keychainProblem`, when given, says why the keychain could not be asked (empty: it was asked,
 // or was not to be), so a failed login can say where the password was looked for.
 QByteArray resolvePostgresPassword(const ConnectionSpec &spec, QString *keychainProblem = nullptr);
+
+// A server workspace's keychain entry: "workspace/<the URI without schema>", so one entry serves
+// every schema of that server and user. To look at it: `secret-tool lookup server Tidemark user KEY`.
+QString workspaceKeychainKey(const QString &target);
+
+// After a workspace refused a connection for want of a password (WorkspacePasswordError): reads
+// the keychain's password for that server and has this process use it (WorkspacePasswords).
+// False when there is none, TIDEMARK_NO_KEYCHAIN=1, or no keychain answers (logged at debug).
+// Blocks while the keychain answers: not on the GUI thread.
+bool rememberWorkspacePasswordFromKeychain(const QString &target);
+
+// Calls `open`, which opens (or creates) a workspace; when a server asks for a password libpq could
+// not find and the keychain holds one for it, calls it again with that password.
+template <typename Open>
+auto withKeychainPassword(Open open) -> decltype(open()) {
+    try {
+        return open();
+    } catch (const WorkspacePasswordError &error) {
+        if (error.reason() != WorkspacePasswordError::Reason::Missing ||
+            !rememberWorkspacePasswordFromKeychain(error.target()))
+            throw;
+    }
+    return open();
+}
 
 } // namespace tidemark

@@ -37,10 +37,17 @@ public:
     virtual QVariant columnVariant(int column) const = 0;
 };
 
+// A column of one of the workspace's own tables, as `workspace copy` writes into it.
+struct StoreColumn {
+    enum class Kind { AsIs, Integer, Real, Text, Blob };
+    QString name;
+    Kind kind = Kind::AsIs; // what a value bound into it is converted to (AsIs: SQLite's affinity decides)
+};
+
 // The rows a write must lock before it decides, where the row may not exist yet (a lease, the
 // runner's slot) or the decision reads several rows (the control table's targets). The SQLite
 // file needs none: its write transactions are IMMEDIATE, one writer at a time.
-enum class StoreLock { Lease, RunnerSlot, ControlTable, Migration, Slots };
+enum class StoreLock { Lease, RunnerSlot, ControlTable, Migration, Slots, Runs };
 
 // One connection to a workspace's store, owned by one thread (never shared). Every failure
 // throws tidemark::Error naming the workspace (location()).
@@ -71,10 +78,23 @@ public:
     // A number that changes whenever another connection commits (SQLite's data_version), so a
     // watcher reads nothing while nobody wrote; nullopt where the backend cannot tell cheaply.
     virtual std::optional<qint64> dataVersion() = 0;
+    // Commits of other connections as they happen (a server's LISTEN/NOTIFY): a socket that
+    // becomes readable when one may have changed the workspace, or -1 where the backend sends
+    // none (a watcher then polls dataVersion()). Subscribes on the first call.
+    virtual int listenForChanges() { return -1; }
+    // Reads what arrived on that socket: whether another connection committed a change since
+    // the last call. Throws when the connection is lost.
+    virtual bool takeChangeNotifications() { return false; }
     // A file backend: see Workspace::pinFile and pinnedFileReplaced. A server workspace has no
     // file to replace.
     virtual void pinFile() {}
     virtual bool pinnedFileReplaced() { return false; }
+
+    // The columns of one of the workspace's own tables, in their order.
+    virtual QList<StoreColumn> columns(const QString &table) = 0;
+    // After rows were written with the ids they had elsewhere (`workspace copy`): the next id
+    // `table` draws comes after the largest. No-op where ids follow the rows by themselves.
+    virtual void continueIdsAfterRows(const QString &) {}
 
     // --- what each dialect writes its own way ---
     // A subquery of the ids in the JSON array bound at `param`: "IN (<this>)".

@@ -300,8 +300,69 @@ int Workspace::runHeartbeatIntervalMs() {
 
 qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule,
                            const QString &kind, bool queued, const std::optional<WatermarkRangeText> &range) {
-    return m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued,
-                                      range ? range->display() : QStringLiteral(""));
+    const qint64 runId = m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued,
+                                                    range ? range->display() : QStringLiteral(""));
+    if (runId == 0)
+        requireNotCopied();
+    return runId;
+}
+
+void Workspace::requireNotCopied() {
+    if (const std::optional<QString> copy = copiedTo())
+        throw ValidationError(
+            QStringLiteral("workspace %1 was copied to %2 (`workspace copy`), which runs its tables now: "
+                           "nothing done here")
+                .arg(m_path, *copy));
+}
+
+namespace {
+
+const QString kCopiedToKey = QStringLiteral("copied_to");
+
+} // namespace
+
+void Workspace::markCopiedTo(const QString &destination) {
+    StoreDb &db = *m_stores->db;
+    Transaction transaction(db);
+    db.lock(StoreLock::Runs); // a run being begun commits first, or sees the mark
+    if (const std::optional<QString> earlier = copiedTo())
+        throw ValidationError(QStringLiteral("workspace copy: %1 was copied to %2 already: copy that one")
+                                  .arg(m_path, *earlier));
+    Statement running(db, QStringLiteral(R"(SELECT id, started_at, host, "trigger" FROM runs )"
+                                         R"(WHERE status = 'running' ORDER BY id LIMIT 1)"));
+    if (running.step())
+        throw ValidationError(
+            QStringLiteral("workspace copy: run %1 (%2, started %3 on %4) is going: wait for "
+                           "it to end, or cancel it (run cancel %1), then copy")
+                .arg(running.columnText(0), running.columnText(3), running.columnText(1),
+                     running.columnText(2)));
+    Statement mark(db, QStringLiteral(R"(INSERT INTO meta ("key", value) VALUES (?1, ?2))"));
+    mark.bind(1, kCopiedToKey).bind(2, destination).run();
+    transaction.commit();
+}
+
+void Workspace::unmarkCopied() {
+    Statement unmark(*m_stores->db, QStringLiteral(R"(DELETE FROM meta WHERE "key" = ?1)"));
+    unmark.bind(1, kCopiedToKey).run();
+}
+
+std::optional<QString> Workspace::copiedTo() {
+    Statement select(*m_stores->db, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = ?1)"));
+    select.bind(1, kCopiedToKey);
+    if (!select.step())
+        return std::nullopt;
+    return select.columnText(0);
+}
+
+QList<CopiedRows> Workspace::copyInto(const QString &destination,
+                                      const std::function<void(const CopiedRows &)> &progress) {
+    std::unique_ptr<StoreDb> created = createStoreDb(destination);
+    try {
+        return copyStoreRows(*m_stores->db, *created, progress);
+    } catch (const Error &) {
+        removeCreatedStore(std::move(created), destination);
+        throw;
+    }
 }
 
 std::optional<WatermarkRangeText> Workspace::runRange(qint64 runId) {

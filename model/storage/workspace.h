@@ -9,6 +9,7 @@
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "model/domain/watermarkrange.h"
+#include "model/storage/storecopy.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -17,6 +18,7 @@
 #include <QString>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -216,6 +218,22 @@ public:
     // A UUID made at create time; target-side state rows carry it.
     QString workspaceId() const { return m_workspaceId; }
     static int schemaVersion();
+
+    // --- `workspace copy` (model/engine/workspacecopy.h) ---
+    // Records that this workspace is copied to `destination`: from then on beginRun() refuses,
+    // naming it. Refuses (ValidationError) while a run is going, naming the run, and when it
+    // was copied already (naming where).
+    void markCopiedTo(const QString &destination);
+    // The copy failed: runs begin here again.
+    void unmarkCopied();
+    // Where this workspace was copied to, if it was.
+    std::optional<QString> copiedTo();
+    // Throws ValidationError naming the copy when there is one.
+    void requireNotCopied();
+    // Creates `destination` (refusing one that exists) and copies every row of this workspace
+    // into it (copyStoreRows()); a failed copy removes what it created.
+    QList<CopiedRows> copyInto(const QString &destination,
+                               const std::function<void(const CopiedRows &)> &progress);
     // While `*flag` is true, the statements of this connection stop with an error (a read
     // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile. A
     // server workspace's statements always run to the end.
@@ -334,6 +352,7 @@ public:
     // `queued`: handed to the runners instead (RunRecord::queued); no process owns it, so it has
     // no heartbeat and repairInterruptedRuns() leaves it to requeueOrphanedIterations().
     // `range`: a range backfill's FROM..TO, kept for the runner that claims it (queuedRunRange()).
+    // Refused (ValidationError) once the workspace was copied elsewhere (markCopiedTo()).
     qint64 beginRun(const QString &trigger, int concurrency, bool dryRun, const QString &schedule = QString(),
                     const QString &kind = QString::fromLatin1(kRunKindCopy), bool queued = false,
                     const std::optional<WatermarkRangeText> &range = std::nullopt);

@@ -10,9 +10,16 @@
 #include <QSet>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace tidemark {
 
@@ -22,7 +29,8 @@ public:
     Poller(WorkspaceWatcher *watcher, const QString &path, std::chrono::milliseconds interval)
         : m_watcher(watcher)
         , m_path(path)
-        , m_interval(interval) {
+        , m_interval(interval)
+        , m_stopFd(::eventfd(0, EFD_CLOEXEC)) {
         m_thread = std::thread([this] { loop(); });
     }
     ~Poller() {
@@ -31,7 +39,10 @@ public:
             m_stop = true;
         }
         m_wake.notify_all();
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto written = ::write(m_stopFd, &one, sizeof one);
         m_thread.join();
+        ::close(m_stopFd);
     }
     Poller(const Poller &) = delete;
     Poller &operator=(const Poller &) = delete;
@@ -52,19 +63,39 @@ private:
 
     void loop() {
         std::unique_ptr<StoreDb> db;
+        int changeSocket = -1;
         std::unique_lock lock(m_mutex);
         while (!m_stop) {
             lock.unlock();
             try {
-                if (!db)
+                if (!db) {
                     db = openStoreDb(m_path);
+                    changeSocket = db->listenForChanges(); // before the first read: nothing missed
+                }
+                if (changeSocket >= 0)
+                    db->takeChangeNotifications(); // what they announce, the read below sees
                 poll(*db);
+                if (changeSocket >= 0)
+                    changeSocket = db->listenForChanges(); // a reconnect in poll() has a socket of its own
             } catch (const Error &error) {
-                db.reset(); // a fresh connection next time
+                db.reset(); // a fresh connection next time, polled until it opens
+                changeSocket = -1;
                 logger("core.storage")->debug("watching {}: {}", str(m_path), str(error.message()));
             }
+            if (changeSocket >= 0)
+                waitForNotification(changeSocket);
             lock.lock();
+            // A burst of commits (a run's progress) is one read per interval.
             m_wake.wait_for(lock, m_interval, [this] { return m_stop; });
+        }
+    }
+
+    // A server announces each change: nothing is read until one comes, or now and then anyway
+    // (a connection that died quietly is found by that read), or the watcher stops.
+    void waitForNotification(int changeSocket) const {
+        constexpr int kReadAnywayMs = 10000;
+        std::array<pollfd, 2> fds{pollfd{changeSocket, POLLIN, 0}, pollfd{m_stopFd, POLLIN, 0}};
+        while (::poll(fds.data(), fds.size(), kReadAnywayMs) < 0 && errno == EINTR) {
         }
     }
 
@@ -74,7 +105,7 @@ private:
     }
 
     void poll(StoreDb &db) {
-        // A server cannot tell cheaply: its prints are read at each poll.
+        // A server has no such number: its notifications (or the slow read) brought us here.
         const std::optional<qint64> version = db.dataVersion();
         if (m_started && version && *version == m_dataVersion)
             return; // nobody else committed: nothing to read
@@ -155,6 +186,7 @@ private:
     WorkspaceWatcher *const m_watcher;
     const QString m_path;
     const std::chrono::milliseconds m_interval;
+    const int m_stopFd; // readable once the watcher stops: wakes a wait on the server's socket
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;

@@ -26,14 +26,16 @@ struct WorkspaceChanges {
     bool isEmpty() const { return !tables && runs.isEmpty() && !schedules && !runner; }
 };
 
-// Watches a workspace file for commits made through other connections, cheaply: on its own
-// thread and connection it polls PRAGMA data_version (which moves only when someone else
-// committed), and only then reads a few aggregates to tell what changed. Reports come back on
-// the watcher's thread (the GUI thread) as changed(); nothing is reported while nothing
-// changed. Reading in WAL mode never waits for a writer, and the watcher never writes, so it
-// neither blocks other processes nor is blocked by them. Errors (the file is busy or gone for
-// a moment) are logged and retried at the next poll. The destructor wakes the thread and
-// waits only for a poll in progress.
+// Watches a workspace for commits made through other connections, cheaply, on its own thread
+// and connection. A file: it polls PRAGMA data_version, which moves only when someone else
+// committed. A server: it waits for the workspace's notifications (LISTEN), reads every 10 s
+// all the same, and polls while it connects again. Only then does it read a few aggregates to
+// tell what changed, at most once per interval. Reports come back on the watcher's thread (the
+// GUI thread) as changed(); nothing is reported while nothing changed. Reading in WAL mode never
+// waits for a writer, and the watcher never writes, so it neither blocks other processes nor is
+// blocked by them. Errors (the file is busy or gone, the server out of reach) are logged and
+// retried at the next poll. The destructor wakes the thread and waits only for a read in
+// progress.
 class WorkspaceWatcher : public QObject {
     Q_OBJECT
 public:

@@ -219,6 +219,69 @@ private slots:
                  2);
     }
 
+    // A server workspace whose server wants a password libpq finds nowhere: the CLI takes the
+    // keychain's (kept by the window, or by secret-tool), for `init` and every command after.
+    void serverWorkspaceWithTheKeychainPassword() {
+        TIDEMARK_REQUIRE_POSTGRES();
+        const QString role = QStringLiteral("kcw_") + QUuid::createUuid().toString(QUuid::Id128).left(12);
+        const QString password = QStringLiteral("Kw-") + QUuid::createUuid().toString(QUuid::Id128);
+        PgSession pg(
+            QStringLiteral("host=127.0.0.1 port=%1 dbname=tidemark_pw user=tidemark password=tidemark")
+                .arg(pgPort()));
+        // DDL takes no bound parameters: the role is a generated identifier, the password a
+        // generated literal of letters, digits and '-'.
+        pg.exec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(role, password));
+        pg.exec(QStringLiteral("GRANT CREATE ON DATABASE tidemark_pw TO %1").arg(role));
+        const auto cleanup = qScopeGuard([&] {
+            pg.exec(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(role));
+            pg.exec(QStringLiteral("REVOKE CREATE ON DATABASE tidemark_pw FROM %1").arg(role));
+            pg.exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(role));
+        });
+        const QString location =
+            QStringLiteral("postgresql://%1@127.0.0.1:%2/tidemark_pw?schema=%1").arg(role, pgPort());
+        const QString server = QStringLiteral("postgresql://%1@127.0.0.1:%2/tidemark_pw").arg(role, pgPort());
+        const QStringList w{QStringLiteral("-w"), location};
+        QList<Run> runs;
+
+        runs << cli(w + QStringList{QStringLiteral("init")});
+        QCOMPARE(runs.last().exitCode, 2);
+        QVERIFY2(runs.last().err.contains(QLatin1String("asks for a password")) &&
+                     runs.last().err.contains(QLatin1String("keychain")),
+                 qPrintable(runs.last().describe()));
+
+        CredentialStore::saveWorkspacePassword(server, password);
+        QCOMPARE(secretToolLookup(workspaceKeychainKey(server)), password);
+        runs << cli(w + QStringList{QStringLiteral("init")});
+        QVERIFY2(runs.last().exitCode == 0, qPrintable(runs.last().describe()));
+        runs << cli(w + QStringList{QStringLiteral("connection"), QStringLiteral("add"),
+                                    QStringLiteral("lite"), QStringLiteral("--sqlite"),
+                                    QStringLiteral("/tmp/kc-target.db")});
+        QVERIFY2(runs.last().exitCode == 0, qPrintable(runs.last().describe()));
+        runs << cli(
+            w + QStringList{QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY2(runs.last().exitCode == 0 && runs.last().out.contains(QLatin1String("lite")),
+                 qPrintable(runs.last().describe()));
+
+        // Without the keychain it is refused, saying where a password is looked for.
+        runs << cli(w + QStringList{QStringLiteral("connection"), QStringLiteral("list")}, QByteArray(),
+                    {{QStringLiteral("TIDEMARK_NO_KEYCHAIN"), QStringLiteral("1")}});
+        QCOMPARE(runs.last().exitCode, 2);
+        QVERIFY2(runs.last().err.contains(QLatin1String("~/.pgpass")), qPrintable(runs.last().describe()));
+        // A wrong one in the keychain: the server's refusal, not a silent retry.
+        CredentialStore::saveWorkspacePassword(server, QStringLiteral("not-it"));
+        runs << cli(w + QStringList{QStringLiteral("connection"), QStringLiteral("list")});
+        QCOMPARE(runs.last().exitCode, 2);
+        QVERIFY2(runs.last().err.contains(QLatin1String("password authentication failed")),
+                 qPrintable(runs.last().describe()));
+        QVERIFY(CredentialStore::forgetWorkspacePassword(server));
+
+        for (const Run &run : runs)
+            QVERIFY2(!run.out.contains(password) && !run.err.contains(password), qPrintable(run.describe()));
+        QCOMPARE(pg.value(QStringLiteral("SELECT count(*) FROM %1.meta WHERE value LIKE $1").arg(role),
+                          {QStringLiteral("%") + password + QStringLiteral("%")}),
+                 QStringLiteral("0"));
+    }
+
     void cliRunsWithTheKeychainPasswordOnly() {
         TIDEMARK_REQUIRE_POSTGRES();
         // A role of its own with a password nobody else uses, on the scram-only database.

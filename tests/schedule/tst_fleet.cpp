@@ -95,6 +95,7 @@ private slots:
     void cleanup();
     void claimIsFairAndTakesEachIterationOnce();
     void deadRunnersIterationsGoBackAndTheRunClosesOnce();
+    void handedBackAfterACancelTheRunCloses();
     void firingIsMadeOnce();
     void runnersShareAQueuedRunAndSurviveAKill();
     void runCancelStopsAQueuedRunOnItsRunners();
@@ -255,6 +256,21 @@ void TestFleet::deadRunnersIterationsGoBackAndTheRunClosesOnce() {
     QCOMPARE(ws.finishRunIfSettled(runId), QStringLiteral("warning"));
     QCOMPARE(ws.finishRunIfSettled(runId), QString()); // closed already: once
     QCOMPARE(ws.runStatus(runId), QStringLiteral("warning"));
+}
+
+// A stopping runner hands back what it claimed; when the run's cancel was asked for meanwhile (a
+// stopping scheduler cancels the runs it fired), the iteration ends cancelled, and when it was the
+// run's last open one the run ends too: never `running` with nothing left to run.
+void TestFleet::handedBackAfterACancelTheRunCloses() {
+    Workspace &ws = *m_fixture->ws;
+    const qint64 runId = enqueue({addOrders(1, 10)});
+    const QList<IterationRecord> claimed = ws.claimIterations(1);
+    QCOMPARE(claimed.size(), 1);
+    QCOMPARE(ws.requestCancel(runId).runStatus, QStringLiteral("running"));
+    QCOMPARE(ws.requeueIteration(claimed.first().id, QStringLiteral("runner stopped")),
+             QStringLiteral("cancelled"));
+    QCOMPARE(ws.runStatus(runId), QStringLiteral("cancelled"));
+    QVERIFY(ws.claimIterations(1).isEmpty());
 }
 
 void TestFleet::firingIsMadeOnce() {

@@ -183,7 +183,7 @@ void TestWorkspace::createAndReopen() {
     if (test::serverWorkspaces()) {
         QCOMPARE(test::execWorkspaceSql(
                      path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
-                 QStringLiteral("7"));
+                 QStringLiteral("8"));
     } else {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));

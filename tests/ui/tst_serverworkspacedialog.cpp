@@ -6,17 +6,21 @@
 #include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacelocation.h"
+#include "model/storage/workspacepasswords.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/mainwindow/serverworkspacedialog.h"
+#include "ui/mainwindow/workspacepassworddialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -119,7 +123,62 @@ private slots:
         again->reject();
     }
 
+    // A server that asks for a password nobody gave (no PGPASSWORD, no ~/.pgpass, no keychain):
+    // the window asks for it; a wrong one is refused and asked again; the right one opens the
+    // workspace, and the window's other connections (its watcher, its gateway) use it too.
+    void asksForThePasswordTheServerWants() {
+        qputenv("TIDEMARK_NO_KEYCHAIN", "1");
+        qputenv("PGPASSFILE", "/nonexistent/pgpass");
+        qunsetenv("PGPASSWORD");
+        const QString schema = m_schema + QStringLiteral("_pw");
+        const QString location =
+            QStringLiteral("postgresql://tidemark@127.0.0.1:%1/tidemark_pw?schema=%2").arg(pgPort(), schema);
+        const QString server = WorkspaceLocation::resolve(location).target();
+        WorkspacePasswords::remember(server, "tidemark");
+        Workspace::create(location);
+        WorkspacePasswords::forget(server);
+        const auto dropSchema = qScopeGuard([&] {
+            PgSession(
+                QStringLiteral("host=127.0.0.1 port=%1 dbname=tidemark_pw user=tidemark password=tidemark")
+                    .arg(pgPort()))
+                .exec(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(schema)));
+        });
+
+        MainWindow window;
+        window.resize(1024, 768);
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+        window.openWorkspace(location);
+        WorkspacePasswordDialog *asked = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((asked = visiblePasswordDialog(window)) != nullptr, 20000);
+        auto *question = asked->findChild<QLabel *>(QStringLiteral("passwordQuestion"));
+        QVERIFY2(question->text().contains(QStringLiteral("asks for the password of tidemark")),
+                 qPrintable(question->text()));
+        QVERIFY(!asked->findChild<QCheckBox *>(QStringLiteral("keepInKeychain"))->isChecked());
+        asked->findChild<QLineEdit *>(QStringLiteral("workspacePassword"))->setText(QStringLiteral("wrong"));
+        asked->accept();
+
+        QTRY_VERIFY_WITH_TIMEOUT((asked = visiblePasswordDialog(window)) != nullptr, 20000);
+        question = asked->findChild<QLabel *>(QStringLiteral("passwordQuestion"));
+        QVERIFY2(question->text().contains(QStringLiteral("refused")), qPrintable(question->text()));
+        QCOMPARE(opened.size(), 0);
+        asked->findChild<QLineEdit *>(QStringLiteral("workspacePassword"))
+            ->setText(QStringLiteral("tidemark"));
+        asked->accept();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+        QCOMPARE(window.windowTitle(),
+                 QStringLiteral("%1 in tidemark_pw on 127.0.0.1:%2 — Tidemark").arg(schema, pgPort()));
+        WorkspacePasswords::forget(server);
+    }
+
 private:
+    WorkspacePasswordDialog *visiblePasswordDialog(MainWindow &window) {
+        for (WorkspacePasswordDialog *dialog : window.findChildren<WorkspacePasswordDialog *>())
+            if (dialog->isVisible())
+                return dialog;
+        return nullptr;
+    }
+
     ServerWorkspaceDialog *openDialog(MainWindow &window) {
         auto *action = window.findChild<QAction *>(QStringLiteral("actionOpenServerWorkspace"));
         if (!action)

@@ -3,6 +3,7 @@
 
 #include "model/common/englishplurals.h"
 #include "model/common/error.h"
+#include "model/credentials/credentialstore.h"
 #include "model/engine/backfill.h"
 #include "model/engine/remotework.h"
 #include "model/engine/runcoordinator.h"
@@ -15,6 +16,7 @@
 #include "model/storage/serverworkspaceaddress.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacelocation.h"
+#include "model/storage/workspacepasswords.h"
 #include "model/storage/workspacewatcher.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
@@ -31,6 +33,7 @@
 #include "ui/mainwindow/welcomepage.h"
 #include "ui/mainwindow/windowfit.h"
 #include "ui/mainwindow/windowtray.h"
+#include "ui/mainwindow/workspacepassworddialog.h"
 #include "ui/run/cancelconsequences.h"
 #include "ui/run/rejectedrowsdialog.h"
 #include "ui/run/runalerts.h"
@@ -87,6 +90,9 @@ QString windowTitleFor(const QString &workspace) {
 struct WorkspaceLook {
     QString error;
     bool hasTables = false;
+    // The server wants a password the window was not given (or refused the one given).
+    std::optional<WorkspacePasswordError::Reason> password;
+    QString passwordTarget;
 };
 
 } // namespace
@@ -604,19 +610,72 @@ void MainWindow::openWorkspace(const QString &path) {
     connect(watcher, &QFutureWatcher<WorkspaceLook>::finished, this, [this, watcher, absolute] {
         const WorkspaceLook look = watcher->result();
         watcher->deleteLater();
+        std::optional<std::pair<QString, QString>> toKeep = std::exchange(m_passwordToKeep, std::nullopt);
+        if (look.password) {
+            setWindowTitle(windowTitleFor(workspacePath()));
+            askWorkspacePassword(absolute, look.passwordTarget,
+                                 *look.password == WorkspacePasswordError::Reason::Refused);
+            return;
+        }
         if (!look.error.isEmpty()) {
             setWindowTitle(windowTitleFor(workspacePath()));
             showError(tr("Open workspace"), look.error);
             emit workspaceFailed(look.error);
             return;
         }
+        if (toKeep)
+            keepWorkspacePassword(toKeep->first, toKeep->second);
         setWorkspace(absolute, look.hasTables);
     });
-    watcher->setFuture(QtConcurrent::run([absolute]() -> WorkspaceLook {
+    watcher->setFuture(QtConcurrent::run([absolute] {
+        WorkspaceLook look;
         try {
-            return {QString(), Workspace::open(absolute)->hasTables()};
+            look.hasTables = withKeychainPassword([&] { return Workspace::open(absolute); })->hasTables();
+        } catch (const WorkspacePasswordError &e) {
+            look.error = e.message();
+            look.password = e.reason();
+            look.passwordTarget = e.target();
         } catch (const Error &e) {
-            return {e.message(), false};
+            look.error = e.message();
+        }
+        return look;
+    }));
+}
+
+void MainWindow::askWorkspacePassword(const QString &location, const QString &target, bool refused) {
+    const ServerWorkspaceAddress address = ServerWorkspaceAddress::fromLocation(location);
+    auto *dialog = new WorkspacePasswordDialog(address.displayName(), address.user, refused, this);
+    dialog->setObjectName(QStringLiteral("workspacePasswordDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::finished, this, [this, dialog, location, target](int result) {
+        if (result != QDialog::Accepted) {
+            WorkspacePasswords::forget(target); // a refused one is not tried again
+            return;
+        }
+        WorkspacePasswords::remember(target, dialog->password().toUtf8());
+        if (dialog->keepInKeychain())
+            m_passwordToKeep = std::pair{target, dialog->password()}; // once the server took it
+        openWorkspace(location);
+    });
+    dialog->open();
+}
+
+void MainWindow::keepWorkspacePassword(const QString &target, const QString &password) {
+    auto *watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
+        const QString error = watcher->result();
+        watcher->deleteLater();
+        statusBar()->showMessage(error.isEmpty()
+                                     ? tr("The workspace's password is kept in the system keychain.")
+                                     : tr("The password was not kept: %1").arg(error),
+                                 10000);
+    });
+    watcher->setFuture(QtConcurrent::run([target, password]() -> QString {
+        try {
+            CredentialStore::saveWorkspacePassword(target, password);
+            return {};
+        } catch (const Error &e) {
+            return e.message();
         }
     }));
 }

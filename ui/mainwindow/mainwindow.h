@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <optional>
+#include <utility>
 
 class QAction;
 class QDockWidget;
@@ -102,6 +103,9 @@ private:
     void setWorkspace(const QString &path, bool hasTables);
     void createWorkspaceAt(const QString &path);
     void offerToCreate(const QString &path);
+    // A server workspace's server wants a password nobody gave (or refused the one given).
+    void askWorkspacePassword(const QString &location, const QString &target, bool refused);
+    void keepWorkspacePassword(const QString &target, const QString &password); // off the GUI thread
     void showWelcome(bool show);
     // `range`: a range backfill of the one table (RunRequest::range).
     void startRun(const QList<qint64> &tableIds, bool dryRun,
@@ -145,6 +149,8 @@ private:
     SettingsWriter m_settingsWriter;
     class QTimer *m_reloadTimer;
     bool m_closeWhenIdle = false; // closing was asked mid-run: close once it has finished
+    // A typed password to keep in the keychain once the server has taken it: (server, password).
+    std::optional<std::pair<QString, QString>> m_passwordToKeep;
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;

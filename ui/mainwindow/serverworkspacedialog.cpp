@@ -2,6 +2,7 @@
 #include "ui/mainwindow/serverworkspacedialog.h"
 
 #include "model/connectors/conninfo.h"
+#include "model/credentials/credentialstore.h"
 #include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
@@ -50,8 +51,8 @@ ServerWorkspaceDialog::ServerWorkspaceDialog(const ServerWorkspaceAddress &start
     m_message->setObjectName(QStringLiteral("serverMessage"));
 
     auto *intro = new QLabel(tr("A workspace a team shares lives in a schema of a PostgreSQL database. "
-                                "The password comes from PGPASSWORD, ~/.pgpass or a service file, "
-                                "never from this window."),
+                                "The password comes from PGPASSWORD, ~/.pgpass, a service file or the "
+                                "system keychain; when none holds it, Open asks for it."),
                              this);
     intro->setWordWrap(true);
     auto *form = new QFormLayout;
@@ -111,7 +112,14 @@ void ServerWorkspaceDialog::test() {
     m_remote->submit(
         QStringLiteral("test"),
         [location = tested.location()](RemoteTask &) {
-            return int(Workspace::open(location)->tables().size());
+            try {
+                return int(withKeychainPassword([&] { return Workspace::open(location); })->tables().size());
+            } catch (const WorkspacePasswordError &error) {
+                if (error.reason() == WorkspacePasswordError::Reason::Refused)
+                    throw;
+                throw Error(tr("The server asks for a password that PGPASSWORD, ~/.pgpass and the system "
+                               "keychain do not hold: Open asks for it."));
+            }
         },
         [this, tested](int tables) {
             setMessage(tr("The workspace in schema %1 of %2 opens: %n table(s).", nullptr, tables)

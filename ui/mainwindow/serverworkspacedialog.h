@@ -21,7 +21,7 @@ class RemoteWorkQueue;
 // make is shown as it will be opened (and kept in the recent list). Test opens the workspace off
 // the GUI thread and says how many tables it holds, or why it cannot be opened; Open hands the
 // address to the window. The password is never asked for here: libpq finds it (PGPASSWORD,
-// ~/.pgpass, a service file), as the dialog says.
+// ~/.pgpass, a service file) or the keychain holds it, else the window asks when it opens.
 class ServerWorkspaceDialog : public QDialog {
     Q_OBJECT
 public:

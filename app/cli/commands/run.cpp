@@ -217,6 +217,7 @@ int run(CliSession &session, const SubcommandParser &parser) {
     {
         // Refuse unknown tables before anything runs.
         std::unique_ptr<Workspace> workspace = session.openWorkspace();
+        workspace->requireNotCopied();
         for (qint64 id : request.tableIds)
             requireTable(*workspace, id);
     }
@@ -299,6 +300,7 @@ int rangeBackfill(CliSession &session, const SubcommandParser &parser, qint64 id
     takeQueueOptions(request, parser, QStringLiteral("backfill %1 --range").arg(id));
     {
         std::unique_ptr<Workspace> workspace = session.openWorkspace();
+        workspace->requireNotCopied();
         requireTable(*workspace, id);
         rangeBackfillableTable(*workspace, id);
     }
@@ -349,6 +351,7 @@ int backfill(CliSession &session, const SubcommandParser &parser) {
     request.confirmDuplicates = parser.isSet(QStringLiteral("yes"));
 
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    workspace->requireNotCopied();
     requireTable(*workspace, id);
     const BackfillResult result = runBackfill(*workspace, request);
     if (parser.isSet(QStringLiteral("json"))) {

@@ -9,6 +9,8 @@
 #include "app/cli/subcommandparser.h"
 #include "model/common/error.h"
 #include "model/common/logging.h"
+#include "model/credentials/credentialstore.h"
+#include "model/engine/workspacecopy.h"
 #include "model/engine/workspacedocument.h"
 #include "model/storage/workspacelocation.h"
 
@@ -29,7 +31,7 @@ int init(CliSession &session, const SubcommandParser &parser) {
         throw ValidationError(
             QStringLiteral("workspace %1 already exists; refusing to overwrite it").arg(path));
     try {
-        Workspace::create(path);
+        withKeychainPassword([&] { return Workspace::create(path); });
     } catch (const ValidationError &) {
         throw;
     } catch (const Error &error) {
@@ -100,6 +102,36 @@ int workspaceApply(CliSession &session, const SubcommandParser &parser) {
     return 0;
 }
 
+// The whole workspace into a new one, of either kind; its targets go with it.
+int workspaceCopy(CliSession &session, const SubcommandParser &parser) {
+    const QString destination = WorkspaceLocation::resolve(parser.positional().first()).text();
+    if (!WorkspaceLocation::isServer(destination) && QFileInfo::exists(destination))
+        throw ValidationError(
+            QStringLiteral("workspace copy: %1 already exists; refusing to overwrite it").arg(destination));
+    std::unique_ptr<Workspace> source = session.openWorkspace();
+    const WorkspaceCopyReport report =
+        copyWorkspace(*source, destination, [](const QString &line) { writeOut(line + QLatin1Char('\n')); });
+    qint64 rows = 0;
+    for (const CopiedRows &copied : report.rows)
+        rows += copied.rows;
+    logger("cli")->info("copied workspace {} to {}", str(session.workspacePath()), str(destination));
+    writeOut(QStringLiteral("copied workspace %1 to %2: %3 row(s); %4 target(s) taken over\n")
+                 .arg(session.workspacePath(), destination)
+                 .arg(rows)
+                 .arg(report.takenOver.size()));
+    if (report.notTakenOver.isEmpty()) {
+        writeOut(
+            QStringLiteral("runs go on from %1; this workspace runs nothing any more\n").arg(destination));
+        return 0;
+    }
+    for (const QString &table : report.notTakenOver)
+        writeOut(QStringLiteral("not taken over: %1\n").arg(table));
+    writeOut(QStringLiteral("runs go on from %1, where `run --adopt --table ID` takes over the targets above "
+                            "once they are in reach; this workspace runs nothing any more\n")
+                 .arg(destination));
+    return 1;
+}
+
 // The workspace's caps: set what is given, then print them (all of them, whatever was given).
 int workspaceSet(CliSession &session, const SubcommandParser &parser) {
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
@@ -136,6 +168,19 @@ QList<CommandSpec> workspaceCommands() {
          .maxPositional = 1,
          .positionalName = QStringLiteral("FILE"),
          .handler = workspaceExport},
+        {.name = QStringLiteral("workspace copy"),
+         .usage = QStringLiteral(
+             R"(  workspace copy DEST                    the whole workspace into a new one at DEST (a file, or a
+                                         postgresql:// URI with ?schema=NAME): connections, tables
+                                         with their ids and positions, schedules, alerts, history
+                                         and the audit trail; takes the targets over, so runs go on
+                                         from DEST where they stopped, and this one runs nothing
+                                         more; refuses a DEST that exists and while a run is going)"),
+         .options = {},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("DEST"),
+         .handler = workspaceCopy},
         {.name = QStringLiteral("workspace set"),
          .usage = QStringLiteral(
              R"(  workspace set [--max-concurrency N|none] [--json]

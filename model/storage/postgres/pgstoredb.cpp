@@ -4,6 +4,7 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/common/sqlquote.h"
+#include "model/storage/workspacepasswords.h"
 
 #include <libpq-fe.h>
 
@@ -18,7 +19,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -288,9 +289,29 @@ INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("k
 )"));
 }
 
+// Server only: each commit that changes what a window shows notifies the channel named after the
+// workspace's schema (the table as payload), so windows on other machines follow it by LISTEN
+// rather than by reading aggregates twice a second. Per statement, not per row: a run's progress
+// is one notification per write, and PostgreSQL folds repeats within a transaction.
+void migrateTo8(PgStoreDb &db) {
+    db.exec(QStringLiteral(R"(
+CREATE FUNCTION notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify(TG_TABLE_SCHEMA, TG_TABLE_NAME);
+    RETURN NULL;
+END
+$$;
+)"));
+    for (const char *table : {"tables", "watermark_changes", "runs", "iterations", "schedules", "runner"})
+        db.exec(
+            QStringLiteral("CREATE TRIGGER notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %1 "
+                           "FOR EACH STATEMENT EXECUTE PROCEDURE notify_change()")
+                .arg(quoteIdentifier(QString::fromLatin1(table))));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
 constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6, &migrateTo7};
+                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.
@@ -463,12 +484,30 @@ int PgStoreDb::schemaVersion() {
 
 PgStoreDb::PgStoreDb(const WorkspaceLocation &location)
     : m_location(location) {
-    m_conn = PQconnectdb(location.target().toUtf8().constData());
+    // A password this process holds for the server goes as a parameter of its own: never in the
+    // URI, which lands in messages.
+    const QByteArray target = location.target().toUtf8();
+    const std::optional<QByteArray> password = WorkspacePasswords::find(location.target());
+    const char *const keywords[] = {"dbname", password ? "password" : nullptr, nullptr};
+    const char *const values[] = {target.constData(), password ? password->constData() : nullptr, nullptr};
+    m_conn = PQconnectdbParams(keywords, values, 1);
     if (PQstatus(m_conn) != CONNECTION_OK) {
         const QString message = QString::fromUtf8(PQerrorMessage(m_conn)).trimmed();
+        const bool missing = PQconnectionNeedsPassword(m_conn);
+        const bool refused = PQconnectionUsedPassword(m_conn) && message.contains(QLatin1String("password"));
         PQfinish(m_conn);
         m_conn = nullptr;
-        throw Error(QStringLiteral("workspace %1: cannot connect: %2").arg(location.text(), message));
+        const QString cannot =
+            QStringLiteral("workspace %1: cannot connect: %2").arg(location.text(), message);
+        if (missing)
+            throw WorkspacePasswordError(
+                cannot +
+                    QStringLiteral(" (the server asks for a password: give it in PGPASSWORD, ~/.pgpass or a "
+                                   "service file, or keep it in the system keychain, as the window offers)"),
+                location.target(), WorkspacePasswordError::Reason::Missing);
+        if (refused)
+            throw WorkspacePasswordError(cannot, location.target(), WorkspacePasswordError::Reason::Refused);
+        throw Error(cannot);
     }
     PQsetNoticeProcessor(m_conn, &logNotice, nullptr);
     setSearchPath();
@@ -490,6 +529,63 @@ void PgStoreDb::reconnectIfLost() {
     if (PQstatus(m_conn) != CONNECTION_OK)
         fail(QStringLiteral("cannot connect again"));
     setSearchPath();
+    if (m_listening)
+        listen();
+}
+
+QList<StoreColumn> PgStoreDb::columns(const QString &table) {
+    Statement select(*this,
+                     QStringLiteral("SELECT column_name, data_type FROM information_schema.columns "
+                                    "WHERE table_schema = ?1 AND table_name = ?2 ORDER BY ordinal_position"));
+    select.bind(1, m_location.schema()).bind(2, table);
+    QList<StoreColumn> found;
+    while (select.step()) {
+        const QString type = select.columnText(1);
+        StoreColumn column{select.columnText(0), StoreColumn::Kind::Text};
+        if (type == QLatin1String("bigint") || type == QLatin1String("integer") ||
+            type == QLatin1String("smallint"))
+            column.kind = StoreColumn::Kind::Integer;
+        else if (type == QLatin1String("double precision") || type == QLatin1String("real") ||
+                 type == QLatin1String("numeric"))
+            column.kind = StoreColumn::Kind::Real;
+        else if (type == QLatin1String("bytea"))
+            column.kind = StoreColumn::Kind::Blob;
+        found << column;
+    }
+    return found;
+}
+
+// An identity column's sequence does not see ids written explicitly. An empty table has no
+// largest id: setval() of NULL is NULL and leaves the sequence as it is.
+void PgStoreDb::continueIdsAfterRows(const QString &table) {
+    Statement follow(*this, QStringLiteral("SELECT setval(pg_get_serial_sequence(?1, 'id'), max(id)) FROM %1")
+                                .arg(quoteIdentifier(table)));
+    follow.bind(1, quoteIdentifier(m_location.schema()) + QLatin1Char('.') + quoteIdentifier(table)).run();
+}
+
+int PgStoreDb::listenForChanges() {
+    if (!m_listening) {
+        listen();
+        m_listening = true;
+    }
+    return PQsocket(m_conn);
+}
+
+// The channel is the schema's name, as the triggers of migrateTo8 notify it; LISTEN takes no
+// bound parameter.
+void PgStoreDb::listen() {
+    exec(QStringLiteral("LISTEN %1").arg(quoteIdentifier(m_location.schema())));
+}
+
+bool PgStoreDb::takeChangeNotifications() {
+    if (!PQconsumeInput(m_conn) || PQstatus(m_conn) != CONNECTION_OK)
+        fail(QStringLiteral("lost the connection it listens on"));
+    bool any = false;
+    while (PGnotify *notification = PQnotifies(m_conn)) {
+        any = true;
+        PQfreemem(notification);
+    }
+    return any;
 }
 
 PgStoreDb::~PgStoreDb() {
@@ -609,6 +705,10 @@ void PgStoreDb::lock(StoreLock what, qint64 id) {
         return;
     case StoreLock::RunnerSlot:
         exec(QStringLiteral("LOCK TABLE runner IN SHARE ROW EXCLUSIVE MODE"));
+        return;
+    case StoreLock::Runs:
+        // Waits for runs being begun to commit, and holds back new ones.
+        exec(QStringLiteral("LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"));
         return;
     case StoreLock::Lease:
     case StoreLock::Slots:

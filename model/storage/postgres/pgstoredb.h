@@ -36,6 +36,10 @@ public:
     void lock(StoreLock what, qint64 id) override;
     void stopStatementsWhile(const std::atomic_bool *) override {}
     std::optional<qint64> dataVersion() override { return std::nullopt; }
+    QList<StoreColumn> columns(const QString &table) override;
+    void continueIdsAfterRows(const QString &table) override;
+    int listenForChanges() override;
+    bool takeChangeNotifications() override;
 
     QString idsFromJson(int param) const override;
     QString forUpdate() const override { return QStringLiteral(" FOR UPDATE"); }
@@ -62,11 +66,13 @@ private:
     explicit PgStoreDb(const WorkspaceLocation &location);
     bool schemaExists();
     void setSearchPath();
+    void listen();
     void migrate();
 
     WorkspaceLocation m_location;
     pg_conn *m_conn = nullptr;
     qint64 m_changes = 0;
+    bool m_listening = false; // LISTENs again after a reconnect
 };
 
 } // namespace tidemark

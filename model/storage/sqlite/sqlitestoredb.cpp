@@ -683,6 +683,15 @@ void SqliteStoreDb::stopStatementsWhile(const std::atomic_bool *flag) {
     m_db->stopStatementsWhile(flag);
 }
 
+QList<StoreColumn> SqliteStoreDb::columns(const QString &table) {
+    Statement select(*this, QStringLiteral("SELECT name FROM pragma_table_info(?1) ORDER BY cid"));
+    select.bind(1, table);
+    QList<StoreColumn> found;
+    while (select.step())
+        found << StoreColumn{select.columnText(0)};
+    return found;
+}
+
 std::optional<qint64> SqliteStoreDb::dataVersion() {
     return pragmaInt(*m_db, QStringLiteral("PRAGMA data_version"));
 }
