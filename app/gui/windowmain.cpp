@@ -25,8 +25,10 @@ void describeOptions(QCommandLineParser &parser, const QCommandLineOption &works
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOption(workspaceOption);
-    parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("Workspace file to open."),
-                                 QStringLiteral("[FILE]"));
+    parser.addPositionalArgument(QStringLiteral("workspace"),
+                                 QStringLiteral("Workspace to open: a file, or a postgresql:// URI (a server "
+                                                "workspace; its schema as ?schema=NAME)."),
+                                 QStringLiteral("[WORKSPACE]"));
 }
 
 // QApplication aborts when it finds no display, and printing the usage or the version needs
@@ -49,9 +51,9 @@ namespace tidemark {
 
 int runWindow(int argc, char *argv[], const std::function<void(MainWindow &)> &instrument) {
     keepCryptoStateUntilExit();
-    const QCommandLineOption workspaceOption({QStringLiteral("w"), QStringLiteral("workspace")},
-                                             QStringLiteral("Workspace file to open."),
-                                             QStringLiteral("FILE"));
+    const QCommandLineOption workspaceOption(
+        {QStringLiteral("w"), QStringLiteral("workspace")},
+        QStringLiteral("Workspace to open: a file, or a postgresql:// URI."), QStringLiteral("WORKSPACE"));
     if (asksForHelpOrVersion(argc, argv)) {
         QCoreApplication app(argc, argv);
         setApplicationNames();

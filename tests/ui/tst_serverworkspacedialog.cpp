@@ -152,15 +152,22 @@ private slots:
         WorkspacePasswordDialog *asked = nullptr;
         QTRY_VERIFY_WITH_TIMEOUT((asked = visiblePasswordDialog(window)) != nullptr, 20000);
         auto *question = asked->findChild<QLabel *>(QStringLiteral("passwordQuestion"));
-        QVERIFY2(question->text().contains(QStringLiteral("asks for the password of tidemark")),
-                 qPrintable(question->text()));
-        QVERIFY(!asked->findChild<QCheckBox *>(QStringLiteral("keepInKeychain"))->isChecked());
+        QVERIFY2(
+            question->text().contains(QStringLiteral("password of user tidemark on the PostgreSQL server "
+                                                     "127.0.0.1:%1 (database tidemark_pw, workspace %2)")
+                                          .arg(pgPort(), schema)),
+            qPrintable(question->text()));
+        QVERIFY(!asked->findChild<QLabel *>(QStringLiteral("passwordRefused")));
+        // No keychain here (TIDEMARK_NO_KEYCHAIN=1): nothing offers to remember it.
+        auto *keep = asked->findChild<QCheckBox *>(QStringLiteral("keepInKeychain"));
+        QVERIFY(!keep->isEnabled());
+        QVERIFY2(keep->toolTip().contains(QStringLiteral("TIDEMARK_NO_KEYCHAIN")),
+                 qPrintable(keep->toolTip()));
         asked->findChild<QLineEdit *>(QStringLiteral("workspacePassword"))->setText(QStringLiteral("wrong"));
         asked->accept();
 
         QTRY_VERIFY_WITH_TIMEOUT((asked = visiblePasswordDialog(window)) != nullptr, 20000);
-        question = asked->findChild<QLabel *>(QStringLiteral("passwordQuestion"));
-        QVERIFY2(question->text().contains(QStringLiteral("refused")), qPrintable(question->text()));
+        QVERIFY(asked->findChild<QLabel *>(QStringLiteral("passwordRefused")));
         QCOMPARE(opened.size(), 0);
         asked->findChild<QLineEdit *>(QStringLiteral("workspacePassword"))
             ->setText(QStringLiteral("tidemark"));

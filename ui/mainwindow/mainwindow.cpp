@@ -93,6 +93,7 @@ struct WorkspaceLook {
     // The server wants a password the window was not given (or refused the one given).
     std::optional<WorkspacePasswordError::Reason> password;
     QString passwordTarget;
+    QString keychainProblem; // then: why no keychain could keep it (empty: one can)
 };
 
 } // namespace
@@ -614,7 +615,8 @@ void MainWindow::openWorkspace(const QString &path) {
         if (look.password) {
             setWindowTitle(windowTitleFor(workspacePath()));
             askWorkspacePassword(absolute, look.passwordTarget,
-                                 *look.password == WorkspacePasswordError::Reason::Refused);
+                                 *look.password == WorkspacePasswordError::Reason::Refused,
+                                 look.keychainProblem);
             return;
         }
         if (!look.error.isEmpty()) {
@@ -635,6 +637,8 @@ void MainWindow::openWorkspace(const QString &path) {
             look.error = e.message();
             look.password = e.reason();
             look.passwordTarget = e.target();
+            look.keychainProblem =
+                CredentialStore::unavailableReason(); // asks D-Bus: here, off the GUI thread
         } catch (const Error &e) {
             look.error = e.message();
         }
@@ -642,9 +646,10 @@ void MainWindow::openWorkspace(const QString &path) {
     }));
 }
 
-void MainWindow::askWorkspacePassword(const QString &location, const QString &target, bool refused) {
-    const ServerWorkspaceAddress address = ServerWorkspaceAddress::fromLocation(location);
-    auto *dialog = new WorkspacePasswordDialog(address.displayName(), address.user, refused, this);
+void MainWindow::askWorkspacePassword(const QString &location, const QString &target, bool refused,
+                                      const QString &keychainProblem) {
+    auto *dialog = new WorkspacePasswordDialog(ServerWorkspaceAddress::fromLocation(location), refused,
+                                               keychainProblem, this);
     dialog->setObjectName(QStringLiteral("workspacePasswordDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::finished, this, [this, dialog, location, target](int result) {
@@ -665,10 +670,18 @@ void MainWindow::keepWorkspacePassword(const QString &target, const QString &pas
     connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
         const QString error = watcher->result();
         watcher->deleteLater();
-        statusBar()->showMessage(error.isEmpty()
-                                     ? tr("The workspace's password is kept in the system keychain.")
-                                     : tr("The password was not kept: %1").arg(error),
-                                 10000);
+        if (error.isEmpty()) {
+            statusBar()->showMessage(tr("The password is remembered in the system keychain."), 10000);
+            return;
+        }
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Workspace Password"),
+                                    tr("The password could not be remembered: the window asks for it again "
+                                       "next time."),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("passwordNotKept"));
+        box->setDetailedText(error);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     });
     watcher->setFuture(QtConcurrent::run([target, password]() -> QString {
         try {

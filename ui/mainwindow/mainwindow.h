@@ -104,7 +104,8 @@ private:
     void createWorkspaceAt(const QString &path);
     void offerToCreate(const QString &path);
     // A server workspace's server wants a password nobody gave (or refused the one given).
-    void askWorkspacePassword(const QString &location, const QString &target, bool refused);
+    void askWorkspacePassword(const QString &location, const QString &target, bool refused,
+                              const QString &keychainProblem);
     void keepWorkspacePassword(const QString &target, const QString &password); // off the GUI thread
     void showWelcome(bool show);
     // `range`: a range backfill of the one table (RunRequest::range).

@@ -11,28 +11,45 @@
 
 namespace tidemark {
 
-WorkspacePasswordDialog::WorkspacePasswordDialog(const QString &workspace, const QString &user, bool refused,
-                                                 QWidget *parent)
+WorkspacePasswordDialog::WorkspacePasswordDialog(const ServerWorkspaceAddress &address, bool refused,
+                                                 const QString &keychainProblem, QWidget *parent)
     : QDialog(parent)
     , m_password(new QLineEdit(this))
-    , m_keep(new QCheckBox(tr("&Keep it in the system keychain"), this)) {
+    , m_keep(new QCheckBox(tr("&Remember this password in the system keychain"), this)) {
     setWindowTitle(tr("Workspace Password"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setSizeConstraint(QLayout::SetFixedSize); // a prompt, not a window to resize
+    if (refused) {
+        auto *refusal = new QLabel(tr("The server refused that password."), this);
+        refusal->setObjectName(QStringLiteral("passwordRefused"));
+        refusal->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
+        layout->addWidget(refusal);
+    }
     auto *question = new QLabel(this);
     question->setObjectName(QStringLiteral("passwordQuestion"));
     question->setWordWrap(true);
     question->setTextFormat(Qt::PlainText);
-    const QString who = user.isEmpty() ? tr("your user") : user;
-    question->setText(
-        refused ? tr("The server refused the password of %1 for %2. Type it again.").arg(who, workspace)
-                : tr("The server of %1 asks for the password of %2.").arg(workspace, who));
+    question->setText(tr("Enter the password of user %1 on the PostgreSQL server %2:%3 (database %4, "
+                         "workspace %5).")
+                          .arg(address.user.isEmpty() ? tr("(your login name)") : address.user, address.host)
+                          .arg(address.port)
+                          .arg(address.database, address.schema));
+    question->setMinimumWidth(360);
+    layout->addWidget(question);
     m_password->setObjectName(QStringLiteral("workspacePassword"));
     m_password->setEchoMode(QLineEdit::Password);
     m_keep->setObjectName(QStringLiteral("keepInKeychain"));
-    m_keep->setToolTip(tr("Otherwise the window forgets it when it quits. The CLI finds a kept password "
-                          "too; ~/.pgpass and PGPASSWORD work as well."));
+    if (keychainProblem.isEmpty()) {
+        m_keep->setToolTip(tr("Otherwise the window forgets it when it quits. tidemark-cli finds a "
+                              "remembered password too."));
+    } else {
+        m_keep->setEnabled(false);
+        m_keep->setToolTip(tr("No system keychain here: %1").arg(keychainProblem));
+    }
     auto *form = new QFormLayout;
     form->addRow(tr("&Password:"), m_password);
     form->addRow(QString(), m_keep);
+    layout->addLayout(form);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("&Open"));
     buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
@@ -41,9 +58,6 @@ WorkspacePasswordDialog::WorkspacePasswordDialog(const QString &workspace, const
     });
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addWidget(question);
-    layout->addLayout(form);
     layout->addWidget(buttons);
     m_password->setFocus();
 }
@@ -53,7 +67,7 @@ QString WorkspacePasswordDialog::password() const {
 }
 
 bool WorkspacePasswordDialog::keepInKeychain() const {
-    return m_keep->isChecked();
+    return m_keep->isEnabled() && m_keep->isChecked();
 }
 
 } // namespace tidemark

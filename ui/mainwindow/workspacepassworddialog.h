@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "model/storage/serverworkspaceaddress.h"
+
 #include <QDialog>
 
 class QCheckBox;
@@ -15,10 +17,10 @@ namespace tidemark {
 class WorkspacePasswordDialog : public QDialog {
     Q_OBJECT
 public:
-    // `workspace`: how the window names it ("team in etl on db:5432"); `refused`: the last
-    // password given was refused.
-    WorkspacePasswordDialog(const QString &workspace, const QString &user, bool refused,
-                            QWidget *parent = nullptr);
+    // `refused`: the last password given was refused. `keychainProblem`: why no keychain can keep
+    // it here (empty: one can).
+    WorkspacePasswordDialog(const ServerWorkspaceAddress &address, bool refused,
+                            const QString &keychainProblem, QWidget *parent = nullptr);
     QString password() const;
     bool keepInKeychain() const;
 
