@@ -13,6 +13,7 @@
 #   run (idle)        the wall time of `run` over every table, and per table: the idle-table overhead
 #   history --json    the first page of the history that run left
 #   table list        the control table
+# then `workspace copy` of the file workspace onto the server, and of that back into a file.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tables=${BENCH_TABLES:-1000}
@@ -68,6 +69,20 @@ measure() { # kind workspace
     done
 }
 
+# `workspace copy` of the file workspace (its tables, the two runs' iterations and logs) onto the
+# server and back into a file, each taking every target over.
+copy() { # label from to
+    local start end rows
+    start=$(date +%s.%N)
+    rows=$("$cli" -w "$2" workspace copy "$3" | sed -n 's/^copied workspace .*: \([0-9]*\) row(s).*/\1/p')
+    end=$(date +%s.%N)
+    awk -v l="$1" -v s="$start" -v e="$end" -v r="$rows" \
+        'BEGIN { printf "%-14s %d rows, %d targets taken over: %.2f s\n", l, r, '"$tables"', e - s }'
+}
+
 measure file "$dir/bench.tidemark"
 measure server "$uri"
+"$psql" -q -h 127.0.0.1 -p "$port" -U tidemark tidemark -c "SET client_min_messages TO warning" -c "DROP SCHEMA $schema CASCADE"
+copy "copy file->server" "$dir/bench.tidemark" "$uri"
+copy "copy server->file" "$uri" "$dir/copied.tidemark"
 "$psql" -q -h 127.0.0.1 -p "$port" -U tidemark tidemark -c "SET client_min_messages TO warning" -c "DROP SCHEMA $schema CASCADE"

@@ -119,6 +119,14 @@ void TestWorkspaceCopy::fileToServerToFileGoesOnWhereItStopped() {
     QCOMPARE(schedules.size(), 1);
     QCOMPARE(schedules.at(0)[QStringLiteral("name")].toString(), QStringLiteral("nightly"));
 
+    // The server's id sequences follow the copied ids.
+    const CliResult addedOnServer = cli(
+        server(), {QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+                   QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders_too"),
+                   QStringLiteral("--watermark"), QStringLiteral("updated_at"), QStringLiteral("--paused")});
+    QVERIFY2(addedOnServer.exitCode == 0, qPrintable(addedOnServer.describe()));
+    QCOMPARE(addedOnServer.out.trimmed(), QStringLiteral("2"));
+
     // Server → file.
     const QString two = path(QStringLiteral("two.tidemark"));
     const CliResult toFile = cli(server(), {QStringLiteral("workspace"), QStringLiteral("copy"), two});
@@ -143,7 +151,7 @@ void TestWorkspaceCopy::fileToServerToFileGoesOnWhereItStopped() {
                                       QStringLiteral("--target"), QStringLiteral("dst:orders_again"),
                                       QStringLiteral("--watermark"), QStringLiteral("updated_at")});
     QVERIFY2(added.exitCode == 0, qPrintable(added.describe()));
-    QCOMPARE(added.out.trimmed(), QStringLiteral("2"));
+    QCOMPARE(added.out.trimmed(), QStringLiteral("3"));
 }
 
 void TestWorkspaceCopy::refusesAnExistingDestination() {
