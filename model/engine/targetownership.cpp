@@ -56,7 +56,7 @@ void explainFailedStateWrite(TargetWriter &target, const TargetState &claim, con
 }
 
 std::optional<Adoption> adoptTarget(TargetWriter &target, const TargetState &claim,
-                                    qint64 workspaceGeneration) {
+                                    qint64 workspaceGeneration, const QString &onlyFromWorkspace) {
     try {
         const std::optional<TargetState> own = target.beginStateWrite(claim.workspaceId, claim.tableId);
         const std::optional<StateOwner> owner = target.readTargetOwner(claim.targetTable);
@@ -64,6 +64,9 @@ std::optional<Adoption> adoptTarget(TargetWriter &target, const TargetState &cla
             target.rollback();
             return std::nullopt;
         }
+        if (!onlyFromWorkspace.isEmpty() && owner->workspaceId != onlyFromWorkspace)
+            throw Error(QStringLiteral("the target belongs to %1, not to the workspace copied: left to it")
+                            .arg(describeOwner(*owner, claim)));
         // The owner's row moves as a whole: its position is what the target holds.
         std::optional<TargetState> previous = target.readState(owner->workspaceId, owner->tableId);
         TargetState adopted = claim;

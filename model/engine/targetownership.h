@@ -32,8 +32,10 @@ struct Adoption {
     StateOwner previousOwner;
     TargetState state; // as written
 };
+// `onlyFromWorkspace`, when given: the target is taken only from a table of that workspace; one
+// another workspace owns is left alone (throws Error naming the owner).
 std::optional<Adoption> adoptTarget(TargetWriter &target, const TargetState &claim,
-                                    qint64 workspaceGeneration);
+                                    qint64 workspaceGeneration, const QString &onlyFromWorkspace = QString());
 // "table 3 of workspace /path (id …)" or "table 3 of this workspace", as seen from `claim`.
 QString describeOwner(const StateOwner &owner, const TargetState &claim);
 

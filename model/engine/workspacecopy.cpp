@@ -12,9 +12,10 @@
 namespace tidemark {
 namespace {
 
-// The copy's claim on one table's target: the state row `source` wrote moves to the copy's
-// workspace id, with the position it holds. False when nobody owned the target (never written).
-bool takeTargetOver(Workspace &copy, const TableSpec &spec, QString &position) {
+// The copy's claim on one table's target: the state row the source workspace (`sourceId`) wrote
+// moves to the copy's workspace id, with the position it holds. False when nobody owned the target
+// (never written); an Error when another workspace owns it.
+bool takeTargetOver(Workspace &copy, const QString &sourceId, const TableSpec &spec, QString &position) {
     const ConnectionSpec connection = copy.requireConnection(spec.targetConnection);
     if (connection.kind == ConnectionKind::Sqlite && !QFileInfo::exists(connection.path))
         return false; // never written: opening it would create the file
@@ -22,7 +23,7 @@ bool takeTargetOver(Workspace &copy, const TableSpec &spec, QString &position) {
     TargetState claim{copy.workspaceId(), spec.id, Position(), 0, 0};
     claim.targetTable = stateTargetKey(target->parseTableName(spec.targetTable));
     claim.workspacePath = copy.path();
-    const std::optional<Adoption> adoption = adoptTarget(*target, claim, spec.lastGeneration);
+    const std::optional<Adoption> adoption = adoptTarget(*target, claim, spec.lastGeneration, sourceId);
     if (!adoption)
         return false;
     copy.followTargetState(spec.id, adoption->state.generation, adoption->state.position,
@@ -53,7 +54,7 @@ WorkspaceCopyReport copyWorkspace(Workspace &source, const QString &destination,
         const QString name = QStringLiteral("table %1 (%2)").arg(spec.id).arg(spec.targetDisplay());
         try {
             QString position;
-            if (!takeTargetOver(*copy, spec, position))
+            if (!takeTargetOver(*copy, source.workspaceId(), spec, position))
                 continue;
             report.takenOver << QStringLiteral("%1 at %2").arg(name, position);
             progress(QStringLiteral("took over the target of %1 at %2").arg(name, position));

@@ -302,8 +302,13 @@ qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun,
                            const QString &kind, bool queued, const std::optional<WatermarkRangeText> &range) {
     const qint64 runId = m_stores->history.beginRun(trigger, concurrency, dryRun, schedule, kind, queued,
                                                     range ? range->display() : QStringLiteral(""));
-    if (runId == 0)
+    if (runId == 0) {
         requireNotCopied();
+        // Marked when the run was refused, unmarked since (that copy failed): nothing was recorded.
+        throw Error(QStringLiteral("workspace %1: the run was not recorded while the workspace was being "
+                                   "copied; start it again")
+                        .arg(m_path));
+    }
     return runId;
 }
 

@@ -27,6 +27,7 @@ private slots:
     void fileToServerToFileGoesOnWhereItStopped();
     void refusesAnExistingDestination();
     void refusesWhileARunIsGoing();
+    void leavesATargetAnotherWorkspaceOwns();
 
 private:
     QString path(const QString &name) const { return m_dir->filePath(name); }
@@ -185,6 +186,37 @@ void TestWorkspaceCopy::refusesWhileARunIsGoing() {
     QVERIFY(!QFileInfo::exists(two));
     execWorkspaceSql(one, QStringLiteral("UPDATE runs SET status = 'succeeded' WHERE id = 1"));
     QCOMPARE(cli(one, {QStringLiteral("run")}).exitCode, 0); // not marked as copied
+}
+
+// The copy takes over the targets the workspace copied owns, never one another workspace owns
+// (its table there was refused by the owner): that one is named, and its owner copies on.
+void TestWorkspaceCopy::leavesATargetAnotherWorkspaceOwns() {
+    const QString owner = ranWorkspace();
+    QVERIFY(!owner.isEmpty());
+    const QString other = path(QStringLiteral("other.tidemark"));
+    for (const QStringList &step : QList<QStringList>{
+             {QStringLiteral("init")},
+             {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+              QStringLiteral("--sqlite"), path(QStringLiteral("src.db"))},
+             {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+              QStringLiteral("--sqlite"), path(QStringLiteral("dst.db"))},
+             {QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+              QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+              QStringLiteral("--watermark"), QStringLiteral("updated_at")}}) {
+        const CliResult done = cli(other, step);
+        QVERIFY2(done.exitCode == 0, qPrintable(done.describe()));
+    }
+    QCOMPARE(cli(other, {QStringLiteral("run")}).exitCode, 1); // refused: the first workspace owns it
+
+    const CliResult copied = cli(
+        other, {QStringLiteral("workspace"), QStringLiteral("copy"), path(QStringLiteral("third.tidemark"))});
+    QCOMPARE(copied.exitCode, 1);
+    QVERIFY2(copied.out.contains(QStringLiteral("not taken over: table 1 (dst:orders)")) &&
+                 copied.out.contains(owner),
+             qPrintable(copied.describe()));
+    makeOrders(path(QStringLiteral("src.db")), 5, 6);
+    QCOMPARE(cli(owner, {QStringLiteral("run")}).exitCode, 0);
+    QCOMPARE(countRows(path(QStringLiteral("dst.db")), QStringLiteral("orders")), qint64(10));
 }
 
 QTEST_GUILESS_MAIN(TestWorkspaceCopy)
