@@ -210,6 +210,7 @@ private:
 };
 
 void TestNumericBounds::initTestCase() {
+    TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
     startFixture();
     makeOrders(m_src, 3);
     setupConnections();

@@ -4,6 +4,7 @@
 // before skipping or doubling rows, is refused while the table runs, and is recorded.
 
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -20,6 +21,7 @@ class TestPosition : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void init();
     void positionShowsWorkspaceAndTarget();
     void forwardAsksThenSkipsAndIsRecorded();
@@ -62,7 +64,7 @@ private:
 void TestPosition::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
-    m_ws = path(QStringLiteral("w.tidemark"));
+    m_ws = testWorkspaceLocation(*m_dir, QStringLiteral("w.tidemark"));
     QCOMPARE(cli({QStringLiteral("init")}).exitCode, 0);
     for (const char *name : {"src", "dst"})
         QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("add"), QString::fromLatin1(name),
@@ -104,8 +106,8 @@ void TestPosition::forwardAsksThenSkipsAndIsRecorded() {
     const QJsonObject shown = position();
     QCOMPARE(shown.value(QStringLiteral("watermark")).toString(), orderTimestamp(15));
     QCOMPARE(shown.value(QStringLiteral("target_watermark")).toString(), orderTimestamp(15));
-    QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT cause FROM watermark_changes ORDER BY id DESC LIMIT 1"))
-                 .toString(),
+    QCOMPARE(execWorkspaceSql(m_ws,
+                              QStringLiteral("SELECT cause FROM watermark_changes ORDER BY id DESC LIMIT 1")),
              QStringLiteral("set-position"));
     // Only rows 16..20 are copied: 11..15 were passed over on purpose.
     QCOMPARE(cli({QStringLiteral("run")}).exitCode, 0);
@@ -126,7 +128,8 @@ void TestPosition::backOnAppendAsksAndMergeRecopies() {
              qPrintable(refused.err));
 
     // A merge table moves back without asking: the rerun re-copies rows 6..10 onto themselves.
-    execSql(m_ws, QStringLiteral("UPDATE tables SET mode = 'merge', key_columns = '[\"id\"]' WHERE id = 1"));
+    execWorkspaceSql(
+        m_ws, QStringLiteral("UPDATE tables SET mode = 'merge', key_columns = '[\"id\"]' WHERE id = 1"));
     const CliResult moved = setPosition(orderTimestamp(5), false);
     QVERIFY2(moved.exitCode == 0, qPrintable(moved.describe()));
     const CliResult rerun = cli({QStringLiteral("run"), QStringLiteral("--json")});

@@ -21,6 +21,7 @@ class TestScheduleCli : public QObject, protected CliFixture {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void init();
     void addListPauseResumeRemove();
     void nextGivesUtcInstantsAcrossDst();

@@ -6,6 +6,7 @@
 // table's position is not changed.
 
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -24,6 +25,7 @@ class TestWorkspaceDocument : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { TIDEMARK_REQUIRE_WORKSPACE_BACKEND(); }
     void init();
     void roundTripGivesSameBytesAndRunGoesOn();
     void planComesFirstAndDryRunChangesNothing();
@@ -50,7 +52,7 @@ private:
         file.write(bytes);
     }
     QString newWorkspace(const QString &name) {
-        const QString workspace = path(name);
+        const QString workspace = testWorkspaceLocation(*m_dir, name);
         const CliResult created = cli(workspace, {QStringLiteral("init")});
         if (created.exitCode != 0)
             qWarning("%s", qPrintable(created.describe()));
@@ -268,9 +270,8 @@ void TestWorkspaceDocument::positionMoveIsRecordedWithItsCause() {
                                                      .out);
     QCOMPARE(position.value(QStringLiteral("target_tiebreak")).toInt(), 6);
     QVERIFY(position.value(QStringLiteral("in_sync")).toBool());
-    QCOMPARE(queryValue(m_ws, QStringLiteral("SELECT cause FROM watermark_changes WHERE table_id = 1 "
-                                             "ORDER BY id DESC LIMIT 1"))
-                 .toString(),
+    QCOMPARE(execWorkspaceSql(m_ws, QStringLiteral("SELECT cause FROM watermark_changes WHERE table_id = 1 "
+                                                   "ORDER BY id DESC LIMIT 1")),
              QStringLiteral("apply"));
     // A merge table moved back copies rows 7..10 again onto themselves: still ten rows.
     QCOMPARE(cli({QStringLiteral("run")}).exitCode, 0);

@@ -4,6 +4,7 @@
 // The fixture the CLI suites share (tests/cli/tst_*.cpp), as a second base of the test class.
 
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,13 +23,14 @@ namespace tidemark::test {
 
 // Per test function a fresh folder (startFixture() in init(), stopFixture() in cleanup()) holding
 // the workspace m_ws and the SQLite files m_src and m_dst (created when first written), and
-// tidemark-cli run on a workspace with that folder as its working directory.
+// tidemark-cli run on a workspace with that folder as its working directory. A suite registered
+// on server workspaces too (tests/CMakeLists.txt) gets m_ws in a schema of its own there.
 class CliFixture {
 protected:
     void startFixture() {
         m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
         QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("ws.tidemark"));
+        m_ws = testWorkspaceLocation(*m_dir, QStringLiteral("ws.tidemark"));
         m_src = path(QStringLiteral("src.db"));
         m_dst = path(QStringLiteral("dst.db"));
     }
