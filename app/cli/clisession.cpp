@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/clisession.h"
 
+#include "app/cli/commandroles.h"
 #include "app/cli/output.h"
 #include "app/cli/subcommandparser.h"
 #include "model/alerts/alertdispatcher.h"
@@ -13,6 +14,16 @@
 #include <QFileInfo>
 
 namespace tidemark::cli {
+
+namespace {
+
+QString withArticle(const QString &role) {
+    return (role.startsWith(QLatin1Char('a')) || role.startsWith(QLatin1Char('o')) ? QStringLiteral("an ")
+                                                                                   : QStringLiteral("a ")) +
+           role;
+}
+
+} // namespace
 
 void CliSession::takeOptions(const SubcommandParser &parser) {
     if (parser.isSet(QStringLiteral("workspace")))
@@ -51,9 +62,16 @@ std::unique_ptr<Workspace> CliSession::openWorkspace() {
         std::unique_ptr<Workspace> workspace = withKeychainPassword([&] { return Workspace::open(path); });
         // Only now: a file that is not a workspace gets no `<file>.log` beside it.
         installLogging(path);
-        AlertDispatcher alerts(path);
-        alerts.closeInterruptedRuns(*workspace);
-        alerts.waitUntilIdle();
+        const std::optional<WorkspaceRole> role = workspace->myRole();
+        if (role && *role < roleNeeded(m_command))
+            throw ValidationError(QStringLiteral("%1 is %2: %3 needs %4")
+                                      .arg(workspace->databaseUser(), withArticle(workspaceRoleName(*role)),
+                                           m_command, workspaceRoleName(roleNeeded(m_command))));
+        if (!role || *role >= WorkspaceRole::Operator) {
+            AlertDispatcher alerts(path);
+            alerts.closeInterruptedRuns(*workspace);
+            alerts.waitUntilIdle();
+        }
         return workspace;
     } catch (const ValidationError &) {
         throw;

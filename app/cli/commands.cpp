@@ -101,6 +101,7 @@ int Commands::runCommand(const CommandSpec &spec, const QStringList &args) {
     SubcommandParser parser(spec);
     parser.parse(args);
     m_session.takeOptions(parser);
+    m_session.setCommand(spec.name);
     return spec.handler(m_session, parser);
 }
 

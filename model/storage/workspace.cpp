@@ -4,6 +4,8 @@
 #include "model/common/error.h"
 #include "model/common/logging.h"
 #include "model/common/runnerid.h"
+#include "model/storage/postgres/pgroles.h"
+#include "model/storage/postgres/pgstoredb.h"
 #include "model/storage/sqlite/sqlitestoredb.h"
 #include "model/storage/storeopen.h"
 #include "model/storage/stores/alertstore.h"
@@ -310,6 +312,41 @@ qint64 Workspace::beginRun(const QString &trigger, int concurrency, bool dryRun,
                         .arg(m_path));
     }
     return runId;
+}
+
+namespace {
+
+PgStoreDb &serverStore(StoreDb &db, const QString &what) {
+    auto *server = dynamic_cast<PgStoreDb *>(&db);
+    if (!server)
+        throw ValidationError(QStringLiteral("%1: workspace %2 is a file, which has no roles (a server "
+                                             "workspace has them: docs/team.md)")
+                                  .arg(what, db.location()));
+    return *server;
+}
+
+} // namespace
+
+std::optional<WorkspaceRole> Workspace::myRole() {
+    auto *server = dynamic_cast<PgStoreDb *>(m_stores->db.get());
+    return server ? PgRoles(*server).currentRole() : std::nullopt;
+}
+
+QString Workspace::databaseUser() {
+    auto *server = dynamic_cast<PgStoreDb *>(m_stores->db.get());
+    return server ? PgRoles(*server).currentUser() : QString();
+}
+
+void Workspace::grantRole(const QString &user, WorkspaceRole role) {
+    PgRoles(serverStore(*m_stores->db, QStringLiteral("workspace grant"))).grant(user, role);
+}
+
+bool Workspace::revokeRoles(const QString &user) {
+    return PgRoles(serverStore(*m_stores->db, QStringLiteral("workspace revoke"))).revoke(user);
+}
+
+QList<RoleMember> Workspace::roleMembers() {
+    return PgRoles(serverStore(*m_stores->db, QStringLiteral("workspace roles"))).members();
 }
 
 void Workspace::requireNotCopied() {

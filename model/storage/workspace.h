@@ -9,6 +9,7 @@
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
 #include "model/domain/watermarkrange.h"
+#include "model/domain/workspacerole.h"
 #include "model/storage/storecopy.h"
 
 #include <QDateTime>
@@ -218,6 +219,16 @@ public:
     // A UUID made at create time; target-side state rows carry it.
     QString workspaceId() const { return m_workspaceId; }
     static int schemaVersion();
+
+    // --- roles: a server workspace's (model/storage/postgres/pgroles.h); a file has none ---
+    // This user's role; nullopt for a file, or while no role was ever granted (nothing is enforced
+    // beyond the server's own grants). ValidationError for a user with none of the roles.
+    std::optional<WorkspaceRole> myRole();
+    QString databaseUser(); // empty for a file
+    // `workspace grant` / `revoke` / `roles`: ValidationError on a file, or for a user not admin.
+    void grantRole(const QString &user, WorkspaceRole role);
+    bool revokeRoles(const QString &user);
+    QList<RoleMember> roleMembers();
 
     // --- `workspace copy` (model/engine/workspacecopy.h) ---
     // Records that this workspace is copied to `destination`: from then on beginRun() refuses,

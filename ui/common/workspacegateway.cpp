@@ -49,9 +49,12 @@ void WorkspaceGateway::post(JobKind kind, std::function<void()> body) {
 Workspace &WorkspaceGateway::workspace(JobKind kind) {
     if (!m_workspace) {
         m_workspace = Workspace::open(m_path);
-        // The window is one of the openers that close the runs of dead processes.
+        // The window is one of the openers that close the runs of dead processes, unless a viewer
+        // opened it (a server workspace's role), who may not write.
         QList<qint64> closed;
-        m_workspace->repairInterruptedRuns(&closed);
+        const std::optional<WorkspaceRole> role = m_workspace->myRole();
+        if (!role || *role >= WorkspaceRole::Operator)
+            m_workspace->repairInterruptedRuns(&closed);
         if (!closed.isEmpty())
             QMetaObject::invokeMethod(
                 this, [this, closed] { emit interruptedRunsClosed(closed); }, Qt::QueuedConnection);

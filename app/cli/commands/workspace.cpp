@@ -16,6 +16,8 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
 
@@ -132,6 +134,49 @@ int workspaceCopy(CliSession &session, const SubcommandParser &parser) {
     return 1;
 }
 
+// Roles of a server workspace: who may read, run, configure, grant.
+int workspaceGrant(CliSession &session, const SubcommandParser &parser) {
+    const QString user = parser.positional().at(0);
+    const std::optional<WorkspaceRole> role = workspaceRoleFromName(parser.positional().at(1));
+    if (!role)
+        throw ValidationError(
+            QStringLiteral("workspace grant: '%1' is not viewer, operator, analyst or admin")
+                .arg(parser.positional().at(1)));
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    workspace->grantRole(user, *role);
+    writeOut(
+        QStringLiteral("%1 is %2 of %3 now\n").arg(user, workspaceRoleName(*role), session.workspacePath()));
+    return 0;
+}
+
+int workspaceRevoke(CliSession &session, const SubcommandParser &parser) {
+    const QString user = parser.positional().first();
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    writeOut(
+        workspace->revokeRoles(user)
+            ? QStringLiteral("%1 has no role in %2 now\n").arg(user, session.workspacePath())
+            : QStringLiteral("%1 had no role in %2: nothing to revoke\n").arg(user, session.workspacePath()));
+    return 0;
+}
+
+int workspaceRoles(CliSession &session, const SubcommandParser &parser) {
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    const QList<RoleMember> members = workspace->roleMembers();
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonArray array;
+        for (const RoleMember &member : members)
+            array.append(QJsonObject{{QStringLiteral("user"), member.user},
+                                     {QStringLiteral("role"), workspaceRoleName(member.role)}});
+        writeOut(QJsonDocument(array).toJson(QJsonDocument::Indented));
+        return 0;
+    }
+    if (members.isEmpty())
+        writeOut(QStringLiteral("no roles granted: the schema's owner and superusers may do everything\n"));
+    for (const RoleMember &member : members)
+        writeOut(QStringLiteral("%1\t%2\n").arg(member.user, workspaceRoleName(member.role)));
+    return 0;
+}
+
 // The workspace's caps: set what is given, then print them (all of them, whatever was given).
 int workspaceSet(CliSession &session, const SubcommandParser &parser) {
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
@@ -181,6 +226,30 @@ QList<CommandSpec> workspaceCommands() {
          .maxPositional = 1,
          .positionalName = QStringLiteral("DEST"),
          .handler = workspaceCopy},
+        {.name = QStringLiteral("workspace grant"),
+         .usage = QStringLiteral(
+             R"(  workspace grant USER ROLE              a server workspace: USER (a login role of the server)
+                                         becomes viewer, operator, analyst or admin, enforced by the
+                                         server's grants (the first grant makes the group roles
+                                         SCHEMA_viewer... and needs CREATEROLE); admin only)"),
+         .options = {},
+         .minPositional = 2,
+         .maxPositional = 2,
+         .positionalName = QStringLiteral("USER ROLE"),
+         .handler = workspaceGrant},
+        {.name = QStringLiteral("workspace revoke"),
+         .usage = QStringLiteral(
+             R"(  workspace revoke USER                  USER's role in a server workspace is taken back; admin only)"),
+         .options = {},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = QStringLiteral("USER"),
+         .handler = workspaceRevoke},
+        {.name = QStringLiteral("workspace roles"),
+         .usage = QStringLiteral(
+             R"(  workspace roles [--json]               who holds which role in a server workspace)"),
+         .options = {kJsonOption},
+         .handler = workspaceRoles},
         {.name = QStringLiteral("workspace set"),
          .usage = QStringLiteral(
              R"(  workspace set [--max-concurrency N|none] [--json]

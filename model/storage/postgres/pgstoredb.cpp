@@ -633,6 +633,16 @@ std::unique_ptr<PgStoreDb> PgStoreDb::open(const WorkspaceLocation &location) {
             QStringLiteral("workspace %1 does not exist: schema '%2' holds no Tidemark workspace (create it "
                            "with: tidemark-cli -w %3 init)")
                 .arg(location.target(), location.schema(), location.text()));
+    meta.reset();
+    Statement usage(*db, QStringLiteral("SELECT current_user, has_schema_privilege(?1, 'USAGE')"));
+    usage.bind(1, location.schema());
+    if (usage.step() && usage.columnInt64(1) == 0)
+        throw ValidationError(
+            QStringLiteral("%1 has no role in workspace %2 (the server gives it no access to "
+                           "schema %3): an admin grants one (tidemark-cli workspace grant %1 "
+                           "viewer)")
+                .arg(usage.columnText(0), location.text(), location.schema()));
+    usage.reset();
     db->migrate();
     return db;
 }

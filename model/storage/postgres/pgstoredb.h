@@ -28,6 +28,7 @@ public:
 
     StoreDialect dialect() const override { return StoreDialect::Postgres; }
     QString location() const override { return m_location.text(); }
+    const QString &schema() const { return m_location.schema(); }
     void exec(const QString &sql) override;
     std::unique_ptr<StatementBackend> prepare(const QString &sql) override;
     qint64 lastInsertId() override;
