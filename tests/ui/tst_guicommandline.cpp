@@ -68,7 +68,7 @@ private slots:
         QVERIFY2(outcome.finished && outcome.status == QProcess::NormalExit && outcome.exitCode == 0,
                  outcome.describe().constData());
         QVERIFY2(outcome.out.contains(QLatin1String("Usage:")), outcome.describe().constData());
-        QVERIFY2(outcome.out.contains(QLatin1String("--workspace <FILE>")), outcome.describe().constData());
+        QVERIFY2(outcome.out.contains(QLatin1String("--workspace <WORKSPACE>")), outcome.describe().constData());
         QVERIFY2(outcome.out.contains(QLatin1String("--version")), outcome.describe().constData());
     }
 
