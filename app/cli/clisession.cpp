@@ -15,16 +15,6 @@
 
 namespace tidemark::cli {
 
-namespace {
-
-QString withArticle(const QString &role) {
-    return (role.startsWith(QLatin1Char('a')) || role.startsWith(QLatin1Char('o')) ? QStringLiteral("an ")
-                                                                                   : QStringLiteral("a ")) +
-           role;
-}
-
-} // namespace
-
 void CliSession::takeOptions(const SubcommandParser &parser) {
     if (parser.isSet(QStringLiteral("workspace")))
         setWorkspaceOption(parser.value(QStringLiteral("workspace")));
@@ -65,7 +55,7 @@ std::unique_ptr<Workspace> CliSession::openWorkspace() {
         const std::optional<WorkspaceRole> role = workspace->myRole();
         if (role && *role < roleNeeded(m_command))
             throw ValidationError(QStringLiteral("%1 is %2: %3 needs %4")
-                                      .arg(workspace->databaseUser(), withArticle(workspaceRoleName(*role)),
+                                      .arg(workspace->databaseUser(), workspaceRoleWithArticle(*role),
                                            m_command, workspaceRoleName(roleNeeded(m_command))));
         if (!role || *role >= WorkspaceRole::Operator) {
             AlertDispatcher alerts(path);

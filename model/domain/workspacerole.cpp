@@ -25,6 +25,11 @@ QString workspaceRoleName(WorkspaceRole role) {
     return {};
 }
 
+QString workspaceRoleWithArticle(WorkspaceRole role) {
+    return (role == WorkspaceRole::Viewer ? QStringLiteral("a ") : QStringLiteral("an ")) +
+           workspaceRoleName(role);
+}
+
 std::optional<WorkspaceRole> workspaceRoleFromName(const QString &name) {
     for (const WorkspaceRole role : kRoles)
         if (workspaceRoleName(role) == name)

@@ -16,7 +16,8 @@ enum class WorkspaceRole {
     Admin,    // everything, and grants roles
 };
 
-QString workspaceRoleName(WorkspaceRole role); // "viewer", "operator", ...
+QString workspaceRoleName(WorkspaceRole role);        // "viewer", "operator", ...
+QString workspaceRoleWithArticle(WorkspaceRole role); // "a viewer", "an operator", ...
 std::optional<WorkspaceRole> workspaceRoleFromName(const QString &name);
 
 // A user's role in a server workspace, as `workspace roles` lists them.

@@ -78,11 +78,8 @@ std::optional<WorkspaceRole> PgRoles::currentRole() {
 void PgRoles::requireAdmin(const QString &what) {
     const std::optional<WorkspaceRole> role = currentRole();
     if (role && *role != WorkspaceRole::Admin)
-        throw ValidationError(
-            QStringLiteral("%1 is %2 %3: %4 needs admin")
-                .arg(currentUser(),
-                     *role == WorkspaceRole::Viewer ? QStringLiteral("a") : QStringLiteral("an"),
-                     workspaceRoleName(*role), what));
+        throw ValidationError(QStringLiteral("%1 is %2: %3 needs admin")
+                                  .arg(currentUser(), workspaceRoleWithArticle(*role), what));
 }
 
 // The groups, each a member of the one before, and their rights. Run by the schema's owner (or a
