@@ -92,9 +92,4 @@ QString redactConninfo(const QString &conninfo) {
     return parts.join(QLatin1Char(' '));
 }
 
-QStringList postgresSslModes() {
-    return {QStringLiteral("prefer"),  QStringLiteral("disable"),   QStringLiteral("allow"),
-            QStringLiteral("require"), QStringLiteral("verify-ca"), QStringLiteral("verify-full")};
-}
-
 } // namespace tidemark

@@ -14,7 +14,4 @@ void checkConninfo(const QString &connectionName, const QString &conninfo);
 // The conninfo with any password removed, for messages and logs.
 QString redactConninfo(const QString &conninfo);
 
-// libpq's sslmode values, its default (prefer) first: what a dialog offers.
-QStringList postgresSslModes();
-
 } // namespace tidemark

@@ -62,4 +62,9 @@ QString tableIdentity(ConnectionKind kind, const QString &table) {
     return table.contains(QLatin1Char('.')) ? table : QStringLiteral("public.") + table;
 }
 
+QStringList postgresSslModes() {
+    return {QStringLiteral("prefer"),  QStringLiteral("disable"),   QStringLiteral("allow"),
+            QStringLiteral("require"), QStringLiteral("verify-ca"), QStringLiteral("verify-full")};
+}
+
 } // namespace tidemark

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace tidemark {
 
@@ -43,6 +44,10 @@ struct ConnectionSpec {
 // meta table) and the connection id are what every process opening the same workspace file
 // sees, whatever path it was opened by, and they survive a rename of the connection.
 QString connectionKeychainKey(const QString &workspaceId, qint64 connectionId);
+
+// libpq's sslmode values, its default (prefer) first: what a dialog offers for a PostgreSQL
+// connection or a server workspace.
+QStringList postgresSslModes();
 
 // True when both name one database (the same connection, SQLite file or conninfo).
 bool sameDatabase(const ConnectionSpec &a, const ConnectionSpec &b);

@@ -2,8 +2,8 @@
 #include "ui/connections/connectionsdialog.h"
 
 #include "model/common/error.h"
-#include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
+#include "model/domain/connectionspec.h"
 #include "model/engine/remotework.h"
 #include "model/engine/sourcecatalog.h"
 #include "model/engine/tablesetup.h"

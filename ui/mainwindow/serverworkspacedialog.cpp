@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/serverworkspacedialog.h"
 
-#include "model/connectors/conninfo.h"
 #include "model/credentials/credentialstore.h"
+#include "model/domain/connectionspec.h"
 #include "model/engine/remotework.h"
 #include "model/storage/workspace.h"
 
