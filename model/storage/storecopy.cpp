@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <optional>
 
 namespace tidemark {
 namespace {
@@ -47,6 +49,29 @@ QVariant convertedFor(const QVariant &value, StoreColumn::Kind kind) {
     return value;
 }
 
+// Rows go in batches of one INSERT each, so a server destination answers once per batch rather
+// than once per row; a batch binds at most this many values (SQLite allows 32,766, PostgreSQL
+// 65,535).
+constexpr int kMaxBoundValues = 30000;
+constexpr int kMaxBatchRows = 500;
+// A table with ids is read a page at a time in id order, so a server source never holds a
+// history of millions of rows in memory at once (its results arrive whole).
+constexpr qint64 kPageRows = 10000;
+
+// INSERT INTO table (columns) VALUES (?1, ?2), (?3, ?4), ...: `rows` rows.
+QString batchInsertSql(const QString &table, const QString &columnList, int columns, int rows) {
+    QStringList tuples;
+    int parameter = 0;
+    for (int row = 0; row < rows; ++row) {
+        QStringList values;
+        for (int column = 0; column < columns; ++column)
+            values << QStringLiteral("?%1").arg(++parameter);
+        tuples << QLatin1Char('(') + values.join(QStringLiteral(", ")) + QLatin1Char(')');
+    }
+    return QStringLiteral("INSERT INTO %1 (%2) VALUES %3")
+        .arg(quoteIdentifier(table), columnList, tuples.join(QStringLiteral(", ")));
+}
+
 qint64 copyTable(StoreDb &from, StoreDb &to, const QString &table) {
     QStringList fromNames;
     for (const StoreColumn &column : from.columns(table))
@@ -57,24 +82,54 @@ qint64 copyTable(StoreDb &from, StoreDb &to, const QString &table) {
         throw Error(QStringLiteral("workspace copy: table %1 is missing from %2 or from %3")
                         .arg(table, from.location(), to.location()));
     QStringList names;
-    QStringList parameters;
-    for (const StoreColumn &column : std::as_const(columns)) {
+    for (const StoreColumn &column : std::as_const(columns))
         names << column.name;
-        parameters << QStringLiteral("?%1").arg(parameters.size() + 1);
-    }
     const QString list = quoteIdentifierList(names);
-    Statement select(from, QStringLiteral("SELECT %1 FROM %2").arg(list, quoteIdentifier(table)));
-    Statement insert(to, QStringLiteral("INSERT INTO %1 (%2) VALUES (%3)")
-                             .arg(quoteIdentifier(table), list, parameters.join(QStringLiteral(", "))));
-    qint64 rows = 0;
-    while (select.step()) {
-        for (int i = 0; i < columns.size(); ++i)
-            insert.bind(i + 1, convertedFor(select.columnVariant(i), columns.at(i).kind));
+    const int width = int(columns.size());
+    const int batchRows = std::clamp(kMaxBoundValues / width, 1, kMaxBatchRows);
+    Statement fullBatch(to, batchInsertSql(table, list, width, batchRows));
+    QVariantList pending;
+    const auto flush = [&] {
+        const int rows = int(pending.size() / width);
+        if (rows == 0)
+            return;
+        std::optional<Statement> tail;
+        if (rows < batchRows)
+            tail.emplace(to, batchInsertSql(table, list, width, rows));
+        Statement &insert = tail ? *tail : fullBatch;
+        for (int i = 0; i < pending.size(); ++i)
+            insert.bind(i + 1, pending.at(i));
         insert.run();
         insert.reset();
-        ++rows;
+        pending.clear();
+    };
+
+    const int idColumn = int(names.indexOf(QStringLiteral("id")));
+    Statement select(from, idColumn >= 0
+                               ? QStringLiteral("SELECT %1 FROM %2 WHERE id > ?1 ORDER BY id LIMIT ?2")
+                                     .arg(list, quoteIdentifier(table))
+                               : QStringLiteral("SELECT %1 FROM %2").arg(list, quoteIdentifier(table)));
+    qint64 rows = 0;
+    qint64 lastId = std::numeric_limits<qint64>::min();
+    for (bool more = true; more;) {
+        if (idColumn >= 0)
+            select.bind(1, lastId).bind(2, kPageRows);
+        qint64 pageRows = 0;
+        while (select.step()) {
+            for (int i = 0; i < width; ++i)
+                pending << convertedFor(select.columnVariant(i), columns.at(i).kind);
+            if (idColumn >= 0)
+                lastId = select.columnInt64(idColumn);
+            ++pageRows;
+            if (pending.size() == qsizetype(batchRows) * width)
+                flush();
+        }
+        select.reset();
+        rows += pageRows;
+        more = idColumn >= 0 && pageRows == kPageRows;
     }
-    if (names.contains(QStringLiteral("id")))
+    flush();
+    if (idColumn >= 0)
         to.continueIdsAfterRows(table);
     return rows;
 }
