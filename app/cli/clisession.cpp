@@ -54,9 +54,8 @@ std::unique_ptr<Workspace> CliSession::openWorkspace() {
         installLogging(path);
         const std::optional<WorkspaceRole> role = workspace->myRole();
         if (role && *role < roleNeeded(m_command))
-            throw ValidationError(QStringLiteral("%1 is %2: %3 needs %4")
-                                      .arg(workspace->databaseUser(), workspaceRoleWithArticle(*role),
-                                           m_command, workspaceRoleName(roleNeeded(m_command))));
+            throw ValidationError(
+                roleRefusal(workspace->databaseUser(), *role, m_command, roleNeeded(m_command)));
         if (!role || *role >= WorkspaceRole::Operator) {
             AlertDispatcher alerts(path);
             alerts.closeInterruptedRuns(*workspace);

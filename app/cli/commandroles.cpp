@@ -7,10 +7,13 @@ namespace tidemark::cli {
 
 WorkspaceRole roleNeeded(const QString &command) {
     static const QSet<QString> viewer = {
-        QStringLiteral("alert show"), QStringLiteral("connection list"),  QStringLiteral("connection test"),
-        QStringLiteral("history"),    QStringLiteral("schedule list"),    QStringLiteral("schedule next"),
-        QStringLiteral("runners"),    QStringLiteral("table list"),       QStringLiteral("table position"),
-        QStringLiteral("verify"),     QStringLiteral("workspace export"), QStringLiteral("workspace roles")};
+        QStringLiteral("alert show"),      QStringLiteral("connection list"),
+        QStringLiteral("connection test"), QStringLiteral("history"),
+        QStringLiteral("schedule list"),   QStringLiteral("schedule next"),
+        QStringLiteral("runners"),         QStringLiteral("table list"),
+        QStringLiteral("table position"),  QStringLiteral("table changes"),
+        QStringLiteral("verify"),          QStringLiteral("workspace export"),
+        QStringLiteral("workspace roles")};
     static const QSet<QString> operatorCommands = {QStringLiteral("run"),
                                                    QStringLiteral("run cancel"),
                                                    QStringLiteral("backfill"),

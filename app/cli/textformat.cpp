@@ -2,6 +2,7 @@
 #include "app/cli/textformat.h"
 
 #include "model/domain/sourcezone.h"
+#include "model/storage/workspace.h"
 
 #include <QRegularExpression>
 #include <algorithm>
@@ -128,6 +129,17 @@ QString tablesText(const QList<TableSpec> &tables) {
     return alignColumns(rows);
 }
 
+QString changesText(const QList<WatermarkChange> &changes) {
+    QList<QStringList> rows{{QStringLiteral("AT"), QStringLiteral("BEFORE"), QStringLiteral("AFTER"),
+                             QStringLiteral("CAUSE"), QStringLiteral("RUN"), QStringLiteral("BY"),
+                             QStringLiteral("HOST")}};
+    for (const WatermarkChange &change : changes)
+        rows.append({timeText(change.at), orNone(change.oldValue), orNone(change.newValue), change.cause,
+                     change.runId > 0 ? QString::number(change.runId) : QStringLiteral("-"),
+                     orNone(change.by), orNone(change.host)});
+    return alignColumns(rows);
+}
+
 QString runText(const RunRecord &run) {
     return iterationsText(run.iterations, QString()) + summaryLine(run) + QLatin1Char('\n');
 }
@@ -135,10 +147,11 @@ QString runText(const RunRecord &run) {
 QString historyText(const QList<RunRecord> &runs) {
     QString text;
     for (const RunRecord &run : runs) {
-        text += QStringLiteral("run %1  %2  trigger %3  host %4  started %5  finished %6  concurrency %7%8\n")
+        text += QStringLiteral("run %1  %2  trigger %3  by %4  host %5  started %6  finished %7  concurrency "
+                               "%8%9\n")
                     .arg(run.id)
-                    .arg(run.status, run.trigger, orNone(run.host), timeText(run.startedAt),
-                         timeText(run.finishedAt))
+                    .arg(run.status, run.trigger, orNone(run.startedBy), orNone(run.host),
+                         timeText(run.startedAt), timeText(run.finishedAt))
                     .arg(run.concurrency)
                     .arg(run.dryRun                                ? QStringLiteral("  dry run")
                          : run.kind == QLatin1String(kRunKindCopy) ? QString()

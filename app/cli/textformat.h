@@ -10,6 +10,10 @@
 #include <QString>
 #include <QStringList>
 
+namespace tidemark {
+struct WatermarkChange;
+}
+
 namespace tidemark::cli {
 
 // Readable (non-JSON) output for operators at a terminal. Not a contract: scripts use --json.
@@ -24,5 +28,7 @@ QString runText(const RunRecord &run);
 // Runs newest first, each followed by its iterations.
 QString historyText(const QList<RunRecord> &runs);
 QString verifyText(const VerifyResult &result);
+// A table's audit trail, one line per position change.
+QString changesText(const QList<WatermarkChange> &changes);
 
 } // namespace tidemark::cli

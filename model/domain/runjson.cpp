@@ -72,6 +72,7 @@ QJsonObject runJson(const RunRecord &run, bool withRunDetails) {
         object.insert(QStringLiteral("trigger"), run.trigger);
         object.insert(QStringLiteral("host"), run.host);
         object.insert(QStringLiteral("pid"), run.pid);
+        object.insert(QStringLiteral("started_by"), optionalText(run.startedBy));
         object.insert(QStringLiteral("started_at"), timeJson(run.startedAt));
         object.insert(QStringLiteral("finished_at"), timeJson(run.finishedAt));
         object.insert(QStringLiteral("concurrency"), run.concurrency);

@@ -103,6 +103,7 @@ struct RunRecord {
     QString schedule; // the schedule that fired the run; empty otherwise
     QString host;
     qint64 pid = 0;
+    QString startedBy; // the server's login, or the file's user; empty before schema 18
     QDateTime startedAt;
     QDateTime finishedAt;
     QString status; // "running", or a final status derived by deriveRunStatus

@@ -30,6 +30,11 @@ QString workspaceRoleWithArticle(WorkspaceRole role) {
            workspaceRoleName(role);
 }
 
+QString roleRefusal(const QString &user, WorkspaceRole role, const QString &what, WorkspaceRole needed) {
+    return QStringLiteral("%1 is %2: %3 needs %4")
+        .arg(user, workspaceRoleWithArticle(role), what, workspaceRoleName(needed));
+}
+
 std::optional<WorkspaceRole> workspaceRoleFromName(const QString &name) {
     for (const WorkspaceRole role : kRoles)
         if (workspaceRoleName(role) == name)

@@ -19,6 +19,9 @@ enum class WorkspaceRole {
 QString workspaceRoleName(WorkspaceRole role);        // "viewer", "operator", ...
 QString workspaceRoleWithArticle(WorkspaceRole role); // "a viewer", "an operator", ...
 std::optional<WorkspaceRole> workspaceRoleFromName(const QString &name);
+// Why `user`, who has `role`, may not do `what`: "bob is an operator: adding a table needs
+// analyst". The CLI's refusal and the window's tooltip say it alike.
+QString roleRefusal(const QString &user, WorkspaceRole role, const QString &what, WorkspaceRole needed);
 
 // A user's role in a server workspace, as `workspace roles` lists them.
 struct RoleMember {

@@ -139,6 +139,8 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const {
         if (index.column() == RowsRead && run.rowsRead > run.rowsReadKept)
             return tr("%1 rows were read, then rolled back by the cancelled or failed iterations: %2 kept")
                 .arg(formatCount(run.rowsRead), formatCount(run.rowsReadKept));
+        if (index.column() == Trigger && !run.run.startedBy.isEmpty())
+            return tr("%1, started by %2 on %3").arg(triggerText(run), run.run.startedBy, run.run.host);
         return displayValue(run, index.column());
     case Qt::DisplayRole:
         return displayValue(run, index.column());

@@ -65,6 +65,8 @@ QVariant WatermarkHistoryModel::data(const QModelIndex &index, int role) const {
             return causeLabel(change.cause);
         case Run:
             return change.runId > 0 ? QString::number(change.runId) : QString();
+        case By:
+            return change.by;
         case Host:
             return change.host;
         }
@@ -81,6 +83,8 @@ QVariant WatermarkHistoryModel::data(const QModelIndex &index, int role) const {
             return change.cause;
         case Run:
             return change.runId;
+        case By:
+            return change.by;
         case Host:
             return change.host;
         }
@@ -108,6 +112,8 @@ QVariant WatermarkHistoryModel::headerData(int section, Qt::Orientation orientat
         return tr("Cause");
     case Run:
         return tr("Run");
+    case By:
+        return tr("By");
     case Host:
         return tr("Host");
     }

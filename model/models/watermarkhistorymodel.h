@@ -16,7 +16,7 @@ namespace tidemark {
 class WatermarkHistoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Time, OldValue, NewValue, Cause, Run, Host, ColumnCount };
+    enum Column { Time, OldValue, NewValue, Cause, Run, By, Host, ColumnCount };
 
     explicit WatermarkHistoryModel(QObject *parent = nullptr);
 

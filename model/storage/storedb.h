@@ -90,6 +90,10 @@ public:
     virtual void pinFile() {}
     virtual bool pinnedFileReplaced() { return false; }
 
+    // Who this connection writes as, for the audit trail and a run's started_by: the server's
+    // login (session_user), or the operating system's for a file.
+    virtual QString userName() = 0;
+
     // The columns of one of the workspace's own tables, in their order.
     virtual QList<StoreColumn> columns(const QString &table) = 0;
     // After rows were written with the ids they had elsewhere (`workspace copy`): the next id

@@ -34,6 +34,7 @@ struct WatermarkChange {
     QString cause; // "run", "reconcile", "backfill", "adopt", "edit", "remove", "restore"
     qint64 runId = 0;
     QString host; // the machine that made it (a change from before schema 6: its run's, if any)
+    QString by;   // who: the server's login, or the file's user; empty before schema 18
 };
 
 // One point of a trend chart: one run's figures for a table (or summed over every table), or,

@@ -2,7 +2,8 @@
 // Roles in a server workspace, through the real tidemark-cli and through psql's way in (a libpq
 // session of the same login): the owner grants; an operator runs but may not add a table; a
 // viewer reads but may not run; the server refuses each of them the same writes; a revoked user
-// may do nothing; a workspace file has no roles.
+// may do nothing; a workspace file has no roles. Who started each run and who moved each position
+// is the server's word (its login), and a file's its user's.
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
 
@@ -12,6 +13,9 @@
 #include <QTest>
 
 #include <stdexcept>
+
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace tidemark::test;
 
@@ -130,10 +134,20 @@ void TestRoles::enforcedByTidemarkAndByTheServer() {
     QCOMPARE(bobGrants.exitCode, 2);
     QVERIFY2(bobGrants.err.contains(QStringLiteral("needs admin")), qPrintable(bobGrants.describe()));
 
-    // A viewer reads, and runs nothing.
+    // A viewer reads, and runs nothing. Who started the run and who moved the position is the
+    // server's word.
     const CliResult history = as(m_carol, {QStringLiteral("history"), QStringLiteral("--json")});
     QVERIFY2(history.exitCode == 0, qPrintable(history.describe()));
     QCOMPARE(parseJsonArray(history.out).size(), 1);
+    QCOMPARE(parseJsonArray(history.out).at(0)[QStringLiteral("started_by")].toString(), m_bob);
+    const CliResult changes = as(m_carol, {QStringLiteral("table"), QStringLiteral("changes"),
+                                           QStringLiteral("1"), QStringLiteral("--json")});
+    QVERIFY2(changes.exitCode == 0, qPrintable(changes.describe()));
+    QStringList whoDidWhat;
+    for (const QJsonValue &change : parseJsonArray(changes.out))
+        whoDidWhat << change[QStringLiteral("cause")].toString() + QLatin1Char(':') +
+                          change[QStringLiteral("by")].toString();
+    QVERIFY2(whoDidWhat.contains(QStringLiteral("run:") + m_bob), qPrintable(whoDidWhat.join(u' ')));
     const CliResult carolRuns = as(m_carol, {QStringLiteral("run")});
     QCOMPARE(carolRuns.exitCode, 2);
     QVERIFY2(carolRuns.err.contains(QStringLiteral("%1 is a viewer: run needs operator").arg(m_carol)),
@@ -148,8 +162,29 @@ void TestRoles::enforcedByTidemarkAndByTheServer() {
                 .contains(QStringLiteral("permission denied")));
     QVERIFY(serverSays(m_bob, QStringLiteral("DELETE FROM connections"))
                 .contains(QStringLiteral("permission denied")));
+    // Of the workspace's settings, an operator writes the lease token its runs draw, no other.
+    QVERIFY(
+        serverSays(m_bob, QStringLiteral("INSERT INTO meta (\"key\", value) VALUES ('max_concurrency', '1')"))
+            .contains(QStringLiteral("row-level security")));
+    QCOMPARE(
+        serverSays(m_bob, QStringLiteral("UPDATE meta SET value = '1' WHERE \"key\" = 'schema_version'")),
+        QString());
+    PgSession admin;
+    QCOMPARE(admin.value(
+                 QStringLiteral("SELECT value FROM %1.meta WHERE \"key\" = 'schema_version'").arg(m_schema)),
+             QStringLiteral("9"));
     QCOMPARE(serverSays(m_bob, QStringLiteral("UPDATE tables SET active = 1 WHERE id = 1")), QString());
     QCOMPARE(serverSays(m_carol, QStringLiteral("SELECT count(*) FROM iterations")), QString());
+    // A row written outside Tidemark names its login, whatever name it claims.
+    QCOMPARE(serverSays(m_bob,
+                        QStringLiteral(
+                            "INSERT INTO runs (\"trigger\", host, pid, started_at, status, "
+                            "concurrency, started_by) VALUES ('psql', 'h', 1, 'now', 'failed', 1, 'alice')")),
+             QString());
+    QCOMPARE(serverSays(m_bob, QStringLiteral("UPDATE runs SET started_by = 'alice' WHERE id = 1")),
+             QString());
+    QCOMPARE(admin.query(QStringLiteral("SELECT started_by FROM %1.runs ORDER BY id").arg(m_schema)),
+             (QList<QStringList>{{m_bob}, {m_bob}}));
 
     // Revoked, the viewer may do nothing, and is told who grants.
     const CliResult revoked = as(owner, {QStringLiteral("workspace"), QStringLiteral("revoke"), m_carol});
@@ -166,6 +201,35 @@ void TestRoles::aFileHasNoRoles() {
         {QStringLiteral("-w"), file, QStringLiteral("workspace"), QStringLiteral("roles")}, m_dir.path());
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains(QStringLiteral("has no roles")), qPrintable(refused.describe()));
+
+    // Who started a run is the process's login (from the password database, not $USER).
+    makeOrders(m_dir.filePath(QStringLiteral("file-src.db")), 3);
+    for (const QStringList &step : QList<QStringList>{
+             {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+              QStringLiteral("--sqlite"), m_dir.filePath(QStringLiteral("file-src.db"))},
+             {QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("dst"),
+              QStringLiteral("--sqlite"), m_dir.filePath(QStringLiteral("file-dst.db"))},
+             {QStringLiteral("table"), QStringLiteral("add"), QStringLiteral("--source"),
+              QStringLiteral("src:orders"), QStringLiteral("--target"), QStringLiteral("dst:orders"),
+              QStringLiteral("--watermark"), QStringLiteral("updated_at")},
+             {QStringLiteral("run")}}) {
+        const CliResult done = runCli(QStringList{QStringLiteral("-w"), file} + step, m_dir.path());
+        QVERIFY2(done.exitCode == 0, qPrintable(done.describe()));
+    }
+    const passwd *me = ::getpwuid(::geteuid());
+    QVERIFY(me);
+    const QJsonArray history = parseJsonArray(
+        runCli({QStringLiteral("-w"), file, QStringLiteral("history"), QStringLiteral("--json")},
+               m_dir.path())
+            .out);
+    QCOMPARE(history.at(0)[QStringLiteral("started_by")].toString(), QString::fromLocal8Bit(me->pw_name));
+    const CliResult changes = runCli(
+        {QStringLiteral("-w"), file, QStringLiteral("table"), QStringLiteral("changes"), QStringLiteral("1")},
+        m_dir.path());
+    QVERIFY2(changes.exitCode == 0 && changes.out.startsWith(QStringLiteral("AT")) &&
+                 changes.out.contains(QStringLiteral(" run ")) &&
+                 changes.out.contains(QString::fromLocal8Bit(me->pw_name)),
+             qPrintable(changes.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestRoles)

@@ -121,8 +121,8 @@ void TestScheduleStore::version3WorkspaceMigrates() {
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
             "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER TABLE "
-            "tables DROP COLUMN zero_dates; PRAGMA "
-            "user_version = 3"));
+            "tables DROP COLUMN zero_dates; ALTER TABLE runs DROP COLUMN started_by; ALTER TABLE "
+            "watermark_changes DROP COLUMN changed_by; PRAGMA user_version = 3"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(queryValue(path, QStringLiteral("PRAGMA user_version")).toLongLong(),

@@ -183,7 +183,7 @@ void TestWorkspace::createAndReopen() {
     if (test::serverWorkspaces()) {
         QCOMPARE(test::execWorkspaceSql(
                      path, QStringLiteral(R"(SELECT value FROM meta WHERE "key" = 'schema_version')")),
-                 QStringLiteral("8"));
+                 QStringLiteral("9"));
     } else {
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
         QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA application_id")), qint64(0x54444D4B));
@@ -562,7 +562,7 @@ void TestWorkspace::followTargetStateTakesOnlyNewer() {
 // generation 0.
 void TestWorkspace::version2WorkspaceMigrates() {
     if (test::serverWorkspaces())
-        QSKIP("the file's own migration steps (2 to 17); a server workspace starts at its version 1");
+        QSKIP("the file's own migration steps (2 to 18); a server workspace starts at its version 1");
     const QString path = newPath(QStringLiteral("w.tidemark"));
     qint64 id = 0;
     {
@@ -573,7 +573,7 @@ void TestWorkspace::version2WorkspaceMigrates() {
     }
     {
         SqliteDb db(path, SqliteDb::Mode::ReadWrite);
-        // Back to schema 2: without what versions 3 to 16 added.
+        // Back to schema 2: without what versions 3 to 18 added.
         db.exec(QStringLiteral(
             "DROP TABLE schedules; DROP TABLE runner; ALTER TABLE runs DROP COLUMN schedule; "
             "DROP TABLE alert_settings; ALTER TABLE tables DROP COLUMN last_generation; "
@@ -591,8 +591,8 @@ void TestWorkspace::version2WorkspaceMigrates() {
             "DROP COLUMN cancel_requested; DROP TABLE fleet_runners; DROP TABLE schedule_firings; "
             "ALTER TABLE iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
             "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER TABLE "
-            "tables DROP COLUMN zero_dates; PRAGMA "
-            "user_version = 2"));
+            "tables DROP COLUMN zero_dates; ALTER TABLE runs DROP COLUMN started_by; ALTER TABLE "
+            "watermark_changes DROP COLUMN changed_by; PRAGMA user_version = 2"));
     }
     auto workspace = Workspace::open(path);
     QCOMPARE(pragmaInt(path, QStringLiteral("PRAGMA user_version")), qint64(Workspace::schemaVersion()));
@@ -633,8 +633,8 @@ void TestWorkspace::version12AlertsOnWarningsGainStalled() {
                 "schedule_firings; ALTER TABLE "
                 "iterations DROP COLUMN runner; ALTER TABLE iterations DROP COLUMN waiting; "
                 "ALTER TABLE leases DROP COLUMN token; ALTER TABLE runs DROP COLUMN backfill_range; ALTER "
-                "TABLE tables DROP COLUMN zero_dates; PRAGMA "
-                "user_version = 12"));
+                "TABLE tables DROP COLUMN zero_dates; ALTER TABLE runs DROP COLUMN started_by; ALTER "
+                "TABLE watermark_changes DROP COLUMN changed_by; PRAGMA user_version = 12"));
         }
         test::execSql(path, QStringLiteral("UPDATE alert_settings SET on_statuses = ?1"), {stored});
         QCOMPARE(Workspace::open(path)->alertSettings().on.join(QLatin1Char(',')), migrated);

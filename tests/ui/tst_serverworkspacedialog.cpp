@@ -9,7 +9,9 @@
 #include "model/storage/workspacepasswords.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
+#include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
+#include "ui/controltable/tabledialog.h"
 #include "ui/mainwindow/mainwindow.h"
 #include "ui/mainwindow/serverworkspacedialog.h"
 #include "ui/mainwindow/workspacepassworddialog.h"
@@ -23,6 +25,7 @@
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -176,6 +179,88 @@ private slots:
         QCOMPARE(window.windowTitle(),
                  QStringLiteral("%1 in tidemark_pw on 127.0.0.1:%2 — Tidemark").arg(schema, pgPort()));
         WorkspacePasswords::forget(server);
+    }
+
+    // Roles (docs/team.md): what the login may not do is greyed out, its tooltip saying why, and
+    // a double-click does not slip past it; what it may do is not.
+    void greysOutWhatTheRoleCannotDo() {
+        const QString suffix = QString::number(QCoreApplication::applicationPid());
+        const QString viewer = QStringLiteral("ui_viewer_") + suffix;
+        const QString operatorLogin = QStringLiteral("ui_operator_") + suffix;
+        PgSession admin;
+        for (const QString &login : {viewer, operatorLogin})
+            admin.exec(QStringLiteral("CREATE ROLE %1 LOGIN").arg(quoteIdentifier(login)));
+        const auto dropLogins = qScopeGuard([&] {
+            PgSession().exec(
+                QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
+            for (const QString &role :
+                 {viewer, operatorLogin, m_schema + QStringLiteral("_viewer"),
+                  m_schema + QStringLiteral("_operator"), m_schema + QStringLiteral("_analyst"),
+                  m_schema + QStringLiteral("_admin")})
+                PgSession().exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(quoteIdentifier(role)));
+        });
+        {
+            auto ws = Workspace::open(m_location);
+            ws->grantRole(viewer, WorkspaceRole::Viewer);
+            ws->grantRole(operatorLogin, WorkspaceRole::Operator);
+        }
+        const auto openAs = [&](MainWindow &window, const QString &login) {
+            window.resize(1024, 768);
+            window.show();
+            QSignalSpy opened(&window, &MainWindow::workspaceOpened);
+            window.openWorkspace(QStringLiteral("postgresql://%1@127.0.0.1:%2/tidemark?schema=%3")
+                                     .arg(login, pgPort(), m_schema));
+            QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+            QTRY_COMPARE(window.controlTable()->model()->rowCount(), 1);
+            window.controlTable()->view()->selectRow(0);
+        };
+        const auto action = [](MainWindow &window, const char *name) {
+            return window.findChild<QAction *>(QString::fromLatin1(name));
+        };
+
+        MainWindow asViewer;
+        openAs(asViewer, viewer);
+        QVERIFY(!action(asViewer, "actionRunAll")->isEnabled());
+        QCOMPARE(action(asViewer, "actionRunAll")->toolTip(),
+                 QStringLiteral("%1 is a viewer: running needs operator").arg(viewer));
+        QVERIFY(!action(asViewer, "actionPause")->isEnabled());
+        QVERIFY(!action(asViewer, "actionAddTable")->isEnabled());
+        QVERIFY(!action(asViewer, "actionAddSchedule")->isEnabled());
+        QCOMPARE(action(asViewer, "actionAddSchedule")->toolTip(),
+                 QStringLiteral("%1 is a viewer: adding a schedule needs analyst").arg(viewer));
+        QVERIFY(action(asViewer, "actionWatermarkHistory")->isEnabled()); // reading is a viewer's
+        QVERIFY(action(asViewer, "actionVerify")->isEnabled());
+        auto *path = asViewer.findChild<QLabel *>(QStringLiteral("workspacePath"));
+        QVERIFY2(path->text().endsWith(QStringLiteral(" — as %1, a viewer").arg(viewer)),
+                 qPrintable(path->text()));
+
+        MainWindow asOperator;
+        openAs(asOperator, operatorLogin);
+        QVERIFY(action(asOperator, "actionRunAll")->isEnabled());
+        QCOMPARE(action(asOperator, "actionRunAll")->toolTip(),
+                 QStringLiteral("Copy every active table (F5)"));
+        QVERIFY(action(asOperator, "actionPause")->isEnabled());
+        QVERIFY(!action(asOperator, "actionEditTable")->isEnabled());
+        QCOMPARE(action(asOperator, "actionEditTable")->toolTip(),
+                 QStringLiteral("%1 is an operator: editing a table needs analyst").arg(operatorLogin));
+        QSignalSpy said(asOperator.controlTable(), &ControlTablePanel::statusMessage);
+        asOperator.controlTable()->editSelected(); // a double-click's way in
+        QCOMPARE(said.size(), 1);
+        QCOMPARE(said.first().first().toString(),
+                 QStringLiteral("%1 is an operator: editing a table needs analyst").arg(operatorLogin));
+        QVERIFY(asOperator.findChildren<TableDialog *>().isEmpty());
+        // The connections: listed and tested by everyone, changed by an analyst.
+        action(asOperator, "actionConnections")->trigger();
+        auto *connections = asOperator.findChild<ConnectionsDialog *>();
+        QVERIFY(connections);
+        for (const QString &button : {QStringLiteral("addConnection"), QStringLiteral("removeConnection")}) {
+            auto *pushButton = connections->findChild<QPushButton *>(button);
+            QVERIFY(!pushButton->isEnabled());
+            QCOMPARE(
+                pushButton->toolTip(),
+                QStringLiteral("%1 is an operator: changing a connection needs analyst").arg(operatorLogin));
+        }
+        QVERIFY(connections->findChild<QPushButton *>(QStringLiteral("testForm"))->isEnabled());
     }
 
 private:

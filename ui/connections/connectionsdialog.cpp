@@ -194,6 +194,7 @@ ConnectionsDialog::ConnectionsDialog(WorkspaceGateway *gateway, QWidget *parent)
     connect(m_forgetPassword, &QPushButton::clicked, this, &ConnectionsDialog::forgetPassword);
     connect(m_list, &QTableWidget::itemSelectionChanged, this, &ConnectionsDialog::loadSelected);
     auto *remove = new QPushButton(tr("Remove"), this);
+    remove->setObjectName(QStringLiteral("removeConnection"));
     auto *test = new QPushButton(tr("Test"), this);
     connect(add, &QPushButton::clicked, this, &ConnectionsDialog::addConnection);
     connect(remove, &QPushButton::clicked, this, &ConnectionsDialog::removeSelected);
@@ -357,9 +358,18 @@ const ConnectionSpec *ConnectionsDialog::selected() const {
     return &m_connections.at(row);
 }
 
+void ConnectionsDialog::setReadOnly(const QString &why) {
+    m_readOnly = why;
+    for (const char *name : {"addConnection", "removeConnection", "saveChanges"}) {
+        auto *button = findChild<QPushButton *>(QString::fromLatin1(name));
+        button->setEnabled(false);
+        button->setToolTip(why);
+    }
+}
+
 void ConnectionsDialog::loadSelected() {
     const ConnectionSpec *spec = selected();
-    m_saveChanges->setEnabled(spec != nullptr);
+    m_saveChanges->setEnabled(spec != nullptr && m_readOnly.isEmpty());
     m_forgetPassword->setEnabled(spec && spec->kind != ConnectionKind::Sqlite);
     m_extraConninfo.clear();
     if (!spec)

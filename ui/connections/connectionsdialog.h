@@ -34,6 +34,10 @@ public:
 
     // The PostgreSQL form as a libpq conninfo string (values quoted as libpq expects).
     QString postgresConninfo() const;
+    // A role that may read the connections but not change them (a server workspace's viewer or
+    // operator): add, save and remove are greyed out, `why` as their tooltip. Testing and the
+    // keychain (this machine's) stay.
+    void setReadOnly(const QString &why);
 
 signals:
     void connectionsChanged();
@@ -64,6 +68,7 @@ private:
 
     WorkspaceGateway *m_gateway;
     RemoteWorkQueue *m_remote;
+    QString m_readOnly; // why the connections cannot be changed; empty when they can
     QList<ConnectionSpec> m_connections;
     QTableWidget *m_list;
     QLineEdit *m_name;

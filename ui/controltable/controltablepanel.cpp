@@ -8,6 +8,7 @@
 #include "model/models/nextruncolumn.h"
 #include "ui/common/columnfitter.h"
 #include "ui/common/columnmenu.h"
+#include "ui/common/rolelimits.h"
 #include "ui/common/statusdelegate.h"
 #include "ui/common/tablenaming.h"
 #include "ui/common/workspacegateway.h"
@@ -215,8 +216,25 @@ QList<TableSpec> ControlTablePanel::selectedTables() const {
     return tables;
 }
 
+void ControlTablePanel::setRoleLimits(RoleLimits *limits) {
+    m_roleLimits = limits;
+    auto *add = m_firstSteps->findChild<QPushButton *>(QStringLiteral("firstStepsAddTable"));
+    connect(limits, &RoleLimits::changed, add, [add, limits] {
+        const bool allowed = limits->allows(WorkspaceRole::Analyst);
+        add->setEnabled(allowed);
+        add->setToolTip(allowed ? QString() : limits->refusal(WorkspaceRole::Analyst, tr("adding a table")));
+    });
+}
+
+bool ControlTablePanel::allowed(WorkspaceRole needed, const QString &what) {
+    if (!m_roleLimits || m_roleLimits->allows(needed))
+        return true;
+    emit statusMessage(m_roleLimits->refusal(needed, what));
+    return false;
+}
+
 void ControlTablePanel::addTable() {
-    if (!m_gateway)
+    if (!m_gateway || !allowed(WorkspaceRole::Analyst, tr("adding a table")))
         return;
     auto *dialog = new TableDialog(m_gateway, std::nullopt, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -229,7 +247,7 @@ void ControlTablePanel::addTable() {
 
 void ControlTablePanel::editSelected() {
     const QList<TableSpec> tables = selectedTables();
-    if (!m_gateway || tables.size() != 1)
+    if (!m_gateway || tables.size() != 1 || !allowed(WorkspaceRole::Analyst, tr("editing a table")))
         return;
     const TableSpec before = tables.first();
     auto *dialog = new TableDialog(m_gateway, before, this);
@@ -242,7 +260,7 @@ void ControlTablePanel::editSelected() {
 
 void ControlTablePanel::removeSelected() {
     const QList<TableSpec> tables = selectedTables();
-    if (!m_gateway || tables.isEmpty())
+    if (!m_gateway || tables.isEmpty() || !allowed(WorkspaceRole::Analyst, tr("removing a table")))
         return;
     QStringList names;
     for (const TableSpec &spec : tables)
@@ -268,7 +286,8 @@ void ControlTablePanel::setActive(const QList<qint64> &ids, bool active) {
         if (auto spec = m_model->table(id); spec && spec->active != active)
             changing << id;
     }
-    if (!m_gateway || changing.isEmpty())
+    if (!m_gateway || changing.isEmpty() ||
+        !allowed(WorkspaceRole::Operator, active ? tr("resuming a table") : tr("pausing a table")))
         return;
     m_undoStack->push(new SetActiveCommand(commandContext(), changing, active));
 }

@@ -3,6 +3,7 @@
 
 #include "model/domain/schedulespec.h"
 #include "model/domain/tablespec.h"
+#include "model/domain/workspacerole.h"
 #include "ui/controltable/commands/controltablecommand.h"
 
 #include <QWidget>
@@ -21,6 +22,7 @@ namespace tidemark {
 class ControlTableModel;
 class NextRunColumn;
 class RestoredTargetCheck;
+class RoleLimits;
 class WorkspaceGateway;
 
 // The control table: a filterable, sortable view over ControlTableModel, its add / edit /
@@ -34,6 +36,9 @@ public:
     // Shows another workspace (nullptr = none): clears the undo history, reloads the tables.
     // `hasTables` is what a look at the file found, for the first-steps bar until they are read.
     void setGateway(WorkspaceGateway *gateway, bool hasTables = true);
+    // The window's role limits: a double-click, the checkbox and the first steps' button do only
+    // what the role allows, and say so otherwise.
+    void setRoleLimits(RoleLimits *limits);
     ControlTableModel *model() const { return m_model; }
     QUndoStack *undoStack() const { return m_undoStack; }
     QTableView *view() const { return m_view; }
@@ -70,9 +75,12 @@ signals:
 
 private:
     void setActive(const QList<qint64> &ids, bool active);
+    // Whether the role allows `what`; if not, says why in the status bar.
+    bool allowed(WorkspaceRole needed, const QString &what);
     void updateFirstSteps();
 
     WorkspaceGateway *m_gateway = nullptr;
+    RoleLimits *m_roleLimits = nullptr;
     RestoredTargetCheck *m_restoredTargetCheck = nullptr; // the gateway's child: goes with it
     ControlTableModel *m_model;
     NextRunColumn *m_nextRuns;

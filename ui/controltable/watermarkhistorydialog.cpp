@@ -45,6 +45,7 @@ WatermarkHistoryDialog::WatermarkHistoryDialog(WorkspaceGateway *gateway, const 
     m_view->setColumnWidth(WatermarkHistoryModel::NewValue, 200);
     m_view->setColumnWidth(WatermarkHistoryModel::Cause, 110);
     m_view->setColumnWidth(WatermarkHistoryModel::Run, 50);
+    m_view->setColumnWidth(WatermarkHistoryModel::By, 90);
     m_status->setObjectName(QStringLiteral("watermarkHistoryStatus"));
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);

@@ -21,6 +21,7 @@
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/columnmenu.h"
 #include "ui/common/resources.h"
+#include "ui/common/rolelimits.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 #include "ui/controltable/controltablepanel.h"
@@ -94,12 +95,16 @@ struct WorkspaceLook {
     std::optional<WorkspacePasswordError::Reason> password;
     QString passwordTarget;
     QString keychainProblem; // then: why no keychain could keep it (empty: one can)
+    // The user's role in a server workspace (nullopt: nothing is limited) and their login.
+    std::optional<WorkspaceRole> role;
+    QString user;
 };
 
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
+    , m_roleLimits(new RoleLimits(this))
     , m_notifier(new RunNotifier(this))
     , m_controlTable(new ControlTablePanel(this))
     , m_runPanel(new RunPanel(this))
@@ -130,6 +135,8 @@ MainWindow::MainWindow(QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
 
     m_schedules = new SchedulesPanel(m_controlTable->undoStack(), this);
+    m_schedules->setRoleLimits(m_roleLimits);
+    m_controlTable->setRoleLimits(m_roleLimits);
     m_schedulesDock = new QDockWidget(tr("Schedules"), this);
     m_schedulesDock->setObjectName(QStringLiteral("schedulesDock"));
     m_schedulesDock->setWidget(m_schedules);
@@ -144,6 +151,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_concurrency->setPrefix(tr("Concurrency: "));
 
     m_runLabel->setObjectName(QStringLiteral("runState"));
+    m_pathLabel->setObjectName(QStringLiteral("workspacePath"));
     statusBar()->addWidget(m_pathLabel, 1);
     statusBar()->addPermanentWidget(m_runLabel);
 
@@ -399,6 +407,23 @@ void MainWindow::createActions() {
                            m_backfillAction, m_watermarkHistoryAction, m_verifyAction, separator2,
                            m_removeAction});
 
+    // A server workspace's roles (docs/team.md): what this login may not do is greyed out.
+    const auto limit = [this](QAction *action, WorkspaceRole needed, const QString &what) {
+        m_roleLimits->limit(action, needed, what);
+    };
+    limit(m_addAction, WorkspaceRole::Analyst, tr("adding a table"));
+    limit(m_editAction, WorkspaceRole::Analyst, tr("editing a table"));
+    limit(m_removeAction, WorkspaceRole::Analyst, tr("removing a table"));
+    limit(m_pauseAction, WorkspaceRole::Operator, tr("pausing a table"));
+    limit(m_resumeAction, WorkspaceRole::Operator, tr("resuming a table"));
+    limit(m_backfillAction, WorkspaceRole::Operator, tr("a backfill"));
+    limit(m_runAllAction, WorkspaceRole::Operator, tr("running"));
+    limit(m_runSelectedAction, WorkspaceRole::Operator, tr("running"));
+    limit(m_runOnRunnersAction, WorkspaceRole::Operator, tr("running"));
+    limit(m_dryRunAction, WorkspaceRole::Operator, tr("a dry run"));
+    limit(m_setUpRunnerAction, WorkspaceRole::Operator, tr("a runner"));
+    connect(m_roleLimits, &RoleLimits::changed, this, &MainWindow::updateActions);
+
     // One row, short labels: at 1024 pixels no action hides behind the » overflow, and the run
     // grid below has the height of a run's rows. The undo
     // actions keep a fixed label (their tooltip names the command).
@@ -531,6 +556,7 @@ void MainWindow::updateActions() {
     m_refreshAction->setEnabled(open);
     m_setUpRunnerAction->setEnabled(open);
     m_runnersAction->setEnabled(open);
+    m_roleLimits->apply();
 }
 
 void MainWindow::chooseWorkspace() {
@@ -627,12 +653,17 @@ void MainWindow::openWorkspace(const QString &path) {
         }
         if (toKeep)
             keepWorkspacePassword(toKeep->first, toKeep->second);
+        m_roleLimits->setRole(look.role, look.user);
         setWorkspace(absolute, look.hasTables);
     });
     watcher->setFuture(QtConcurrent::run([absolute] {
         WorkspaceLook look;
         try {
-            look.hasTables = withKeychainPassword([&] { return Workspace::open(absolute); })->hasTables();
+            const std::unique_ptr<Workspace> workspace =
+                withKeychainPassword([&] { return Workspace::open(absolute); });
+            look.hasTables = workspace->hasTables();
+            look.role = workspace->myRole();
+            look.user = workspace->databaseUser();
         } catch (const WorkspacePasswordError &e) {
             look.error = e.message();
             look.password = e.reason();
@@ -765,7 +796,11 @@ void MainWindow::setWorkspace(const QString &path, bool hasTables) {
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_history, &HistoryPanel::mergeRuns);
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_runPanel, &RunPanel::followRuns);
 
-    m_pathLabel->setText(QDir::toNativeSeparators(path));
+    // On a server with roles, who the window works as: what it greys out follows from it.
+    const std::optional<WorkspaceRole> role = m_roleLimits->role();
+    m_pathLabel->setText(
+        role ? tr("%1 — as %2, %3").arg(path, m_roleLimits->user(), workspaceRoleWithArticle(*role))
+             : QDir::toNativeSeparators(path));
     m_runLabel->setText(tr("Idle"));
     setWindowTitle(windowTitleFor(path));
     rememberRecent(path);
@@ -1021,6 +1056,8 @@ void MainWindow::manageConnections() {
         return;
     auto *dialog = new ConnectionsDialog(m_gateway, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_roleLimits->allows(WorkspaceRole::Analyst))
+        dialog->setReadOnly(m_roleLimits->refusal(WorkspaceRole::Analyst, tr("changing a connection")));
     dialog->open();
 }
 

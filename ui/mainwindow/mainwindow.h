@@ -26,6 +26,7 @@ class RunNotifier;
 class RunAlerts;
 class RunPanel;
 class RunnerStatusWidget;
+class RoleLimits;
 class SchedulesPanel;
 class DemoWorkspace;
 class WelcomePage;
@@ -124,6 +125,7 @@ private:
 
     WorkspaceGateway *m_gateway = nullptr;
     WorkspaceWatcher *m_watcher = nullptr;
+    RoleLimits *m_roleLimits;
     RunCoordinator *m_coordinator = nullptr;
     RunNotifier *m_notifier;
     RunAlerts *m_alerts = nullptr; // the hook and webhook of the window's runs; one per workspace

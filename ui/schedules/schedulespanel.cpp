@@ -4,6 +4,7 @@
 #include "model/models/schedulelistmodel.h"
 #include "model/storage/workspace.h"
 #include "ui/common/columnfitter.h"
+#include "ui/common/rolelimits.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/schedules/runnerbanner.h"
 #include "ui/schedules/schedulecommands.h"
@@ -85,9 +86,23 @@ SchedulesPanel::SchedulesPanel(QUndoStack *undoStack, QWidget *parent)
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &SchedulesPanel::updateActions);
-    connect(m_view, &QTableView::doubleClicked, this, &SchedulesPanel::editSchedule);
+    connect(m_view, &QTableView::doubleClicked, this, [this] {
+        if (m_editAction->isEnabled())
+            editSchedule();
+    });
     connect(m_refreshTimer, &QTimer::timeout, this, &SchedulesPanel::reload);
     m_refreshTimer->start(kRefreshMs);
+    updateActions();
+}
+
+void SchedulesPanel::setRoleLimits(RoleLimits *limits) {
+    m_roleLimits = limits;
+    limits->limit(m_addAction, WorkspaceRole::Analyst, tr("adding a schedule"));
+    limits->limit(m_editAction, WorkspaceRole::Analyst, tr("editing a schedule"));
+    limits->limit(m_removeAction, WorkspaceRole::Analyst, tr("removing a schedule"));
+    limits->limit(m_pauseAction, WorkspaceRole::Operator, tr("pausing a schedule"));
+    limits->limit(m_resumeAction, WorkspaceRole::Operator, tr("resuming a schedule"));
+    connect(limits, &RoleLimits::changed, this, &SchedulesPanel::updateActions);
     updateActions();
 }
 
@@ -148,6 +163,8 @@ void SchedulesPanel::updateActions() {
     m_pauseAction->setEnabled(open && spec && spec->active);
     m_resumeAction->setEnabled(open && spec && !spec->active);
     m_removeAction->setEnabled(open && spec);
+    if (m_roleLimits)
+        m_roleLimits->apply();
 }
 
 ScheduleCommand::Context SchedulesPanel::commandContext() {

@@ -18,6 +18,7 @@ class QUndoStack;
 
 namespace tidemark {
 
+class RoleLimits;
 class RunnerBanner;
 class ScheduleListModel;
 class WorkspaceGateway;
@@ -32,6 +33,8 @@ public:
     explicit SchedulesPanel(QUndoStack *undoStack, QWidget *parent = nullptr);
 
     void setGateway(WorkspaceGateway *gateway);
+    // Greys out what the role does not allow (schedules: analyst; pausing one: operator).
+    void setRoleLimits(RoleLimits *limits);
     ScheduleListModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     // The dialog opened by addSchedule()/editSchedule(), while it is open (tests).
@@ -62,6 +65,7 @@ private:
 
     QUndoStack *m_undoStack;
     QPointer<WorkspaceGateway> m_gateway;
+    RoleLimits *m_roleLimits = nullptr;
     ScheduleListModel *m_model;
     QTableView *m_view;
     QTimer *m_refreshTimer;

@@ -443,6 +443,35 @@ int tablePosition(CliSession &session, const SubcommandParser &parser) {
     return 0;
 }
 
+// The table's audit trail, oldest first: each move of its position, what made it, who and where.
+// A removed table's too: its trail outlives it.
+int tableChanges(CliSession &session, const SubcommandParser &parser) {
+    const qint64 id = parseTableId(parser.positional().first(), parser.command());
+    std::unique_ptr<Workspace> workspace = session.openWorkspace();
+    if (!workspace->table(id) && !workspace->archivedTable(id))
+        throwNoSuchTable(*workspace, id);
+    const QList<WatermarkChange> changes = workspace->watermarkChanges(id);
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonArray array;
+        for (const WatermarkChange &change : changes)
+            array.append(QJsonObject{
+                {QStringLiteral("id"), change.id},
+                {QStringLiteral("table_id"), change.tableId},
+                {QStringLiteral("at"), timeJson(change.at)},
+                {QStringLiteral("watermark_before"), watermarkJson(change.oldValue)},
+                {QStringLiteral("watermark_after"), watermarkJson(change.newValue)},
+                {QStringLiteral("cause"), change.cause},
+                {QStringLiteral("run_id"), change.runId > 0 ? QJsonValue(change.runId) : QJsonValue()},
+                {QStringLiteral("by"), change.by.isEmpty() ? QJsonValue() : QJsonValue(change.by)},
+                {QStringLiteral("host"), change.host.isEmpty() ? QJsonValue() : QJsonValue(change.host)},
+            });
+        writeOut(toJsonLine(array));
+        return 0;
+    }
+    writeOut(changesText(changes));
+    return 0;
+}
+
 // Moves a table's position by hand, keeping the target's rows: a backfill --keep to any value.
 int tableSetPosition(CliSession &session, const SubcommandParser &parser) {
     const qint64 id = parseTableId(parser.positional().first(), parser.command());
@@ -607,6 +636,15 @@ QList<CommandSpec> tableCommands() {
          .maxPositional = 1,
          .positionalName = id,
          .handler = tablePosition},
+        {.name = QStringLiteral("table changes"),
+         .usage = QStringLiteral(
+             R"(  table changes ID [--json]           the table's audit trail: each move of its position, its
+                                      cause and run, who made it and on which host)"),
+         .options = {kJsonOption},
+         .minPositional = 1,
+         .maxPositional = 1,
+         .positionalName = id,
+         .handler = tableChanges},
         {.name = QStringLiteral("table set-position"),
          .usage =
              QStringLiteral(R"(  table set-position ID --watermark VALUE [--tiebreak VALUE] [--yes] [--json]

@@ -78,8 +78,7 @@ std::optional<WorkspaceRole> PgRoles::currentRole() {
 void PgRoles::requireAdmin(const QString &what) {
     const std::optional<WorkspaceRole> role = currentRole();
     if (role && *role != WorkspaceRole::Admin)
-        throw ValidationError(QStringLiteral("%1 is %2: %3 needs admin")
-                                  .arg(currentUser(), workspaceRoleWithArticle(*role), what));
+        throw ValidationError(roleRefusal(currentUser(), *role, what, WorkspaceRole::Admin));
 }
 
 // The groups, each a member of the one before, and their rights. Run by the schema's owner (or a

@@ -19,7 +19,7 @@ namespace {
 
 // Bump together with a new entry in kMigrations. A server workspace's versions are its own: its
 // first step creates what the file's eleven steps built.
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
@@ -309,9 +309,54 @@ $$;
                 .arg(quoteIdentifier(QString::fromLatin1(table))));
 }
 
+// The file's version 18: who started each run and who made each position change. The server
+// writes the session's login there itself, so a row cannot claim another user; only the
+// workspace's owner (or a superuser) keeps the name it writes, as `workspace copy` brings a
+// history in. Also (server only): a meta key beyond the lease token that runs draw is written by
+// those who may add a table, not by every operator.
+void migrateTo9(PgStoreDb &db) {
+    const QList<std::pair<QString, QString>> stamped = {
+        {QStringLiteral("runs"), QStringLiteral("started_by")},
+        {QStringLiteral("watermark_changes"), QStringLiteral("changed_by")}};
+    for (const auto &[table, column] : stamped) {
+        const QString quotedColumn = quoteIdentifier(column);
+        db.exec(QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 text NOT NULL DEFAULT ''")
+                    .arg(quoteIdentifier(table), quotedColumn));
+        const QString function = quoteIdentifier(QStringLiteral("stamp_") + column);
+        db.exec(QStringLiteral(R"(
+CREATE FUNCTION %1() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = TG_TABLE_SCHEMA),
+                       'MEMBER') THEN
+        IF TG_OP = 'UPDATE' THEN
+            NEW.%2 := OLD.%2;
+        ELSE
+            NEW.%2 := session_user;
+        END IF;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER %1 BEFORE INSERT OR UPDATE ON %3 FOR EACH ROW EXECUTE PROCEDURE %1();
+)")
+                    .arg(function, quotedColumn, quoteIdentifier(table)));
+    }
+    db.exec(QStringLiteral(R"(
+ALTER TABLE meta ENABLE ROW LEVEL SECURITY;
+CREATE POLICY meta_read ON meta FOR SELECT USING (true);
+CREATE POLICY meta_insert ON meta FOR INSERT
+    WITH CHECK ("key" = 'last_lease_token' OR has_table_privilege('tables'::regclass, 'INSERT'));
+CREATE POLICY meta_update ON meta FOR UPDATE
+    USING ("key" = 'last_lease_token' OR has_table_privilege('tables'::regclass, 'INSERT'))
+    WITH CHECK ("key" = 'last_lease_token' OR has_table_privilege('tables'::regclass, 'INSERT'));
+CREATE POLICY meta_delete ON meta FOR DELETE USING (has_table_privilege('tables'::regclass, 'INSERT'));
+)"));
+}
+
 using MigrationStep = void (*)(PgStoreDb &);
-constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3, &migrateTo4,
-                                                       &migrateTo5, &migrateTo6, &migrateTo7, &migrateTo8};
+constexpr MigrationStep kMigrations[kSchemaVersion] = {&migrateTo1, &migrateTo2, &migrateTo3,
+                                                       &migrateTo4, &migrateTo5, &migrateTo6,
+                                                       &migrateTo7, &migrateTo8, &migrateTo9};
 
 // "?N" (SQLite's numbered parameter, as the stores write them) becomes "$N". Quoted text and
 // identifiers are left alone. `referenced` gets each N found.
@@ -531,6 +576,14 @@ void PgStoreDb::reconnectIfLost() {
     setSearchPath();
     if (m_listening)
         listen();
+}
+
+QString PgStoreDb::userName() {
+    if (m_userName.isEmpty()) {
+        Statement select(*this, QStringLiteral("SELECT session_user"));
+        m_userName = select.step() ? select.columnText(0) : QString();
+    }
+    return m_userName;
 }
 
 QList<StoreColumn> PgStoreDb::columns(const QString &table) {

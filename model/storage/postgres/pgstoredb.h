@@ -37,6 +37,7 @@ public:
     void lock(StoreLock what, qint64 id) override;
     void stopStatementsWhile(const std::atomic_bool *) override {}
     std::optional<qint64> dataVersion() override { return std::nullopt; }
+    QString userName() override;
     QList<StoreColumn> columns(const QString &table) override;
     void continueIdsAfterRows(const QString &table) override;
     int listenForChanges() override;
@@ -73,6 +74,7 @@ private:
     WorkspaceLocation m_location;
     pg_conn *m_conn = nullptr;
     qint64 m_changes = 0;
+    QString m_userName; // read once: a session never changes its login
     bool m_listening = false; // LISTENs again after a reconnect
 };
 

@@ -14,6 +14,9 @@
 
 #include <array>
 
+#include <pwd.h>
+#include <unistd.h>
+
 namespace tidemark {
 namespace {
 
@@ -23,7 +26,7 @@ constexpr quint32 kApplicationId = 0x54444D4B;
 constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
-constexpr int kSchemaVersion = 17;
+constexpr int kSchemaVersion = 18;
 
 auto storageLog() {
     return logger("core.storage");
@@ -494,11 +497,19 @@ INSERT INTO meta ("key", value) VALUES ('last_lease_token', '0') ON CONFLICT ("k
 )"));
 }
 
+// Version 18: who started each run and who made each position change (docs/team.md, "Roles").
+void migrateTo18(SqliteDb &db) {
+    db.exec(QStringLiteral(R"(
+ALTER TABLE runs ADD COLUMN started_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE watermark_changes ADD COLUMN changed_by TEXT NOT NULL DEFAULT '';
+)"));
+}
+
 using MigrationStep = void (*)(SqliteDb &);
 constexpr MigrationStep kMigrations[kSchemaVersion] = {
     &migrateTo1,  &migrateTo2,  &migrateTo3,  &migrateTo4,  &migrateTo5,  &migrateTo6,
     &migrateTo7,  &migrateTo8,  &migrateTo9,  &migrateTo10, &migrateTo11, &migrateTo12,
-    &migrateTo13, &migrateTo14, &migrateTo15, &migrateTo16, &migrateTo17};
+    &migrateTo13, &migrateTo14, &migrateTo15, &migrateTo16, &migrateTo17, &migrateTo18};
 
 class SqliteStatementBackend : public StatementBackend {
 public:
@@ -681,6 +692,20 @@ void SqliteStoreDb::begin(TransactionKind kind) {
 
 void SqliteStoreDb::stopStatementsWhile(const std::atomic_bool *flag) {
     m_db->stopStatementsWhile(flag);
+}
+
+// The process's login from the password database rather than $USER, which anyone sets; a uid
+// with no entry (a container's) is named by its number.
+QString SqliteStoreDb::userName() {
+    static const QString name = [] {
+        passwd entry{};
+        passwd *found = nullptr;
+        std::array<char, 4096> buffer{};
+        if (::getpwuid_r(::geteuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found)
+            return QString::fromLocal8Bit(found->pw_name);
+        return QString::number(::geteuid());
+    }();
+    return name;
 }
 
 QList<StoreColumn> SqliteStoreDb::columns(const QString &table) {

@@ -36,6 +36,7 @@ public:
     void lock(StoreLock, qint64) override {}
     void stopStatementsWhile(const std::atomic_bool *flag) override;
     std::optional<qint64> dataVersion() override;
+    QString userName() override;
     QList<StoreColumn> columns(const QString &table) override;
     void pinFile() override;
     bool pinnedFileReplaced() override;

@@ -10,7 +10,7 @@ namespace {
 // Changes from before schema 6 name no host: their run's, when they had one.
 const char *const kWatermarkChangeSelect =
     "SELECT c.id, c.table_id, c.at, c.old_value, c.new_value, c.cause, c.run_id, "
-    "coalesce(c.host, r.host) FROM watermark_changes c LEFT JOIN runs r ON r.id = c.run_id ";
+    "coalesce(c.host, r.host), c.changed_by FROM watermark_changes c LEFT JOIN runs r ON r.id = c.run_id ";
 
 QList<WatermarkChange> readWatermarkChanges(Statement &stmt) {
     QList<WatermarkChange> result;
@@ -24,6 +24,7 @@ QList<WatermarkChange> readWatermarkChanges(Statement &stmt) {
         change.cause = stmt.columnText(5);
         change.runId = stmt.columnInt64(6);
         change.host = stmt.columnText(7);
+        change.by = stmt.columnText(8);
         result.append(change);
     }
     return result;
@@ -33,8 +34,8 @@ QList<WatermarkChange> readWatermarkChanges(Statement &stmt) {
 
 void AuditStore::record(const PositionChange &change) {
     Statement log(m_db, QStringLiteral("INSERT INTO watermark_changes (table_id, at, old_value, new_value, "
-                                       "old_tiebreak, new_tiebreak, cause, run_id, host) VALUES (?1, ?2, ?3, "
-                                       "?4, ?5, ?6, ?7, ?8, ?9)"));
+                                       "old_tiebreak, new_tiebreak, cause, run_id, host, changed_by) VALUES "
+                                       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
     log.bind(1, change.tableId)
         .bind(2, nowText())
         .bind(3, textOrNull(change.oldValue))
@@ -44,6 +45,7 @@ void AuditStore::record(const PositionChange &change) {
         .bind(7, change.cause)
         .bind(8, idOrNull(change.runId))
         .bind(9, hostName())
+        .bind(10, m_db.userName())
         .run();
 }
 

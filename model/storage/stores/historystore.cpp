@@ -216,12 +216,12 @@ qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryR
                               const QString &kind, bool queued, const QString &range) {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     Statement insert(
-        m_db,
-        QStringLiteral(
-            R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
-            R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
-            R"(schedule, kind, queued, backfill_range) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, )"
-            R"(?8, ?9, ?10, ?11, ?12 WHERE NOT EXISTS (SELECT 1 FROM meta WHERE "key" = 'copied_to'))"));
+        m_db, QStringLiteral(
+                  R"(INSERT INTO runs ("trigger", host, pid, started_at, status, )"
+                  R"(concurrency, dry_run, heartbeat_at, heartbeat_expires_at, )"
+                  R"(schedule, kind, queued, backfill_range, started_by) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, )"
+                  R"(?4, ?8, ?9, ?10, ?11, ?12, ?13 WHERE NOT EXISTS (SELECT 1 FROM meta WHERE "key" = )"
+                  R"('copied_to'))"));
     insert.bind(1, trigger)
         .bind(2, hostName())
         .bind(3, QCoreApplication::applicationPid())
@@ -234,6 +234,7 @@ qint64 HistoryStore::beginRun(const QString &trigger, int concurrency, bool dryR
         .bind(10, kind)
         .bind(11, queued ? 1 : 0)
         .bind(12, range)
+        .bind(13, m_db.userName())
         .run();
     return m_db.changes() == 1 ? m_db.lastInsertId() : 0; // 0: the workspace was copied elsewhere
 }

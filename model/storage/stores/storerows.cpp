@@ -257,7 +257,7 @@ IterationRecord readIteration(const Statement &stmt, int first) {
 
 const QString kRunColumns = QStringLiteral(
     R"(r.id, r."trigger", r.host, r.pid, r.started_at, r.finished_at, r.status, r.concurrency, r.dry_run, )"
-    "r.schedule, r.kind, r.queued");
+    "r.schedule, r.kind, r.queued, r.started_by");
 
 RunRecord readRun(const Statement &stmt) {
     RunRecord run;
@@ -273,6 +273,7 @@ RunRecord readRun(const Statement &stmt) {
     run.schedule = stmt.columnText(9);
     run.kind = stmt.columnText(10);
     run.queued = stmt.columnInt64(11) != 0;
+    run.startedBy = stmt.columnText(12);
     return run;
 }
 

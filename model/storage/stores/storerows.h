@@ -57,7 +57,7 @@ IterationRecord readIteration(const Statement &stmt, int first = 0);
 void bindIteration(Statement &stmt, const IterationRecord &record);
 
 extern const QString kRunColumns;
-constexpr int kRunColumnCount = 12;
+constexpr int kRunColumnCount = 13;
 RunRecord readRun(const Statement &stmt);
 
 } // namespace tidemark
