@@ -7,6 +7,10 @@
 #                                       a tidemark-cli run of the same tables followed live
 #   BENCH_TABLES="1000" BENCH_RUNS=20000 bench/window_scale.sh     a quicker look
 #   bench/window_scale.sh summary SESSION...     the table again, from the sessions' files
+#   BENCH_WORKSPACE=server TIDEMARK_PG_PORT=<port> BENCH_TABLES=10000 bench/window_scale.sh
+#                                       the same on a server workspace: each size's file is moved
+#                                       onto the server (`workspace copy`, timed) and the window and
+#                                       the followed CLI run open that
 #
 # env: BENCH_TABLES ("1000 5000 10000"), BENCH_RUNS (100000), BENCH_ITERATIONS_PER_RUN (20),
 #      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Esc in the window,
@@ -65,6 +69,11 @@ else
     run_seconds=${BENCH_RUN_SECONDS:-20}
 fi
 dir=${BENCH_DIR:-/tmp/tidemark-window-scale}
+kind=${BENCH_WORKSPACE:-file}
+if [[ "$kind" == server ]]; then
+    pg_port=${TIDEMARK_PG_PORT:?BENCH_WORKSPACE=server needs TIDEMARK_PG_PORT (scripts/pgcluster.sh start)}
+    psql=$(ls -d /usr/lib/postgresql/*/bin/psql | sort -V | tail -1)
+fi
 display=${BENCH_DISPLAY:-:87}
 cli=${TIDEMARK_CLI:-$root/build/app/tidemark-cli}
 gui=${TIDEMARK_GUI:-$root/build/bench/tidemark-instrumented}
@@ -412,6 +421,17 @@ scale)
         rm -f "$work" "$work"-wal "$work"-shm
         cp "$base.tidemark" "$work"
         cp "$base-target.db.orig" "$base-target.db"
+        if [[ "$kind" == server ]]; then
+            schema="window_scale_$tables"
+            "$psql" -q -h 127.0.0.1 -p "$pg_port" -U tidemark tidemark \
+                -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null
+            uri="postgresql://tidemark@127.0.0.1:$pg_port/tidemark?schema=$schema"
+            say "$tables tables: workspace copy onto the server"
+            copy_start=$(now)
+            "$cli" -w "$work" workspace copy "$uri" >"$dir/copy-$tables.log" 2>&1
+            say "$tables tables: copied in $(awk "BEGIN { printf \"%.1f\", $(now) - $copy_start }") s ($(tail -n 2 "$dir/copy-$tables.log" | head -n 1))"
+            work=$uri
+        fi
         # Written back before the window starts: otherwise its first file sync (the workspace's,
         # the settings') waits behind the copy's gigabyte, and the open measures the copy.
         sync
@@ -462,6 +482,9 @@ if [[ "$mode" == done ]]; then
     shape="8 tables x $rows rows, no past runs"
 else
     shape="$runs runs x $per_run iterations"
+fi
+if [[ "$kind" == server ]]; then
+    shape="$shape, a server workspace (PostgreSQL on loopback)"
 fi
 echo "Tidemark $("$cli" --version 2>/dev/null | head -n 1), $(git -C "$root" rev-parse --short HEAD)," \
     "$shape, $(nproc) cores (load $(cut -d' ' -f1 /proc/loadavg)), Xvfb, $(date -u +%Y-%m-%dT%H:%MZ)"

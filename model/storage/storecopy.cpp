@@ -173,6 +173,8 @@ QList<CopiedRows> copyStoreRows(StoreDb &from, StoreDb &to,
     progress(copied.last());
     writing.commit();
     snapshot.commit();
+    for (const char *table : kCopiedTables)
+        to.updateStatistics(QString::fromLatin1(table));
     return copied;
 }
 

@@ -99,6 +99,11 @@ public:
     // After rows were written with the ids they had elsewhere (`workspace copy`): the next id
     // `table` draws comes after the largest. No-op where ids follow the rows by themselves.
     virtual void continueIdsAfterRows(const QString &) {}
+    // After many rows arrived at once (`workspace copy`): the planner's statistics of `table`,
+    // which a server otherwise gathers only when its autovacuum gets to it. Until then it plans
+    // the window's first reads as if the tables were empty (32 s to show 1,000 tables over
+    // 400,000 iterations, against 0.3 s). SQLite plans the workspace's indexes without them.
+    virtual void updateStatistics(const QString &) {}
 
     // --- what each dialect writes its own way ---
     // A subquery of the ids in the JSON array bound at `param`: "IN (<this>)".

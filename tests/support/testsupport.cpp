@@ -9,6 +9,7 @@
 #include "model/common/sqlquote.h"
 #include "model/common/timestamp.h"
 #include "model/sqlite/sqlitedb.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -148,11 +149,19 @@ QJsonArray parseJsonArray(const QString &text, bool *ok) {
 }
 
 void execSql(const QString &dbPath, const QString &sql) {
+    if (isServerWorkspace(dbPath)) {
+        serverWorkspaceRows(dbPath, sql, {});
+        return;
+    }
     SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
     db.exec(sql);
 }
 
 void execSql(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    if (isServerWorkspace(dbPath)) {
+        serverWorkspaceRows(dbPath, sql, params);
+        return;
+    }
     SqliteDb db(dbPath, SqliteDb::Mode::ReadWriteCreate);
     SqliteStatement statement(db, sql);
     bindAll(statement, params);
@@ -160,6 +169,10 @@ void execSql(const QString &dbPath, const QString &sql, const QVariantList &para
 }
 
 QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    if (isServerWorkspace(dbPath)) {
+        const QList<QStringList> rows = serverWorkspaceRows(dbPath, sql, params);
+        return rows.isEmpty() || rows.first().first().isNull() ? QVariant() : QVariant(rows.first().first());
+    }
     SqliteDb db(dbPath, SqliteDb::Mode::ReadOnly);
     SqliteStatement statement(db, sql);
     bindAll(statement, params);
@@ -169,6 +182,8 @@ QVariant queryValue(const QString &dbPath, const QString &sql, const QVariantLis
 }
 
 QList<QStringList> queryRows(const QString &dbPath, const QString &sql, const QVariantList &params) {
+    if (isServerWorkspace(dbPath))
+        return serverWorkspaceRows(dbPath, sql, params);
     SqliteDb db(dbPath, SqliteDb::Mode::ReadOnly);
     SqliteStatement statement(db, sql);
     bindAll(statement, params);

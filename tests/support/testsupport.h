@@ -98,6 +98,8 @@ QJsonObject parseJsonObject(const QString &text, bool *ok = nullptr);
 QJsonArray parseJsonArray(const QString &text, bool *ok = nullptr);
 
 // --- SQLite fixtures (through SqliteDb; identifiers through quoteIdentifier) ---
+// execSql(), queryValue() and queryRows() also take a server workspace's URI (one statement,
+// ?N parameters): a suite that runs on both workspace kinds pokes its workspace the same way.
 
 // Runs SQL without parameters on a SQLite file, creating it when missing.
 void execSql(const QString &dbPath, const QString &sql);

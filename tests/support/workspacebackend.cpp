@@ -37,11 +37,22 @@ QString execWorkspaceSql(const QString &location, const QString &sql, const QVar
             stmt.bind(i + 1, params[i]);
         return stmt.step() ? stmt.columnText(0) : QString();
     }
+    const QList<QStringList> rows = serverWorkspaceRows(location, sql, params);
+    return rows.isEmpty() || rows.first().isEmpty() ? QString() : rows.first().first();
+}
+
+bool isServerWorkspace(const QString &path) {
+    return WorkspaceLocation::isServer(path);
+}
+
+QList<QStringList> serverWorkspaceRows(const QString &location, const QString &sql,
+                                       const QVariantList &params) {
+    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
     PgSession session(resolved.target());
     session.exec(QStringLiteral("SET search_path TO \"%1\"").arg(resolved.schema()));
     QString rendered = sql;
     rendered.replace(QRegularExpression(QStringLiteral("\\?(\\d+)")), QStringLiteral("$\\1"));
-    return session.value(rendered, params);
+    return session.query(rendered, params);
 }
 
 } // namespace tidemark::test

@@ -7,7 +7,9 @@
 // workspaces by testWorkspaceLocation() and pokes their rows by execWorkspaceSql(), never by
 // the file's own means, so each check holds on both.
 
+#include <QList>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 #include <QVariant>
 
@@ -22,6 +24,12 @@ QString testWorkspaceLocation(const QTemporaryDir &dir, const QString &name);
 // backend's own client, as another process would; returns the first column of the first row
 // as text (null when none).
 QString execWorkspaceSql(const QString &location, const QString &sql, const QVariantList &params = {});
+// Whether `path` names a server workspace; then serverWorkspaceRows() runs `sql` there (?N bound
+// to `params`), which is how testsupport's execSql(), queryValue() and queryRows() take a server
+// workspace's URI as they take a workspace file's path.
+bool isServerWorkspace(const QString &path);
+QList<QStringList> serverWorkspaceRows(const QString &location, const QString &sql,
+                                       const QVariantList &params);
 
 } // namespace tidemark::test
 

@@ -145,7 +145,7 @@ int workspaceGrant(CliSession &session, const SubcommandParser &parser) {
     std::unique_ptr<Workspace> workspace = session.openWorkspace();
     workspace->grantRole(user, *role);
     writeOut(
-        QStringLiteral("%1 is %2 of %3 now\n").arg(user, workspaceRoleName(*role), session.workspacePath()));
+        QStringLiteral("%1 is %2 of %3 now\n").arg(user, workspaceRoleWithArticle(*role), session.workspacePath()));
     return 0;
 }
 

@@ -608,6 +608,10 @@ QList<StoreColumn> PgStoreDb::columns(const QString &table) {
     return found;
 }
 
+void PgStoreDb::updateStatistics(const QString &table) {
+    exec(QStringLiteral("ANALYZE %1").arg(quoteIdentifier(table)));
+}
+
 // An identity column's sequence does not see ids written explicitly. An empty table has no
 // largest id: setval() of NULL is NULL and leaves the sequence as it is.
 void PgStoreDb::continueIdsAfterRows(const QString &table) {

@@ -40,6 +40,7 @@ public:
     QString userName() override;
     QList<StoreColumn> columns(const QString &table) override;
     void continueIdsAfterRows(const QString &table) override;
+    void updateStatistics(const QString &table) override;
     int listenForChanges() override;
     bool takeChangeNotifications() override;
 
@@ -74,7 +75,7 @@ private:
     WorkspaceLocation m_location;
     pg_conn *m_conn = nullptr;
     qint64 m_changes = 0;
-    QString m_userName; // read once: a session never changes its login
+    QString m_userName;       // read once: a session never changes its login
     bool m_listening = false; // LISTENs again after a reconnect
 };
 
