@@ -4,6 +4,8 @@
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include <QDir>
+#include <QFileInfo>
 #include <QtGlobal>
 #include <cstdio>
 #include <mutex>
@@ -48,6 +50,7 @@ void installLogSinks(const QString &logFile, bool toStderr) {
     }
     if (!logFile.isEmpty()) {
         try {
+            QDir().mkpath(QFileInfo(logFile).absolutePath()); // a server workspace's state folder
             // Private like the workspace whatever the umask, and again after each rotation.
             spdlog::file_event_handlers privateFile;
             privateFile.after_open = [](const spdlog::filename_t &, std::FILE *file) {

@@ -5,7 +5,9 @@
 
 #include <libpq-fe.h>
 
+#include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStringList>
 #include <QUrl>
 
@@ -59,7 +61,24 @@ bool WorkspaceLocation::isServer(const QString &text) {
 }
 
 QString WorkspaceLocation::logFileFor(const QString &text) {
-    return text.isEmpty() || isServer(text) ? QString() : text + QStringLiteral(".log");
+    if (text.isEmpty())
+        return {};
+    if (!isServer(text))
+        return text + QStringLiteral(".log");
+    QString name;
+    try {
+        const WorkspaceLocation location = resolve(text);
+        // "postgresql://ana@db:5432/warehouse?sslmode=require", schema x: "ana@db_5432_warehouse_x"
+        name = location.target().section(QLatin1Char('?'), 0, 0).section(QStringLiteral("://"), 1) +
+               QLatin1Char('_') + location.schema();
+    } catch (const Error &) {
+        return {}; // what cannot be opened logs nowhere of its own
+    }
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9@._-]")), QStringLiteral("_"));
+    QString state = qEnvironmentVariable("XDG_STATE_HOME");
+    if (state.isEmpty())
+        state = QDir::homePath() + QStringLiteral("/.local/state");
+    return state + QStringLiteral("/tidemark/") + name + QStringLiteral(".log");
 }
 
 WorkspaceLocation WorkspaceLocation::resolve(const QString &text, const QString &schema) {

@@ -23,9 +23,9 @@ public:
     static WorkspaceLocation resolve(const QString &text, const QString &schema = QString());
     // Whether `text` names a server workspace (a postgresql:// or postgres:// URI).
     static bool isServer(const QString &text);
-    // The log file of the workspace named `text`: "<file>.log" beside a workspace file; empty for a
-    // server workspace, which has no folder of its own (its processes log to stderr, a runner to its
-    // journal).
+    // The log file of the workspace named `text`: "<file>.log" beside a workspace file. A server
+    // workspace has no folder of its own: each machine logs its processes' work on it under its
+    // state directory, $XDG_STATE_HOME/tidemark/<user@host_port_database_schema>.log.
     static QString logFileFor(const QString &text);
 
     Kind kind() const { return m_kind; }

@@ -4,6 +4,7 @@
 #include "model/storage/serverworkspaceaddress.h"
 #include "model/storage/workspacelocation.h"
 
+#include <QDir>
 #include <QUrl>
 #include <QtTest>
 
@@ -89,13 +90,19 @@ private slots:
         QVERIFY(address.problem().contains(QLatin1String("host")));
     }
 
-    // A server workspace has no folder for a log file: none is named (the window once wrote
+    // A file's log is beside it; a server workspace has no folder of its own, so each machine logs
+    // it under its state directory, named after server, database and schema (the window once wrote
     // "postgresql:/…?schema=x.log" under its working directory).
-    void onlyAFileHasALogFile() {
+    void logFiles() {
         QCOMPARE(WorkspaceLocation::logFileFor(QStringLiteral("/tmp/a.tidemark")),
                  QStringLiteral("/tmp/a.tidemark.log"));
-        QCOMPARE(WorkspaceLocation::logFileFor(QStringLiteral("postgresql://ana@db/warehouse?schema=x")),
-                 QString());
+        qputenv("XDG_STATE_HOME", "/tmp/state");
+        QCOMPARE(WorkspaceLocation::logFileFor(
+                     QStringLiteral("postgresql://ana@db:5433/warehouse?sslmode=require&schema=x")),
+                 QStringLiteral("/tmp/state/tidemark/ana@db_5433_warehouse_x.log"));
+        qunsetenv("XDG_STATE_HOME");
+        QCOMPARE(WorkspaceLocation::logFileFor(QStringLiteral("postgres://db/w?schema=team")),
+                 QDir::homePath() + QStringLiteral("/.local/state/tidemark/db_w_team.log"));
         QCOMPARE(WorkspaceLocation::logFileFor(QString()), QString());
     }
 

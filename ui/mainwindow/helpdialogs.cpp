@@ -70,12 +70,13 @@ LogFileDialog::LogFileDialog(const QString &workspacePath, QWidget *parent)
         label->setText(tr("Each workspace writes its log beside it (<i>workspace</i>.log). Open a "
                           "workspace to see where."));
     } else if (path.isEmpty()) {
-        label->setText(tr("A server workspace has no folder of its own, so it writes no log file: the "
-                          "window logs to its standard error, a runner service to its journal "
-                          "(journalctl --user -u 'tidemark-runner@*'), and every iteration's log is in the "
-                          "run history."));
+        label->setText(tr("This workspace cannot be named, so it writes no log file."));
     } else {
-        label->setText(tr("The log of this workspace (rotated at 5 MB, five files kept):\n%1")
+        label->setText((WorkspaceLocation::isServer(workspacePath)
+                            ? tr("The log of this server workspace on this machine; every machine that "
+                                 "opens it keeps its own, and every iteration's log is in the run history "
+                                 "(rotated at 5 MB, five files kept):\n%1")
+                            : tr("The log of this workspace (rotated at 5 MB, five files kept):\n%1"))
                            .arg(QDir::toNativeSeparators(path)));
         QPushButton *open = buttons->addButton(tr("Open Folder"), QDialogButtonBox::ActionRole);
         open->setObjectName(QStringLiteral("openLogFolder"));
