@@ -13,7 +13,7 @@
 #                                       the followed CLI run open that
 #
 # env: BENCH_TABLES ("1000 5000 10000"), BENCH_RUNS (100000), BENCH_ITERATIONS_PER_RUN (20),
-#      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Esc in the window,
+#      BENCH_RUN_SECONDS (20; 600 in `done`: a run still going then is cancelled: Ctrl+Shift+X in the window,
 #      SIGTERM to the CLI), BENCH_ROWS (300000 rows per table in `done`), BENCH_DIR (/tmp/tidemark-window-scale),
 #      BENCH_QUIT_SECONDS (120: a window still quitting then is killed, its quit time shown as ">"),
 #      BENCH_DISPLAY (:87), TIDEMARK_CLI (build/app/tidemark-cli), TIDEMARK_GUI (build/bench/tidemark-instrumented),
@@ -245,15 +245,17 @@ open_window() { # workspace tables
     window=$(DISPLAY=$display xdotool search --sync --pid "$app_pid" --onlyvisible --name Tidemark | head -n 1)
 }
 
-# F5 in the window; cancelled (Esc) after $run_seconds; until its reloads have come in.
+# F5 in the window; cancelled (Ctrl+Shift+X, Run › Cancel Run) after $run_seconds; until its
+# reloads have come in. A run that would roll rows back asks first, and the question's default
+# keeps it running: such a run is waited for.
 run_in_window() {
     local start
     start=$(now)
     key F5
     wait_event "run-started" "$start" 60
     if ! wait_event "run-finished" "$start" "$run_seconds"; then
-        say "run still going after $run_seconds s: Esc"
-        key Escape
+        say "run still going after $run_seconds s: Ctrl+Shift+X"
+        key ctrl+shift+x
         wait_event "run-finished" "$start" 300
         echo "cancelled 1" >>"$session/phases"
     fi

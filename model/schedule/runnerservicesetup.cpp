@@ -3,6 +3,7 @@
 
 #include "model/common/logging.h"
 #include "model/schedule/userunittemplate.h"
+#include "model/storage/workspacelocation.h"
 
 #include <QDir>
 #include <QFile>
@@ -41,7 +42,10 @@ auto setupLog() {
 
 RunnerServiceSetup::RunnerServiceSetup(const QString &workspacePath, const QString &cliPath, QObject *parent)
     : QObject(parent)
-    , m_workspacePath(QFileInfo(workspacePath).absoluteFilePath())
+    , m_workspacePath(WorkspaceLocation::isServer(workspacePath)
+                          ? workspacePath
+                          : QFileInfo(workspacePath).absoluteFilePath())
+    , m_server(WorkspaceLocation::isServer(workspacePath))
     , m_cliPath(cliPath)
     , m_packagedUnitDirs({QStringLiteral("/usr/lib/systemd/user"),
                           QStringLiteral("/usr/local/lib/systemd/user"),
@@ -58,8 +62,7 @@ RunnerServiceSetup::~RunnerServiceSetup() {
 }
 
 QString RunnerServiceSetup::escapePath(const QString &path) {
-    // systemd's unit_name_path_escape: simplify, drop the outer slashes, '/' becomes '-', every
-    // byte outside [A-Za-z0-9:_.] (and a leading '.') becomes \xNN.
+    // systemd's unit_name_path_escape: simplify, drop the outer slashes, then escapeName().
     QString simplified = QDir::cleanPath(path);
     while (simplified.startsWith(QLatin1Char('/')))
         simplified.remove(0, 1);
@@ -67,7 +70,13 @@ QString RunnerServiceSetup::escapePath(const QString &path) {
         simplified.chop(1);
     if (simplified.isEmpty())
         return QStringLiteral("-");
-    const QByteArray bytes = simplified.toUtf8();
+    return escapeName(simplified);
+}
+
+QString RunnerServiceSetup::escapeName(const QString &name) {
+    // systemd's unit_name_escape: '/' becomes '-', every byte outside [A-Za-z0-9:_.] (and a
+    // leading '.') becomes \xNN.
+    const QByteArray bytes = name.toUtf8();
     QString escaped;
     for (qsizetype i = 0; i < bytes.size(); ++i) {
         const char c = bytes.at(i);
@@ -83,19 +92,24 @@ QString RunnerServiceSetup::escapePath(const QString &path) {
     return escaped;
 }
 
+QString RunnerServiceSetup::templateName() const {
+    return m_server ? QStringLiteral("tidemark-runner-server@.service") : kUnitTemplateName;
+}
+
 QString RunnerServiceSetup::unitName() const {
-    return QStringLiteral("tidemark-runner@%1.service").arg(escapePath(m_workspacePath));
+    return m_server ? QStringLiteral("tidemark-runner-server@%1.service").arg(escapeName(m_workspacePath))
+                    : QStringLiteral("tidemark-runner@%1.service").arg(escapePath(m_workspacePath));
 }
 
 QString RunnerServiceSetup::userUnitPath() const {
     QString config = qEnvironmentVariable("XDG_CONFIG_HOME");
     if (config.isEmpty())
         config = QDir::homePath() + QStringLiteral("/.config");
-    return config + QStringLiteral("/systemd/user/") + kUnitTemplateName;
+    return config + QStringLiteral("/systemd/user/") + templateName();
 }
 
 QString RunnerServiceSetup::userUnitText() const {
-    QString text = QString::fromUtf8(kUserUnitTemplate);
+    QString text = QString::fromUtf8(m_server ? kUserServerUnitTemplate : kUserUnitTemplate);
     // systemd splits ExecStart at spaces unless the word is quoted.
     const QString program =
         m_cliPath.contains(QLatin1Char(' ')) ? QLatin1Char('"') + m_cliPath + QLatin1Char('"') : m_cliPath;
@@ -104,10 +118,14 @@ QString RunnerServiceSetup::userUnitText() const {
 }
 
 QStringList RunnerServiceSetup::manualCommands() const {
-    return {QStringLiteral(
-                "systemctl --user enable --now \"tidemark-runner@$(systemd-escape --path %1).service\"")
-                .arg(shellQuote(m_workspacePath)),
-            QStringLiteral("loginctl enable-linger \"$USER\"")};
+    return {
+        (m_server
+             ? QStringLiteral("systemctl --user enable --now \"tidemark-runner-server@$(systemd-escape %1)."
+                              "service\"")
+             : QStringLiteral("systemctl --user enable --now \"tidemark-runner@$(systemd-escape --path %1)."
+                              "service\""))
+            .arg(shellQuote(m_workspacePath)),
+        QStringLiteral("loginctl enable-linger \"$USER\"")};
 }
 
 QStringList RunnerServiceSetup::plan() const {
@@ -115,7 +133,8 @@ QStringList RunnerServiceSetup::plan() const {
         return {};
     QStringList steps;
     if (writesUnitFile()) {
-        steps << tr("Write %1, with ExecStart=%2 --workspace %f serve").arg(userUnitPath(), m_cliPath)
+        steps << tr("Write %1, with ExecStart=%2 --workspace %3 serve")
+                     .arg(userUnitPath(), m_cliPath, instanceSpecifier())
               << QStringLiteral("$ systemctl --user daemon-reload");
     }
     steps << QStringLiteral("$ ") +
@@ -126,7 +145,7 @@ QStringList RunnerServiceSetup::plan() const {
 
 bool RunnerServiceSetup::packagedUnitInstalled() const {
     for (const QString &dir : m_packagedUnitDirs)
-        if (QFileInfo::exists(dir + QLatin1Char('/') + kUnitTemplateName))
+        if (QFileInfo::exists(dir + QLatin1Char('/') + templateName()))
             return true;
     return false;
 }
@@ -162,7 +181,7 @@ void RunnerServiceSetup::start() {
     if (!file.open(QIODevice::WriteOnly) || file.write(userUnitText().toUtf8()) < 0 || !file.commit())
         return finish(RunnerSetupResult::Outcome::Failed,
                       tr("Cannot write %1: %2").arg(path, file.errorString()));
-    append(tr("Wrote %1 (ExecStart: %2 --workspace %f serve)").arg(path, m_cliPath));
+    append(tr("Wrote %1 (ExecStart: %2 --workspace %3 serve)").arg(path, m_cliPath, instanceSpecifier()));
     runSystemctl({QStringLiteral("--user"), QStringLiteral("daemon-reload")}, enableThenFinish);
 }
 

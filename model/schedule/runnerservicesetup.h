@@ -42,7 +42,10 @@ public:
 
     // systemd-escape --path: "/srv/a b/shop-1.tidemark" -> "srv-a\x20b-shop\x2d1.tidemark".
     static QString escapePath(const QString &path);
-    // tidemark-runner@<escaped workspace path>.service
+    // systemd-escape (a server workspace's URI): "postgresql://a@db/w" -> "postgresql:--a\x40db-w".
+    static QString escapeName(const QString &name);
+    // tidemark-runner@<escaped workspace path>.service, or for a server workspace
+    // tidemark-runner-server@<escaped URI>.service (its instance is no path: %I, not %f)
     QString unitName() const;
     // Where a unit installed by the package is looked for (tests point it elsewhere).
     void setPackagedUnitDirs(const QStringList &dirs) { m_packagedUnitDirs = dirs; }
@@ -75,7 +78,11 @@ private:
     void append(const QString &text);
     bool packagedUnitInstalled() const;
 
+    QString templateName() const;
+    QString instanceSpecifier() const { return m_server ? QStringLiteral("%I") : QStringLiteral("%f"); }
+
     QString m_workspacePath;
+    bool m_server;
     QString m_cliPath;
     QStringList m_packagedUnitDirs;
     QString m_systemctl;

@@ -85,7 +85,7 @@ private slots:
         actual.remove(QStringLiteral("workspace"));
         QCOMPARE(actual, expected);
 
-        const QByteArray log = fileBytes(m_ws + QStringLiteral(".log"));
+        const QByteArray log = fileBytes(workspaceLogPath());
         QVERIFY2(log.contains("hook 'cat >>") && log.contains("exit code 0 in ") &&
                      log.contains("hook-was-here"),
                  log.constData());
@@ -169,7 +169,7 @@ private slots:
                                   QStringLiteral("_")};
         for (const QString &name : std::as_const(names))
             QVERIFY2(allowed.contains(name) || name.startsWith(QStringLiteral("LC_")), qPrintable(name));
-        const QByteArray log = fileBytes(m_ws + QStringLiteral(".log"));
+        const QByteArray log = fileBytes(workspaceLogPath());
         QVERIFY2(log.contains("TM_TEST_PG_PASSWORD holds a secret"), log.constData());
 
         // A schedule's hook asks the same way, and is refused the same secrets.
@@ -299,8 +299,11 @@ private slots:
         QVERIFY2(cli({QStringLiteral("alert"), QStringLiteral("show")})
                      .out.startsWith(QStringLiteral("no alerts")),
                  "a refused alert set changed the settings");
-        for (const QString &file : {m_ws, m_ws + QStringLiteral("-wal"), m_ws + QStringLiteral(".log")})
+        for (const QString &file : {m_ws, m_ws + QStringLiteral("-wal"), workspaceLogPath()})
             QVERIFY2(!fileBytes(file).contains("hunter2hunter2"), qPrintable(file));
+        // A server workspace's every row, as `workspace export` writes them.
+        QVERIFY(!cli({QStringLiteral("workspace"), QStringLiteral("export")})
+                     .out.contains(QStringLiteral("hunter2")));
     }
 };
 

@@ -216,13 +216,26 @@ private slots:
 
     void initRefusesOverwrite() {
         CLI_EXIT(cli({QStringLiteral("init")}), 0);
-        QVERIFY(QFileInfo::exists(m_ws));
-        const QByteArray before = fileHash(m_ws);
+        CLI_EXIT(cli({QStringLiteral("connection"), QStringLiteral("add"), QStringLiteral("src"),
+                      QStringLiteral("--sqlite"), m_src}),
+                 0);
+        const bool aFile = !serverWorkspaces();
+        QVERIFY(!aFile || QFileInfo::exists(m_ws));
+        const QByteArray before = aFile ? fileHash(m_ws) : QByteArray();
         const CliResult again = cli({QStringLiteral("init")});
         CLI_EXIT(again, 2);
         QCOMPARE(again.errLines().size(), 1);
-        QVERIFY(again.err.contains(QFileInfo(m_ws).fileName()));
-        QCOMPARE(fileHash(m_ws), before);
+        QVERIFY2(again.err.contains(aFile ? QFileInfo(m_ws).fileName()
+                                          : WorkspaceLocation::resolve(m_ws).schema()),
+                 qPrintable(again.err));
+        if (aFile)
+            QCOMPARE(fileHash(m_ws), before);
+        // What was there is still there.
+        QCOMPARE(
+            parseJsonArray(
+                cli({QStringLiteral("connection"), QStringLiteral("list"), QStringLiteral("--json")}).out)
+                .size(),
+            1);
 
         // An unrelated existing file is not overwritten either.
         const QString other = path(QStringLiteral("notes.txt"));
@@ -265,7 +278,7 @@ private slots:
         // TIDEMARK_WORKSPACE is the fallback.
         const CliResult created = runCli({QStringLiteral("init")}, m_dir->path(), m_ws);
         CLI_EXIT(created, 0);
-        QVERIFY(QFileInfo::exists(m_ws));
+        QVERIFY(serverWorkspaces() || QFileInfo::exists(m_ws));
         const CliResult listed = runCli(
             {QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("--json")}, m_dir->path(), m_ws);
         CLI_EXIT(listed, 0);

@@ -264,7 +264,7 @@ private slots:
             queryValue(other, QStringLiteral("SELECT count(*) FROM watermark_changes WHERE cause = 'adopt'"))
                 .toLongLong(),
             1);
-        QFile log(other + QStringLiteral(".log"));
+        QFile log(WorkspaceLocation::logFileFor(other));
         QVERIFY(log.open(QIODevice::ReadOnly));
         QVERIFY(log.readAll().contains("adopted target 'dst:orders' from table"));
 
@@ -619,7 +619,10 @@ private slots:
                           QStringLiteral("src"), QStringLiteral("--sqlite"), m_src},
                          0);
         CLI_EXIT(add, 0);
-        for (const QString &file : {m_ws, m_ws + QStringLiteral(".log")}) {
+        // A server workspace has no file; its log on this machine is private all the same.
+        const QStringList files =
+            serverWorkspaces() ? QStringList{workspaceLogPath()} : QStringList{m_ws, workspaceLogPath()};
+        for (const QString &file : files) {
             QVERIFY2(QFileInfo::exists(file), qPrintable(file));
             QCOMPARE(QStringLiteral("%1").arg(modeOf(file), 0, 8), QStringLiteral("600"));
         }

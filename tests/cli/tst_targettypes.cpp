@@ -270,12 +270,12 @@ private slots:
         for (const QString &error : errors)
             QVERIFY2(error.contains(QStringLiteral("column 'v'")) && error.contains(QStringLiteral("NaN")),
                      qPrintable(error));
-        QCOMPARE(queryValue(m_ws,
-                            QStringLiteral("SELECT group_concat(json_extract(row_key, '$.id')) FROM "
-                                           "(SELECT row_key FROM rejects WHERE table_id = ?1 ORDER BY id)"),
-                            {lenient})
-                     .toString(),
-                 QStringLiteral("3,7"));
+        QStringList keys;
+        for (const QStringList &row :
+             queryRows(m_ws, QStringLiteral("SELECT row_key FROM rejects WHERE table_id = ?1 ORDER BY id"),
+                       {lenient}))
+            keys << QString::number(parseJsonObject(row.value(0)).value(QStringLiteral("id")).toInteger());
+        QCOMPARE(keys.join(u','), QStringLiteral("3,7"));
     }
 
     void valuesPostgresWouldChangeAreRejected() {

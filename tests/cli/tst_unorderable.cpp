@@ -100,7 +100,7 @@ private:
     }
 
     QString workspaceLog() const {
-        QFile log(m_ws + QStringLiteral(".log"));
+        QFile log(workspaceLogPath());
         return log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString();
     }
 

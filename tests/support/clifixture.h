@@ -3,6 +3,7 @@
 
 // The fixture the CLI suites share (tests/cli/tst_*.cpp), as a second base of the test class.
 
+#include "model/storage/workspacelocation.h"
 #include "tests/support/testsupport.h"
 #include "tests/support/workspacebackend.h"
 
@@ -31,10 +32,15 @@ protected:
         m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
         QVERIFY(m_dir->isValid());
         m_ws = testWorkspaceLocation(*m_dir, QStringLiteral("ws.tidemark"));
+        // Where a server workspace's log goes (WorkspaceLocation::logFileFor): the CLI processes
+        // inherit it, so each test's log stays in its folder.
+        qputenv("XDG_STATE_HOME", path(QStringLiteral("state")).toLocal8Bit());
         m_src = path(QStringLiteral("src.db"));
         m_dst = path(QStringLiteral("dst.db"));
     }
     void stopFixture() { m_dir.reset(); }
+    // The log the CLI writes for m_ws: beside a file, under the state folder for a server.
+    QString workspaceLogPath() const { return WorkspaceLocation::logFileFor(m_ws); }
 
     QString path(const QString &name) const { return m_dir->filePath(name); }
     CliResult cliOn(const QString &workspace, const QStringList &args) const {

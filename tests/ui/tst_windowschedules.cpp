@@ -270,6 +270,11 @@ private slots:
         const ScopedEnv config("XDG_CONFIG_HOME", tools.filePath(QStringLiteral("config")).toUtf8());
 
         UiFixture fixture;
+        // A server workspace's instance is its URI, not a path: a unit of its own, %I for %f.
+        const bool server = serverWorkspaces();
+        const QString templateName = server ? QStringLiteral("tidemark-runner-server@.service")
+                                            : QStringLiteral("tidemark-runner@.service");
+        const QString specifier = server ? QStringLiteral("%I") : QStringLiteral("%f");
         MainWindow window;
         openInWindow(fixture, window, 0);
         QAction *action = window.findChild<QAction *>(QStringLiteral("actionSetUpRunner"));
@@ -281,8 +286,7 @@ private slots:
         // First only what it will do: nothing run, nothing written.
         QTest::qWait(300);
         QVERIFY(!QFileInfo::exists(log));
-        QVERIFY(!QFileInfo::exists(
-            tools.filePath(QStringLiteral("config/systemd/user/tidemark-runner@.service"))));
+        QVERIFY(!QFileInfo::exists(tools.filePath(QStringLiteral("config/systemd/user/") + templateName)));
         const QString preview = dialog->transcript()->toPlainText();
         QVERIFY2(preview.contains(QStringLiteral("$ systemctl --user enable --now ")), qPrintable(preview));
         auto *start = dialog->findChild<QPushButton *>(QStringLiteral("runnerSetupStart"));
@@ -292,24 +296,27 @@ private slots:
         const auto result = done.first().at(0).value<RunnerSetupResult>();
         QCOMPARE(result.outcome, RunnerSetupResult::Outcome::Enabled);
 
-        const QString unit =
-            QStringLiteral("tidemark-runner@%1.service").arg(RunnerServiceSetup::escapePath(fixture.wsPath));
+        const QString unit = server ? QStringLiteral("tidemark-runner-server@%1.service")
+                                          .arg(RunnerServiceSetup::escapeName(fixture.wsPath))
+                                    : QStringLiteral("tidemark-runner@%1.service")
+                                          .arg(RunnerServiceSetup::escapePath(fixture.wsPath));
         const bool packaged =
-            QFileInfo::exists(QStringLiteral("/usr/lib/systemd/user/tidemark-runner@.service")) ||
-            QFileInfo::exists(QStringLiteral("/usr/local/lib/systemd/user/tidemark-runner@.service")) ||
-            QFileInfo::exists(QStringLiteral("/lib/systemd/user/tidemark-runner@.service"));
+            QFileInfo::exists(QStringLiteral("/usr/lib/systemd/user/") + templateName) ||
+            QFileInfo::exists(QStringLiteral("/usr/local/lib/systemd/user/") + templateName) ||
+            QFileInfo::exists(QStringLiteral("/lib/systemd/user/") + templateName);
         QStringList expected;
         if (!packaged)
             expected << QStringLiteral("--user daemon-reload");
         expected << QStringLiteral("--user enable --now ") + unit;
         QCOMPARE(readFile(log).split(QLatin1Char('\n'), Qt::SkipEmptyParts), expected);
         const QString written =
-            readFile(tools.filePath(QStringLiteral("config/systemd/user/tidemark-runner@.service")));
+            readFile(tools.filePath(QStringLiteral("config/systemd/user/") + templateName));
         if (!packaged) {
             QVERIFY2(
-                written.contains(QStringLiteral("\nExecStart=%1 --workspace %f serve\n")
-                                     .arg(QFileInfo(cliPath()).canonicalFilePath())) ||
-                    written.contains(QStringLiteral("\nExecStart=%1 --workspace %f serve\n").arg(cliPath())),
+                written.contains(QStringLiteral("\nExecStart=%1 --workspace %2 serve\n")
+                                     .arg(QFileInfo(cliPath()).canonicalFilePath(), specifier)) ||
+                    written.contains(
+                        QStringLiteral("\nExecStart=%1 --workspace %2 serve\n").arg(cliPath(), specifier)),
                 qPrintable(written));
             QVERIFY(!written.contains(QStringLiteral("@TIDEMARK_BINDIR@")));
             QVERIFY(written.contains(QStringLiteral("[Install]\nWantedBy=default.target")));
@@ -336,6 +343,9 @@ private slots:
                  QStringLiteral("home-a-.x-\\xc3\\xa9_b:c.tidemark"));
         QCOMPARE(RunnerServiceSetup::escapePath(QStringLiteral("/.hidden//ws.tidemark/")),
                  QStringLiteral("\\x2ehidden-ws.tidemark"));
+        // As systemd-escape 'postgresql://ana@db/etl?schema=team' writes it.
+        QCOMPARE(RunnerServiceSetup::escapeName(QStringLiteral("postgresql://ana@db/etl?schema=team")),
+                 QStringLiteral("postgresql:--ana\\x40db-etl\\x3fschema\\x3dteam"));
         {
             writeFakeSystemctl(tools.path(), log, 0, QString());
             const ScopedEnv path("PATH", tools.path().toUtf8());

@@ -2,13 +2,15 @@
 #pragma once
 
 // A workspace with a SQLite source ("src") and target ("dst") in a temporary directory, for
-// the GUI suites: they drive the real core behind the models and panels.
+// the GUI suites: they drive the real core behind the models and panels. The workspace is a
+// file, or a schema of the throwaway cluster in a suite's server run.
 
 #include "model/common/sqlquote.h"
 #include "model/engine/tablesetup.h"
 #include "model/models/controltablemodel.h"
 #include "model/storage/workspace.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 #include "ui/controltable/controltablepanel.h"
 #include "ui/mainwindow/mainwindow.h"
 
@@ -24,7 +26,8 @@ namespace tidemark::test {
 class UiFixture {
 public:
     UiFixture() {
-        wsPath = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        // A server workspace in a suite's server run (tests/CMakeLists.txt, workspacebackend.h).
+        wsPath = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         src = m_dir.filePath(QStringLiteral("source.db"));
         dst = m_dir.filePath(QStringLiteral("target.db"));
         auto ws = Workspace::create(wsPath);
