@@ -7,6 +7,7 @@
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
+#include "model/storage/workspacelocation.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/columnfitter.h"
 #include "ui/common/workspacegateway.h"
@@ -603,7 +604,9 @@ private slots:
         window.findChild<QAction *>(QStringLiteral("actionLogFile"))->trigger();
         auto *path = window.findChild<QLabel *>(QStringLiteral("logFilePath"));
         QVERIFY(path);
-        QVERIFY(path->text().contains(QDir::toNativeSeparators(fixture.wsPath + QStringLiteral(".log"))));
+        QVERIFY2(
+            path->text().contains(QDir::toNativeSeparators(WorkspaceLocation::logFileFor(fixture.wsPath))),
+            qPrintable(path->text()));
         QVERIFY(window.findChild<QPushButton *>(QStringLiteral("openLogFolder")));
     }
 

@@ -7,7 +7,9 @@
 #include "model/models/itemroles.h"
 #include "model/models/iterationgridmodel.h"
 #include "model/models/runhistorymodel.h"
+#include "model/storage/workspacelocation.h"
 #include "tests/support/faultgate.h"
+#include "tests/support/pgsession.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/controltable/controltablepanel.h"
@@ -141,7 +143,11 @@ private slots:
         MainWindow window;
         QSignalSpy opened(&window, &MainWindow::workspaceOpened);
         window.openWorkspace(fixture.wsPath);
-        const QString title = QStringLiteral("%1 — Tidemark").arg(QFileInfo(fixture.wsPath).fileName());
+        // A server workspace is titled by its schema, database and server.
+        const QString title = serverWorkspaces()
+                                  ? QStringLiteral("%1 in tidemark on 127.0.0.1:%2 — Tidemark")
+                                        .arg(WorkspaceLocation::resolve(fixture.wsPath).schema(), pgPort())
+                                  : QStringLiteral("%1 — Tidemark").arg(QFileInfo(fixture.wsPath).fileName());
         QCOMPARE(window.windowTitle(), title);
         window.show();
         QTRY_COMPARE(opened.size(), 1);
