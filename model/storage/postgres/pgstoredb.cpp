@@ -312,8 +312,9 @@ $$;
 // The file's version 18: who started each run and who made each position change. The server
 // writes the session's login there itself, so a row cannot claim another user; only the
 // workspace's owner (or a superuser) keeps the name it writes, as `workspace copy` brings a
-// history in. Also (server only): a meta key beyond the lease token that runs draw is written by
-// those who may add a table, not by every operator.
+// history in. An UPDATE fires it only when it sets that column: a run's heartbeats, every few
+// seconds, pay nothing for it. Also (server only): a meta key beyond the lease token that runs draw is
+// written by those who may add a table, not by every operator.
 void migrateTo9(PgStoreDb &db) {
     const QList<std::pair<QString, QString>> stamped = {
         {QStringLiteral("runs"), QStringLiteral("started_by")},
@@ -337,7 +338,7 @@ BEGIN
     RETURN NEW;
 END
 $$;
-CREATE TRIGGER %1 BEFORE INSERT OR UPDATE ON %3 FOR EACH ROW EXECUTE PROCEDURE %1();
+CREATE TRIGGER %1 BEFORE INSERT OR UPDATE OF %2 ON %3 FOR EACH ROW EXECUTE PROCEDURE %1();
 )")
                     .arg(function, quotedColumn, quoteIdentifier(table)));
     }
