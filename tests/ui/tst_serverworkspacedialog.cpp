@@ -27,7 +27,6 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QThreadPool>
 #include <QtTest>
 
 using namespace tidemark;
@@ -64,9 +63,6 @@ private slots:
     }
 
     void cleanupTestCase() {
-        // The windows' off-thread work (opening checks, keychain lookups) ends before the process
-        // does: a fresh Debian root once crashed in static destruction after every case passed.
-        QThreadPool::globalInstance()->waitForDone();
         if (!m_schema.isEmpty() && !qEnvironmentVariableIsEmpty("TIDEMARK_PG_PORT"))
             PgSession().exec(
                 QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE").arg(quoteIdentifier(m_schema)));
