@@ -27,9 +27,11 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
                         .toUtf8());
     };
     startLatenessProbe(this, note);
+    m_note = note;
+    m_sinceEvent.start();
+    qApp->installEventFilter(this);
     // Quitting, in three marks: the close event taken, the event loop left, the window (and the
     // workspace connections it owns) gone.
-    window->installEventFilter(this);
     m_noteClose = [note] {
         note(QStringLiteral("close"));
     };
@@ -68,8 +70,18 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
 }
 
 bool WindowEventLog::eventFilter(QObject *watched, QEvent *event) {
-    if (event->type() == QEvent::Close && m_noteClose)
+    if (event->type() == QEvent::Close && watched == parent() && m_noteClose)
         m_noteClose();
+    if (watched->thread() == thread()) {
+        if (const qint64 gap = m_sinceEvent.restart(); gap > 20)
+            m_note(QStringLiteral("busy %1 after %2 to %3 %4")
+                       .arg(gap)
+                       .arg(m_lastType)
+                       .arg(QString::fromLatin1(m_lastClass), m_lastName));
+        m_lastType = int(event->type());
+        m_lastClass = watched->metaObject()->className();
+        m_lastName = watched->objectName();
+    }
     return QObject::eventFilter(watched, event);
 }
 

@@ -5,6 +5,13 @@
 
 namespace tidemark {
 
+int workspaceLockWaitMs() {
+    constexpr int kLockWaitMs = 10000;
+    bool ok = false;
+    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_WORKSPACE_BUSY_MS", &ok);
+    return ok && testMs > 0 ? testMs : kLockWaitMs;
+}
+
 Statement &Statement::bind(int index, const QVariant &value) {
     if (value.isNull())
         return bind(index, nullptr);

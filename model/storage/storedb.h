@@ -73,7 +73,8 @@ public:
     // Inside a write transaction: waits for, then holds until its end, the lock of `what` (and
     // `id`). No-op where the transaction itself serialises writers.
     virtual void lock(StoreLock what, qint64 id = 0) = 0;
-    // See SqliteDb::stopStatementsWhile; a server connection runs its statements to the end.
+    // See SqliteDb::stopStatementsWhile. A server connection cannot stop a statement midway:
+    // the statement running finishes, and the next one stops.
     virtual void stopStatementsWhile(const std::atomic_bool *flag) = 0;
     // A number that changes whenever another connection commits (SQLite's data_version), so a
     // watcher reads nothing while nobody wrote; nullopt where the backend cannot tell cheaply.
@@ -126,6 +127,11 @@ public:
     virtual QVariant storedTiebreak(const QVariant &tiebreak) const = 0;
     virtual QVariant tiebreakFromStored(const QVariant &stored) const = 0;
 };
+
+// How long a workspace write waits for a lock another connection holds (a file's busy timeout, a
+// server's lock_timeout) before it fails: ten seconds, or TIDEMARK_TEST_WORKSPACE_BUSY_MS, with
+// which a test that holds the workspace's lock makes writes fail in a fraction of a second.
+int workspaceLockWaitMs();
 
 // A StatementBackend on the stack, as SqliteStatement is written: chained binds, reuse by reset.
 class Statement {

@@ -248,7 +248,7 @@ public:
                                const std::function<void(const CopiedRows &)> &progress);
     // While `*flag` is true, the statements of this connection stop with an error (a read
     // nobody waits for any more); null: they run to the end. SqliteDb::stopStatementsWhile. A
-    // server workspace's statements always run to the end.
+    // server workspace's statement in progress runs to its end; the next one stops.
     void stopStatementsWhile(const std::atomic_bool *flag);
     // While this workspace is open, this process opens (and checkpoints) a workspace file by its
     // name only if the name still leads to the file this connection opened: once it was replaced

@@ -5,11 +5,14 @@
 // completes it from the target's state row. Through the real binary, stopped at the engine's
 // fault points while this test holds the workspace's write lock from its own connection.
 
+#include "model/common/sqlquote.h"
 #include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
+#include "model/storage/workspacelocation.h"
 #include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -29,16 +32,34 @@ constexpr int kRows = 100000;
 const QString kCommittedNote =
     QStringLiteral("committed to the target; the workspace will catch up from the target's state row");
 
-// Holds the workspace's write lock from a connection of its own, as a second process would.
+// Holds the workspace's write lock from a connection of its own, as a second process would:
+// others still read, nobody else writes. A file: SQLite's write lock. A server: every table of
+// the workspace's schema locked IN EXCLUSIVE MODE (which lets reads through), as a psql session
+// left in a transaction would.
 class WorkspaceLock {
 public:
-    explicit WorkspaceLock(const QString &path)
-        : m_db(path, SqliteDb::Mode::ReadWrite) {
-        m_db.exec(QStringLiteral("BEGIN IMMEDIATE"));
+    explicit WorkspaceLock(const QString &location) {
+        if (!serverWorkspaces()) {
+            m_file = std::make_unique<SqliteDb>(location, SqliteDb::Mode::ReadWrite);
+            m_file->exec(QStringLiteral("BEGIN IMMEDIATE"));
+            return;
+        }
+        m_server = std::make_unique<PgSession>();
+        const QString schema = WorkspaceLocation::resolve(location).schema();
+        QStringList tables;
+        for (const QStringList &row : m_server->query(
+                 QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {schema}))
+            tables << quoteIdentifier(schema) + QLatin1Char('.') + quoteIdentifier(row.first());
+        m_server->exec(QStringLiteral("BEGIN"));
+        m_server->exec(
+            QStringLiteral("LOCK TABLE %1 IN EXCLUSIVE MODE").arg(tables.join(QStringLiteral(", "))));
     }
     ~WorkspaceLock() {
         try {
-            m_db.exec(QStringLiteral("ROLLBACK"));
+            if (m_file)
+                m_file->exec(QStringLiteral("ROLLBACK"));
+            else
+                m_server->exec(QStringLiteral("ROLLBACK"));
         } catch (const std::exception &error) {
             qWarning("releasing the workspace lock: %s", error.what());
         }
@@ -47,7 +68,8 @@ public:
     WorkspaceLock &operator=(const WorkspaceLock &) = delete;
 
 private:
-    SqliteDb m_db;
+    std::unique_ptr<SqliteDb> m_file;
+    std::unique_ptr<PgSession> m_server;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/workspacebackend.h"
 
+#include "model/common/sqlquote.h"
 #include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspacelocation.h"
 #include "tests/support/pgsession.h"
@@ -53,6 +54,21 @@ QList<QStringList> serverWorkspaceRows(const QString &location, const QString &s
     QString rendered = sql;
     rendered.replace(QRegularExpression(QStringLiteral("\\?(\\d+)")), QStringLiteral("$\\1"));
     return session.query(rendered, params);
+}
+
+bool serverWorkspaceHolds(const QString &location, const QString &text) {
+    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
+    PgSession session(resolved.target());
+    const QList<QStringList> tables = session.query(
+        QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {resolved.schema()});
+    for (const QStringList &table : tables) {
+        const QString rows = session.value(
+            QStringLiteral("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM %1.%2 t")
+                .arg(quoteIdentifier(resolved.schema()), quoteIdentifier(table.first())));
+        if (rows.contains(text))
+            return true;
+    }
+    return false;
 }
 
 } // namespace tidemark::test

@@ -30,6 +30,9 @@ QString execWorkspaceSql(const QString &location, const QString &sql, const QVar
 bool isServerWorkspace(const QString &path);
 QList<QStringList> serverWorkspaceRows(const QString &location, const QString &sql,
                                        const QVariantList &params);
+// Whether any row of any table of the server workspace at `location` holds `text` (a secret that
+// must never land there), as the files of a file workspace are scanned.
+bool serverWorkspaceHolds(const QString &location, const QString &text);
 
 } // namespace tidemark::test
 

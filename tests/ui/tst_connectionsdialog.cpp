@@ -8,6 +8,7 @@
 #include "tests/support/keychainsession.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/connections/connectionsdialog.h"
 
@@ -26,6 +27,7 @@
 #include <QtTest>
 
 using namespace tidemark;
+using namespace tidemark::test;
 
 namespace {
 
@@ -71,10 +73,17 @@ private:
         QTRY_VERIFY_WITH_TIMEOUT(!message->text().isEmpty(), kReplyWaitMs);
     }
 
+    // The folder's files (a file workspace and its journal), and a server workspace's rows.
+    bool workspaceHolds(const QByteArray &secret) const {
+        return anyFileHolds(m_dir.path(), secret) ||
+               (serverWorkspaces() && serverWorkspaceHolds(m_ws, QString::fromUtf8(secret)));
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        m_ws = m_dir.filePath(QStringLiteral("ws.tidemark"));
+        TIDEMARK_REQUIRE_WORKSPACE_BACKEND();
+        m_ws = testWorkspaceLocation(m_dir, QStringLiteral("ws.tidemark"));
         Workspace::create(m_ws);
     }
 
@@ -122,8 +131,8 @@ private slots:
                  std::optional<QString>(QStringLiteral("Dialog-Pw-9231")));
 
         gateway.waitForIdle();
-        QVERIFY(!anyFileHolds(m_dir.path(), "Dialog-Pw-8120"));
-        QVERIFY(!anyFileHolds(m_dir.path(), "Dialog-Pw-9231"));
+        QVERIFY(!workspaceHolds("Dialog-Pw-8120"));
+        QVERIFY(!workspaceHolds("Dialog-Pw-9231"));
 
         QTRY_COMPARE_WITH_TIMEOUT(list->rowCount(), 1, kReplyWaitMs);
         list->selectRow(0);
@@ -197,7 +206,7 @@ private slots:
         QVERIFY2(message->text().contains(QLatin1String("password authentication failed")),
                  qPrintable(message->text()));
         gateway.waitForIdle();
-        QVERIFY(!anyFileHolds(m_dir.path(), password.toUtf8()));
+        QVERIFY(!workspaceHolds(password.toUtf8()));
     }
 
     void testsTheFormBeforeAdding() {

@@ -14,6 +14,7 @@
 #include "model/models/schedulelistmodel.h"
 #include "model/schedule/firetimes.h"
 #include "model/schedule/tablenextruns.h"
+#include "model/storage/serverworkspaceaddress.h"
 #include "tests/ui/uifixture.h"
 #include "ui/backfill/backfilldialog.h"
 #include "ui/common/workspacegateway.h"
@@ -137,7 +138,11 @@ private slots:
 
         QListWidget *recent = welcome->recentList();
         QCOMPARE(recent->count(), 2);
-        QVERIFY(recent->item(0)->text().startsWith(QStringLiteral("ws.tidemark — ")));
+        const QString shown = serverWorkspaces()
+                                  ? ServerWorkspaceAddress::fromLocation(fixture.wsPath).displayName() +
+                                        QStringLiteral(" — server workspace")
+                                  : QStringLiteral("ws.tidemark — ");
+        QVERIFY2(recent->item(0)->text().startsWith(shown), qPrintable(recent->item(0)->text()));
         QVERIFY(recent->item(1)->text().endsWith(QStringLiteral("(missing)")));
 
         // A recent workspace opens with Enter; the panes and docks come back.

@@ -9,7 +9,8 @@
 #include "model/models/itemroles.h"
 #include "model/models/runhistorymodel.h"
 #include "model/models/timeconvention.h"
-#include "model/sqlite/sqlitedb.h"
+#include "model/storage/storedb.h"
+#include "model/storage/storeopen.h"
 #include "tests/ui/uifixture.h"
 #include "ui/common/workspacegateway.h"
 #include "ui/history/historychart.h"
@@ -34,12 +35,13 @@ namespace {
 void addRuns(const QString &wsPath, qint64 tableId, int count, qint64 spacingSecs, qint64 endAgoSecs,
              const std::function<qint64(int)> &rows) {
     const QDateTime last = QDateTime::currentDateTimeUtc().addSecs(-endAgoSecs);
-    SqliteDb db(wsPath, SqliteDb::Mode::ReadWrite);
-    db.exec(QStringLiteral("BEGIN"));
-    SqliteStatement run(
+    const std::unique_ptr<StoreDb> store = openStoreDb(wsPath);
+    StoreDb &db = *store;
+    Transaction transaction(db);
+    Statement run(
         db, QStringLiteral("INSERT INTO runs (\"trigger\", host, pid, started_at, finished_at, "
                            "status, concurrency, dry_run) VALUES ('manual', 'h', 1, ?1, ?2, ?3, 1, 0)"));
-    SqliteStatement iteration(
+    Statement iteration(
         db, QStringLiteral("INSERT INTO iterations (run_id, table_id, source, target, status, started_at, "
                            "finished_at, duration_ms, rows_written) VALUES ((SELECT max(id) FROM runs), ?1, "
                            "'src:t', 'dst:t', ?2, ?3, ?4, ?5, ?6)"));
@@ -58,7 +60,7 @@ void addRuns(const QString &wsPath, qint64 tableId, int count, qint64 spacingSec
             .bind(6, rows(i))
             .run();
     }
-    db.exec(QStringLiteral("COMMIT"));
+    transaction.commit();
 }
 
 QCategoryAxis *axis(HistoryChart &chart, Qt::Alignment alignment) {

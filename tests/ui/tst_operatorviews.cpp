@@ -337,8 +337,8 @@ void TestOperatorViews::rejectedRowsComeAPageAtATime() {
             QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
                            "WHERE i < ?1) INSERT INTO rejects (run_id, iteration_id, table_id, "
                            "at, error, row_key, row_data) SELECT ?2, ?3, ?4, "
-                           "'2026-11-30T03:00:00.000Z', 'rejected', json_object('id', i), "
-                           "json_object('id', i) FROM n"),
+                           "'2026-11-30T03:00:00.000Z', 'rejected', '{\"id\":' || i || '}', "
+                           "'{\"id\":' || i || '}' FROM n"),
             {kRejects, iteration.runId, iteration.id, tableId});
 
     MainWindow window;

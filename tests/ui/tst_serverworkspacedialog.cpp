@@ -261,6 +261,16 @@ private slots:
                 QStringLiteral("%1 is an operator: changing a connection needs analyst").arg(operatorLogin));
         }
         QVERIFY(connections->findChild<QPushButton *>(QStringLiteral("testForm"))->isEnabled());
+        connections->close();
+
+        // Made an analyst while the window is open: a refresh shows it.
+        Workspace::open(m_location)->grantRole(operatorLogin, WorkspaceRole::Analyst);
+        action(asOperator, "actionRefresh")->trigger();
+        QTRY_VERIFY(action(asOperator, "actionEditTable")->isEnabled());
+        QVERIFY(!action(asOperator, "actionEditTable")->toolTip().contains(QStringLiteral("needs")));
+        auto *operatorPath = asOperator.findChild<QLabel *>(QStringLiteral("workspacePath"));
+        QVERIFY2(operatorPath->text().endsWith(QStringLiteral(" — as %1, an analyst").arg(operatorLogin)),
+                 qPrintable(operatorPath->text()));
     }
 
 private:

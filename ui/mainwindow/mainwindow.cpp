@@ -244,8 +244,12 @@ void MainWindow::showWelcome(bool show) {
 void MainWindow::openOnStart(const QString &workspace) {
     if (!workspace.isEmpty())
         return openWorkspace(workspace);
-    if (m_reopenLastAction->isChecked() && !m_recent.isEmpty() && QFileInfo::exists(m_recent.constFirst()))
-        openWorkspace(m_recent.constFirst());
+    if (!m_reopenLastAction->isChecked() || m_recent.isEmpty())
+        return;
+    // A file that is gone is not looked for; a server out of reach says so when it is opened.
+    const QString &last = m_recent.constFirst();
+    if (WorkspaceLocation::isServer(last) || QFileInfo::exists(last))
+        openWorkspace(last);
 }
 
 void MainWindow::openDemo() {
@@ -371,6 +375,7 @@ void MainWindow::createActions() {
     m_refreshAction = make(QStringLiteral("actionRefresh"), tr("&Refresh"), QKeySequence::Refresh, [this] {
         m_controlTable->reload();
         m_history->reload();
+        readRole();
     });
     m_refreshAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_setUpRunnerAction =
@@ -423,6 +428,10 @@ void MainWindow::createActions() {
     limit(m_dryRunAction, WorkspaceRole::Operator, tr("a dry run"));
     limit(m_setUpRunnerAction, WorkspaceRole::Operator, tr("a runner"));
     connect(m_roleLimits, &RoleLimits::changed, this, &MainWindow::updateActions);
+    connect(m_roleLimits, &RoleLimits::changed, this, [this] {
+        if (m_gateway)
+            showWorkspacePath();
+    });
 
     // One row, short labels: at 1024 pixels no action hides behind the » overflow, and the run
     // grid below has the height of a run's rows. The undo
@@ -677,6 +686,22 @@ void MainWindow::openWorkspace(const QString &path) {
     }));
 }
 
+void MainWindow::showWorkspacePath() {
+    const QString path = workspacePath();
+    const std::optional<WorkspaceRole> role = m_roleLimits->role();
+    m_pathLabel->setText(
+        role ? tr("%1 — as %2, %3").arg(path, m_roleLimits->user(), workspaceRoleWithArticle(*role))
+             : QDir::toNativeSeparators(path));
+}
+
+void MainWindow::readRole() {
+    if (!m_gateway || !m_roleLimits->role())
+        return;
+    m_gateway->submitRead(
+        this, [](Workspace &workspace) { return workspace.myRole(); },
+        [this](std::optional<WorkspaceRole> role) { m_roleLimits->setRole(role, m_roleLimits->user()); });
+}
+
 void MainWindow::askWorkspacePassword(const QString &location, const QString &target, bool refused,
                                       const QString &keychainProblem) {
     auto *dialog = new WorkspacePasswordDialog(ServerWorkspaceAddress::fromLocation(location), refused,
@@ -796,11 +821,7 @@ void MainWindow::setWorkspace(const QString &path, bool hasTables) {
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_history, &HistoryPanel::mergeRuns);
     connect(m_gateway, &WorkspaceGateway::runsLoaded, m_runPanel, &RunPanel::followRuns);
 
-    // On a server with roles, who the window works as: what it greys out follows from it.
-    const std::optional<WorkspaceRole> role = m_roleLimits->role();
-    m_pathLabel->setText(
-        role ? tr("%1 — as %2, %3").arg(path, m_roleLimits->user(), workspaceRoleWithArticle(*role))
-             : QDir::toNativeSeparators(path));
+    showWorkspacePath();
     m_runLabel->setText(tr("Idle"));
     setWindowTitle(windowTitleFor(path));
     rememberRecent(path);

@@ -102,6 +102,10 @@ private:
     void createMenus();
     void addTimeConventionActions(QMenu *view); // View › Times in Local Zone / UTC
     void setWorkspace(const QString &path, bool hasTables);
+    // The workspace and, on a server with roles, who the window works as, in the status bar.
+    void showWorkspacePath();
+    // Reads the role again: one granted or revoked while the window is open shows at a refresh.
+    void readRole();
     void createWorkspaceAt(const QString &path);
     void offerToCreate(const QString &path);
     // A server workspace's server wants a password nobody gave (or refused the one given).

@@ -495,6 +495,7 @@ private:
             if (!m_params[i].isNull())
                 values[size_t(i)] = m_params[i].constData();
         }
+        m_db.throwIfStopped();
         m_db.reconnectIfLost();
         m_result = PQexecParams(m_db.handle(), m_sql.constData(), count, types.data(), values.data(), nullptr,
                                 nullptr, 0);
@@ -556,12 +557,24 @@ PgStoreDb::PgStoreDb(const WorkspaceLocation &location)
         throw Error(cannot);
     }
     PQsetNoticeProcessor(m_conn, &logNotice, nullptr);
-    setSearchPath();
+    setUpSession();
 }
 
-// The schema is named by quoteIdentifier: search_path takes no bound parameter.
-void PgStoreDb::setSearchPath() {
+// The schema is named by quoteIdentifier: search_path takes no bound parameter. A lock another
+// session holds (a psql left in a transaction) fails a write after workspaceLockWaitMs(), as a
+// file's busy timeout does, instead of holding a run up for ever.
+void PgStoreDb::setUpSession() {
     exec(QStringLiteral("SET search_path TO %1").arg(quoteIdentifier(m_location.schema())));
+    Statement(*this, QStringLiteral("SELECT set_config('lock_timeout', ?1, false)"))
+        .bind(1, QString::number(workspaceLockWaitMs()))
+        .run();
+}
+
+// A server is not asked between the steps of one statement, as SQLite is: a read nobody waits for
+// any more stops before its next statement, which for the window's paged reads comes soon.
+void PgStoreDb::throwIfStopped() const {
+    if (m_stopFlag && m_stopFlag->load(std::memory_order_relaxed))
+        throw Error(QStringLiteral("workspace %1: interrupted").arg(location()));
 }
 
 // A connection the server dropped (a restart, pg_terminate_backend, a network cut) is opened
@@ -574,7 +587,7 @@ void PgStoreDb::reconnectIfLost() {
     PQreset(m_conn);
     if (PQstatus(m_conn) != CONNECTION_OK)
         fail(QStringLiteral("cannot connect again"));
-    setSearchPath();
+    setUpSession();
     if (m_listening)
         listen();
 }

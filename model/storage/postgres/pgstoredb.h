@@ -4,6 +4,7 @@
 #include "model/storage/storedb.h"
 #include "model/storage/workspacelocation.h"
 
+#include <atomic>
 #include <memory>
 
 struct pg_conn;
@@ -35,7 +36,7 @@ public:
     qint64 changes() const override { return m_changes; }
     void begin(TransactionKind kind) override;
     void lock(StoreLock what, qint64 id) override;
-    void stopStatementsWhile(const std::atomic_bool *) override {}
+    void stopStatementsWhile(const std::atomic_bool *flag) override { m_stopFlag = flag; }
     std::optional<qint64> dataVersion() override { return std::nullopt; }
     QString userName() override;
     QList<StoreColumn> columns(const QString &table) override;
@@ -60,7 +61,8 @@ public:
     // libpq's connection, for the statements of this file only.
     pg_conn *handle() const { return m_conn; }
     void noteChanges(qint64 changes) { m_changes = changes; }
-    // Before each statement: see the definition.
+    // Before each statement: see the definitions.
+    void throwIfStopped() const;
     void reconnectIfLost();
     // "workspace <location>: <what>: <libpq's message>".
     [[noreturn]] void fail(const QString &what) const;
@@ -68,7 +70,7 @@ public:
 private:
     explicit PgStoreDb(const WorkspaceLocation &location);
     bool schemaExists();
-    void setSearchPath();
+    void setUpSession();
     void listen();
     void migrate();
 
@@ -77,6 +79,7 @@ private:
     qint64 m_changes = 0;
     QString m_userName;       // read once: a session never changes its login
     bool m_listening = false; // LISTENs again after a reconnect
+    const std::atomic_bool *m_stopFlag = nullptr;
 };
 
 } // namespace tidemark

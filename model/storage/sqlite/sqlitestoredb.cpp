@@ -23,21 +23,12 @@ namespace {
 // "TDMK": marks a SQLite file as a Tidemark workspace, so `open` can refuse any other file
 // before touching it.
 constexpr quint32 kApplicationId = 0x54444D4B;
-constexpr int kBusyTimeoutMs = 10000;
 
 // Bump together with a new entry in kMigrations.
 constexpr int kSchemaVersion = 18;
 
 auto storageLog() {
     return logger("core.storage");
-}
-
-// kBusyTimeoutMs, or TIDEMARK_TEST_WORKSPACE_BUSY_MS: a test that holds the workspace's lock
-// makes its writes fail in a fraction of a second instead of ten.
-int busyTimeoutMs() {
-    bool ok = false;
-    const int testMs = qEnvironmentVariableIntValue("TIDEMARK_TEST_WORKSPACE_BUSY_MS", &ok);
-    return ok && testMs > 0 ? testMs : kBusyTimeoutMs;
 }
 
 QString pragmaText(SqliteDb &db, const QString &pragma) {
@@ -582,7 +573,7 @@ std::unique_ptr<SqliteStoreDb> SqliteStoreDb::create(const QString &path) {
         }
     }
     try {
-        auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, busyTimeoutMs());
+        auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, workspaceLockWaitMs());
         // Before WAL, so the id lands in the main file's header where `open` reads it.
         db->exec(QStringLiteral("PRAGMA application_id = %1").arg(kApplicationId));
         configureConnection(*db);
@@ -601,7 +592,7 @@ std::unique_ptr<SqliteStoreDb> SqliteStoreDb::open(const QString &path) {
             QStringLiteral("workspace file %1 does not exist (create it with 'tidemark-cli init')")
                 .arg(path));
     checkIsWorkspace(path);
-    auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, busyTimeoutMs());
+    auto db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadWrite, workspaceLockWaitMs());
     refuseIfPinnedFileReplaced(*db);
     configureConnection(*db);
     std::unique_ptr<SqliteStoreDb> store(new SqliteStoreDb(std::move(db)));
