@@ -738,6 +738,11 @@ void PgStoreDb::migrate() {
                                   .arg(kSchemaVersion));
     for (int step = int(found); step < kSchemaVersion; ++step) {
         Transaction transaction(*this);
+        // A migration waits as long as it takes for the readers of the tables it alters, and
+        // for another process's migration, not lock_timeout: the process would fail to open.
+        Statement(*this, QStringLiteral("SELECT set_config('lock_timeout', ?1, true)"))
+            .bind(1, QStringLiteral("0"))
+            .run();
         lock(StoreLock::Migration, 0);
         // Another process may have migrated between our read and the lock.
         if (hasMeta() && version() > step)
