@@ -10,7 +10,8 @@
 # progress, so this is what many runners pay. pgbench's sessions stand for the runners: each
 # commits one progress write at a time (an UPDATE of one queued iteration's row, as a runner's
 # progress report), for BENCH_SECONDS, with the trigger on and then off (ALTER TABLE … DISABLE
-# TRIGGER), alternated BENCH_ROUNDS times on one fresh server workspace.
+# TRIGGER), BENCH_ROUNDS times on one fresh server workspace, the order swapped every other round
+# (dead rows pile up as it goes, and each half gets its share of them).
 #
 # env: BENCH_CLIENTS ("1 4 16"), BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_ITERATIONS (10000),
 #      TIDEMARK_CLI (build/app/tidemark-cli)
@@ -49,11 +50,18 @@ cat >"$work/progress.sql" <<SQL
 UPDATE iterations SET rows_read = rows_read + 1 WHERE id = :id;
 SQL
 
-tps() { # clients
-    local threads=$(($1 < 2 ? $1 : 2))
-    PGOPTIONS="-c search_path=$schema" "$bin/pgbench" -n -h 127.0.0.1 -p "$port" -U tidemark \
-        -c "$1" -j "$threads" -T "$seconds" -f "$work/progress.sql" tidemark 2>/dev/null |
-        sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p'
+tps() { # clients trigger(ENABLE|DISABLE)
+    local threads=$(($1 < 2 ? $1 : 2)) rate
+    sql -c "ALTER TABLE iterations $2 TRIGGER notify_change"
+    rate=$(PGOPTIONS="-c search_path=$schema" "$bin/pgbench" -n -h 127.0.0.1 -p "$port" -U tidemark \
+        -c "$1" -j "$threads" -T "$seconds" -f "$work/progress.sql" tidemark 2>"$work/pgbench.err" |
+        sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p')
+    if [[ -z "$rate" ]]; then
+        echo "notify_cost: pgbench gave no rate ($1 sessions, trigger ${2,,}d):" >&2
+        cat "$work/pgbench.err" >&2
+        exit 1
+    fi
+    echo "$rate"
 }
 
 echo "Tidemark $("$cli" --version 2>/dev/null | head -n 1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null)," \
@@ -62,10 +70,13 @@ echo "Tidemark $("$cli" --version 2>/dev/null | head -n 1), $(git -C "$root" rev
 printf '%-8s %-6s %14s %14s %8s\n' clients round "notify tx/s" "without tx/s" ratio
 for c in $clients; do
     for ((r = 1; r <= rounds; r++)); do
-        sql -c "ALTER TABLE iterations ENABLE TRIGGER notify_change"
-        with=$(tps "$c")
-        sql -c "ALTER TABLE iterations DISABLE TRIGGER notify_change"
-        without=$(tps "$c")
+        if ((r % 2)); then
+            with=$(tps "$c" ENABLE)
+            without=$(tps "$c" DISABLE)
+        else
+            without=$(tps "$c" DISABLE)
+            with=$(tps "$c" ENABLE)
+        fi
         awk -v c="$c" -v r="$r" -v w="$with" -v o="$without" \
             'BEGIN { printf "%-8d %-6d %14.0f %14.0f %8.2f\n", c, r, w, o, w / o }'
     done

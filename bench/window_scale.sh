@@ -249,33 +249,31 @@ open_window() { # workspace tables
 # reloads have come in. A run that would roll rows back asks first, and the question's default
 # keeps it running: the bench answers Cancel Run (Tab from the default button, then Space).
 run_in_window() {
-    local start question questions answered
+    local start
     start=$(now)
     key F5
     wait_event "run-started" "$start" 60
     if ! wait_event "run-finished" "$start" "$run_seconds"; then
         say "run still going after $run_seconds s: Ctrl+Shift+X"
         key ctrl+shift+x
-        # The question, when it comes, is answered once it has the focus, again until it is gone.
-        # A search by its name also finds the main window, its parent: that one is left out.
-        answered=
-        for _ in 1 2 3 4 5 6 7 8; do
-            sleep 0.5
-            questions=$(DISPLAY=$display xdotool search --onlyvisible --pid "$app_pid" --name "^Cancel run" \
-                2>/dev/null | grep -vx "$window" || true)
-            if [[ -z "$questions" ]]; then
-                [[ -z "$answered" ]] || break
-                continue
+        # The question, when it comes, is answered once it has the focus (Tab from its default
+        # button, then Space); answered again only if it is still there 5 s later, so a second
+        # Space never lands on the window under it.
+        local waited=0 answers=0 question
+        while ((waited < 50 && answers < 2)); do
+            question=$(DISPLAY=$display xdotool search --all --onlyvisible --pid "$app_pid" \
+                --name "^Cancel run\$" 2>/dev/null | head -n 1 || true)
+            if [[ -z "$question" ]]; then
+                ((answers == 0)) || break # answered, and gone
+            elif DISPLAY=$display xdotool windowfocus --sync "$question" 2>/dev/null &&
+                [[ "$(DISPLAY=$display xdotool getwindowfocus)" == "$question" ]]; then
+                ((answers > 0)) || say "the window asks before rows are rolled back: Cancel Run"
+                DISPLAY=$display xdotool key --clearmodifiers Tab space
+                answers=$((answers + 1))
+                sleep 5
             fi
-            [[ -n "$answered" ]] || say "the window asks before rows are rolled back: Cancel Run"
-            answered=1
-            for question in $questions; do
-                DISPLAY=$display xdotool windowfocus --sync "$question" 2>/dev/null || continue
-                if [[ "$(DISPLAY=$display xdotool getwindowfocus)" == "$question" ]]; then
-                    DISPLAY=$display xdotool key --clearmodifiers Tab space
-                    break
-                fi
-            done
+            sleep 0.1
+            waited=$((waited + 1))
         done
         wait_event "run-finished" "$start" 300
         echo "cancelled 1" >>"$session/phases"

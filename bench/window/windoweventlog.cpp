@@ -72,16 +72,15 @@ WindowEventLog::WindowEventLog(MainWindow *window, const QString &path)
 bool WindowEventLog::eventFilter(QObject *watched, QEvent *event) {
     if (event->type() == QEvent::Close && watched == parent() && m_noteClose)
         m_noteClose();
-    if (watched->thread() == thread()) {
-        if (const qint64 gap = m_sinceEvent.restart(); gap > 20)
-            m_note(QStringLiteral("busy %1 after %2 to %3 %4")
-                       .arg(gap)
-                       .arg(m_lastType)
-                       .arg(QString::fromLatin1(m_lastClass), m_lastName));
-        m_lastType = int(event->type());
-        m_lastClass = watched->metaObject()->className();
-        m_lastName = watched->objectName();
-    }
+    // An application's filter sees the GUI thread's events only.
+    if (const qint64 gap = m_sinceEvent.restart(); gap > 20)
+        m_note(QStringLiteral("busy %1 after %2 to %3 %4")
+                   .arg(gap)
+                   .arg(m_lastType)
+                   .arg(QString::fromLatin1(m_lastClass), m_lastName));
+    m_lastType = int(event->type());
+    m_lastClass = watched->metaObject()->className();
+    m_lastName = watched->objectName();
     return QObject::eventFilter(watched, event);
 }
 

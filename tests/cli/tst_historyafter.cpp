@@ -44,8 +44,9 @@ public:
             m_file->exec(QStringLiteral("BEGIN IMMEDIATE"));
             return;
         }
-        m_server = std::make_unique<PgSession>();
-        const QString schema = WorkspaceLocation::resolve(location).schema();
+        const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
+        m_server = std::make_unique<PgSession>(resolved.target());
+        const QString schema = resolved.schema();
         QStringList tables;
         for (const QStringList &row : m_server->query(
                  QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {schema}))

@@ -695,11 +695,13 @@ void MainWindow::showWorkspacePath() {
 }
 
 void MainWindow::readRole() {
-    if (!m_gateway || !m_roleLimits->role())
+    if (!m_gateway || !WorkspaceLocation::isServer(workspacePath()))
         return;
     m_gateway->submitRead(
         this, [](Workspace &workspace) { return workspace.myRole(); },
-        [this](std::optional<WorkspaceRole> role) { m_roleLimits->setRole(role, m_roleLimits->user()); });
+        [this](std::optional<WorkspaceRole> role) { m_roleLimits->setRole(role, m_roleLimits->user()); },
+        // Every role revoked: the server refuses what the window still offers, and says why.
+        [this](const QString &message) { statusBar()->showMessage(message, 15000); });
 }
 
 void MainWindow::askWorkspacePassword(const QString &location, const QString &target, bool refused,

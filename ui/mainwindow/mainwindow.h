@@ -64,7 +64,7 @@ public slots:
     void chooseWorkspace();
     void chooseServerWorkspace();
     // At start: `workspace` when one is named, else the last one when the setting says so
-    // (and its file is there), else the welcome page.
+    // (a file that is still there, or a server workspace), else the welcome page.
     void openOnStart(const QString &workspace);
     // The demo workspace of a source checkout, made first when it is not there yet.
     void openDemo();

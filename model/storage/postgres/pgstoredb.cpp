@@ -535,8 +535,11 @@ PgStoreDb::PgStoreDb(const WorkspaceLocation &location)
     // URI, which lands in messages.
     const QByteArray target = location.target().toUtf8();
     const std::optional<QByteArray> password = WorkspacePasswords::find(location.target());
-    const char *const keywords[] = {"dbname", password ? "password" : nullptr, nullptr};
-    const char *const values[] = {target.constData(), password ? password->constData() : nullptr, nullptr};
+    // A server out of reach is said within 10 s (the opening check, a runner's start), not when
+    // the system gives up; a connect_timeout in the URI comes after it, and wins.
+    const char *const keywords[] = {"connect_timeout", "dbname", password ? "password" : nullptr, nullptr};
+    const char *const values[] = {"10", target.constData(), password ? password->constData() : nullptr,
+                                  nullptr};
     m_conn = PQconnectdbParams(keywords, values, 1);
     if (PQstatus(m_conn) != CONNECTION_OK) {
         const QString message = QString::fromUtf8(PQerrorMessage(m_conn)).trimmed();
