@@ -8,6 +8,7 @@
 #include "model/common/sqlquote.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -244,7 +245,7 @@ private:
 void TestVerifyExact::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
-    m_workspace = m_dir->filePath(QStringLiteral("ws.tidemark"));
+    m_workspace = tidemark::test::testWorkspaceLocation(*m_dir, QStringLiteral("ws.tidemark"));
     m_sourcePath = m_dir->filePath(QStringLiteral("source.db"));
     m_targetPath = m_dir->filePath(QStringLiteral("target.db"));
     QCOMPARE(cli({QStringLiteral("init")}).exitCode, 0);
