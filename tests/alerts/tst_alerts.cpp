@@ -9,9 +9,9 @@
 #include "model/common/logging.h"
 #include "model/domain/alertsettings.h"
 #include "model/domain/secretreference.h"
-#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
 #include "model/storage/workspacelocation.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QHash>
@@ -113,7 +113,7 @@ private:
     QString m_ws;
 
     QString path(const QString &name) const { return m_dir->filePath(name); }
-    QByteArray logBytes() const { return fileBytes(m_ws + QStringLiteral(".log")); }
+    QByteArray logBytes() const { return fileBytes(WorkspaceLocation::logFileFor(m_ws)); }
 
     void setSettings(const AlertSettings &settings) { Workspace::open(m_ws)->setAlertSettings(settings); }
     void setWebhook(const QString &url, int totalTimeoutMs = 60000) {
@@ -162,7 +162,7 @@ private slots:
     void init() {
         m_dir = std::make_unique<QTemporaryDir>();
         QVERIFY(m_dir->isValid());
-        m_ws = path(QStringLiteral("w.tidemark"));
+        m_ws = tidemark::test::testWorkspaceLocation(*m_dir, QStringLiteral("w.tidemark"));
         Workspace::create(m_ws);
         installLogSinks(WorkspaceLocation::logFileFor(m_ws), false);
     }
@@ -398,10 +398,13 @@ private slots:
         QCOMPARE(server.requests().size(), 2);
         QCOMPARE(server.requests().last().target, QByteArray("/hook?token=") + secret);
 
-        for (const QString &file : {m_ws, m_ws + QStringLiteral("-wal"), m_ws + QStringLiteral(".log")}) {
+        for (const QString &file :
+             {m_ws, m_ws + QStringLiteral("-wal"), WorkspaceLocation::logFileFor(m_ws)}) {
             QVERIFY2(!fileBytes(file).contains(secret), qPrintable(file));
         }
-        QVERIFY(fileBytes(m_ws + QStringLiteral(".log")).contains("${TIDEMARK_TEST_WEBHOOK_TOKEN}"));
+        if (tidemark::test::serverWorkspaces())
+            QVERIFY(!tidemark::test::serverWorkspaceHolds(m_ws, QString::fromUtf8(secret)));
+        QVERIFY(logBytes().contains("${TIDEMARK_TEST_WEBHOOK_TOKEN}"));
 
         // Unset, it is not sent at all, and the log names the variable.
         const QList<AlertDelivery> unset = notify(alerts, failedRun(12));
@@ -426,13 +429,8 @@ private slots:
         QVERIFY(gone.waitForStarted());
         const qint64 gonePid = gone.processId();
         QVERIFY(gone.waitForFinished());
-        {
-            SqliteDb db(m_ws, SqliteDb::Mode::ReadWrite);
-            SqliteStatement(db, QStringLiteral("UPDATE runs SET pid = ?1 WHERE id = ?2"))
-                .bind(1, gonePid)
-                .bind(2, runId)
-                .run();
-        }
+        tidemark::test::execWorkspaceSql(m_ws, QStringLiteral("UPDATE runs SET pid = ?1 WHERE id = ?2"),
+                                         {gonePid, runId});
 
         AlertDispatcher alerts(m_ws);
         QCOMPARE(alerts.closeInterruptedRuns(*workspace), 1);

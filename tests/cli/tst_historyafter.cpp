@@ -5,10 +5,7 @@
 // completes it from the target's state row. Through the real binary, stopped at the engine's
 // fault points while this test holds the workspace's write lock from its own connection.
 
-#include "model/common/sqlquote.h"
-#include "model/sqlite/sqlitedb.h"
 #include "model/storage/workspace.h"
-#include "model/storage/workspacelocation.h"
 #include "tests/support/clifixture.h"
 #include "tests/support/pgsession.h"
 #include "tests/support/testsupport.h"
@@ -31,47 +28,6 @@ namespace {
 constexpr int kRows = 100000;
 const QString kCommittedNote =
     QStringLiteral("committed to the target; the workspace will catch up from the target's state row");
-
-// Holds the workspace's write lock from a connection of its own, as a second process would:
-// others still read, nobody else writes. A file: SQLite's write lock. A server: every table of
-// the workspace's schema locked IN EXCLUSIVE MODE (which lets reads through), as a psql session
-// left in a transaction would.
-class WorkspaceLock {
-public:
-    explicit WorkspaceLock(const QString &location) {
-        if (!serverWorkspaces()) {
-            m_file = std::make_unique<SqliteDb>(location, SqliteDb::Mode::ReadWrite);
-            m_file->exec(QStringLiteral("BEGIN IMMEDIATE"));
-            return;
-        }
-        const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
-        m_server = std::make_unique<PgSession>(resolved.target());
-        const QString schema = resolved.schema();
-        QStringList tables;
-        for (const QStringList &row : m_server->query(
-                 QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {schema}))
-            tables << quoteIdentifier(schema) + QLatin1Char('.') + quoteIdentifier(row.first());
-        m_server->exec(QStringLiteral("BEGIN"));
-        m_server->exec(
-            QStringLiteral("LOCK TABLE %1 IN EXCLUSIVE MODE").arg(tables.join(QStringLiteral(", "))));
-    }
-    ~WorkspaceLock() {
-        try {
-            if (m_file)
-                m_file->exec(QStringLiteral("ROLLBACK"));
-            else
-                m_server->exec(QStringLiteral("ROLLBACK"));
-        } catch (const std::exception &error) {
-            qWarning("releasing the workspace lock: %s", error.what());
-        }
-    }
-    WorkspaceLock(const WorkspaceLock &) = delete;
-    WorkspaceLock &operator=(const WorkspaceLock &) = delete;
-
-private:
-    std::unique_ptr<SqliteDb> m_file;
-    std::unique_ptr<PgSession> m_server;
-};
 
 } // namespace
 
@@ -214,7 +170,7 @@ private slots:
         waitStopped(process, QStringLiteral("after_target_commit"));
         QCOMPARE(countRows(m_dst, QStringLiteral("orders")), qint64(kRows));
         {
-            WorkspaceLock lock(m_ws);
+            WorkspaceWriteLock lock(m_ws);
             resume(process);
             // The workspace could not follow the commit; released before the record is written.
             waitStopped(process, QStringLiteral("workspace_behind"));
@@ -267,7 +223,7 @@ private slots:
         waitStopped(process, QStringLiteral("before_target_commit"));
         QJsonObject run;
         {
-            WorkspaceLock lock(m_ws);
+            WorkspaceWriteLock lock(m_ws);
             resume(process);
             run = finishedRun(process, 0);
         }

@@ -4,8 +4,8 @@
 // freezing the table behind green runs; an iteration killed inside its transaction claims no
 // row in history that the target lacks; rejected rows the workspace cannot take are counted.
 
-#include "model/sqlite/sqlitedb.h"
 #include "tests/support/testsupport.h"
+#include "tests/support/workspacebackend.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -55,7 +55,7 @@ private:
 void TestUnattended::init() {
     m_dir = std::make_unique<QTemporaryDir>(fastTempTemplate());
     QVERIFY(m_dir->isValid());
-    m_ws = path(QStringLiteral("w.tidemark"));
+    m_ws = tidemark::test::testWorkspaceLocation(*m_dir, QStringLiteral("w.tidemark"));
     QCOMPARE(cli({QStringLiteral("init")}).exitCode, 0);
     for (const char *name : {"src", "dst"})
         QCOMPARE(cli({QStringLiteral("connection"), QStringLiteral("add"), QString::fromLatin1(name),
@@ -251,11 +251,9 @@ void TestUnattended::rejectsTheWorkspaceCannotTakeAreCounted() {
     QVERIFY(run.waitForStarted(30000));
     QTRY_COMPARE_WITH_TIMEOUT(processState(run.processId()), QChar(u'T'), 60000);
     {
-        tidemark::SqliteDb holder(m_ws, tidemark::SqliteDb::Mode::ReadWrite);
-        holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        const tidemark::test::WorkspaceWriteLock holder(m_ws);
         ::kill(pid_t(run.processId()), SIGCONT);
         QVERIFY(run.waitForFinished(120000));
-        holder.exec(QStringLiteral("COMMIT"));
     }
     const QJsonObject iteration =
         onlyIteration(parseJsonObject(QString::fromUtf8(run.readAllStandardOutput())));

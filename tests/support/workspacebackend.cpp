@@ -71,4 +71,31 @@ bool serverWorkspaceHolds(const QString &location, const QString &text) {
     return false;
 }
 
+WorkspaceWriteLock::WorkspaceWriteLock(const QString &location) {
+    const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
+    if (!resolved.isServer()) {
+        m_file = std::make_unique<SqliteDb>(resolved.target(), SqliteDb::Mode::ReadWrite);
+        m_file->exec(QStringLiteral("BEGIN IMMEDIATE"));
+        return;
+    }
+    m_server = std::make_unique<PgSession>(resolved.target());
+    QStringList tables;
+    for (const QStringList &row : m_server->query(
+             QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {resolved.schema()}))
+        tables << quoteIdentifier(resolved.schema()) + QLatin1Char('.') + quoteIdentifier(row.first());
+    m_server->exec(QStringLiteral("BEGIN"));
+    m_server->exec(QStringLiteral("LOCK TABLE %1 IN EXCLUSIVE MODE").arg(tables.join(QStringLiteral(", "))));
+}
+
+WorkspaceWriteLock::~WorkspaceWriteLock() {
+    try {
+        if (m_file)
+            m_file->exec(QStringLiteral("ROLLBACK"));
+        else
+            m_server->exec(QStringLiteral("ROLLBACK"));
+    } catch (const std::exception &error) {
+        qWarning("releasing the workspace lock: %s", error.what());
+    }
+}
+
 } // namespace tidemark::test

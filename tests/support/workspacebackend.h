@@ -13,7 +13,15 @@
 #include <QTemporaryDir>
 #include <QVariant>
 
+#include <memory>
+
+namespace tidemark {
+class SqliteDb;
+}
+
 namespace tidemark::test {
+
+class PgSession;
 
 // Whether this run of the suite is the server one.
 bool serverWorkspaces();
@@ -33,6 +41,23 @@ QList<QStringList> serverWorkspaceRows(const QString &location, const QString &s
 // Whether any row of any table of the server workspace at `location` holds `text` (a secret that
 // must never land there), as the files of a file workspace are scanned.
 bool serverWorkspaceHolds(const QString &location, const QString &text);
+
+// Holds the write lock of the workspace at `location` from a connection of its own, as a second
+// process would: others still read, nobody else writes (their writes fail after
+// TIDEMARK_TEST_WORKSPACE_BUSY_MS). A file: SQLite's write lock. A server: every table of the
+// workspace's schema locked IN EXCLUSIVE MODE (which lets reads through), as a psql session left
+// in a transaction would. Released (rolled back) by the destructor.
+class WorkspaceWriteLock {
+public:
+    explicit WorkspaceWriteLock(const QString &location);
+    ~WorkspaceWriteLock();
+    WorkspaceWriteLock(const WorkspaceWriteLock &) = delete;
+    WorkspaceWriteLock &operator=(const WorkspaceWriteLock &) = delete;
+
+private:
+    std::unique_ptr<SqliteDb> m_file;
+    std::unique_ptr<PgSession> m_server;
+};
 
 } // namespace tidemark::test
 
