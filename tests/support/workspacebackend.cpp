@@ -56,15 +56,26 @@ QList<QStringList> serverWorkspaceRows(const QString &location, const QString &s
     return session.query(rendered, params);
 }
 
+namespace {
+
+// Every table of the schema, each as "schema"."table".
+QStringList schemaTables(PgSession &session, const QString &schema) {
+    QStringList tables;
+    for (const QStringList &row :
+         session.query(QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {schema}))
+        tables << quoteIdentifier(schema) + QLatin1Char('.') + quoteIdentifier(row.first());
+    return tables;
+}
+
+} // namespace
+
 bool serverWorkspaceHolds(const QString &location, const QString &text) {
     const WorkspaceLocation resolved = WorkspaceLocation::resolve(location);
     PgSession session(resolved.target());
-    const QList<QStringList> tables = session.query(
-        QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {resolved.schema()});
-    for (const QStringList &table : tables) {
+    for (const QString &table : schemaTables(session, resolved.schema())) {
         const QString rows = session.value(
-            QStringLiteral("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM %1.%2 t")
-                .arg(quoteIdentifier(resolved.schema()), quoteIdentifier(table.first())));
+            QStringLiteral("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM %1 t")
+                .arg(table));
         if (rows.contains(text))
             return true;
     }
@@ -79,10 +90,7 @@ WorkspaceWriteLock::WorkspaceWriteLock(const QString &location) {
         return;
     }
     m_server = std::make_unique<PgSession>(resolved.target());
-    QStringList tables;
-    for (const QStringList &row : m_server->query(
-             QStringLiteral("SELECT tablename FROM pg_tables WHERE schemaname = $1"), {resolved.schema()}))
-        tables << quoteIdentifier(resolved.schema()) + QLatin1Char('.') + quoteIdentifier(row.first());
+    const QStringList tables = schemaTables(*m_server, resolved.schema());
     m_server->exec(QStringLiteral("BEGIN"));
     m_server->exec(QStringLiteral("LOCK TABLE %1 IN EXCLUSIVE MODE").arg(tables.join(QStringLiteral(", "))));
 }

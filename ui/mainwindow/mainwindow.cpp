@@ -428,10 +428,6 @@ void MainWindow::createActions() {
     limit(m_dryRunAction, WorkspaceRole::Operator, tr("a dry run"));
     limit(m_setUpRunnerAction, WorkspaceRole::Operator, tr("a runner"));
     connect(m_roleLimits, &RoleLimits::changed, this, &MainWindow::updateActions);
-    connect(m_roleLimits, &RoleLimits::changed, this, [this] {
-        if (m_gateway)
-            showWorkspacePath();
-    });
 
     // One row, short labels: at 1024 pixels no action hides behind the » overflow, and the run
     // grid below has the height of a run's rows. The undo
@@ -699,7 +695,10 @@ void MainWindow::readRole() {
         return;
     m_gateway->submitRead(
         this, [](Workspace &workspace) { return workspace.myRole(); },
-        [this](std::optional<WorkspaceRole> role) { m_roleLimits->setRole(role, m_roleLimits->user()); },
+        [this](std::optional<WorkspaceRole> role) {
+            m_roleLimits->setRole(role, m_roleLimits->user());
+            showWorkspacePath();
+        },
         // Every role revoked: the server refuses what the window still offers, and says why.
         [this](const QString &message) { statusBar()->showMessage(message, 15000); });
 }
